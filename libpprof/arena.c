@@ -1,0 +1,111 @@
+/* Memory a profile owns: a chunked bump arena for small pieces and growable flat arrays. */
+#include <stdlib.h>
+
+#include "profile-private.h"
+
+struct pprof__arena_chunk {
+    pprof__arena_chunk *next;
+    size_t size;
+    max_align_t data[];
+};
+
+void *
+pprof__malloc(const pprof_allocator *a, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    return a && a->alloc ? a->alloc(a->ctx, size) : malloc(size);
+}
+
+void *
+pprof__realloc(const pprof_allocator *a, void *p, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    return a && a->realloc ? a->realloc(a->ctx, p, size) : realloc(p, size);
+}
+
+void
+pprof__free(const pprof_allocator *a, void *p)
+{
+    if (!p)
+        return;
+    if (a && a->free)
+        a->free(a->ctx, p);
+    else
+        free(p);
+}
+
+void
+pprof__arena_init(pprof__arena *arena, const pprof_allocator *a)
+{
+    memset(arena, 0, sizeof(*arena));
+    if (a)
+        arena->a = *a;
+    arena->chunk_size = 4096;
+}
+
+void *
+pprof__arena_alloc(pprof__arena *arena, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    if (size == 0)
+        size = 16;
+    if (size > arena->left) {
+        size_t want = arena->chunk_size;
+        if (want < size)
+            want = size;
+        if (want > SIZE_MAX - sizeof(pprof__arena_chunk))
+            return NULL;
+        pprof__arena_chunk *c = pprof__malloc(&arena->a, sizeof(*c) + want);
+        if (!c)
+            return NULL;
+        c->next = arena->chunks;
+        c->size = want;
+        arena->chunks = c;
+        arena->cur = (uint8_t *)c->data;
+        arena->left = want;
+        /* Grow geometrically so many small strings cost few chunks. */
+        if (arena->chunk_size < (1u << 22))
+            arena->chunk_size *= 2;
+    }
+    void *r = arena->cur;
+    arena->cur += size;
+    arena->left -= size;
+    return r;
+}
+
+void
+pprof__arena_destroy(pprof__arena *arena)
+{
+    pprof__arena_chunk *c = arena->chunks;
+    while (c) {
+        pprof__arena_chunk *n = c->next;
+        pprof__free(&arena->a, c);
+        c = n;
+    }
+    arena->chunks = NULL;
+    arena->cur = NULL;
+    arena->left = 0;
+}
+
+bool
+pprof__vec_grow(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t need)
+{
+    if (need <= v->cap)
+        return true;
+    size_t cap = v->cap ? v->cap : 16;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2)
+            return false;
+        cap *= 2;
+    }
+    if (cap > SIZE_MAX / elem)
+        return false;
+    void *d = pprof__realloc(a, v->data, cap * elem);
+    if (!d)
+        return false;
+    v->data = d;
+    v->cap = cap;
+    return true;
+}

@@ -1,0 +1,610 @@
+/* Wire bytes -> model, in one pass, in any field order. Every length is checked against the
+ * bytes that remain before it is used, and every table against its configured limit. */
+#include <stdio.h>
+
+#include "profile-private.h"
+#include "wire-private.h"
+
+typedef struct dec {
+    pprof_profile *p;
+    const pprof_allocator *a;
+    const uint8_t *base;
+    const pprof_read_options *o;
+    pprof_error *err;
+    /* Where we are, kept as cheap stores and turned into a path only when something fails. */
+    const char *ent;     /* "sample", "location", ... or NULL at the top level */
+    size_t idx;          /* index of ent */
+    const char *sub;     /* "label", "line" or NULL */
+    size_t sub_idx;
+    const char *const *names; /* field names of the message being read, by number */
+    uint32_t n_names;
+    uint32_t field;      /* field being read, 0 when none */
+} dec;
+
+static void
+make_path(const dec *d, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    if (d->ent)
+        n += (size_t)snprintf(out + n, cap - n, d->idx == SIZE_MAX ? "%s" : "%s[%zu]", d->ent,
+                              d->idx);
+    if (d->sub && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, ".%s[%zu]", d->sub, d->sub_idx);
+    if (d->field && n < cap) {
+        const char *fname = d->field < d->n_names ? d->names[d->field] : NULL;
+        if (fname && *fname)
+            snprintf(out + n, cap - n, "%s%s", n ? "." : "", fname);
+        else
+            snprintf(out + n, cap - n, "%sfield %u", n ? "." : "", d->field);
+    }
+}
+
+static const char *const VT_NAMES[] = {"", "type", "unit"};
+static const char *const LABEL_NAMES[] = {"", "key", "str", "num", "num_unit"};
+static const char *const SAMPLE_NAMES[] = {"", "location_id", "value", "label"};
+static const char *const MAPPING_NAMES[] = {
+    "", "id", "memory_start", "memory_limit", "file_offset", "filename", "build_id",
+    "has_functions", "has_filenames", "has_line_numbers", "has_inline_frames"};
+static const char *const LOCATION_NAMES[] = {"", "id", "mapping_id", "address", "line",
+                                             "is_folded"};
+static const char *const LINE_NAMES[] = {"", "function_id", "line", "column"};
+static const char *const FUNCTION_NAMES[] = {"", "id", "name", "system_name", "filename",
+                                             "start_line"};
+static const char *const PROFILE_NAMES[] = {
+    "", "sample_type", "sample", "mapping", "location", "function", "string_table",
+    "drop_frames", "keep_frames", "time_nanos", "duration_nanos", "period_type", "period",
+    "comment", "default_sample_type", "doc_url"};
+
+#define NAMES(d, table)                                                                            \
+    do {                                                                                           \
+        (d)->names = table;                                                                        \
+        (d)->n_names = (uint32_t)(sizeof(table) / sizeof(table[0]));                               \
+    } while (0)
+
+/* Enters a top-level entity: the path becomes "ent[idx]" and field names are the entity's. */
+#define ENTER(d, e, i, table)                                                                      \
+    do {                                                                                           \
+        (d)->ent = e;                                                                              \
+        (d)->idx = i;                                                                              \
+        (d)->field = 0;                                                                            \
+        NAMES(d, table);                                                                           \
+    } while (0)
+
+#define LEAVE(d)                                                                                   \
+    do {                                                                                           \
+        (d)->ent = NULL;                                                                           \
+        (d)->sub = NULL;                                                                           \
+        (d)->field = 0;                                                                            \
+        NAMES(d, PROFILE_NAMES);                                                                   \
+    } while (0)
+
+static pprof_status
+fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static pprof_status
+fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
+{
+    if (!d->err)
+        return code;
+    char msg[256], path[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    make_path(d, path, sizeof(path));
+    return pprof__error(d->err, code, (uint64_t)(at - d->base), path, "%s", msg);
+}
+
+static const char *
+wt_name(uint32_t wt)
+{
+    static const char *const n[] = {"varint", "fixed64", "length-delimited", "start-group",
+                                    "end-group", "fixed32", "wire type 6", "wire type 7"};
+    return n[wt & 7];
+}
+
+/* Skips one unknown field's payload. */
+static bool
+skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
+{
+    uint64_t v;
+    switch (wt) {
+    case PPROF_WT_VARINT:
+        return pprof__varint(pp, end, &v);
+    case PPROF_WT_I64:
+        if (end - *pp < 8)
+            return false;
+        *pp += 8;
+        return true;
+    case PPROF_WT_I32:
+        if (end - *pp < 4)
+            return false;
+        *pp += 4;
+        return true;
+    case PPROF_WT_LEN:
+        if (!pprof__varint(pp, end, &v) || v > (uint64_t)(end - *pp))
+            return false;
+        *pp += v;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Common framing for the message loops below. */
+#define FIELD_LOOP(d, p, end, field, wt, tagp)                                                     \
+    while (p < end) {                                                                              \
+        const uint8_t *tagp = p;                                                                   \
+        uint32_t field, wt;                                                                        \
+        if (!pprof__tag(&p, end, &field, &wt))                                                     \
+            return fail(d, tagp, PPROF_E_WIRE, "bad field tag (truncated, overlong or field 0)"); \
+        d->field = field;
+
+#define FIELD_LOOP_END }
+
+#define WANT(d, tagp, wt, expect, field)                                                           \
+    do {                                                                                           \
+        if (wt != expect)                                                                          \
+            return fail(d, tagp, PPROF_E_WIRE,                                                     \
+                        "type mismatch: field %u has wire type %s, expected %s", field,            \
+                        wt_name(wt), wt_name(expect));                                             \
+    } while (0)
+
+#define VARINT(d, p, end, out)                                                                     \
+    do {                                                                                           \
+        if (!pprof__varint(&p, end, &(out)))                                                       \
+            return fail(d, p, PPROF_E_WIRE, "bad varint (truncated or longer than 10 bytes)");     \
+    } while (0)
+
+#define SKIP(d, p, end, wt, tagp, field)                                                           \
+    do {                                                                                           \
+        d->p->unknown_fields++;                                                                    \
+        if (!skip_field(&p, end, wt))                                                              \
+            return fail(d, tagp, PPROF_E_WIRE, "unknown field %u: bad %s payload", field,         \
+                        wt_name(wt));                                                              \
+    } while (0)
+
+static bool
+len_prefix(const uint8_t **pp, const uint8_t *end, const uint8_t **sub_end)
+{
+    uint64_t n;
+    if (!pprof__varint(pp, end, &n) || n > (uint64_t)(end - *pp))
+        return false;
+    *sub_end = *pp + n;
+    return true;
+}
+
+#define LEN(d, p, end, sub_end, tagp)                                                              \
+    do {                                                                                           \
+        if (!len_prefix(&p, end, &sub_end))                                                        \
+            return fail(d, tagp, PPROF_E_WIRE,                                                     \
+                        "declared length exceeds the %zu bytes that remain",                       \
+                        (size_t)(end - p));                                                        \
+    } while (0)
+
+/* Appends one scalar or a packed run of varints to vec; *count grows by the number added. */
+static pprof_status
+repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
+                pprof__vec *vec, uint32_t *count, uint64_t limit, const char *what)
+{
+    const uint8_t *p = *pp;
+    uint64_t v;
+    if (wt == PPROF_WT_VARINT) {
+        VARINT(d, p, end, v);
+        if (vec->len >= limit)
+            return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit,
+                        what);
+        uint64_t *slot = pprof__vec_push(d->a, vec, sizeof(uint64_t));
+        if (!slot)
+            return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+        *slot = v;
+        (*count)++;
+        *pp = p;
+        return PPROF_OK;
+    }
+    if (wt != PPROF_WT_LEN)
+        return fail(d, tagp, PPROF_E_WIRE,
+                    "type mismatch: repeated varint field has wire type %s", wt_name(wt));
+    const uint8_t *sub_end;
+    LEN(d, p, end, sub_end, tagp);
+    size_t max_n = (size_t)(sub_end - p); /* every varint takes at least one byte */
+    if (!pprof__vec_grow(d->a, vec, sizeof(uint64_t), vec->len + max_n))
+        return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+    uint64_t *out = (uint64_t *)vec->data + vec->len;
+    uint64_t *start = out;
+    while (p < sub_end) {
+        if (__builtin_expect(*p < 0x80, 1)) {
+            *out++ = *p++;
+            continue;
+        }
+        if (!pprof__varint(&p, sub_end, out))
+            return fail(d, p, PPROF_E_WIRE, "bad varint in packed field");
+        out++;
+    }
+    size_t n = (size_t)(out - start);
+    if (vec->len + n > limit)
+        return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit, what);
+    vec->len += n;
+    *count += (uint32_t)n;
+    *pp = p;
+    return PPROF_OK;
+}
+
+static pprof_status
+value_type(dec *d, const uint8_t *p, const uint8_t *end, pprof_value_type *vt)
+{
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    switch (field) {
+    case 1:
+    case 2:
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        if (field == 1)
+            vt->type = (int64_t)v;
+        else
+            vt->unit = (int64_t)v;
+        break;
+    default:
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+static pprof_status
+label(dec *d, const uint8_t *p, const uint8_t *end, pprof_label *l)
+{
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    if (field >= 1 && field <= 4) {
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        (&l->key)[field - 1] = (int64_t)v;
+    } else {
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+static pprof_status
+sample(dec *d, const uint8_t *p, const uint8_t *end)
+{
+    pprof_profile *pr = d->p;
+    const pprof_read_options *o = d->o;
+    size_t idx = pr->samples.len;
+    if (idx >= o->max_samples)
+        return fail(d, p, PPROF_E_LIMIT, "more than %llu samples",
+                    (unsigned long long)o->max_samples);
+    pprof__sample *s = pprof__vec_push(d->a, &pr->samples, sizeof(*s));
+    uint64_t *off = pprof__vec_push(d->a, &pr->sample_offs, sizeof(uint64_t));
+    if (!s || !off)
+        return fail(d, p, PPROF_E_NOMEM, "out of memory");
+    *off = (uint64_t)(p - d->base);
+    s->loc_off = (uint32_t)pr->stack.len;
+    s->val_off = (uint32_t)pr->values.len;
+    s->lab_off = (uint32_t)pr->labels.len;
+    s->n_loc = s->n_val = s->n_lab = 0;
+    pprof_status st;
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    switch (field) {
+    case 1:
+        st = repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc, o->max_stack_entries,
+                             "stack entries");
+        if (st)
+            return st;
+        break;
+    case 2:
+        st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
+                             "sample values");
+        if (st)
+            return st;
+        break;
+    case 3: {
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        d->sub = "label";
+        d->sub_idx = s->n_lab;
+        d->field = 0;
+        const uint8_t *sub_end;
+        LEN(d, p, end, sub_end, tagp);
+        if (pr->labels.len >= o->max_labels)
+            return fail(d, tagp, PPROF_E_LIMIT, "more than %llu labels",
+                        (unsigned long long)o->max_labels);
+        pprof_label *l = pprof__vec_push(d->a, &pr->labels, sizeof(*l));
+        if (!l)
+            return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+        memset(l, 0, sizeof(*l));
+        s->n_lab++;
+        NAMES(d, LABEL_NAMES);
+        if ((st = label(d, p, sub_end, l)))
+            return st;
+        d->sub = NULL;
+        NAMES(d, SAMPLE_NAMES);
+        p = sub_end;
+        break;
+    }
+    default:
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+static pprof_status
+mapping(dec *d, const uint8_t *p, const uint8_t *end, pprof_mapping *m)
+{
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    if (field >= 1 && field <= 10) {
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        switch (field) {
+        case 1: m->id = v; break;
+        case 2: m->memory_start = v; break;
+        case 3: m->memory_limit = v; break;
+        case 4: m->file_offset = v; break;
+        case 5: m->filename = (int64_t)v; break;
+        case 6: m->build_id = (int64_t)v; break;
+        case 7: m->has_functions = v != 0; break;
+        case 8: m->has_filenames = v != 0; break;
+        case 9: m->has_line_numbers = v != 0; break;
+        default: m->has_inline_frames = v != 0; break;
+        }
+    } else {
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+static pprof_status
+line(dec *d, const uint8_t *p, const uint8_t *end, pprof_line *l)
+{
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    if (field >= 1 && field <= 3) {
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        if (field == 1)
+            l->function_id = v;
+        else if (field == 2)
+            l->line = (int64_t)v;
+        else
+            l->column = (int64_t)v;
+    } else {
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+static pprof_status
+location(dec *d, const uint8_t *p, const uint8_t *end, size_t idx)
+{
+    pprof_profile *pr = d->p;
+    pprof__location *l = &PPROF__AT(pr->locations, pprof__location, idx);
+    l->line_off = (uint32_t)pr->lines.len;
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    switch (field) {
+    case 1:
+    case 2:
+    case 3:
+    case 5:
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        if (field == 1)
+            l->id = v;
+        else if (field == 2)
+            l->mapping_id = v;
+        else if (field == 3)
+            l->address = v;
+        else
+            l->is_folded = v != 0;
+        break;
+    case 4: {
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        d->sub = "line";
+        d->sub_idx = l->n_line;
+        d->field = 0;
+        const uint8_t *sub_end;
+        LEN(d, p, end, sub_end, tagp);
+        if (pr->lines.len >= d->o->max_lines)
+            return fail(d, tagp, PPROF_E_LIMIT, "more than %llu lines",
+                        (unsigned long long)d->o->max_lines);
+        pprof_line *ln = pprof__vec_push(d->a, &pr->lines, sizeof(*ln));
+        if (!ln)
+            return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+        memset(ln, 0, sizeof(*ln));
+        l = &PPROF__AT(pr->locations, pprof__location, idx);
+        l->n_line++;
+        NAMES(d, LINE_NAMES);
+        pprof_status st = line(d, p, sub_end, ln);
+        if (st)
+            return st;
+        d->sub = NULL;
+        NAMES(d, LOCATION_NAMES);
+        p = sub_end;
+        break;
+    }
+    default:
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+static pprof_status
+function(dec *d, const uint8_t *p, const uint8_t *end, pprof_function *f)
+{
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    if (field >= 1 && field <= 5) {
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        switch (field) {
+        case 1: f->id = v; break;
+        case 2: f->name = (int64_t)v; break;
+        case 3: f->system_name = (int64_t)v; break;
+        case 4: f->filename = (int64_t)v; break;
+        default: f->start_line = (int64_t)v; break;
+        }
+    } else {
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+/* Appends a zeroed element to one of the entity tables, with its offset. */
+static void *
+new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs,
+           uint64_t limit, const char *what, pprof_status *st)
+{
+    if (v->len >= limit) {
+        *st = fail(d, at, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit, what);
+        return NULL;
+    }
+    void *e = pprof__vec_push(d->a, v, elem);
+    uint64_t *o = offs ? pprof__vec_push(d->a, offs, sizeof(uint64_t)) : NULL;
+    if (!e || (offs && !o)) {
+        *st = fail(d, at, PPROF_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    memset(e, 0, elem);
+    if (o)
+        *o = (uint64_t)(at - d->base);
+    return e;
+}
+
+static pprof_status
+profile(dec *d, const uint8_t *p, const uint8_t *end)
+{
+    pprof_profile *pr = d->p;
+    const pprof_read_options *o = d->o;
+    pprof_status st = PPROF_OK;
+    uint32_t n_comment = 0;
+    FIELD_LOOP(d, p, end, field, wt, tagp)
+    uint64_t v;
+    const uint8_t *sub_end;
+    switch (field) {
+    case 1: { /* sample_type */
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "sample_type", pr->sample_types.len, VT_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        pprof_value_type *vt = new_entity(d, p, &pr->sample_types, sizeof(*vt), NULL,
+                                          o->max_values, "sample types", &st);
+        if (!vt || (st = value_type(d, p, sub_end, vt)))
+            return st;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    }
+    case 2:
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "sample", pr->samples.len, SAMPLE_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        if ((st = sample(d, p, sub_end)))
+            return st;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    case 3: {
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "mapping", pr->mappings.len, MAPPING_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        pprof_mapping *m = new_entity(d, tagp, &pr->mappings, sizeof(*m), &pr->mapping_offs,
+                                      o->max_mappings, "mappings", &st);
+        if (!m || (st = mapping(d, p, sub_end, m)))
+            return st;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    }
+    case 4: {
+        size_t idx = pr->locations.len;
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "location", idx, LOCATION_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        if (!new_entity(d, tagp, &pr->locations, sizeof(pprof__location), &pr->location_offs,
+                        o->max_locations, "locations", &st) ||
+            (st = location(d, p, sub_end, idx)))
+            return st;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    }
+    case 5: {
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "function", pr->functions.len, FUNCTION_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        pprof_function *f = new_entity(d, tagp, &pr->functions, sizeof(*f), &pr->function_offs,
+                                       o->max_functions, "functions", &st);
+        if (!f || (st = function(d, p, sub_end, f)))
+            return st;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    }
+    case 6: {
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "string_table", pr->strings.len, PROFILE_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        pprof_string *s = new_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings,
+                                     "strings", &st);
+        if (!s)
+            return st;
+        s->data = (const char *)p;
+        s->len = (size_t)(sub_end - p);
+        pr->has_string_table = true;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    }
+    case 11:
+        WANT(d, tagp, wt, PPROF_WT_LEN, field);
+        ENTER(d, "period_type", SIZE_MAX, VT_NAMES);
+        LEN(d, p, end, sub_end, tagp);
+        /* A repeated occurrence merges into the earlier one, as protobuf specifies. */
+        if ((st = value_type(d, p, sub_end, &pr->hdr.period_type)))
+            return st;
+        LEAVE(d);
+        p = sub_end;
+        break;
+    case 13:
+        st = repeated_varint(d, &p, end, wt, tagp, &pr->comments, &n_comment, o->max_strings,
+                             "comments");
+        if (st)
+            return st;
+        break;
+    case 7: case 8: case 9: case 10: case 12: case 14: case 15: {
+        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        VARINT(d, p, end, v);
+        int64_t *dst[] = {&pr->hdr.drop_frames, &pr->hdr.keep_frames, &pr->hdr.time_nanos,
+                          &pr->hdr.duration_nanos, NULL, &pr->hdr.period, NULL,
+                          &pr->hdr.default_sample_type, &pr->hdr.doc_url};
+        *dst[field - 7] = (int64_t)v;
+        break;
+    }
+    default:
+        SKIP(d, p, end, wt, tagp, field);
+    }
+    FIELD_LOOP_END
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
+              pprof_error *err)
+{
+    p->buf = buf;
+    p->buf_len = len;
+    if (len == 0)
+        return pprof__error(err, PPROF_E_EMPTY, 0, "", "empty input: no profile data");
+    dec d = {.p = p, .a = &p->alloc, .base = buf, .o = o, .err = err};
+    LEAVE(&d);
+    return profile(&d, buf, buf + len);
+}

@@ -1,0 +1,426 @@
+/* Model -> protobuf. Deterministic: the same model gives the same bytes. The string table is
+ * rebuilt from the strings actually referenced, deduplicated by content, "" first. */
+#include <stdlib.h>
+
+#include "profile-private.h"
+#include "wire-private.h"
+
+typedef struct strmap {
+    const pprof_allocator *a;
+    const pprof_profile *p;
+    uint32_t *memo;       /* old index -> new index, PPROF_NONE when not yet seen */
+    pprof__vec out;       /* pprof_string, the new table */
+    uint32_t *slots;      /* content hash -> new index + 1, 0 = empty */
+    size_t mask;
+    pprof_error *err;
+    pprof_status st;
+} strmap;
+
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * UINT64_C(0x100000001b3);
+    return h ^ (h >> 29);
+}
+
+static bool
+slots_grow(strmap *m)
+{
+    size_t cap = m->mask ? (m->mask + 1) * 2 : 1024;
+    uint32_t *s = pprof__malloc(m->a, cap * sizeof(uint32_t));
+    if (!s)
+        return false;
+    memset(s, 0, cap * sizeof(uint32_t));
+    const pprof_string *strs = m->out.data;
+    for (size_t i = 0; i < m->out.len; i++) {
+        size_t h = hash_bytes(strs[i].data, strs[i].len) & (cap - 1);
+        while (s[h])
+            h = (h + 1) & (cap - 1);
+        s[h] = (uint32_t)i + 1;
+    }
+    pprof__free(m->a, m->slots);
+    m->slots = s;
+    m->mask = cap - 1;
+    return true;
+}
+
+/* Maps an old string index to its new one; records the first failure in m->st. */
+static uint64_t
+remap(strmap *m, int64_t idx, const char *path_fmt, size_t a, size_t b)
+{
+    if (idx == 0 && m->p->strings.len == 0)
+        return 0; /* an absent table is the same as [""] for unset fields */
+    if (idx < 0 || (uint64_t)idx >= m->p->strings.len) {
+        if (m->st == PPROF_OK) {
+            char path[128];
+            /* path_fmt is always one of this file's literals */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+            pprof__path(path, path_fmt, a, b);
+#pragma GCC diagnostic pop
+            m->st = pprof__error(m->err, PPROF_E_INVALID, PPROF_NO_OFFSET, path,
+                                 "string index %lld is outside the string table of %zu entries",
+                                 (long long)idx, m->p->strings.len);
+        }
+        return 0;
+    }
+    uint32_t *memo = &m->memo[idx];
+    if (*memo != PPROF_NONE)
+        return *memo;
+    pprof_string s = PPROF__AT(m->p->strings, pprof_string, idx);
+    if ((m->out.len + 1) * 2 > m->mask + 1 && !slots_grow(m))
+        goto nomem;
+    size_t h = hash_bytes(s.data, s.len) & m->mask;
+    for (;; h = (h + 1) & m->mask) {
+        uint32_t v = m->slots[h];
+        if (v == 0)
+            break;
+        const pprof_string *o = &PPROF__AT(m->out, pprof_string, v - 1);
+        if (o->len == s.len && (s.len == 0 || memcmp(o->data, s.data, s.len) == 0))
+            return *memo = v - 1;
+    }
+    pprof_string *dst = pprof__vec_push(m->a, &m->out, sizeof(pprof_string));
+    if (!dst)
+        goto nomem;
+    *dst = s;
+    m->slots[h] = (uint32_t)m->out.len;
+    return *memo = (uint32_t)(m->out.len - 1);
+nomem:
+    if (m->st == PPROF_OK)
+        m->st = pprof__error(m->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    return 0;
+}
+
+#define TAG(field, wt) ((uint8_t)(((field) << 3) | (wt)))
+
+static inline size_t
+vsz(uint64_t v)
+{
+    return pprof__varint_size(v);
+}
+
+/* size of an optional varint field (omitted when 0); all our field numbers fit a 1-byte tag */
+static inline size_t
+fsz(uint64_t v)
+{
+    return v ? 1 + vsz(v) : 0;
+}
+
+static inline uint8_t *
+fput(uint8_t *p, unsigned field, uint64_t v)
+{
+    if (!v)
+        return p;
+    *p++ = TAG(field, PPROF_WT_VARINT);
+    return pprof__put_varint(p, v);
+}
+
+static inline uint8_t *
+lput(uint8_t *p, unsigned field, size_t len)
+{
+    *p++ = TAG(field, PPROF_WT_LEN);
+    return pprof__put_varint(p, len);
+}
+
+typedef struct enc {
+    pprof_buffer *b;
+    strmap sm;
+} enc;
+
+static uint8_t *
+reserve(enc *e, size_t n)
+{
+    if (!pprof__buffer_reserve(e->b, n)) {
+        if (e->sm.st == PPROF_OK)
+            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
+                                    "out of memory");
+        return NULL;
+    }
+    return e->b->data + e->b->len;
+}
+
+static void
+sample_type(enc *e, unsigned field, pprof_value_type vt, size_t i)
+{
+    uint64_t t = remap(&e->sm, vt.type, "sample_type[%zu].type", i, 0);
+    uint64_t u = remap(&e->sm, vt.unit, "sample_type[%zu].unit", i, 0);
+    size_t body = fsz(t) + fsz(u);
+    uint8_t *p = reserve(e, body + 11);
+    if (!p)
+        return;
+    p = lput(p, field, body);
+    p = fput(p, 1, t);
+    p = fput(p, 2, u);
+    e->b->len = (size_t)(p - e->b->data);
+}
+
+static size_t
+packed_size(const uint64_t *v, size_t n)
+{
+    size_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += vsz(v[i]);
+    return s;
+}
+
+static uint8_t *
+packed_put(uint8_t *p, unsigned field, const uint64_t *v, size_t n, size_t size)
+{
+    if (!n)
+        return p;
+    p = lput(p, field, size);
+    for (size_t i = 0; i < n; i++)
+        p = pprof__put_varint(p, v[i]);
+    return p;
+}
+
+static void
+samples(enc *e)
+{
+    const pprof_profile *pr = e->sm.p;
+    for (size_t i = 0; i < pr->samples.len; i++) {
+        pprof_sample s = pprof_profile_sample(pr, i);
+        size_t ls = packed_size(s.location_id, s.n_location_id);
+        size_t vs = packed_size((const uint64_t *)s.value, s.n_value);
+        size_t body = (s.n_location_id ? 1 + vsz(ls) + ls : 0) + (s.n_value ? 1 + vsz(vs) + vs : 0);
+        uint64_t lab[4 * 8];
+        size_t lab_body_total = 0;
+        for (size_t j = 0; j < s.n_label; j++) {
+            const pprof_label *l = &s.label[j];
+            uint64_t k = remap(&e->sm, l->key, "sample[%zu].label[%zu].key", i, j);
+            uint64_t v = remap(&e->sm, l->str, "sample[%zu].label[%zu].str", i, j);
+            uint64_t u = remap(&e->sm, l->num_unit, "sample[%zu].label[%zu].num_unit", i, j);
+            size_t lb = fsz(k) + fsz(v) + fsz((uint64_t)l->num) + fsz(u);
+            lab_body_total += 1 + vsz(lb) + lb;
+            if (j < 8) {
+                lab[4 * j] = k;
+                lab[4 * j + 1] = v;
+                lab[4 * j + 2] = u;
+                lab[4 * j + 3] = lb;
+            }
+        }
+        body += lab_body_total;
+        uint8_t *p = reserve(e, body + 11);
+        if (!p)
+            return;
+        p = lput(p, 2, body);
+        p = packed_put(p, 1, s.location_id, s.n_location_id, ls);
+        p = packed_put(p, 2, (const uint64_t *)s.value, s.n_value, vs);
+        for (size_t j = 0; j < s.n_label; j++) {
+            const pprof_label *l = &s.label[j];
+            uint64_t k, v, u, lb;
+            if (j < 8) {
+                k = lab[4 * j], v = lab[4 * j + 1], u = lab[4 * j + 2], lb = lab[4 * j + 3];
+            } else { /* memoized, so the second lookup is cheap */
+                k = remap(&e->sm, l->key, "", 0, 0);
+                v = remap(&e->sm, l->str, "", 0, 0);
+                u = remap(&e->sm, l->num_unit, "", 0, 0);
+                lb = fsz(k) + fsz(v) + fsz((uint64_t)l->num) + fsz(u);
+            }
+            p = lput(p, 3, lb);
+            p = fput(p, 1, k);
+            p = fput(p, 2, v);
+            p = fput(p, 3, (uint64_t)l->num);
+            p = fput(p, 4, u);
+        }
+        e->b->len = (size_t)(p - e->b->data);
+    }
+}
+
+static void
+mappings(enc *e)
+{
+    const pprof_profile *pr = e->sm.p;
+    for (size_t i = 0; i < pr->mappings.len; i++) {
+        pprof_mapping m = pprof_profile_mapping(pr, i);
+        uint64_t fn = remap(&e->sm, m.filename, "mapping[%zu].filename", i, 0);
+        uint64_t bid = remap(&e->sm, m.build_id, "mapping[%zu].build_id", i, 0);
+        size_t body = fsz(m.id) + fsz(m.memory_start) + fsz(m.memory_limit) +
+                      fsz(m.file_offset) + fsz(fn) + fsz(bid) + fsz(m.has_functions) +
+                      fsz(m.has_filenames) + fsz(m.has_line_numbers) + fsz(m.has_inline_frames);
+        uint8_t *p = reserve(e, body + 11);
+        if (!p)
+            return;
+        p = lput(p, 3, body);
+        p = fput(p, 1, m.id);
+        p = fput(p, 2, m.memory_start);
+        p = fput(p, 3, m.memory_limit);
+        p = fput(p, 4, m.file_offset);
+        p = fput(p, 5, fn);
+        p = fput(p, 6, bid);
+        p = fput(p, 7, m.has_functions);
+        p = fput(p, 8, m.has_filenames);
+        p = fput(p, 9, m.has_line_numbers);
+        p = fput(p, 10, m.has_inline_frames);
+        e->b->len = (size_t)(p - e->b->data);
+    }
+}
+
+static void
+locations(enc *e)
+{
+    const pprof_profile *pr = e->sm.p;
+    for (size_t i = 0; i < pr->locations.len; i++) {
+        pprof_location l = pprof_profile_location(pr, i);
+        size_t body = fsz(l.id) + fsz(l.mapping_id) + fsz(l.address) + fsz(l.is_folded);
+        for (size_t j = 0; j < l.n_line; j++) {
+            const pprof_line *ln = &l.line[j];
+            size_t lb = fsz(ln->function_id) + fsz((uint64_t)ln->line) + fsz((uint64_t)ln->column);
+            body += 1 + vsz(lb) + lb;
+        }
+        uint8_t *p = reserve(e, body + 11);
+        if (!p)
+            return;
+        p = lput(p, 4, body);
+        p = fput(p, 1, l.id);
+        p = fput(p, 2, l.mapping_id);
+        p = fput(p, 3, l.address);
+        for (size_t j = 0; j < l.n_line; j++) {
+            const pprof_line *ln = &l.line[j];
+            size_t lb = fsz(ln->function_id) + fsz((uint64_t)ln->line) + fsz((uint64_t)ln->column);
+            p = lput(p, 4, lb);
+            p = fput(p, 1, ln->function_id);
+            p = fput(p, 2, (uint64_t)ln->line);
+            p = fput(p, 3, (uint64_t)ln->column);
+        }
+        p = fput(p, 5, l.is_folded);
+        e->b->len = (size_t)(p - e->b->data);
+    }
+}
+
+static void
+functions(enc *e)
+{
+    const pprof_profile *pr = e->sm.p;
+    for (size_t i = 0; i < pr->functions.len; i++) {
+        pprof_function f = pprof_profile_function(pr, i);
+        uint64_t n = remap(&e->sm, f.name, "function[%zu].name", i, 0);
+        uint64_t sn = remap(&e->sm, f.system_name, "function[%zu].system_name", i, 0);
+        uint64_t fn = remap(&e->sm, f.filename, "function[%zu].filename", i, 0);
+        size_t body = fsz(f.id) + fsz(n) + fsz(sn) + fsz(fn) + fsz((uint64_t)f.start_line);
+        uint8_t *p = reserve(e, body + 11);
+        if (!p)
+            return;
+        p = lput(p, 5, body);
+        p = fput(p, 1, f.id);
+        p = fput(p, 2, n);
+        p = fput(p, 3, sn);
+        p = fput(p, 4, fn);
+        p = fput(p, 5, (uint64_t)f.start_line);
+        e->b->len = (size_t)(p - e->b->data);
+    }
+}
+
+static pprof_status
+encode_raw(const pprof_profile *pr, pprof_buffer *b, pprof_error *err)
+{
+    enc e = {.b = b};
+    e.sm.a = &pr->alloc;
+    e.sm.p = pr;
+    e.sm.err = err;
+    e.sm.memo = pprof__malloc(&pr->alloc, (pr->strings.len + 1) * sizeof(uint32_t));
+    uint64_t *comments = pprof__malloc(&pr->alloc, (pr->comments.len + 1) * sizeof(uint64_t));
+    pprof_string empty = {"", 0};
+    pprof_string *s0 = NULL;
+    if (!e.sm.memo || !comments || !slots_grow(&e.sm) ||
+        !(s0 = pprof__vec_push(e.sm.a, &e.sm.out, sizeof(pprof_string)))) {
+        e.sm.st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        goto done;
+    }
+    memset(e.sm.memo, 0xff, (pr->strings.len + 1) * sizeof(uint32_t));
+    *s0 = empty;
+    e.sm.slots[hash_bytes("", 0) & e.sm.mask] = 1;
+
+    const pprof_header h = pprof_profile_header(pr);
+    for (size_t i = 0; i < pr->sample_types.len; i++)
+        sample_type(&e, 1, pprof_profile_sample_type(pr, i), i);
+    samples(&e);
+    mappings(&e);
+    locations(&e);
+    functions(&e);
+    uint64_t drop = remap(&e.sm, h.drop_frames, "drop_frames", 0, 0);
+    uint64_t keep = remap(&e.sm, h.keep_frames, "keep_frames", 0, 0);
+    for (size_t i = 0; i < h.n_comment; i++)
+        comments[i] = remap(&e.sm, h.comment[i], "comment[%zu]", i, 0);
+    uint64_t pt = remap(&e.sm, h.period_type.type, "period_type.type", 0, 0);
+    uint64_t pu = remap(&e.sm, h.period_type.unit, "period_type.unit", 0, 0);
+    uint64_t dst = remap(&e.sm, h.default_sample_type, "default_sample_type", 0, 0);
+    uint64_t doc = remap(&e.sm, h.doc_url, "doc_url", 0, 0);
+    if (e.sm.st)
+        goto done;
+
+    size_t need = 0;
+    for (size_t i = 0; i < e.sm.out.len; i++)
+        need += 11 + PPROF__AT(e.sm.out, pprof_string, i).len;
+    need += 8 * 11 + 22 + 11 + 10 * h.n_comment;
+    uint8_t *p = reserve(&e, need);
+    if (!p)
+        goto done;
+    for (size_t i = 0; i < e.sm.out.len; i++) {
+        pprof_string s = PPROF__AT(e.sm.out, pprof_string, i);
+        p = lput(p, 6, s.len);
+        if (s.len)
+            memcpy(p, s.data, s.len);
+        p += s.len;
+    }
+    p = fput(p, 7, drop);
+    p = fput(p, 8, keep);
+    p = fput(p, 9, (uint64_t)h.time_nanos);
+    p = fput(p, 10, (uint64_t)h.duration_nanos);
+    if (pt || pu) {
+        p = lput(p, 11, fsz(pt) + fsz(pu));
+        p = fput(p, 1, pt);
+        p = fput(p, 2, pu);
+    }
+    p = fput(p, 12, (uint64_t)h.period);
+    p = packed_put(p, 13, comments, h.n_comment, packed_size(comments, h.n_comment));
+    p = fput(p, 14, dst);
+    p = fput(p, 15, doc);
+    b->len = (size_t)(p - b->data);
+done:
+    pprof__free(&pr->alloc, e.sm.memo);
+    pprof__free(&pr->alloc, e.sm.slots);
+    pprof__free(&pr->alloc, e.sm.out.data);
+    pprof__free(&pr->alloc, comments);
+    return e.sm.st;
+}
+
+pprof_status
+pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *opts,
+                           pprof_buffer *out, pprof_error *err)
+{
+    if (!p || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    pprof_write_options o = PPROF_WRITE_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    if (o.format == PPROF_FORMAT_RAW) {
+        size_t before = out->len;
+        pprof_status st = encode_raw(p, out, err);
+        if (st)
+            out->len = before;
+        return st;
+    }
+    pprof_buffer raw = {0};
+    pprof_status st = encode_raw(p, &raw, err);
+    if (st == PPROF_OK)
+        st = pprof__compress(raw.data, raw.len, o.format, o.level, out, err);
+    pprof_buffer_free(&raw);
+    return st;
+}
+
+pprof_status
+pprof_profile_write_file(const pprof_profile *p, const char *path,
+                         const pprof_write_options *opts, pprof_error *err)
+{
+    if (!path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output path");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_profile_write_memory(p, opts, &b, err);
+    if (st == PPROF_OK)
+        st = pprof_write_bytes_atomic(path, b.data, b.len, err);
+    pprof_buffer_free(&b);
+    return st;
+}

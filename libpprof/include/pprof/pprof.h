@@ -1,0 +1,293 @@
+/* libpprof: read, check, merge, rewrite and build pprof profiles.
+ *
+ * Thread rule (whole library unless a function says otherwise): no global state, no locks, no
+ * init call. Separate objects may be used from different threads at once; one object is used by
+ * one thread at a time; a profile that is no longer modified may be read from many threads.
+ *
+ * Errors: calls return a pprof_status and fill an optional caller-owned pprof_error. The error
+ * path never allocates. NULL is accepted wherever a pprof_error * is taken.
+ */
+#ifndef PPROF_PPROF_H
+#define PPROF_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof-version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(PPROF_BUILDING_LIBRARY) && defined(__GNUC__)
+#define PPROF_API __attribute__((visibility("default")))
+#else
+#define PPROF_API
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+/* Stable codes: a value never changes meaning. */
+typedef enum pprof_status {
+    PPROF_OK = 0,
+    PPROF_E_ARG = 1,          /* a caller passed an invalid argument */
+    PPROF_E_NOMEM = 2,        /* an allocation failed */
+    PPROF_E_IO = 3,           /* reading or writing a file failed */
+    PPROF_E_EMPTY = 4,        /* the input holds no bytes (after decompression) */
+    PPROF_E_WIRE = 5,         /* malformed protobuf wire data */
+    PPROF_E_LIMIT = 6,        /* a configured limit was exceeded (sizes, counts, ratio) */
+    PPROF_E_COMPRESSION = 7,  /* corrupt gzip or zstd stream */
+    PPROF_E_INVALID = 8,      /* the profile breaks a rule the operation depends on */
+    PPROF_E_INCOMPATIBLE = 9, /* profiles cannot be combined (sample or period types differ) */
+    PPROF_E_OVERFLOW = 10,    /* an int64 sum overflowed */
+    PPROF_E_STALE = 11,       /* a builder handle from before a reset, or never issued */
+    PPROF_E_UNSUPPORTED = 12, /* a feature this build lacks */
+} pprof_status;
+
+#define PPROF_NO_OFFSET UINT64_MAX
+
+typedef struct pprof_error {
+    pprof_status code;
+    uint64_t offset;   /* byte offset in the decompressed input, or PPROF_NO_OFFSET */
+    char path[128];    /* place inside the profile, e.g. "location[12].line[1].function_id" */
+    char message[256]; /* what is wrong and what was expected */
+} pprof_error;
+
+/* A constant name such as "PPROF_E_WIRE"; never NULL. */
+PPROF_API const char *pprof_status_name(pprof_status code);
+/* The library's version string, equal to PPROF_VERSION_STRING of the build. */
+PPROF_API const char *pprof_version_string(void);
+
+/* ---------------------------------------------------------------- allocation */
+
+/* Per-object allocator; fields left NULL use malloc/realloc/free. There is no global setter. */
+typedef struct pprof_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t size);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} pprof_allocator;
+
+/* ---------------------------------------------------------------- reading */
+
+typedef enum pprof_format {
+    PPROF_FORMAT_RAW = 0, /* uncompressed protobuf */
+    PPROF_FORMAT_GZIP = 1,
+    PPROF_FORMAT_ZSTD = 2,
+} pprof_format;
+
+/* Detects the container from the first bytes, never from a name. */
+PPROF_API pprof_format pprof_detect_format(const void *data, size_t size);
+/* "gzip", "zstd" or "none". */
+PPROF_API const char *pprof_format_name(pprof_format format);
+
+typedef struct pprof_read_options {
+    size_t struct_size;               /* sizeof(pprof_read_options) */
+    uint64_t max_input_bytes;         /* bytes read from a file or stdin */
+    uint64_t max_decompressed_bytes;  /* protobuf bytes after decompression */
+    uint32_t max_ratio;               /* decompressed/compressed, enforced past ratio_floor */
+    uint64_t ratio_floor;             /* decompressed size below which the ratio is not checked */
+    uint64_t max_strings;
+    uint64_t max_samples;
+    uint64_t max_locations;
+    uint64_t max_functions;
+    uint64_t max_mappings;
+    uint64_t max_lines;           /* total over all locations */
+    uint64_t max_labels;          /* total over all samples */
+    uint64_t max_stack_entries;   /* total location ids over all samples */
+    uint64_t max_values;          /* total values over all samples */
+    pprof_allocator allocator;
+} pprof_read_options;
+
+#define PPROF_READ_OPTIONS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(pprof_read_options), UINT64_C(1) << 32, UINT64_C(2) << 30, 1000,                    \
+            UINT64_C(64) << 20, UINT64_C(1) << 26, UINT64_C(1) << 28, UINT64_C(1) << 26,           \
+            UINT64_C(1) << 26, UINT64_C(1) << 24, UINT64_C(1) << 28, UINT64_C(1) << 28,            \
+            UINT64_C(1) << 31, UINT64_C(1) << 30,                                                  \
+        {                                                                                          \
+            0, 0, 0, 0                                                                             \
+        }                                                                                          \
+    }
+
+PPROF_API void pprof_read_options_init(pprof_read_options *opts);
+
+typedef struct pprof_profile pprof_profile;
+
+/* Reads a raw, gzip (one or more members) or zstd profile from memory. The bytes are copied or
+ * decompressed; the caller keeps ownership of data. opts may be NULL for the defaults. On success
+ * *out owns everything it refers to; on failure *out is NULL. */
+PPROF_API pprof_status pprof_profile_read_memory(const void *data, size_t size,
+                                                 const pprof_read_options *opts,
+                                                 pprof_profile **out, pprof_error *err);
+/* Same, from a path; "-" reads standard input. */
+PPROF_API pprof_status pprof_profile_read_file(const char *path, const pprof_read_options *opts,
+                                               pprof_profile **out, pprof_error *err);
+/* NULL is a no-op. */
+PPROF_API void pprof_profile_free(pprof_profile *profile);
+
+/* The container the profile was read from (PPROF_FORMAT_RAW for built profiles). */
+PPROF_API pprof_format pprof_profile_source_format(const pprof_profile *profile);
+/* Unknown fields skipped while decoding (they are not written back). */
+PPROF_API uint64_t pprof_profile_unknown_fields(const pprof_profile *profile);
+
+/* ---------------------------------------------------------------- model
+ * Read-only views. String fields are indices into the string table exactly as stored (they may
+ * be out of range in an invalid profile: pprof_profile_string returns false for those). Ids are
+ * as stored. Pointers in views stay valid until the profile is freed or modified. */
+
+typedef struct pprof_string {
+    const char *data; /* not NUL-terminated */
+    size_t len;
+} pprof_string;
+
+typedef struct pprof_value_type {
+    int64_t type;
+    int64_t unit;
+} pprof_value_type;
+
+typedef struct pprof_label {
+    int64_t key;
+    int64_t str;
+    int64_t num;
+    int64_t num_unit;
+} pprof_label;
+
+typedef struct pprof_line {
+    uint64_t function_id;
+    int64_t line;
+    int64_t column;
+} pprof_line;
+
+typedef struct pprof_mapping {
+    uint64_t id;
+    uint64_t memory_start;
+    uint64_t memory_limit;
+    uint64_t file_offset;
+    int64_t filename;
+    int64_t build_id;
+    bool has_functions;
+    bool has_filenames;
+    bool has_line_numbers;
+    bool has_inline_frames;
+} pprof_mapping;
+
+typedef struct pprof_function {
+    uint64_t id;
+    int64_t name;
+    int64_t system_name;
+    int64_t filename;
+    int64_t start_line;
+} pprof_function;
+
+typedef struct pprof_location {
+    uint64_t id;
+    uint64_t mapping_id;
+    uint64_t address;
+    const pprof_line *line;
+    size_t n_line;
+    bool is_folded;
+} pprof_location;
+
+typedef struct pprof_sample {
+    const uint64_t *location_id; /* leaf first */
+    size_t n_location_id;
+    const int64_t *value;
+    size_t n_value;
+    const pprof_label *label;
+    size_t n_label;
+} pprof_sample;
+
+typedef struct pprof_header {
+    pprof_value_type period_type;
+    int64_t period;
+    int64_t time_nanos;
+    int64_t duration_nanos;
+    int64_t drop_frames;
+    int64_t keep_frames;
+    int64_t default_sample_type;
+    int64_t doc_url;
+    const int64_t *comment;
+    size_t n_comment;
+} pprof_header;
+
+typedef enum pprof_table {
+    PPROF_TABLE_STRING,
+    PPROF_TABLE_SAMPLE_TYPE,
+    PPROF_TABLE_SAMPLE,
+    PPROF_TABLE_MAPPING,
+    PPROF_TABLE_LOCATION,
+    PPROF_TABLE_FUNCTION,
+} pprof_table;
+
+PPROF_API size_t pprof_profile_count(const pprof_profile *p, pprof_table table);
+PPROF_API pprof_header pprof_profile_header(const pprof_profile *p);
+PPROF_API bool pprof_profile_string(const pprof_profile *p, int64_t index, pprof_string *out);
+PPROF_API pprof_value_type pprof_profile_sample_type(const pprof_profile *p, size_t i);
+PPROF_API pprof_sample pprof_profile_sample(const pprof_profile *p, size_t i);
+PPROF_API pprof_mapping pprof_profile_mapping(const pprof_profile *p, size_t i);
+PPROF_API pprof_location pprof_profile_location(const pprof_profile *p, size_t i);
+PPROF_API pprof_function pprof_profile_function(const pprof_profile *p, size_t i);
+
+/* Id lookups: the index of the entity with that id (the last one if ids repeat). Return false
+ * when there is none or when building the id index failed for lack of memory. */
+PPROF_API bool pprof_profile_find_mapping(const pprof_profile *p, uint64_t id, size_t *index);
+PPROF_API bool pprof_profile_find_location(const pprof_profile *p, uint64_t id, size_t *index);
+PPROF_API bool pprof_profile_find_function(const pprof_profile *p, uint64_t id, size_t *index);
+
+/* Semantic equality: the same header, tables and entities in the same order, with every string
+ * compared by content rather than by index. Used to test round trips. */
+PPROF_API bool pprof_profile_equal(const pprof_profile *a, const pprof_profile *b);
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct pprof_write_options {
+    size_t struct_size;   /* sizeof(pprof_write_options) */
+    pprof_format format;  /* default PPROF_FORMAT_GZIP */
+    int level;            /* compression level; 0 = the library's default for the format */
+} pprof_write_options;
+
+#define PPROF_WRITE_OPTIONS_INIT {sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0}
+
+/* A growable output buffer; release its bytes with pprof_buffer_free. */
+typedef struct pprof_buffer {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} pprof_buffer;
+
+PPROF_API void pprof_buffer_free(pprof_buffer *buf);
+
+/* Encodes the profile deterministically (same model, same bytes): packed repeated scalars, the
+ * string table rebuilt from the strings actually referenced, deduplicated, "" first. Fails with
+ * PPROF_E_INVALID, naming the path, when a string index is out of range. Appends to *out. */
+PPROF_API pprof_status pprof_profile_write_memory(const pprof_profile *p,
+                                                  const pprof_write_options *opts,
+                                                  pprof_buffer *out, pprof_error *err);
+/* Writes to a path atomically (temporary file in the same directory, fsync, rename), so the
+ * path's old content is intact if anything fails; "-" writes standard output. */
+PPROF_API pprof_status pprof_profile_write_file(const pprof_profile *p, const char *path,
+                                                const pprof_write_options *opts,
+                                                pprof_error *err);
+
+/* Writes bytes to a path atomically, or to standard output for "-". */
+PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *data, size_t size,
+                                                pprof_error *err);
+
+/* ---------------------------------------------------------------- printing */
+
+typedef enum pprof_print_format {
+    PPROF_PRINT_TEXT = 0, /* like `go tool pprof -raw` */
+    PPROF_PRINT_JSON = 1, /* every field, strings resolved */
+} pprof_print_format;
+
+/* Appends a readable listing of the profile to *out. */
+PPROF_API pprof_status pprof_profile_print(const pprof_profile *p, pprof_print_format format,
+                                           pprof_buffer *out, pprof_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,88 @@
+/* id -> dense index maps. Ids may be sparse, huge, unordered or duplicated; the common case of
+ * ids 1..n in table order needs no table at all. */
+#include "profile-private.h"
+
+static inline uint64_t
+mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    return x;
+}
+
+uint32_t
+pprof__idmap_get(const pprof__idmap *m, uint64_t id)
+{
+    if (m->dense)
+        return id - 1 <= m->mask ? (uint32_t)(id - 1) : PPROF_NONE; /* mask = n-1 when dense */
+    if (!m->keys || id == 0)
+        return PPROF_NONE;
+    for (size_t h = mix(id) & m->mask;; h = (h + 1) & m->mask) {
+        if (m->keys[h] == id)
+            return m->vals[h];
+        if (m->keys[h] == 0)
+            return PPROF_NONE;
+    }
+}
+
+void
+pprof__idmap_free(const pprof_allocator *a, pprof__idmap *m)
+{
+    pprof__free(a, m->keys);
+    pprof__free(a, m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ids are read with a stride so one function serves every table. */
+static pprof_status
+build(const pprof_allocator *a, pprof__idmap *m, const uint8_t *ids, size_t stride, size_t n)
+{
+    pprof__idmap_free(a, m);
+    bool dense = true;
+    for (size_t i = 0; i < n && dense; i++)
+        dense = *(const uint64_t *)(ids + i * stride) == i + 1;
+    if (dense) {
+        m->dense = n > 0;
+        m->mask = n ? n - 1 : 0;
+        m->built = true;
+        return PPROF_OK;
+    }
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    m->keys = pprof__malloc(a, cap * sizeof(uint64_t));
+    m->vals = pprof__malloc(a, cap * sizeof(uint32_t));
+    if (!m->keys || !m->vals) {
+        pprof__idmap_free(a, m);
+        return PPROF_E_NOMEM;
+    }
+    memset(m->keys, 0, cap * sizeof(uint64_t));
+    m->mask = cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = *(const uint64_t *)(ids + i * stride);
+        if (id == 0)
+            continue; /* reserved; never resolvable */
+        size_t h = mix(id) & m->mask;
+        while (m->keys[h] != 0 && m->keys[h] != id)
+            h = (h + 1) & m->mask;
+        m->keys[h] = id;
+        m->vals[h] = (uint32_t)i; /* a later duplicate wins, as in Go's postDecode */
+    }
+    m->built = true;
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__profile_index(pprof_profile *p, pprof_error *err)
+{
+    if (p->map_idx.built && p->loc_idx.built && p->fn_idx.built)
+        return PPROF_OK;
+    if (build(&p->alloc, &p->map_idx, p->mappings.data, sizeof(pprof_mapping), p->mappings.len) ||
+        build(&p->alloc, &p->loc_idx, p->locations.data, sizeof(pprof__location),
+              p->locations.len) ||
+        build(&p->alloc, &p->fn_idx, p->functions.data, sizeof(pprof_function),
+              p->functions.len))
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    return PPROF_OK;
+}

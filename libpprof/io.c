@@ -1,0 +1,220 @@
+/* Files and buffers: capped whole-file reads, atomic writes, growable output buffers. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile-private.h"
+
+void
+pprof_buffer_free(pprof_buffer *b)
+{
+    if (!b)
+        return;
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+bool
+pprof__buffer_reserve(pprof_buffer *b, size_t extra)
+{
+    if (extra > SIZE_MAX - b->len)
+        return false;
+    size_t need = b->len + extra;
+    if (need <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    uint8_t *d = realloc(b->data, cap);
+    if (!d)
+        return false;
+    b->data = d;
+    b->cap = cap;
+    return true;
+}
+
+pprof_status
+pprof__buffer_append(pprof_buffer *b, const void *data, size_t n)
+{
+    if (!pprof__buffer_reserve(b, n))
+        return PPROF_E_NOMEM;
+    if (n)
+        memcpy(b->data + b->len, data, n);
+    b->len += n;
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)
+{
+    va_list ap;
+    char small[256];
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return PPROF_E_ARG;
+    if ((size_t)n < sizeof(small))
+        return pprof__buffer_append(b, small, (size_t)n);
+    if (!pprof__buffer_reserve(b, (size_t)n + 1))
+        return PPROF_E_NOMEM;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__read_all(const char *path, uint64_t max, uint8_t **out, size_t *len, pprof_error *err)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "", "cannot open: %s",
+                            strerror(errno));
+    struct stat sb;
+    size_t cap = 1 << 16;
+    if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!is_stdin)
+            close(fd);
+        return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "", "is a directory");
+    }
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        if ((uint64_t)sb.st_size > max) {
+            if (!is_stdin)
+                close(fd);
+            return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                                "file of %lld bytes exceeds the input limit of %llu bytes",
+                                (long long)sb.st_size, (unsigned long long)max);
+        }
+        cap = (size_t)sb.st_size + 1;
+    }
+    uint8_t *buf = malloc(cap);
+    size_t n = 0;
+    pprof_status st = PPROF_OK;
+    if (!buf) {
+        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        goto done;
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap > max) {
+                st = pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                                  "input exceeds the limit of %llu bytes",
+                                  (unsigned long long)max);
+                goto done;
+            }
+            size_t nc = cap * 2;
+            uint8_t *nb = realloc(buf, nc);
+            if (!nb) {
+                st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+                goto done;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            st = pprof__error(err, PPROF_E_IO, n, "", "read failed: %s", strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    if (n > max)
+        st = pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                          "input exceeds the limit of %llu bytes", (unsigned long long)max);
+done:
+    if (!is_stdin)
+        close(fd);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    *len = n;
+    return PPROF_OK;
+}
+
+static bool
+write_full(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+pprof_status
+pprof_write_bytes_atomic(const char *path, const void *data, size_t size, pprof_error *err)
+{
+    if (!path || (!data && size))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path or no data");
+    if (strcmp(path, "-") == 0) {
+        if (!write_full(STDOUT_FILENO, data, size))
+            return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
+                                "cannot write standard output: %s", strerror(errno));
+        return PPROF_OK;
+    }
+    /* temp file in the target's directory, so rename() stays on one file system */
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 64);
+    if (!tmp)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    memcpy(tmp, path, dirlen);
+    /* O_EXCL with mode 0666 lets the kernel apply the umask; no process-wide umask dance */
+    int fd = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        snprintf(tmp + dirlen, plen + 64 - dirlen, ".%s.%ld.%lx%u", slash ? slash + 1 : path,
+                 (long)getpid(), (unsigned long)ts.tv_nsec, attempt);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        pprof_status st = pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
+                                       "cannot create a temporary file beside it: %s",
+                                       strerror(errno));
+        free(tmp);
+        return st;
+    }
+    /* a file being replaced keeps its mode */
+    struct stat sb;
+    bool chmod_ok = stat(path, &sb) != 0 || fchmod(fd, sb.st_mode & 07777) == 0;
+    bool ok = write_full(fd, data, size) && chmod_ok && fsync(fd) == 0;
+    int saved = errno;
+    ok = close(fd) == 0 && ok;
+    if (ok && rename(tmp, path) != 0) {
+        saved = errno;
+        ok = false;
+    }
+    if (!ok) {
+        unlink(tmp);
+        free(tmp);
+        return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "", "cannot write: %s",
+                            strerror(saved));
+    }
+    free(tmp);
+    return PPROF_OK;
+}

@@ -1,0 +1,151 @@
+/* The in-memory model shared by the library's modules. Not installed. */
+#ifndef PPROF_PROFILE_PRIVATE_H
+#define PPROF_PROFILE_PRIVATE_H
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "pprof/pprof.h"
+
+#define PPROF_NONE UINT32_MAX
+
+/* ---- allocation: every block a profile owns is freed by pprof_profile_free */
+
+typedef struct pprof__arena_chunk pprof__arena_chunk;
+
+typedef struct pprof__arena {
+    pprof_allocator a;
+    pprof__arena_chunk *chunks;
+    uint8_t *cur;
+    size_t left;
+    size_t chunk_size;
+} pprof__arena;
+
+void pprof__arena_init(pprof__arena *arena, const pprof_allocator *a);
+void *pprof__arena_alloc(pprof__arena *arena, size_t size);
+void pprof__arena_destroy(pprof__arena *arena);
+
+void *pprof__malloc(const pprof_allocator *a, size_t size);
+void *pprof__realloc(const pprof_allocator *a, void *p, size_t size);
+void pprof__free(const pprof_allocator *a, void *p);
+
+/* A growable flat array of fixed-size elements. */
+typedef struct pprof__vec {
+    void *data;
+    size_t len, cap;
+} pprof__vec;
+
+bool pprof__vec_grow(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t need);
+
+static inline void *
+pprof__vec_push(const pprof_allocator *a, pprof__vec *v, size_t elem)
+{
+    if (v->len == v->cap && !pprof__vec_grow(a, v, elem, v->len + 1))
+        return NULL;
+    return (uint8_t *)v->data + elem * v->len++;
+}
+
+#define PPROF__AT(vec, type, i) (((type *)(vec).data)[i])
+
+/* ---- errors */
+
+pprof_status pprof__error(pprof_error *err, pprof_status code, uint64_t offset, const char *path,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Builds a path with printf syntax into a buffer of 128 bytes. */
+void pprof__path(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the model */
+
+typedef struct pprof__sample {
+    uint32_t loc_off, n_loc;
+    uint32_t val_off, n_val;
+    uint32_t lab_off, n_lab;
+} pprof__sample;
+
+typedef struct pprof__location {
+    uint64_t id, mapping_id, address;
+    uint32_t line_off, n_line;
+    bool is_folded;
+} pprof__location;
+
+/* id -> index lookup for one table; dense when ids are exactly 1..n in order. */
+typedef struct pprof__idmap {
+    bool built;
+    bool dense;
+    uint64_t *keys;  /* open addressing, 0 = empty slot (id 0 is never stored) */
+    uint32_t *vals;
+    size_t mask;
+} pprof__idmap;
+
+struct pprof_profile {
+    pprof_allocator alloc;
+    pprof__arena arena;
+    pprof_format source_format;
+
+    uint8_t *buf; /* decompressed input that string views point into; owned */
+    size_t buf_len;
+
+    pprof__vec strings;      /* pprof_string */
+    pprof__vec sample_types; /* pprof_value_type */
+    pprof__vec samples;      /* pprof__sample */
+    pprof__vec stack;        /* uint64_t: location ids of all samples */
+    pprof__vec values;       /* int64_t */
+    pprof__vec labels;       /* pprof_label */
+    pprof__vec mappings;     /* pprof_mapping */
+    pprof__vec locations;    /* pprof__location */
+    pprof__vec lines;        /* pprof_line */
+    pprof__vec functions;    /* pprof_function */
+    pprof__vec comments;     /* int64_t */
+
+    /* byte offset of each entity in the decoded input; empty for built profiles */
+    pprof__vec sample_offs, mapping_offs, location_offs, function_offs;
+
+    pprof_header hdr; /* comment/n_comment are filled by pprof_profile_header */
+    bool has_string_table;
+    uint64_t unknown_fields;
+
+    /* Lazily built id indices; mutable cache behind a const profile (see pprof__profile_index). */
+    pprof__idmap map_idx, loc_idx, fn_idx;
+};
+
+pprof_profile *pprof__profile_new(const pprof_allocator *a);
+
+/* Builds the three id indices if needed. Not thread-safe for the first call on a profile; the
+ * library calls it from functions documented as needing exclusive use. */
+pprof_status pprof__profile_index(pprof_profile *p, pprof_error *err);
+uint32_t pprof__idmap_get(const pprof__idmap *m, uint64_t id);
+void pprof__idmap_free(const pprof_allocator *a, pprof__idmap *m);
+
+/* Decodes a raw protobuf buffer that p takes ownership of (allocated with p->alloc). */
+pprof_status pprof__decode(pprof_profile *p, uint8_t *buf, size_t len,
+                           const pprof_read_options *o, pprof_error *err);
+
+/* Decompresses into a new buffer allocated with a, within the option limits. */
+pprof_status pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt,
+                               const pprof_read_options *o, uint8_t **out, size_t *out_len,
+                               pprof_error *err);
+pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level,
+                             pprof_buffer *out, pprof_error *err);
+
+bool pprof__buffer_reserve(pprof_buffer *b, size_t extra);
+pprof_status pprof__buffer_append(pprof_buffer *b, const void *data, size_t n);
+pprof_status pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Reads a whole file ("-" = stdin) with a size cap into a buffer from malloc. */
+pprof_status pprof__read_all(const char *path, uint64_t max, uint8_t **out, size_t *len,
+                             pprof_error *err);
+
+static inline bool
+pprof__str(const pprof_profile *p, int64_t i, pprof_string *out)
+{
+    if (i < 0 || (uint64_t)i >= p->strings.len)
+        return false;
+    *out = PPROF__AT(p->strings, pprof_string, i);
+    return true;
+}
+
+/* Options with any fields past an older caller's struct_size taken from the defaults. */
+void pprof__read_options_fill(pprof_read_options *dst, const pprof_read_options *src);
+
+#endif

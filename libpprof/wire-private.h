@@ -1,0 +1,87 @@
+/* Bounds-checked protobuf wire primitives. Every read checks the end pointer first. */
+#ifndef PPROF_WIRE_PRIVATE_H
+#define PPROF_WIRE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    PPROF_WT_VARINT = 0,
+    PPROF_WT_I64 = 1,
+    PPROF_WT_LEN = 2,
+    PPROF_WT_I32 = 5,
+};
+
+/* Slow path: up to 10 bytes; bits past 64 are dropped as protobuf implementations do. */
+static inline bool
+pprof__varint_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        if (p >= end)
+            return false;
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (b < 0x80) {
+            *pp = p;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline bool
+pprof__varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (__builtin_expect(p < end && *p < 0x80, 1)) {
+        *out = *p;
+        *pp = p + 1;
+        return true;
+    }
+    if (end - p >= 2 && p[1] < 0x80) {
+        *out = (uint64_t)(p[0] & 0x7f) | ((uint64_t)p[1] << 7);
+        *pp = p + 2;
+        return true;
+    }
+    return pprof__varint_slow(pp, end, out);
+}
+
+/* A tag is at most 5 bytes and its field number is 1..2^29-1. */
+static inline bool
+pprof__tag(const uint8_t **pp, const uint8_t *end, uint32_t *field, uint32_t *wt)
+{
+    uint64_t t;
+    const uint8_t *start = *pp;
+    if (!pprof__varint(pp, end, &t))
+        return false;
+    if (*pp - start > 5 || t > UINT32_MAX || (t >> 3) == 0)
+        return false;
+    *field = (uint32_t)(t >> 3);
+    *wt = (uint32_t)(t & 7);
+    return true;
+}
+
+static inline size_t
+pprof__varint_size(uint64_t v)
+{
+    /* 1 + floor(bits/7); bit length of 0 counts as 1 */
+    int bits = 64 - __builtin_clzll(v | 1);
+    return (size_t)(bits + 6) / 7;
+}
+
+static inline uint8_t *
+pprof__put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+#endif

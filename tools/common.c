@@ -1,0 +1,137 @@
+#include "common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+tool_args_init(tool_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof(*a));
+    a->argc = argc;
+    a->argv = argv;
+    a->i = 1;
+}
+
+bool
+tool_args_next(tool_args *a, const char **opt, const char **operand)
+{
+    *opt = *operand = NULL;
+    a->inline_value = NULL;
+    if (a->i >= a->argc)
+        return false;
+    char *s = a->argv[a->i++];
+    if (!a->no_more_options && strcmp(s, "--") == 0) {
+        a->no_more_options = true;
+        return tool_args_next(a, opt, operand);
+    }
+    if (a->no_more_options || s[0] != '-' || s[1] == 0) {
+        *operand = s;
+        return true;
+    }
+    char *eq = s[1] == '-' ? strchr(s, '=') : NULL;
+    if (eq) {
+        /* --name=value: split without touching argv, so a second run sees the same input */
+        a->inline_value = eq + 1;
+        a->cur = s;
+        *opt = s;
+        return true;
+    }
+    a->cur = s;
+    *opt = s;
+    return true;
+}
+
+bool
+tool_opt_is(const char *opt, const char *short_name, const char *long_name)
+{
+    if (short_name && strcmp(opt, short_name) == 0)
+        return true;
+    if (!long_name)
+        return false;
+    size_t n = strlen(long_name);
+    return strncmp(opt, long_name, n) == 0 && (opt[n] == 0 || opt[n] == '=');
+}
+
+const char *
+tool_args_value(tool_args *a, const char *prog)
+{
+    if (a->inline_value)
+        return a->inline_value;
+    if (a->i >= a->argc) {
+        tool_usage_error(prog, "option %s needs a value", a->cur);
+        return NULL;
+    }
+    return a->argv[a->i++];
+}
+
+int
+tool_exit_for(pprof_status st)
+{
+    switch (st) {
+    case PPROF_OK: return TOOL_EXIT_OK;
+    case PPROF_E_ARG: return TOOL_EXIT_USAGE;
+    case PPROF_E_IO:
+    case PPROF_E_NOMEM: return TOOL_EXIT_IO;
+    default: return TOOL_EXIT_INVALID;
+    }
+}
+
+void
+tool_print_error(FILE *stream, const char *prog, const char *file, const pprof_error *err)
+{
+    fprintf(stream, "%s: %s: error: ", prog, file && strcmp(file, "-") ? file : "<stdin>");
+    if (err->path[0])
+        fprintf(stream, "%s: ", err->path);
+    fprintf(stream, "%s", err->message);
+    if (err->offset != PPROF_NO_OFFSET)
+        fprintf(stream, " (byte %llu)", (unsigned long long)err->offset);
+    fprintf(stream, " [%s]\n", pprof_status_name(err->code));
+}
+
+int
+tool_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+    return TOOL_EXIT_USAGE;
+}
+
+bool
+tool_parse_u64(const char *s, unsigned long long *out)
+{
+    if (!s || !*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool
+tool_parse_format(const char *s, pprof_format *out)
+{
+    if (strcmp(s, "gzip") == 0 || strcmp(s, "gz") == 0)
+        *out = PPROF_FORMAT_GZIP;
+    else if (strcmp(s, "zstd") == 0 || strcmp(s, "zst") == 0)
+        *out = PPROF_FORMAT_ZSTD;
+    else if (strcmp(s, "none") == 0 || strcmp(s, "raw") == 0)
+        *out = PPROF_FORMAT_RAW;
+    else
+        return false;
+    return true;
+}
+
+void
+tool_print_version(FILE *out, const char *prog)
+{
+    fprintf(out, "%s (libpprof) %s\n", prog, pprof_version_string());
+}

@@ -1,0 +1,46 @@
+/* Shared pieces of the command-line tools: argument scanning without global state, exit
+ * codes, error printing. Tools keep their options in a struct and their logic in the library. */
+#ifndef PPROF_TOOLS_COMMON_H
+#define PPROF_TOOLS_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pprof.h"
+
+enum {
+    TOOL_EXIT_OK = 0,
+    TOOL_EXIT_INVALID = 1, /* invalid input, or findings */
+    TOOL_EXIT_USAGE = 2,
+    TOOL_EXIT_IO = 3,
+};
+
+/* A cursor over argv. Options come as -x VALUE, --long VALUE or --long=VALUE; "-" and
+ * anything after "--" are operands. */
+typedef struct tool_args {
+    int argc;
+    char **argv;
+    int i;
+    bool no_more_options;
+    const char *inline_value; /* the part after '=' of the current --long=value */
+    const char *cur;          /* the current option, for messages */
+} tool_args;
+
+void tool_args_init(tool_args *a, int argc, char **argv);
+/* Next argument: returns true and sets *opt (option) or *operand. False at the end. */
+bool tool_args_next(tool_args *a, const char **opt, const char **operand);
+/* Value of the current option; NULL (after printing a usage error) when missing. */
+const char *tool_args_value(tool_args *a, const char *prog);
+/* Whether the option is one of the given names ("-o", "--output"). */
+bool tool_opt_is(const char *opt, const char *short_name, const char *long_name);
+
+int tool_exit_for(pprof_status st);
+/* "prog: file: error: path: message (byte N) [PPROF_E_X]" on stream. */
+void tool_print_error(FILE *stream, const char *prog, const char *file, const pprof_error *err);
+int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool tool_parse_u64(const char *s, unsigned long long *out);
+/* --compress=gzip|zstd|none */
+bool tool_parse_format(const char *s, pprof_format *out);
+void tool_print_version(FILE *out, const char *prog);
+
+#endif

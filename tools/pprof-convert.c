@@ -1,0 +1,87 @@
+/* pprof-convert: re-encode a profile, changing its compression. */
+#include <string.h>
+
+#include "common.h"
+
+static const char usage[] =
+    "Usage: pprof-convert [options] IN [-o OUT]\n"
+    "Reads a pprof profile (raw, gzip or zstd; '-' for stdin) and writes it again,\n"
+    "deterministically, with the string table rebuilt from the strings in use.\n"
+    "\n"
+    "  -o, --output FILE     output path ('-' = stdout, the default); written atomically\n"
+    "  --compress=FORMAT     gzip (default), zstd or none\n"
+    "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
+    "  -h, --help            show this help\n"
+    "  --version             show the version\n"
+    "\n"
+    "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
+
+typedef struct convert_opts {
+    const char *in;
+    const char *out;
+    pprof_write_options w;
+} convert_opts;
+
+static int
+run(int argc, char **argv)
+{
+    const char *prog = "pprof-convert";
+    convert_opts o = {.out = "-"};
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    o.w = w;
+    tool_args a;
+    tool_args_init(&a, argc, argv);
+    const char *opt, *operand;
+    while (tool_args_next(&a, &opt, &operand)) {
+        if (operand) {
+            if (o.in)
+                return tool_usage_error(prog, "only one input file is taken");
+            o.in = operand;
+        } else if (tool_opt_is(opt, "-h", "--help")) {
+            fputs(usage, stdout);
+            return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--version")) {
+            tool_print_version(stdout, prog);
+            return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, "-o", "--output")) {
+            if (!(o.out = tool_args_value(&a, prog)))
+                return TOOL_EXIT_USAGE;
+        } else if (tool_opt_is(opt, NULL, "--compress")) {
+            const char *v = tool_args_value(&a, prog);
+            if (!v)
+                return TOOL_EXIT_USAGE;
+            if (!tool_parse_format(v, &o.w.format))
+                return tool_usage_error(prog, "unknown compression '%s' (gzip, zstd, none)", v);
+        } else if (tool_opt_is(opt, NULL, "--level")) {
+            const char *v = tool_args_value(&a, prog);
+            unsigned long long n;
+            if (!v)
+                return TOOL_EXIT_USAGE;
+            if (!tool_parse_u64(v, &n) || n < 1 || n > 22)
+                return tool_usage_error(prog, "--level takes a number from 1 to 22");
+            o.w.level = (int)n;
+        } else {
+            return tool_usage_error(prog, "unknown option %s", opt);
+        }
+    }
+    if (!o.in)
+        return tool_usage_error(prog, "no input file");
+    pprof_error err;
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
+    if (st) {
+        tool_print_error(stderr, prog, o.in, &err);
+        return tool_exit_for(st);
+    }
+    st = pprof_profile_write_file(p, o.out, &o.w, &err);
+    if (st)
+        tool_print_error(stderr, prog, strcmp(o.out, "-") ? o.out : "<stdout>", &err);
+    pprof_profile_free(p);
+    return tool_exit_for(st);
+}
+
+int
+main(int argc, char **argv)
+{
+    return run(argc, argv);
+}

@@ -1,0 +1,71 @@
+/* pprof-dump: a readable listing of a profile. */
+#include <string.h>
+
+#include "common.h"
+
+static const char usage[] =
+    "Usage: pprof-dump [options] FILE\n"
+    "Prints a pprof profile (raw, gzip or zstd; '-' for stdin): header, sample types,\n"
+    "samples with values and labels, locations with lines, functions and mappings.\n"
+    "\n"
+    "  --json                a complete JSON view instead of text\n"
+    "  -o, --output FILE     write there instead of stdout (atomically)\n"
+    "  -h, --help            show this help\n"
+    "  --version             show the version\n"
+    "\n"
+    "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
+
+static int
+run(int argc, char **argv)
+{
+    const char *prog = "pprof-dump";
+    const char *in = NULL, *out = "-";
+    pprof_print_format fmt = PPROF_PRINT_TEXT;
+    tool_args a;
+    tool_args_init(&a, argc, argv);
+    const char *opt, *operand;
+    while (tool_args_next(&a, &opt, &operand)) {
+        if (operand) {
+            if (in)
+                return tool_usage_error(prog, "only one input file is taken");
+            in = operand;
+        } else if (tool_opt_is(opt, "-h", "--help")) {
+            fputs(usage, stdout);
+            return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--version")) {
+            tool_print_version(stdout, prog);
+            return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--json")) {
+            fmt = PPROF_PRINT_JSON;
+        } else if (tool_opt_is(opt, "-o", "--output")) {
+            if (!(out = tool_args_value(&a, prog)))
+                return TOOL_EXIT_USAGE;
+        } else {
+            return tool_usage_error(prog, "unknown option %s", opt);
+        }
+    }
+    if (!in)
+        return tool_usage_error(prog, "no input file");
+    pprof_error err;
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    if (st) {
+        tool_print_error(stderr, prog, in, &err);
+        return tool_exit_for(st);
+    }
+    pprof_buffer b = {0};
+    st = pprof_profile_print(p, fmt, &b, &err);
+    if (st == PPROF_OK)
+        st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
+    if (st)
+        tool_print_error(stderr, prog, strcmp(out, "-") ? out : "<stdout>", &err);
+    pprof_buffer_free(&b);
+    pprof_profile_free(p);
+    return tool_exit_for(st);
+}
+
+int
+main(int argc, char **argv)
+{
+    return run(argc, argv);
+}
