@@ -138,8 +138,10 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
     while (p < end) {                                                                              \
         const uint8_t *tagp = p;                                                                   \
         uint32_t field, wt;                                                                        \
-        if (!pprof__tag(&p, end, &field, &wt))                                                     \
+        if (!pprof__tag(&p, end, &field, &wt)) {                                                   \
+            d->field = 0; /* the broken tag belongs to no field, not the previous one */           \
             return fail(d, tagp, PPROF_E_WIRE, "bad field tag (truncated, overlong or field 0)"); \
+        }                                                                                          \
         d->field = field;
 
 #define FIELD_LOOP_END }

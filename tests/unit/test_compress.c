@@ -1,0 +1,267 @@
+/* Containers: detection from bytes, gzip with several members, zstd with several frames and
+ * skippable frames, corrupt and truncated streams, trailing garbage. */
+#include <zstd.h>
+
+#include "pb.h"
+#include "testutil.h"
+
+static pb
+sample_profile(void)
+{
+    pb b = {0}, s = {0};
+    const char *const strs[] = {"", "alloc", "bytes", "fn"};
+    pb_strings(&b, strs, 4);
+    pb_value_type(&b, 1, 1, 2);
+    for (uint64_t i = 1; i <= 40; i++) {
+        pb_v(&s, 1, i);
+        pb_v(&s, 2, i * i);
+        pb_msg_free(&b, 2, &s);
+        pb_v(&s, 1, i);
+        pb_v(&s, 2, 3);
+        pb_msg_free(&b, 5, &s);
+    }
+    return b;
+}
+
+static void
+gz(pprof_buffer *out, const uint8_t *d, size_t n)
+{
+    if (pprof__compress(d, n, PPROF_FORMAT_GZIP, 6, out, NULL))
+        abort();
+}
+
+static void
+zs(pprof_buffer *out, const uint8_t *d, size_t n)
+{
+    if (pprof__compress(d, n, PPROF_FORMAT_ZSTD, 3, out, NULL))
+        abort();
+}
+
+static pprof_status
+read_mem(const pprof_buffer *b, pprof_profile **p, pprof_error *err)
+{
+    return pprof_profile_read_memory(b->data, b->len, NULL, p, err);
+}
+
+static void
+test_detect(tap *t)
+{
+    const uint8_t gzm[] = {0x1f, 0x8b}, zm[] = {0x28, 0xb5, 0x2f, 0xfd}, raw[] = {0x0a, 0x00};
+    tap_ok(t, pprof_detect_format(gzm, 2) == PPROF_FORMAT_GZIP, "gzip magic");
+    tap_ok(t, pprof_detect_format(zm, 4) == PPROF_FORMAT_ZSTD, "zstd magic");
+    tap_ok(t, pprof_detect_format(zm, 3) == PPROF_FORMAT_RAW, "3 bytes of zstd magic are raw");
+    tap_ok(t, pprof_detect_format(gzm, 1) == PPROF_FORMAT_RAW, "1 byte of gzip magic is raw");
+    tap_ok(t, pprof_detect_format(raw, 2) == PPROF_FORMAT_RAW, "protobuf is raw");
+    tap_ok(t, pprof_detect_format(NULL, 0) == PPROF_FORMAT_RAW, "nothing is raw");
+    tap_ok(t,
+           strcmp(pprof_format_name(PPROF_FORMAT_GZIP), "gzip") == 0 &&
+               strcmp(pprof_format_name(PPROF_FORMAT_ZSTD), "zstd") == 0 &&
+               strcmp(pprof_format_name(PPROF_FORMAT_RAW), "none") == 0,
+           "format names");
+}
+
+static void
+test_gzip(tap *t, const pb *raw, const pprof_profile *ref)
+{
+    pprof_buffer one = {0};
+    gz(&one, raw->d, raw->n);
+    pprof_profile *p = NULL;
+    tap_ok(t, read_mem(&one, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref) &&
+                  pprof_profile_source_format(p) == PPROF_FORMAT_GZIP,
+           "gzip: one member");
+    pprof_profile_free(p);
+
+    /* Members split anywhere, even inside a field: the decompressed bytes are concatenated */
+    const size_t cuts[] = {1, 7, raw->n / 2, raw->n - 1};
+    for (size_t c = 0; c < 4; c++) {
+        pprof_buffer multi = {0};
+        gz(&multi, raw->d, cuts[c]);
+        gz(&multi, raw->d + cuts[c], raw->n - cuts[c]);
+        tap_ok(t, read_mem(&multi, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref),
+               "gzip: two members split at byte %zu", cuts[c]);
+        pprof_profile_free(p);
+        pprof_buffer_free(&multi);
+    }
+    pprof_buffer many = {0};
+    for (size_t i = 0; i < raw->n; i += 50)
+        gz(&many, raw->d + i, raw->n - i < 50 ? raw->n - i : 50);
+    gz(&many, raw->d, 0); /* an empty member contributes nothing */
+    tap_ok(t, read_mem(&many, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref),
+           "gzip: %zu members, the last one empty", raw->n / 50 + 2);
+    pprof_profile_free(p);
+    pprof_buffer_free(&many);
+
+    /* zero padding after the last member is tolerated, like gzip(1) */
+    pprof_buffer pad = {0};
+    gz(&pad, raw->d, raw->n);
+    pprof__buffer_append(&pad, "\0\0\0\0\0\0\0", 7);
+    tap_ok(t, read_mem(&pad, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref),
+           "gzip: zero padding after the last member");
+    pprof_profile_free(p);
+    pprof_buffer_free(&pad);
+
+    pprof_error err;
+    const char *garbage[] = {"x", "\0\0junk", "\x1f"};
+    const size_t glen[] = {1, 6, 1};
+    for (int g = 0; g < 3; g++) {
+        pprof_buffer tr = {0};
+        gz(&tr, raw->d, raw->n);
+        size_t member_end = tr.len;
+        pprof__buffer_append(&tr, garbage[g], glen[g]);
+        pprof_status st = read_mem(&tr, &p, &err);
+        if (!tap_ok(t, st == PPROF_E_COMPRESSION && !p && err.offset == member_end,
+                    "gzip: trailing garbage %d refused at byte %zu", g, member_end))
+            tap_diag("%s at %llu: %s", pprof_status_name(st), (unsigned long long)err.offset,
+                     err.message);
+        pprof_profile_free(p);
+        pprof_buffer_free(&tr);
+    }
+
+    /* every truncation of a member is refused, never read as a shorter profile */
+    int bad = 0;
+    for (size_t n = 2; n < one.len; n++) {
+        pprof_buffer cut = {0};
+        pprof__buffer_append(&cut, one.data, n);
+        pprof_status st = read_mem(&cut, &p, &err);
+        if (st != PPROF_E_COMPRESSION)
+            bad++;
+        pprof_profile_free(p);
+        pprof_buffer_free(&cut);
+    }
+    tap_ok(t, bad == 0, "gzip: all %zu truncations refused with PPROF_E_COMPRESSION (%d not)",
+           one.len - 2, bad);
+
+    /* a flipped byte in the deflate data or in the CRC is caught */
+    int missed = 0;
+    for (size_t i = 10; i < one.len; i++) {
+        pprof_buffer c = {0};
+        pprof__buffer_append(&c, one.data, one.len);
+        c.data[i] ^= 0x55;
+        pprof_status st = read_mem(&c, &p, &err);
+        if (st != PPROF_E_COMPRESSION)
+            missed++;
+        pprof_profile_free(p);
+        pprof_buffer_free(&c);
+    }
+    tap_ok(t, missed == 0, "gzip: a flipped byte anywhere past the header is refused (%d missed)",
+           missed);
+
+    /* a lying ISIZE is only a size hint: it changes nothing but is caught by the check */
+    pprof_buffer lie = {0};
+    pprof__buffer_append(&lie, one.data, one.len);
+    lie.data[lie.len - 1] = 0x7f;
+    tap_ok(t, read_mem(&lie, &p, &err) == PPROF_E_COMPRESSION, "gzip: wrong ISIZE refused");
+    pprof_profile_free(p);
+    pprof_buffer_free(&lie);
+
+    pprof_buffer empty = {0};
+    gz(&empty, raw->d, 0);
+    tap_ok(t, read_mem(&empty, &p, &err) == PPROF_E_EMPTY, "gzip of nothing: PPROF_E_EMPTY");
+    pprof_buffer_free(&empty);
+    pprof_buffer_free(&one);
+}
+
+static void
+test_zstd(tap *t, const pb *raw, const pprof_profile *ref)
+{
+    pprof_buffer one = {0};
+    zs(&one, raw->d, raw->n);
+    pprof_profile *p = NULL;
+    pprof_error err;
+    tap_ok(t, read_mem(&one, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref) &&
+                  pprof_profile_source_format(p) == PPROF_FORMAT_ZSTD,
+           "zstd: one frame");
+    pprof_profile_free(p);
+
+    pprof_buffer multi = {0};
+    size_t cut = raw->n / 3;
+    zs(&multi, raw->d, cut);
+    zs(&multi, raw->d + cut, cut);
+    zs(&multi, raw->d + 2 * cut, raw->n - 2 * cut);
+    tap_ok(t, read_mem(&multi, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref),
+           "zstd: three frames");
+    pprof_profile_free(p);
+    pprof_buffer_free(&multi);
+
+    /* a skippable frame carries no data; zstd's own tools step over it */
+    pprof_buffer sk = {0};
+    zs(&sk, raw->d, cut);
+    const uint8_t skip[] = {0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'};
+    pprof__buffer_append(&sk, skip, sizeof(skip));
+    zs(&sk, raw->d + cut, raw->n - cut);
+    tap_ok(t, read_mem(&sk, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref),
+           "zstd: a skippable frame between data frames");
+    pprof_profile_free(p);
+    pprof_buffer_free(&sk);
+
+    /* a frame without a content size (streaming compressors write those) */
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0);
+    size_t bound = ZSTD_compressBound(raw->n);
+    uint8_t *zbuf = malloc(bound);
+    size_t zn = ZSTD_compress2(cc, zbuf, bound, raw->d, raw->n);
+    ZSTD_freeCCtx(cc);
+    tap_ok(t,
+           !ZSTD_isError(zn) && ZSTD_getFrameContentSize(zbuf, zn) == ZSTD_CONTENTSIZE_UNKNOWN &&
+               pprof_profile_read_memory(zbuf, zn, NULL, &p, NULL) == PPROF_OK &&
+               pprof_profile_equal(p, ref),
+           "zstd: frame without a content size");
+    pprof_profile_free(p);
+    free(zbuf);
+
+    pprof_buffer tr = {0};
+    zs(&tr, raw->d, raw->n);
+    pprof__buffer_append(&tr, "garbage!", 8);
+    pprof_status st = read_mem(&tr, &p, &err);
+    tap_ok(t, st == PPROF_E_COMPRESSION && !p, "zstd: trailing garbage refused (%s)",
+           pprof_status_name(st));
+    pprof_buffer_free(&tr);
+
+    int bad = 0;
+    for (size_t n = 4; n < one.len; n++) {
+        pprof_buffer c = {0};
+        pprof__buffer_append(&c, one.data, n);
+        st = read_mem(&c, &p, &err);
+        if (st != PPROF_E_COMPRESSION)
+            bad++;
+        pprof_profile_free(p);
+        pprof_buffer_free(&c);
+    }
+    tap_ok(t, bad == 0, "zstd: all %zu truncations refused with PPROF_E_COMPRESSION (%d not)",
+           one.len - 4, bad);
+
+    /* corrupt frames are refused or, where zstd has no checksum to notice, decode to a profile;
+     * never anything else */
+    int other = 0, refused = 0;
+    for (size_t i = 4; i < one.len; i++) {
+        pprof_buffer c = {0};
+        pprof__buffer_append(&c, one.data, one.len);
+        c.data[i] ^= 0xa5;
+        st = read_mem(&c, &p, &err);
+        if (st == PPROF_E_COMPRESSION)
+            refused++;
+        else if (st != PPROF_OK && st != PPROF_E_WIRE && st != PPROF_E_EMPTY)
+            other++;
+        pprof_profile_free(p);
+        pprof_buffer_free(&c);
+    }
+    tap_ok(t, other == 0 && refused > 0, "zstd: flipped bytes give clean results (%d refused)",
+           refused);
+    pprof_buffer_free(&one);
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    pb raw = sample_profile();
+    pprof_profile *ref = NULL;
+    if (tu_decode_raw(raw.d, raw.n, NULL, &ref, NULL) != PPROF_OK)
+        return 1;
+    test_detect(&t);
+    test_gzip(&t, &raw, ref);
+    test_zstd(&t, &raw, ref);
+    pprof_profile_free(ref);
+    pb_free(&raw);
+    return tap_done(&t);
+}

@@ -1,0 +1,303 @@
+/* The writer: exact bytes for a tiny profile, determinism, the rebuilt string table, packed
+ * output, and dangling string indices refused with a path. */
+#include "pb.h"
+#include "testutil.h"
+
+static pprof_profile *
+decode(const pb *b)
+{
+    pprof_profile *p = NULL;
+    pprof_error err;
+    if (tu_decode_raw(b->d, b->n, NULL, &p, &err)) {
+        tap_diag("decode failed: %s: %s", err.path, err.message);
+        return NULL;
+    }
+    return p;
+}
+
+static bool
+write_raw(const pprof_profile *p, pprof_buffer *out, pprof_error *err)
+{
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    return pprof_profile_write_memory(p, &w, out, err) == PPROF_OK;
+}
+
+/* A tiny profile whose encoding we know byte for byte: it pins field order, packing, omitted
+ * zero fields and the string table layout. */
+static void
+test_exact_bytes(tap *t)
+{
+    pb b = {0}, s = {0};
+    /* unused and duplicate strings, "" not first: all of that is rebuilt */
+    const char *const strs[] = {"", "unused", "cpu", "ns", "cpu", "f"};
+    pb_strings(&b, strs, 6);
+    pb_value_type(&b, 1, 4, 3); /* the duplicate "cpu" */
+    const uint64_t ids[] = {1, 300};
+    pb_packed(&s, 2, ids, 2);
+    pb_v(&s, 1, 1); /* unpacked in, packed out */
+    pb_msg_free(&b, 2, &s);
+    pb_v(&s, 1, 1);
+    pb_v(&s, 2, 5);
+    pb_v(&s, 5, 0); /* an explicit zero is omitted on output */
+    pb_msg_free(&b, 5, &s);
+    pb_v(&b, 12, 100);
+    pprof_profile *p = decode(&b);
+    pprof_buffer out = {0};
+    pprof_error err;
+    bool ok = p && write_raw(p, &out, &err);
+    pb exp = {0};
+    pb_value_type(&exp, 1, 1, 2);
+    pb_packed(&s, 1, ids, 1);
+    pb_packed(&s, 2, ids, 2);
+    pb_msg_free(&exp, 2, &s);
+    pb_v(&s, 1, 1);
+    pb_v(&s, 2, 3);
+    pb_msg_free(&exp, 5, &s);
+    const char *const new_strs[] = {"", "cpu", "ns", "f"};
+    pb_strings(&exp, new_strs, 4);
+    pb_v(&exp, 12, 100);
+    ok = ok && out.len == exp.n && memcmp(out.data, exp.d, exp.n) == 0;
+    if (!tap_ok(t, ok, "exact bytes: packed, zero fields omitted, string table rebuilt"))
+        for (size_t i = 0; i < out.len; i++)
+            tap_diag("byte %zu: got %02x want %02x", i, out.data[i], i < exp.n ? exp.d[i] : 0);
+    /* the encoding of a decoded encoding is the same bytes (a fixed point) */
+    pprof_profile *q = NULL;
+    pprof_buffer again = {0};
+    ok = ok && tu_decode_raw(out.data, out.len, NULL, &q, NULL) == PPROF_OK &&
+         write_raw(q, &again, &err);
+    tap_ok(t, ok && again.len == out.len && memcmp(again.data, out.data, out.len) == 0,
+           "encode(decode(encode(x))) == encode(x)");
+    tap_ok(t, q && pprof_profile_equal(p, q), "the written profile reads back equal");
+    tap_ok(t, q && pprof_profile_count(q, PPROF_TABLE_STRING) == 4,
+           "written string table holds only referenced strings");
+    pprof_profile_free(q);
+    pprof_buffer_free(&again);
+    pprof_buffer_free(&out);
+    pprof_profile_free(p);
+    pb_free(&exp);
+    pb_free(&b);
+}
+
+static void
+test_deterministic(tap *t)
+{
+    pb b = {0}, s = {0}, l = {0};
+    const char *const strs[] = {"", "a", "b", "a", "c", "zz"};
+    pb_strings(&b, strs, 6);
+    for (uint64_t i = 0; i < 50; i++) {
+        pb_v(&s, 1, i % 7 + 1);
+        pb_v(&s, 2, i * 1000003);
+        pb_v(&l, 1, 1 + i % 5);
+        pb_v(&l, 3, i);
+        pb_msg_free(&s, 3, &l);
+        pb_msg_free(&b, 2, &s);
+    }
+    for (uint64_t i = 1; i <= 7; i++) {
+        pb_v(&s, 1, i * 17);
+        pb_v(&l, 1, i);
+        pb_v(&l, 2, i);
+        pb_msg_free(&s, 4, &l);
+        pb_msg_free(&b, 4, &s);
+        pb_v(&s, 1, i);
+        pb_v(&s, 2, i % 6);
+        pb_msg_free(&b, 5, &s);
+    }
+    const uint64_t comments[] = {5, 3, 3};
+    pb_packed(&b, 13, comments, 3);
+    pb_value_type(&b, 11, 1, 2);
+    pprof_profile *p = decode(&b);
+    const pprof_format fmts[] = {PPROF_FORMAT_RAW, PPROF_FORMAT_GZIP, PPROF_FORMAT_ZSTD};
+    for (int f = 0; f < 3; f++) {
+        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+        w.format = fmts[f];
+        pprof_buffer x = {0}, y = {0};
+        bool ok = p && pprof_profile_write_memory(p, &w, &x, NULL) == PPROF_OK &&
+                  pprof_profile_write_memory(p, &w, &y, NULL) == PPROF_OK;
+        tap_ok(t, ok && x.len == y.len && memcmp(x.data, y.data, x.len) == 0,
+               "%s: same model, same bytes", pprof_format_name(fmts[f]));
+        pprof_profile *q = NULL;
+        ok = ok && pprof_profile_read_memory(x.data, x.len, NULL, &q, NULL) == PPROF_OK;
+        tap_ok(t, ok && pprof_profile_source_format(q) == fmts[f] && pprof_profile_equal(p, q),
+               "%s: reads back equal, container detected", pprof_format_name(fmts[f]));
+        if (q) {
+            /* "" first, no duplicates */
+            size_t n = pprof_profile_count(q, PPROF_TABLE_STRING);
+            pprof_string s0;
+            bool dedup = pprof_profile_string(q, 0, &s0) && s0.len == 0;
+            for (size_t i = 0; i < n && dedup; i++)
+                for (size_t j = i + 1; j < n && dedup; j++) {
+                    pprof_string a, c;
+                    pprof_profile_string(q, (int64_t)i, &a);
+                    pprof_profile_string(q, (int64_t)j, &c);
+                    dedup = !(a.len == c.len && memcmp(a.data, c.data, a.len) == 0);
+                }
+            tap_ok(t, dedup && n == 5, "%s: string table \"\" first, deduplicated (%zu)",
+                   pprof_format_name(fmts[f]), n);
+        }
+        pprof_profile_free(q);
+        pprof_buffer_free(&x);
+        pprof_buffer_free(&y);
+    }
+    /* writing appends to what the buffer holds */
+    pprof_buffer x = {0};
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    pprof__buffer_append(&x, "HDR", 3);
+    bool ok = p && pprof_profile_write_memory(p, &w, &x, NULL) == PPROF_OK;
+    pprof_buffer y = {0};
+    ok = ok && write_raw(p, &y, NULL);
+    tap_ok(t, ok && x.len == y.len + 3 && memcmp(x.data, "HDR", 3) == 0 &&
+                  memcmp(x.data + 3, y.data, y.len) == 0,
+           "write_memory appends to a non-empty buffer");
+    pprof_buffer_free(&x);
+    pprof_buffer_free(&y);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
+/* A profile without a string table writes [""] and reads back equal. */
+static void
+test_no_string_table(tap *t)
+{
+    pb b = {0}, s = {0};
+    pb_v(&s, 1, 1);
+    pb_msg_free(&b, 2, &s);
+    pprof_profile *p = decode(&b), *q = NULL;
+    pprof_buffer out = {0};
+    bool ok = p && write_raw(p, &out, NULL) &&
+              tu_decode_raw(out.data, out.len, NULL, &q, NULL) == PPROF_OK;
+    pprof_string s0;
+    tap_ok(t,
+           ok && pprof_profile_count(q, PPROF_TABLE_STRING) == 1 &&
+               pprof_profile_string(q, 0, &s0) && s0.len == 0,
+           "no string table in, [\"\"] out");
+    pprof_profile_free(p);
+    pprof_profile_free(q);
+    pprof_buffer_free(&out);
+    pb_free(&b);
+}
+
+/* Every string field of every message, set out of range, fails with its own path. */
+static void
+test_dangling(tap *t)
+{
+    struct {
+        uint32_t outer, inner, leaf; /* leaf 0: inner is the string field itself */
+        const char *path;
+    } cases[] = {
+        {1, 1, 0, "sample_type[0].type"},
+        {1, 2, 0, "sample_type[0].unit"},
+        {2, 3, 1, "sample[0].label[0].key"},
+        {2, 3, 2, "sample[0].label[0].str"},
+        {2, 3, 4, "sample[0].label[0].num_unit"},
+        {3, 5, 0, "mapping[0].filename"},
+        {3, 6, 0, "mapping[0].build_id"},
+        {5, 2, 0, "function[0].name"},
+        {5, 3, 0, "function[0].system_name"},
+        {5, 4, 0, "function[0].filename"},
+        {11, 1, 0, "period_type.type"},
+        {11, 2, 0, "period_type.unit"},
+        {0, 7, 0, "drop_frames"},
+        {0, 8, 0, "keep_frames"},
+        {0, 14, 0, "default_sample_type"},
+        {0, 15, 0, "doc_url"},
+        {0, 13, 0, "comment[1]"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pb b = {0}, s = {0}, l = {0};
+        const char *const strs[] = {"", "ok"};
+        pb_strings(&b, strs, 2);
+        /* a valid entity first, so the failing one has index 0 only for its own table */
+        const uint64_t bad = 99;
+        if (cases[i].outer == 0) {
+            if (cases[i].inner == 13) {
+                pb_v(&b, 13, 1);
+                pb_v(&b, 13, bad);
+            } else {
+                pb_v(&b, cases[i].inner, bad);
+            }
+        } else if (cases[i].leaf) {
+            pb_v(&l, cases[i].leaf, bad);
+            pb_msg_free(&s, cases[i].inner, &l);
+            pb_msg_free(&b, cases[i].outer, &s);
+        } else {
+            pb_v(&s, cases[i].inner, bad);
+            pb_msg_free(&b, cases[i].outer, &s);
+        }
+        pprof_profile *p = decode(&b);
+        pprof_buffer out = {0};
+        pprof_error err = {0};
+        const pprof_format fmts[] = {PPROF_FORMAT_RAW, PPROF_FORMAT_GZIP};
+        for (int f = 0; f < 2; f++) {
+            pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+            w.format = fmts[f];
+            pprof_status st = p ? pprof_profile_write_memory(p, &w, &out, &err) : PPROF_E_ARG;
+            if (!tap_ok(t,
+                        st == PPROF_E_INVALID && err.code == PPROF_E_INVALID &&
+                            strcmp(err.path, cases[i].path) == 0 && out.len == 0 &&
+                            strstr(err.message, "99"),
+                        "%s: dangling string index -> PPROF_E_INVALID at %s", pprof_format_name(w.format),
+                        cases[i].path))
+                tap_diag("got %s '%s' %s (out.len %zu)", pprof_status_name(st), err.path,
+                         err.message, out.len);
+        }
+        pprof_buffer_free(&out);
+        pprof_profile_free(p);
+        pb_free(&b);
+    }
+    /* negative index */
+    pb b = {0}, s = {0};
+    pb_str(&b, 6, "");
+    pb_v(&s, 2, (uint64_t)-1);
+    pb_msg_free(&b, 5, &s);
+    pprof_profile *p = decode(&b);
+    pprof_buffer out = {0};
+    pprof_error err = {0};
+    tap_ok(t, p && !write_raw(p, &out, &err) && err.code == PPROF_E_INVALID &&
+                  strcmp(err.path, "function[0].name") == 0,
+           "negative string index -> PPROF_E_INVALID");
+    pprof_buffer_free(&out);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
+static void
+test_args(tap *t)
+{
+    pprof_buffer out = {0};
+    pprof_error err;
+    tap_ok(t, pprof_profile_write_memory(NULL, NULL, &out, &err) == PPROF_E_ARG,
+           "NULL profile -> PPROF_E_ARG");
+    pb b = {0};
+    pb_str(&b, 6, "");
+    pprof_profile *p = decode(&b);
+    tap_ok(t, pprof_profile_write_memory(p, NULL, NULL, &err) == PPROF_E_ARG,
+           "NULL buffer -> PPROF_E_ARG");
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = (pprof_format)42;
+    tap_ok(t, pprof_profile_write_memory(p, &w, &out, &err) == PPROF_E_ARG,
+           "unknown format -> PPROF_E_ARG");
+    /* an older caller's smaller options struct: the format it set is honoured */
+    pprof_write_options old = {offsetof(pprof_write_options, level), PPROF_FORMAT_ZSTD, 12345};
+    pprof_buffer_free(&out);
+    tap_ok(t,
+           pprof_profile_write_memory(p, &old, &out, &err) == PPROF_OK && out.len >= 4 &&
+               pprof_detect_format(out.data, out.len) == PPROF_FORMAT_ZSTD,
+           "short options struct: fields past struct_size ignored");
+    pprof_buffer_free(&out);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    test_exact_bytes(&t);
+    test_deterministic(&t);
+    test_no_string_table(&t);
+    test_dangling(&t);
+    test_args(&t);
+    return tap_done(&t);
+}
