@@ -48,6 +48,8 @@ pprof__arena_init(pprof__arena *arena, const pprof_allocator *a)
 void *
 pprof__arena_alloc(pprof__arena *arena, size_t size)
 {
+    if (size > SIZE_MAX - 15)
+        return NULL; /* rounding up would wrap to a tiny block */
     size = (size + 15) & ~(size_t)15;
     if (size == 0)
         size = 16;

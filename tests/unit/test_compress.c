@@ -66,8 +66,9 @@ test_gzip(tap *t, const pb *raw, const pprof_profile *ref)
     pprof_buffer one = {0};
     gz(&one, raw->d, raw->n);
     pprof_profile *p = NULL;
-    tap_ok(t, read_mem(&one, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref) &&
-                  pprof_profile_source_format(p) == PPROF_FORMAT_GZIP,
+    tap_ok(t,
+           read_mem(&one, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref) &&
+               pprof_profile_source_format(p) == PPROF_FORMAT_GZIP,
            "gzip: one member");
     pprof_profile_free(p);
 
@@ -168,8 +169,9 @@ test_zstd(tap *t, const pb *raw, const pprof_profile *ref)
     zs(&one, raw->d, raw->n);
     pprof_profile *p = NULL;
     pprof_error err;
-    tap_ok(t, read_mem(&one, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref) &&
-                  pprof_profile_source_format(p) == PPROF_FORMAT_ZSTD,
+    tap_ok(t,
+           read_mem(&one, &p, NULL) == PPROF_OK && pprof_profile_equal(p, ref) &&
+               pprof_profile_source_format(p) == PPROF_FORMAT_ZSTD,
            "zstd: one frame");
     pprof_profile_free(p);
 

@@ -8,8 +8,8 @@
 
 enum { N_PARTS = 12 };
 
-static const char *const STRS[] = {"",     "samples", "count", "cpu",  "nanoseconds", "main",
-                                   "main.go", "/bin/app", "key", "val", "bytes"};
+static const char *const STRS[] = {"",        "samples",  "count", "cpu", "nanoseconds", "main",
+                                   "main.go", "/bin/app", "key",   "val", "bytes"};
 
 static void
 std_parts(pb parts[N_PARTS])
@@ -188,8 +188,7 @@ decode_ok(tap *t, const pb *b, const char *what)
 }
 
 static void
-expect_err(tap *t, const pb *b, pprof_status code, uint64_t off, const char *path,
-           const char *what)
+expect_err(tap *t, const pb *b, pprof_status code, uint64_t off, const char *path, const char *what)
 {
     pprof_profile *p = NULL;
     pprof_error err = {0};
@@ -222,8 +221,9 @@ test_valid(tap *t)
 
     /* the same through the public reader, which must detect raw protobuf from the bytes */
     pprof_profile *pc = NULL;
-    tap_ok(t, pprof_profile_read_memory(a.d, a.n, NULL, &pc, NULL) == PPROF_OK && pc &&
-                  pprof_profile_equal(pa, pc),
+    tap_ok(t,
+           pprof_profile_read_memory(a.d, a.n, NULL, &pc, NULL) == PPROF_OK && pc &&
+               pprof_profile_equal(pa, pc),
            "pprof_profile_read_memory gives the same model");
     pprof_profile_free(pc);
     pprof_profile_free(pa);
@@ -353,8 +353,9 @@ test_unknown(tap *t)
     /* a message made only of unknown fields is a valid, empty profile */
     pb_v(&b, 99, 1);
     p = decode_ok(t, &b, "only unknown fields");
-    tap_ok(t, p && pprof_profile_count(p, PPROF_TABLE_STRING) == 0 &&
-                  pprof_profile_unknown_fields(p) == 1 && !pprof_profile_string(p, 0, NULL),
+    tap_ok(t,
+           p && pprof_profile_count(p, PPROF_TABLE_STRING) == 0 &&
+               pprof_profile_unknown_fields(p) == 1 && !pprof_profile_string(p, 0, NULL),
            "only unknown fields: empty model, no string table");
     pprof_profile_free(p);
     pb_free(&b);
@@ -549,8 +550,7 @@ test_errors(tap *t)
     at = s.n;
     pb_v(&s, 4, 1);
     pb_msg_free(&b, 4, &s);
-    expect_err(t, &b, PPROF_E_WIRE, 2 + at, "location[0].line",
-               "location.line as a varint");
+    expect_err(t, &b, PPROF_E_WIRE, 2 + at, "location[0].line", "location.line as a varint");
     pb_free(&b);
 
     pb_msg_free(&b, 2, &s); /* an empty sample */
@@ -636,8 +636,7 @@ test_errors(tap *t)
     pb_byte(&s, 0x08);
     pb_msg_free(&b, 2, &s);
     pb_v(&b, 9, 1);
-    expect_err(t, &b, PPROF_E_WIRE, 2 + at, "sample[0].label[0]",
-               "label longer than its sample");
+    expect_err(t, &b, PPROF_E_WIRE, 2 + at, "sample[0].label[0]", "label longer than its sample");
     pb_free(&b);
 
     pb_tag(&s, 2, 2);
@@ -676,7 +675,7 @@ test_errors(tap *t)
 
     /* every nested message: a length that is longer than the message around it */
     const uint32_t outer[] = {1, 2, 3, 4, 5, 11};
-    const char *const names[] = {"sample_type[0]", "sample[0]", "mapping[0]",
+    const char *const names[] = {"sample_type[0]", "sample[0]",   "mapping[0]",
                                  "location[0]",    "function[0]", "period_type"};
     for (size_t i = 0; i < 6; i++) {
         pb_tag(&b, outer[i], 2);

@@ -147,8 +147,9 @@ test_deterministic(tap *t)
     bool ok = p && pprof_profile_write_memory(p, &w, &x, NULL) == PPROF_OK;
     pprof_buffer y = {0};
     ok = ok && write_raw(p, &y, NULL);
-    tap_ok(t, ok && x.len == y.len + 3 && memcmp(x.data, "HDR", 3) == 0 &&
-                  memcmp(x.data + 3, y.data, y.len) == 0,
+    tap_ok(t,
+           ok && x.len == y.len + 3 && memcmp(x.data, "HDR", 3) == 0 &&
+               memcmp(x.data + 3, y.data, y.len) == 0,
            "write_memory appends to a non-empty buffer");
     pprof_buffer_free(&x);
     pprof_buffer_free(&y);
@@ -237,8 +238,8 @@ test_dangling(tap *t)
                         st == PPROF_E_INVALID && err.code == PPROF_E_INVALID &&
                             strcmp(err.path, cases[i].path) == 0 && out.len == 0 &&
                             strstr(err.message, "99"),
-                        "%s: dangling string index -> PPROF_E_INVALID at %s", pprof_format_name(w.format),
-                        cases[i].path))
+                        "%s: dangling string index -> PPROF_E_INVALID at %s",
+                        pprof_format_name(w.format), cases[i].path))
                 tap_diag("got %s '%s' %s (out.len %zu)", pprof_status_name(st), err.path,
                          err.message, out.len);
         }
@@ -254,8 +255,9 @@ test_dangling(tap *t)
     pprof_profile *p = decode(&b);
     pprof_buffer out = {0};
     pprof_error err = {0};
-    tap_ok(t, p && !write_raw(p, &out, &err) && err.code == PPROF_E_INVALID &&
-                  strcmp(err.path, "function[0].name") == 0,
+    tap_ok(t,
+           p && !write_raw(p, &out, &err) && err.code == PPROF_E_INVALID &&
+               strcmp(err.path, "function[0].name") == 0,
            "negative string index -> PPROF_E_INVALID");
     pprof_buffer_free(&out);
     pprof_profile_free(p);

@@ -129,8 +129,8 @@ test_bombs(tap *t)
                "%s bomb refused by max_decompressed_bytes (%s: %s)", names[i],
                pprof_status_name(st), err.message);
         tap_ok(t, c.peak <= (3u << 20) && c.live == 0,
-               "%s bomb: peak %zu bytes through the allocator for a 1 MiB cap, none left",
-               names[i], c.peak);
+               "%s bomb: peak %zu bytes through the allocator for a 1 MiB cap, none left", names[i],
+               c.peak);
 
         /* the ratio, past the floor */
         counting c2 = {0};
@@ -273,8 +273,7 @@ test_counts(tap *t)
         {"mappings", offsetof(pprof_read_options, max_mappings), "mapping[5]"},
         {"lines", offsetof(pprof_read_options, max_lines), "location[0].line[5]"},
         {"labels", offsetof(pprof_read_options, max_labels), "sample[0].label[5]"},
-        {"stack entries", offsetof(pprof_read_options, max_stack_entries),
-         "sample[0].location_id"},
+        {"stack entries", offsetof(pprof_read_options, max_stack_entries), "sample[0].location_id"},
         {"values", offsetof(pprof_read_options, max_values), "sample_type[5]"},
     };
     pb at = counted_profile(5), past = counted_profile(6);
