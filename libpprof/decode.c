@@ -212,6 +212,10 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     const uint8_t *sub_end;
     LEN(d, p, end, sub_end, tagp);
     size_t max_n = (size_t)(sub_end - p); /* every varint takes at least one byte */
+    if (max_n == 0) { /* an empty packed run: the vector may have no storage yet */
+        *pp = p;
+        return PPROF_OK;
+    }
     if (!pprof__vec_grow(d->a, vec, sizeof(uint64_t), vec->len + max_n))
         return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
     uint64_t *out = (uint64_t *)vec->data + vec->len;

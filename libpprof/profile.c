@@ -160,12 +160,13 @@ pprof_sample
 pprof_profile_sample(const pprof_profile *p, size_t i)
 {
     const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
+    /* A table nobody used has no storage, and NULL + 0 is undefined behaviour in C. */
     pprof_sample v = {
-        .location_id = (const uint64_t *)p->stack.data + s->loc_off,
+        .location_id = p->stack.data ? (const uint64_t *)p->stack.data + s->loc_off : NULL,
         .n_location_id = s->n_loc,
-        .value = (const int64_t *)p->values.data + s->val_off,
+        .value = p->values.data ? (const int64_t *)p->values.data + s->val_off : NULL,
         .n_value = s->n_val,
-        .label = (const pprof_label *)p->labels.data + s->lab_off,
+        .label = p->labels.data ? (const pprof_label *)p->labels.data + s->lab_off : NULL,
         .n_label = s->n_lab,
     };
     return v;
@@ -185,7 +186,7 @@ pprof_profile_location(const pprof_profile *p, size_t i)
         .id = l->id,
         .mapping_id = l->mapping_id,
         .address = l->address,
-        .line = (const pprof_line *)p->lines.data + l->line_off,
+        .line = p->lines.data ? (const pprof_line *)p->lines.data + l->line_off : NULL,
         .n_line = l->n_line,
         .is_folded = l->is_folded,
     };

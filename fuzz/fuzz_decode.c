@@ -1,0 +1,106 @@
+/* Container detection, decompression and decoding with small limits. Every view of an accepted
+ * profile is walked, and the same input is read again with one allocation failing, chosen from
+ * the input, to reach the out-of-memory paths (which must report PPROF_E_NOMEM and leak
+ * nothing). */
+#include <string.h>
+
+#include "fuzz.h"
+
+static void
+check_error(pprof_status st, const pprof_error *err)
+{
+    FUZZ_CHECK(err->code == st, "returned %d but error says %d", st, err->code);
+    FUZZ_CHECK(memchr(err->path, 0, sizeof(err->path)) != NULL, "path not terminated");
+    FUZZ_CHECK(memchr(err->message, 0, sizeof(err->message)) != NULL, "message not terminated");
+    FUZZ_CHECK(err->message[0] != 0, "empty message for %s", pprof_status_name(st));
+}
+
+static uint64_t
+walk(const pprof_profile *p)
+{
+    uint64_t acc = 0; /* summed so the reads cannot be optimised away */
+    pprof_string s;
+    size_t n_str = pprof_profile_count(p, PPROF_TABLE_STRING);
+    for (size_t i = 0; i < n_str; i++) {
+        FUZZ_CHECK(pprof_profile_string(p, (int64_t)i, &s), "string %zu missing", i);
+        acc += s.len ? (uint8_t)s.data[0] + (uint8_t)s.data[s.len - 1] : 0;
+    }
+    FUZZ_CHECK(!pprof_profile_string(p, (int64_t)n_str, &s), "string past the end");
+    FUZZ_CHECK(!pprof_profile_string(p, -1, &s), "negative string index");
+    pprof_header h = pprof_profile_header(p);
+    for (size_t i = 0; i < h.n_comment; i++)
+        acc += (uint64_t)h.comment[i];
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE); i++)
+        acc += (uint64_t)pprof_profile_sample_type(p, i).unit;
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
+        pprof_sample x = pprof_profile_sample(p, i);
+        for (size_t j = 0; j < x.n_location_id; j++) {
+            size_t k;
+            if (pprof_profile_find_location(p, x.location_id[j], &k)) {
+                FUZZ_CHECK(k < pprof_profile_count(p, PPROF_TABLE_LOCATION), "bad index");
+                FUZZ_CHECK(pprof_profile_location(p, k).id == x.location_id[j], "wrong location");
+            }
+        }
+        for (size_t j = 0; j < x.n_value; j++)
+            acc += (uint64_t)x.value[j];
+        for (size_t j = 0; j < x.n_label; j++)
+            acc += (uint64_t)x.label[j].num;
+    }
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_LOCATION); i++) {
+        pprof_location l = pprof_profile_location(p, i);
+        size_t k;
+        if (l.mapping_id && pprof_profile_find_mapping(p, l.mapping_id, &k))
+            FUZZ_CHECK(pprof_profile_mapping(p, k).id == l.mapping_id, "wrong mapping");
+        for (size_t j = 0; j < l.n_line; j++)
+            if (pprof_profile_find_function(p, l.line[j].function_id, &k))
+                FUZZ_CHECK(pprof_profile_function(p, k).id == l.line[j].function_id,
+                           "wrong function");
+        FUZZ_CHECK(pprof_profile_find_location(p, l.id, &k) == (l.id != 0),
+                   "location id %llu not found", (unsigned long long)l.id);
+    }
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_FUNCTION); i++)
+        acc += (uint64_t)pprof_profile_function(p, i).start_line;
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_MAPPING); i++)
+        acc += pprof_profile_mapping(p, i).memory_limit;
+    return acc;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pprof_format fmt = pprof_detect_format(data, size);
+    FUZZ_CHECK(pprof_format_name(fmt) != NULL, "no format name");
+
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_read_options o = fuzz_read_options();
+    o.allocator = fuzz_failing_allocator(&fa);
+    pprof_error err;
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_memory(data, size, &o, &p, &err);
+    uint64_t n = fa.calls; /* allocations made by the read alone, not by the id indices */
+    if (st != PPROF_OK) {
+        FUZZ_CHECK(p == NULL, "failed read returned a profile");
+        check_error(st, &err);
+    } else {
+        FUZZ_CHECK(pprof_profile_source_format(p) == fmt, "source format differs");
+        volatile uint64_t sink = walk(p);
+        (void)sink;
+        FUZZ_CHECK(pprof_profile_equal(p, p), "profile differs from itself");
+        pprof_profile_free(p);
+    }
+
+    /* Same input, one allocation failing. */
+    if (n == 0)
+        return 0;
+    fa.calls = 0;
+    fa.fail_at = fuzz_hash(data, size) % n;
+    p = NULL;
+    pprof_status st2 = pprof_profile_read_memory(data, size, &o, &p, &err);
+    FUZZ_CHECK(fa.failed == 1, "allocation %llu of %llu never happened on the rerun",
+               (unsigned long long)fa.fail_at, (unsigned long long)n);
+    FUZZ_CHECK(st2 == PPROF_E_NOMEM, "allocation failure reported as %s (first run: %s)",
+               pprof_status_name(st2), pprof_status_name(st));
+    FUZZ_CHECK(p == NULL, "failed read returned a profile");
+    check_error(st2, &err);
+    return 0;
+}

@@ -1,0 +1,132 @@
+/* Our decoder against protobuf-c on the same (already decompressed) bytes: both accept or both
+ * reject, and when both accept every field holds the same value.
+ *
+ * Intentional differences, skipped here (each is documented where it is decided):
+ * - an empty input: a valid empty message to protobuf-c, PPROF_E_EMPTY to us (pprof.h).
+ * - a bool field (Mapping.has_*, Location.is_folded) with a wire type other than varint:
+ *   protobuf-c 1.4 reads bools without checking the wire type; we reject the type mismatch as
+ *   for every other scalar, like Go's pprof decoder.
+ * - a 5-byte tag whose value needs more than 32 bits: protobuf-c drops the high bits and reads
+ *   some other field number; to us the field number is out of range (wire-private.h).
+ * - field number 0 in an overlong tag (0x80 0x00): protobuf-c refuses a zero tag only in its
+ *   one-byte form; field 0 is invalid in any form.
+ * - a string that is not UTF-8: protobuf-c 1.4 rejects it (proto3 `string`); we keep the bytes,
+ *   as Go's pprof does, because real profilers write such names.
+ * - period_type given more than once: protobuf-c (like Go's pprof, reference S19) keeps the
+ *   last one; our decoder merges the occurrences field by field, as protobuf specifies
+ *   (decode.c). The rest of the profile is still compared. */
+#include <string.h>
+
+#include "fuzz.h"
+#include "pbc-private.h"
+#include "wire-private.h"
+
+static bool
+bool_wire_type_mismatch(pprof_status st, const pprof_error *err)
+{
+    static const char *const bools[] = {"has_functions", "has_filenames", "has_line_numbers",
+                                        "has_inline_frames", "is_folded"};
+    if (st != PPROF_E_WIRE || !strstr(err->message, "type mismatch"))
+        return false;
+    const char *dot = strrchr(err->path, '.');
+    const char *field = dot ? dot + 1 : err->path;
+    for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+        if (strcmp(field, bools[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool
+tag_protobuf_c_misreads(pprof_status st, const pprof_error *err, const uint8_t *data, size_t size)
+{
+    if (st != PPROF_E_WIRE || !strstr(err->message, "bad field tag") || err->offset >= size)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < 5 && err->offset + i < size; i++) {
+        uint8_t b = data[err->offset + i];
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (b < 0x80)
+            return v > UINT32_MAX || (i > 0 && (v >> 3) == 0);
+    }
+    return false;
+}
+
+static bool
+has_non_utf8_string(const pprof_profile *p)
+{
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_STRING); i++) {
+        pprof_string s;
+        if (pprof_profile_string(p, (int64_t)i, &s) && !fuzz_utf8_valid(s.data, s.len))
+            return true;
+    }
+    return false;
+}
+
+/* Top-level occurrences of one field; the input is known to be well formed. */
+static int
+count_field(const uint8_t *p, size_t size, uint32_t want)
+{
+    const uint8_t *end = p + size;
+    int n = 0;
+    while (p < end) {
+        uint32_t field, wt;
+        uint64_t v;
+        if (!pprof__tag(&p, end, &field, &wt))
+            break;
+        n += field == want;
+        if (wt == PPROF_WT_VARINT) {
+            if (!pprof__varint(&p, end, &v))
+                break;
+        } else if (wt == PPROF_WT_LEN) {
+            if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
+                break;
+            p += v;
+        } else {
+            size_t k = wt == PPROF_WT_I64 ? 8 : 4;
+            if ((size_t)(end - p) < k)
+                break;
+            p += k;
+        }
+    }
+    return n;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    pprof_read_options o = PPROF_READ_OPTIONS_INIT;
+    pprof_error err;
+    pprof_profile *p = pprof__profile_new(&o.allocator);
+    uint8_t *buf = malloc(size);
+    FUZZ_CHECK(p && buf, "out of memory");
+    memcpy(buf, data, size);
+    pprof_status st = pprof__decode(p, buf, size, &o, &err); /* p owns buf */
+
+    Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(NULL, size, data);
+    if (m && (bool_wire_type_mismatch(st, &err) || tag_protobuf_c_misreads(st, &err, data, size))) {
+        perftools__profiles__profile__free_unpacked(m, NULL);
+        pprof_profile_free(p);
+        return 0;
+    }
+    if (st == PPROF_OK && !m && has_non_utf8_string(p)) {
+        pprof_profile_free(p);
+        return 0;
+    }
+    FUZZ_CHECK((st == PPROF_OK) == (m != NULL), "we say %s (%s: %s), protobuf-c %s",
+               pprof_status_name(st), st ? err.path : "", st ? err.message : "",
+               m ? "accepts" : "rejects");
+    if (m) {
+        char why[256];
+        if (m->period_type && count_field(data, size, 11) > 1) {
+            pprof_header h = pprof_profile_header(p);
+            m->period_type->type = h.period_type.type;
+            m->period_type->unit = h.period_type.unit;
+        }
+        FUZZ_CHECK(pprof__pbc_equal(p, m, why, sizeof(why)), "field values differ: %s", why);
+        perftools__profiles__profile__free_unpacked(m, NULL);
+    }
+    pprof_profile_free(p);
+    return 0;
+}
