@@ -1,0 +1,85 @@
+/* libpprof merge: exact, deterministic N-way merge of profiles.
+ *
+ * Semantics follow google/pprof's profile.Merge (see docs/merge.md for every deviation). A merger
+ * absorbs profiles one at a time into tables keyed by content; its memory grows with the unique
+ * content of the result, not with the inputs. The result does not depend on the order or the
+ * grouping of the inputs: merge(merge(a,b),c), merge(a,merge(b,c)) and merge(c,b,a) encode to the
+ * same bytes.
+ *
+ * Thread rule: one merger is used by one thread at a time; separate mergers are independent.
+ * pprof_merger_add needs exclusive use of the profile only the first time a profile's id index
+ * is built (the merger builds it if needed).
+ */
+#ifndef PPROF_MERGE_H
+#define PPROF_MERGE_H
+
+#include "pprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What to do when two locations share a mapping and a non-zero address but expand into
+ * different inline frames (within one input or across inputs). A warning is always given. */
+typedef enum pprof_inline_conflict {
+    PPROF_INLINE_KEEP = 0,    /* keep both locations, as Go does */
+    PPROF_INLINE_LONGEST = 1, /* rewrite every sample to the expansion with the most lines */
+    PPROF_INLINE_ERROR = 2,   /* fail with PPROF_E_INVALID naming both inputs */
+} pprof_inline_conflict;
+
+/* Receives warnings (one line of text, no newline). ctx is the options' warn_ctx. */
+typedef void (*pprof_warn_fn)(void *ctx, const char *message);
+
+typedef struct pprof_merge_options {
+    size_t struct_size; /* sizeof(pprof_merge_options) */
+    /* Keep only the sample types (by type name) that every input has, like Go's
+     * CompatibilizeSampleTypes, instead of failing with PPROF_E_INCOMPATIBLE. */
+    bool intersect_types;
+    pprof_inline_conflict inline_conflict;
+    pprof_warn_fn warn; /* NULL: warnings are dropped */
+    void *warn_ctx;
+    pprof_allocator allocator;
+} pprof_merge_options;
+
+#define PPROF_MERGE_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        sizeof(pprof_merge_options), false, PPROF_INLINE_KEEP, NULL, NULL,                         \
+        {                                                                                          \
+            0, 0, 0, 0                                                                             \
+        }                                                                                          \
+    }
+
+typedef struct pprof_merger pprof_merger;
+
+/* opts may be NULL for the defaults. */
+PPROF_API pprof_status pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out,
+                                        pprof_error *err);
+/* NULL is a no-op. */
+PPROF_API void pprof_merger_free(pprof_merger *m);
+
+/* Absorbs one profile; the merger keeps nothing that points into p, so p may be freed right
+ * after. name (may be NULL) identifies the input in errors and warnings. Errors:
+ * PPROF_E_INVALID (a reference the merge needs is broken; the path names it),
+ * PPROF_E_INCOMPATIBLE (sample or period types differ; names both inputs and their types),
+ * PPROF_E_OVERFLOW (a summed value leaves int64; names the sample), PPROF_E_NOMEM. After any
+ * error the merger is unusable: every later call returns the same code. */
+PPROF_API pprof_status pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name,
+                                        pprof_error *err);
+
+/* Number of profiles absorbed so far. */
+PPROF_API size_t pprof_merger_count(const pprof_merger *m);
+
+/* Emits the merged profile with canonical ids. The merger is not consumed: more profiles may be
+ * added and finish called again. Fails with PPROF_E_ARG when nothing was added. */
+PPROF_API pprof_status pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err);
+
+/* Convenience: merges n profiles (names may be NULL, or n names, each may be NULL). */
+PPROF_API pprof_status pprof_merge(const pprof_profile *const *profiles, const char *const *names,
+                                   size_t n, const pprof_merge_options *opts, pprof_profile **out,
+                                   pprof_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1585 @@
+/* N-way merge with content keys and canonical output (google/pprof profile.Merge semantics with
+ * the deviations listed in docs/merge.md).
+ *
+ * Every entity the merger holds is keyed by content only; merger-internal indices (string ids,
+ * mapping/function/location/sample indices) depend on the order of the inputs, so they never
+ * reach the output: finish sorts each table by content and numbers it from that order. Every
+ * per-entity attribute that is not part of a key is combined with a commutative, associative
+ * rule (min, max, or, sum) so the result is the same for any order and grouping. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "merge.h"
+#include "profile-private.h"
+
+/* ------------------------------------------------------------------ hashing */
+
+static inline uint64_t
+hmix(uint64_t h, uint64_t v)
+{
+    h ^= v;
+    h *= UINT64_C(0x9E3779B97F4A7C15);
+    return h ^ (h >> 31);
+}
+
+static inline uint64_t
+hfinal(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return h ^ (h >> 33);
+}
+
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = UINT64_C(0x243F6A8885A308D3) ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = hmix(h, w);
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    return hfinal(hmix(h, w));
+}
+
+/* Open addressing; a slot holds (32 hash bits << 32) | (index + 1), 0 = empty. The stored hash
+ * bits both pick the bucket and filter comparisons, so growing needs no entity access. */
+typedef struct htab {
+    uint64_t *slots;
+    size_t mask, n;
+} htab;
+
+static bool
+ht_grow(const pprof_allocator *a, htab *t)
+{
+    size_t cap = t->mask ? (t->mask + 1) * 2 : 256;
+    if (cap > (UINT64_C(1) << 32))
+        return false;
+    uint64_t *s = pprof__malloc(a, cap * sizeof(uint64_t));
+    if (!s)
+        return false;
+    memset(s, 0, cap * sizeof(uint64_t));
+    for (size_t i = 0; t->mask && i <= t->mask; i++) {
+        uint64_t v = t->slots[i];
+        if (!v)
+            continue;
+        size_t h = (size_t)(v >> 32) & (cap - 1);
+        while (s[h])
+            h = (h + 1) & (cap - 1);
+        s[h] = v;
+    }
+    pprof__free(a, t->slots);
+    t->slots = s;
+    t->mask = cap - 1;
+    return true;
+}
+
+/* Probe sequence helpers: the caller loops with ht_first/ht_next and inserts at the empty slot. */
+static inline size_t
+ht_first(const htab *t, uint32_t h32)
+{
+    return h32 & t->mask;
+}
+
+static inline void
+ht_put(htab *t, size_t slot, uint32_t h32, uint32_t idx)
+{
+    t->slots[slot] = ((uint64_t)h32 << 32) | ((uint64_t)idx + 1);
+    t->n++;
+}
+
+static inline bool
+ht_need_grow(const htab *t)
+{
+    return !t->mask || (t->n + 1) * 4 > (t->mask + 1) * 3;
+}
+
+#define HT_SCAN(t, h32, slot, idx, EQ)                                                             \
+    for (slot = ht_first(t, h32);; slot = (slot + 1) & (t)->mask) {                                \
+        uint64_t v_ = (t)->slots[slot];                                                            \
+        if (!v_) {                                                                                 \
+            idx = PPROF_NONE;                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
+        if ((uint32_t)(v_ >> 32) == (h32)) {                                                       \
+            idx = (uint32_t)(v_ & 0xffffffffu) - 1;                                                \
+            if (EQ)                                                                                \
+                break;                                                                             \
+        }                                                                                          \
+    }
+
+/* ------------------------------------------------------------------ merger state */
+
+typedef struct mmapping {
+    uint64_t size, offset; /* key, with key_str */
+    uint32_t key_str;
+    uint32_t filename, build_id; /* smallest non-empty by content */
+    uint64_t start, limit;       /* from the contribution with the lowest start */
+    bool has_functions, has_filenames, has_line_numbers, has_inline_frames; /* or */
+    bool main_candidate; /* was some input's mapping[0] */
+} mmapping;
+
+typedef struct mfunction {
+    uint32_t name, system_name, filename;
+    int64_t start_line;
+} mfunction;
+
+typedef struct mline {
+    uint32_t fn;
+    int64_t line, column;
+} mline;
+
+typedef struct mlocation {
+    uint32_t mapping; /* PPROF_NONE = no mapping */
+    uint32_t line_off, n_line;
+    uint32_t input; /* first input that produced it, for conflict messages */
+    uint64_t rel;   /* address - mapping start, or the raw address without a mapping */
+    bool folded;
+    bool addr0; /* the source address was 0: never an inline conflict */
+} mlocation;
+
+typedef struct mlabel {
+    uint32_t key, str, unit;
+    int64_t num;
+} mlabel;
+
+typedef struct msample {
+    uint32_t loc_off, n_loc, lab_off, n_lab;
+} msample;
+
+struct pprof_merger {
+    pprof_merge_options o;
+    pprof_allocator a;
+    pprof__arena arena; /* string bytes, input names */
+    pprof_status failed;
+    size_t n_inputs;
+
+    pprof__vec strings; /* pprof_string */
+    htab str_ht;
+
+    pprof__vec mappings; /* mmapping */
+    htab map_ht;
+    pprof__vec functions; /* mfunction */
+    htab fn_ht;
+    pprof__vec locations; /* mlocation */
+    pprof__vec lines;     /* mline */
+    htab loc_ht;
+    htab addr_ht;       /* (mapping, rel) -> first location there, for inline conflicts */
+    pprof__vec samples; /* msample */
+    pprof__vec stack;   /* uint32_t location indices */
+    pprof__vec labels;  /* mlabel */
+    pprof__vec values;  /* int64_t, n_types per sample */
+    htab sample_ht;
+
+    pprof__vec names; /* const char *, one per input */
+
+    /* header */
+    size_t n_types;
+    pprof__vec types;     /* pprof_value_type with merger string ids */
+    bool types_mixed;     /* inputs disagreed on the type list: output is sorted (intersect mode) */
+    uint32_t first_input; /* the input whose type list came first, for messages */
+    uint32_t period_type, period_unit;
+    int64_t period, duration, time;
+    uint32_t drop_frames, keep_frames, default_sample_type, doc_url;
+    pprof__vec comments; /* uint32_t, deduplicated */
+
+    /* scratch for one lookup */
+    pprof__vec tmp_lines;  /* mline */
+    pprof__vec tmp_stack;  /* uint32_t */
+    pprof__vec tmp_labels; /* mlabel */
+};
+
+static pprof_status
+nomem(pprof_merger *m, pprof_error *err)
+{
+    m->failed = PPROF_E_NOMEM;
+    return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+}
+
+static const pprof_string *
+mstr(const pprof_merger *m, uint32_t id)
+{
+    return &PPROF__AT(m->strings, pprof_string, id);
+}
+
+static int
+str_cmp(const pprof_string *a, const pprof_string *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->data, b->data, n) : 0;
+    if (c)
+        return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int
+sid_cmp(const pprof_merger *m, uint32_t a, uint32_t b)
+{
+    return a == b ? 0 : str_cmp(mstr(m, a), mstr(m, b));
+}
+
+/* Interns by content; returns PPROF_NONE when out of memory. */
+static uint32_t
+intern(pprof_merger *m, const char *data, size_t len)
+{
+    if (ht_need_grow(&m->str_ht) && !ht_grow(&m->a, &m->str_ht))
+        return PPROF_NONE;
+    uint64_t h = hash_bytes(data, len);
+    uint32_t h32 = (uint32_t)(h >> 32);
+    size_t slot;
+    uint32_t idx;
+    HT_SCAN(&m->str_ht, h32, slot, idx,
+            (mstr(m, idx)->len == len && (len == 0 || !memcmp(mstr(m, idx)->data, data, len))));
+    if (idx != PPROF_NONE)
+        return idx;
+    if (m->strings.len >= UINT32_MAX - 1)
+        return PPROF_NONE;
+    char *copy = pprof__arena_alloc(&m->arena, len ? len : 1);
+    pprof_string *s = pprof__vec_push(&m->a, &m->strings, sizeof(*s));
+    if (!copy || !s)
+        return PPROF_NONE;
+    if (len)
+        memcpy(copy, data, len);
+    s->data = copy;
+    s->len = len;
+    idx = (uint32_t)(m->strings.len - 1);
+    ht_put(&m->str_ht, slot, h32, idx);
+    return idx;
+}
+
+void
+pprof_merger_free(pprof_merger *m)
+{
+    if (!m)
+        return;
+    const pprof_allocator a = m->a;
+    pprof__vec *vecs[] = {&m->strings, &m->mappings, &m->functions, &m->locations, &m->lines,
+                          &m->samples, &m->stack,    &m->labels,    &m->values,    &m->names,
+                          &m->types,   &m->comments, &m->tmp_lines, &m->tmp_stack, &m->tmp_labels};
+    for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
+        pprof__free(&a, vecs[i]->data);
+    htab *hts[] = {&m->str_ht, &m->map_ht, &m->fn_ht, &m->loc_ht, &m->addr_ht, &m->sample_ht};
+    for (size_t i = 0; i < sizeof(hts) / sizeof(hts[0]); i++)
+        pprof__free(&a, hts[i]->slots);
+    pprof__arena_destroy(&m->arena);
+    pprof__free(&a, m);
+}
+
+pprof_status
+pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out, pprof_error *err)
+{
+    if (!out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
+    *out = NULL;
+    pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    o.struct_size = sizeof(o);
+    if ((unsigned)o.inline_conflict > PPROF_INLINE_ERROR)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown inline policy %d",
+                            (int)o.inline_conflict);
+    pprof_merger *m = pprof__malloc(&o.allocator, sizeof(*m));
+    if (!m)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    memset(m, 0, sizeof(*m));
+    m->o = o;
+    m->a = o.allocator;
+    pprof__arena_init(&m->arena, &m->a);
+    /* Pre-sized so that no table's data pointer is ever NULL (offset arithmetic on it). */
+    if (intern(m, "", 0) != 0 || /* "" is string 0, so 0 means "unset" everywhere */
+        !pprof__vec_grow(&m->a, &m->lines, sizeof(mline), 16) ||
+        !pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), 16) ||
+        !pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), 16) ||
+        !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), 16) ||
+        !pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), 16) ||
+        !pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t), 16) ||
+        !pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), 16)) {
+        pprof_merger_free(m);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    *out = m;
+    return PPROF_OK;
+}
+
+size_t
+pprof_merger_count(const pprof_merger *m)
+{
+    return m ? m->n_inputs : 0;
+}
+
+static void warn(pprof_merger *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+warn(pprof_merger *m, const char *fmt, ...)
+{
+    if (!m->o.warn)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    m->o.warn(m->o.warn_ctx, buf);
+}
+
+static const char *
+input_name(const pprof_merger *m, uint32_t i)
+{
+    return i < m->names.len ? PPROF__AT(m->names, const char *, i) : "?";
+}
+
+/* ------------------------------------------------------------------ one input */
+
+typedef struct in_ctx {
+    pprof_merger *m;
+    const pprof_profile *p;
+    const char *name;
+    uint32_t input;
+    pprof_error *err;
+    uint32_t *str_memo; /* input string index -> merger id */
+    uint32_t *map_memo; /* input mapping index -> merged mapping */
+    uint32_t *fn_memo;
+    uint32_t *loc_memo;
+    int32_t *col_of; /* merged type column -> input column, -1 when dropped */
+    size_t n_conflicts;
+    char conflict_example[256];
+} in_ctx;
+
+static pprof_status bad(in_ctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static pprof_status
+bad(in_ctx *c, const char *path, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    c->m->failed = PPROF_E_INVALID;
+    return pprof__error(c->err, PPROF_E_INVALID, PPROF_NO_OFFSET, path, "%s: %s", c->name, msg);
+}
+
+/* Maps an input string index; sets *out. */
+static pprof_status
+map_str(in_ctx *c, int64_t idx, uint32_t *out, const char *path_fmt, size_t a, size_t b)
+{
+    const pprof_profile *p = c->p;
+    if (idx == 0 && p->strings.len == 0) {
+        *out = 0;
+        return PPROF_OK;
+    }
+    if (idx < 0 || (uint64_t)idx >= p->strings.len) {
+        char path[128];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        pprof__path(path, path_fmt, a, b);
+#pragma GCC diagnostic pop
+        return bad(c, path, "string index %lld is outside the string table of %zu entries",
+                   (long long)idx, p->strings.len);
+    }
+    uint32_t *memo = &c->str_memo[idx];
+    if (*memo == PPROF_NONE) {
+        pprof_string s = PPROF__AT(p->strings, pprof_string, idx);
+        if ((*memo = intern(c->m, s.data, s.len)) == PPROF_NONE)
+            return nomem(c->m, c->err);
+    }
+    *out = *memo;
+    return PPROF_OK;
+}
+
+static uint64_t
+mapping_size(const pprof_mapping *sm)
+{
+    uint64_t size = sm->memory_limit - sm->memory_start; /* wraps like Go's uint64 */
+    size = size + 0xfff;
+    return size - size % 0x1000;
+}
+
+/* The smaller non-empty string by content: a commutative, associative pick. */
+static uint32_t
+min_nonempty(const pprof_merger *m, uint32_t cur, uint32_t v)
+{
+    if (v == 0)
+        return cur;
+    if (cur == 0)
+        return v;
+    return sid_cmp(m, v, cur) < 0 ? v : cur;
+}
+
+static pprof_status
+map_mapping(in_ctx *c, size_t mi)
+{
+    pprof_merger *m = c->m;
+    const pprof_mapping *sm = &PPROF__AT(c->p->mappings, pprof_mapping, mi);
+    uint32_t file, bid;
+    pprof_status st;
+    if ((st = map_str(c, sm->filename, &file, "mapping[%zu].filename", mi, 0)) ||
+        (st = map_str(c, sm->build_id, &bid, "mapping[%zu].build_id", mi, 0)))
+        return st;
+    uint64_t size = mapping_size(sm);
+    uint32_t key = bid ? bid : file;
+    uint64_t h = hfinal(hmix(hmix(hmix(0, size), sm->file_offset), key));
+    uint32_t h32 = (uint32_t)(h >> 32);
+    if (ht_need_grow(&m->map_ht) && !ht_grow(&m->a, &m->map_ht))
+        return nomem(m, c->err);
+    size_t slot;
+    uint32_t idx;
+    HT_SCAN(&m->map_ht, h32, slot, idx,
+            (PPROF__AT(m->mappings, mmapping, idx).size == size &&
+             PPROF__AT(m->mappings, mmapping, idx).offset == sm->file_offset &&
+             PPROF__AT(m->mappings, mmapping, idx).key_str == key));
+    mmapping *mm;
+    if (idx == PPROF_NONE) {
+        if (!(mm = pprof__vec_push(&m->a, &m->mappings, sizeof(*mm))))
+            return nomem(m, c->err);
+        memset(mm, 0, sizeof(*mm));
+        mm->size = size;
+        mm->offset = sm->file_offset;
+        mm->key_str = key;
+        mm->start = sm->memory_start;
+        mm->limit = sm->memory_limit;
+        idx = (uint32_t)(m->mappings.len - 1);
+        ht_put(&m->map_ht, slot, h32, idx);
+    } else {
+        mm = &PPROF__AT(m->mappings, mmapping, idx);
+        if (sm->memory_start < mm->start ||
+            (sm->memory_start == mm->start && sm->memory_limit > mm->limit)) {
+            mm->start = sm->memory_start;
+            mm->limit = sm->memory_limit;
+        }
+    }
+    mm->filename = min_nonempty(m, mm->filename, file);
+    mm->build_id = min_nonempty(m, mm->build_id, bid);
+    mm->has_functions |= sm->has_functions;
+    mm->has_filenames |= sm->has_filenames;
+    mm->has_line_numbers |= sm->has_line_numbers;
+    mm->has_inline_frames |= sm->has_inline_frames;
+    if (mi == 0)
+        mm->main_candidate = true;
+    c->map_memo[mi] = idx;
+    return PPROF_OK;
+}
+
+static pprof_status
+map_function(in_ctx *c, size_t fi, uint32_t *out)
+{
+    if (c->fn_memo[fi] != PPROF_NONE) {
+        *out = c->fn_memo[fi];
+        return PPROF_OK;
+    }
+    pprof_merger *m = c->m;
+    const pprof_function *sf = &PPROF__AT(c->p->functions, pprof_function, fi);
+    mfunction k = {0, 0, 0, sf->start_line};
+    pprof_status st;
+    if ((st = map_str(c, sf->name, &k.name, "function[%zu].name", fi, 0)) ||
+        (st = map_str(c, sf->system_name, &k.system_name, "function[%zu].system_name", fi, 0)) ||
+        (st = map_str(c, sf->filename, &k.filename, "function[%zu].filename", fi, 0)))
+        return st;
+    uint64_t h = hfinal(
+        hmix(hmix(hmix(hmix(1, k.name), k.system_name), k.filename), (uint64_t)k.start_line));
+    uint32_t h32 = (uint32_t)(h >> 32);
+    if (ht_need_grow(&m->fn_ht) && !ht_grow(&m->a, &m->fn_ht))
+        return nomem(m, c->err);
+    size_t slot;
+    uint32_t idx;
+    const mfunction *fs = m->functions.data;
+    HT_SCAN(&m->fn_ht, h32, slot, idx,
+            (fs[idx].name == k.name && fs[idx].system_name == k.system_name &&
+             fs[idx].filename == k.filename && fs[idx].start_line == k.start_line));
+    if (idx == PPROF_NONE) {
+        mfunction *f = pprof__vec_push(&m->a, &m->functions, sizeof(*f));
+        if (!f)
+            return nomem(m, c->err);
+        *f = k;
+        idx = (uint32_t)(m->functions.len - 1);
+        ht_put(&m->fn_ht, slot, h32, idx);
+    }
+    *out = c->fn_memo[fi] = idx;
+    return PPROF_OK;
+}
+
+static bool
+lines_equal(const mline *a, const mline *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].fn != b[i].fn || a[i].line != b[i].line || a[i].column != b[i].column)
+            return false;
+    return true;
+}
+
+static void
+note_conflict(in_ctx *c, const mlocation *old, const mlocation *new_loc)
+{
+    pprof_merger *m = c->m;
+    if (c->n_conflicts++ == 0) {
+        const mmapping *mm = new_loc->mapping == PPROF_NONE
+                                 ? NULL
+                                 : &PPROF__AT(m->mappings, mmapping, new_loc->mapping);
+        const pprof_string *f = mstr(m, mm ? mm->key_str : 0);
+        snprintf(c->conflict_example, sizeof(c->conflict_example),
+                 "mapping '%.*s' +0x%llx has %u line(s) in %s and %u in %s",
+                 (int)(f->len > 80 ? 80 : f->len), f->data, (unsigned long long)new_loc->rel,
+                 old->n_line, input_name(m, old->input), new_loc->n_line, c->name);
+    }
+}
+
+static pprof_status
+map_location(in_ctx *c, size_t li, uint32_t *out)
+{
+    if (c->loc_memo[li] != PPROF_NONE) {
+        *out = c->loc_memo[li];
+        return PPROF_OK;
+    }
+    pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    const pprof__location *sl = &PPROF__AT(p->locations, pprof__location, li);
+    mlocation k = {PPROF_NONE,      0, sl->n_line, c->input, sl->address, sl->is_folded,
+                   sl->address == 0};
+    if (sl->mapping_id) {
+        /* A dangling mapping id means "no mapping", as Go's decoder reads it. */
+        uint32_t mi = pprof__idmap_get(&p->map_idx, sl->mapping_id);
+        if (mi != PPROF_NONE) {
+            k.mapping = c->map_memo[mi];
+            k.rel = sl->address - PPROF__AT(p->mappings, pprof_mapping, mi).memory_start;
+        }
+    }
+    m->tmp_lines.len = 0;
+    if (!pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), sl->n_line))
+        return nomem(m, c->err);
+    mline *ln = m->tmp_lines.data;
+    uint64_t h = hmix(hmix(hmix(hmix(2, k.mapping), k.rel), k.folded), k.n_line);
+    for (uint32_t j = 0; j < sl->n_line; j++) {
+        const pprof_line *sline = &PPROF__AT(p->lines, pprof_line, sl->line_off + j);
+        uint32_t fi = pprof__idmap_get(&p->fn_idx, sline->function_id);
+        if (fi == PPROF_NONE) {
+            char path[128];
+            pprof__path(path, "location[%zu].line[%u].function_id", li, j);
+            return bad(c, path, "function id %llu does not exist",
+                       (unsigned long long)sline->function_id);
+        }
+        pprof_status st = map_function(c, fi, &ln[j].fn);
+        if (st)
+            return st;
+        ln[j].line = sline->line;
+        ln[j].column = sline->column;
+        h = hmix(hmix(hmix(h, ln[j].fn), (uint64_t)ln[j].line), (uint64_t)ln[j].column);
+    }
+    h = hfinal(h);
+    uint32_t h32 = (uint32_t)(h >> 32);
+    if (ht_need_grow(&m->loc_ht) && !ht_grow(&m->a, &m->loc_ht))
+        return nomem(m, c->err);
+    size_t slot;
+    uint32_t idx;
+    const mlocation *ls = m->locations.data;
+    const mline *all = m->lines.data;
+    HT_SCAN(&m->loc_ht, h32, slot, idx,
+            (ls[idx].mapping == k.mapping && ls[idx].rel == k.rel && ls[idx].folded == k.folded &&
+             ls[idx].n_line == k.n_line && lines_equal(all + ls[idx].line_off, ln, k.n_line)));
+    if (idx == PPROF_NONE) {
+        if (m->lines.len + k.n_line >= UINT32_MAX || m->locations.len >= UINT32_MAX - 1)
+            return nomem(m, c->err);
+        if (!pprof__vec_grow(&m->a, &m->lines, sizeof(mline), m->lines.len + k.n_line))
+            return nomem(m, c->err);
+        k.line_off = (uint32_t)m->lines.len;
+        memcpy((mline *)m->lines.data + m->lines.len, ln, k.n_line * sizeof(mline));
+        m->lines.len += k.n_line;
+        mlocation *nl = pprof__vec_push(&m->a, &m->locations, sizeof(*nl));
+        if (!nl)
+            return nomem(m, c->err);
+        *nl = k;
+        idx = (uint32_t)(m->locations.len - 1);
+        ht_put(&m->loc_ht, slot, h32, idx);
+        if (!k.addr0) {
+            uint64_t ha = hfinal(hmix(hmix(3, k.mapping), k.rel));
+            uint32_t a32 = (uint32_t)(ha >> 32);
+            if (ht_need_grow(&m->addr_ht) && !ht_grow(&m->a, &m->addr_ht))
+                return nomem(m, c->err);
+            uint32_t first;
+            ls = m->locations.data;
+            all = m->lines.data;
+            HT_SCAN(&m->addr_ht, a32, slot, first,
+                    (ls[first].mapping == k.mapping && ls[first].rel == k.rel));
+            if (first == PPROF_NONE) {
+                ht_put(&m->addr_ht, slot, a32, idx);
+            } else if (ls[first].n_line != k.n_line ||
+                       !lines_equal(all + ls[first].line_off, all + k.line_off, k.n_line)) {
+                note_conflict(c, &ls[first], &ls[idx]);
+                if (m->o.inline_conflict == PPROF_INLINE_ERROR) {
+                    char path[128];
+                    pprof__path(path, "location[%zu]", li);
+                    m->failed = PPROF_E_INVALID;
+                    return pprof__error(c->err, PPROF_E_INVALID, PPROF_NO_OFFSET, path,
+                                        "inline conflict: %s", c->conflict_example);
+                }
+            }
+        }
+    }
+    *out = c->loc_memo[li] = idx;
+    return PPROF_OK;
+}
+
+/* Labels in canonical order: string labels (str set) before numeric ones, each group stably
+ * sorted by key content, so the value order inside one key is kept (as in Go's key). */
+static int
+label_order(const pprof_merger *m, const mlabel *a, const mlabel *b)
+{
+    int ca = a->str == 0, cb = b->str == 0;
+    if (ca != cb)
+        return ca - cb;
+    return sid_cmp(m, a->key, b->key);
+}
+
+static bool
+labels_equal(const mlabel *a, const mlabel *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].key != b[i].key || a[i].str != b[i].str || a[i].unit != b[i].unit ||
+            a[i].num != b[i].num)
+            return false;
+    return true;
+}
+
+static pprof_status
+add_sample(in_ctx *c, size_t si)
+{
+    pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    pprof_sample s = pprof_profile_sample(p, si);
+    char path[128];
+    if (s.n_value != p->sample_types.len) {
+        pprof__path(path, "sample[%zu].value", si);
+        return bad(c, path, "sample has %zu values but there are %zu sample types", s.n_value,
+                   p->sample_types.len);
+    }
+    bool nonzero = false;
+    for (size_t t = 0; t < m->n_types; t++)
+        nonzero |= s.value[c->col_of[t]] != 0;
+    if (!nonzero)
+        return PPROF_OK;
+    if (!pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t), s.n_location_id) ||
+        !pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), s.n_label))
+        return nomem(m, c->err);
+    uint32_t *stk = m->tmp_stack.data;
+    uint64_t h = hmix(4, s.n_location_id);
+    for (size_t j = 0; j < s.n_location_id; j++) {
+        uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
+        if (li == PPROF_NONE) {
+            pprof__path(path, "sample[%zu].location_id[%zu]", si, j);
+            return bad(c, path, "location id %llu does not exist",
+                       (unsigned long long)s.location_id[j]);
+        }
+        pprof_status st = map_location(c, li, &stk[j]);
+        if (st)
+            return st;
+        h = hmix(h, stk[j]);
+    }
+    mlabel *lab = m->tmp_labels.data;
+    for (size_t j = 0; j < s.n_label; j++) {
+        const pprof_label *l = &s.label[j];
+        pprof_status st;
+        mlabel x = {0, 0, 0, l->num};
+        if ((st = map_str(c, l->key, &x.key, "sample[%zu].label[%zu].key", si, j)) ||
+            (st = map_str(c, l->str, &x.str, "sample[%zu].label[%zu].str", si, j)) ||
+            (st = map_str(c, l->num_unit, &x.unit, "sample[%zu].label[%zu].num_unit", si, j)))
+            return st;
+        size_t k = j; /* insertion sort keeps equal keys in input order */
+        while (k > 0 && label_order(m, &lab[k - 1], &x) > 0) {
+            lab[k] = lab[k - 1];
+            k--;
+        }
+        lab[k] = x;
+    }
+    h = hmix(h, s.n_label);
+    for (size_t j = 0; j < s.n_label; j++)
+        h = hmix(hmix(hmix(hmix(h, lab[j].key), lab[j].str), lab[j].unit), (uint64_t)lab[j].num);
+    h = hfinal(h);
+    uint32_t h32 = (uint32_t)(h >> 32);
+    if (ht_need_grow(&m->sample_ht) && !ht_grow(&m->a, &m->sample_ht))
+        return nomem(m, c->err);
+    size_t slot;
+    uint32_t idx;
+    const msample *ss = m->samples.data;
+    const uint32_t *stack = m->stack.data;
+    const mlabel *labels = m->labels.data;
+#define SAMPLE_EQ                                                                                  \
+    (ss[idx].n_loc == s.n_location_id && ss[idx].n_lab == s.n_label &&                             \
+     (s.n_location_id == 0 ||                                                                      \
+      !memcmp(stack + ss[idx].loc_off, stk, s.n_location_id * sizeof(uint32_t))) &&                \
+     labels_equal(labels + ss[idx].lab_off, lab, s.n_label))
+    HT_SCAN(&m->sample_ht, h32, slot, idx, SAMPLE_EQ);
+#undef SAMPLE_EQ
+    int64_t *vals;
+    if (idx == PPROF_NONE) {
+        if (m->stack.len + s.n_location_id >= UINT32_MAX ||
+            m->labels.len + s.n_label >= UINT32_MAX || m->samples.len >= UINT32_MAX - 1)
+            return nomem(m, c->err);
+        if (!pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), m->stack.len + s.n_location_id) ||
+            !pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), m->labels.len + s.n_label) ||
+            !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + m->n_types))
+            return nomem(m, c->err);
+        msample *ns = pprof__vec_push(&m->a, &m->samples, sizeof(*ns));
+        if (!ns)
+            return nomem(m, c->err);
+        ns->loc_off = (uint32_t)m->stack.len;
+        ns->n_loc = (uint32_t)s.n_location_id;
+        ns->lab_off = (uint32_t)m->labels.len;
+        ns->n_lab = (uint32_t)s.n_label;
+        if (s.n_location_id)
+            memcpy((uint32_t *)m->stack.data + m->stack.len, stk,
+                   s.n_location_id * sizeof(uint32_t));
+        m->stack.len += s.n_location_id;
+        if (s.n_label)
+            memcpy((mlabel *)m->labels.data + m->labels.len, lab, s.n_label * sizeof(mlabel));
+        m->labels.len += s.n_label;
+        vals = (int64_t *)m->values.data + m->values.len;
+        memset(vals, 0, m->n_types * sizeof(int64_t));
+        m->values.len += m->n_types;
+        idx = (uint32_t)(m->samples.len - 1);
+        ht_put(&m->sample_ht, slot, h32, idx);
+    } else {
+        vals = (int64_t *)m->values.data + (size_t)idx * m->n_types;
+    }
+    for (size_t t = 0; t < m->n_types; t++) {
+        int64_t v = s.value[c->col_of[t]], sum;
+        if (__builtin_add_overflow(vals[t], v, &sum)) {
+            const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, t);
+            const pprof_string *tn = mstr(m, (uint32_t)vt->type);
+            const pprof_string *leaf = mstr(m, 0);
+            if (s.n_location_id) {
+                const mlocation *l0 = &PPROF__AT(m->locations, mlocation, stk[0]);
+                if (l0->n_line)
+                    leaf = mstr(m, PPROF__AT(m->functions, mfunction,
+                                             PPROF__AT(m->lines, mline, l0->line_off).fn)
+                                       .name);
+            }
+            pprof__path(path, "sample[%zu].value[%zu]", si, (size_t)c->col_of[t]);
+            m->failed = PPROF_E_OVERFLOW;
+            return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                                "%s: %.*s total of the sample with leaf '%.*s' overflows int64 "
+                                "(%lld + %lld)",
+                                c->name, (int)(tn->len > 40 ? 40 : tn->len), tn->data,
+                                (int)(leaf->len > 80 ? 80 : leaf->len), leaf->data,
+                                (long long)vals[t], (long long)v);
+        }
+        vals[t] = sum;
+    }
+    return PPROF_OK;
+}
+
+/* ------------------------------------------------------------------ types and header */
+
+static void
+format_types(const pprof_merger *m, const pprof_value_type *t, size_t n, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && len + 1 < cap; i++) {
+        const pprof_string *a = mstr(m, (uint32_t)t[i].type), *b = mstr(m, (uint32_t)t[i].unit);
+        int w = snprintf(buf + len, cap - len, "%s%.*s/%.*s", i ? ", " : "",
+                         (int)(a->len > 40 ? 40 : a->len), a->data,
+                         (int)(b->len > 40 ? 40 : b->len), b->data);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+        if (len >= cap)
+            len = cap - 1;
+    }
+}
+
+static int
+type_cmp(const pprof_merger *m, const pprof_value_type *a, const pprof_value_type *b)
+{
+    int c = sid_cmp(m, (uint32_t)a->type, (uint32_t)b->type);
+    return c ? c : sid_cmp(m, (uint32_t)a->unit, (uint32_t)b->unit);
+}
+
+/* Replaces the merged type list by keep (indices of current columns, in new order). */
+static pprof_status
+reshape_types(pprof_merger *m, const uint32_t *keep, size_t n_new, pprof_error *err)
+{
+    size_t n_old = m->n_types, ns = m->samples.len;
+    pprof_value_type *nt = pprof__malloc(&m->a, (n_new + 1) * sizeof(*nt));
+    if (!nt)
+        return nomem(m, err);
+    for (size_t i = 0; i < n_new; i++)
+        nt[i] = PPROF__AT(m->types, pprof_value_type, keep[i]);
+    memcpy(m->types.data, nt, n_new * sizeof(*nt));
+    m->types.len = n_new;
+    pprof__free(&m->a, nt);
+    int64_t *v = m->values.data;
+    int64_t row[64];
+    int64_t *tmp = n_old <= 64 ? row : pprof__malloc(&m->a, n_old * sizeof(int64_t));
+    if (!tmp)
+        return nomem(m, err);
+    for (size_t s = 0; s < ns; s++) { /* rows only shrink, so in-place forward copy is safe */
+        memcpy(tmp, v + s * n_old, n_old * sizeof(int64_t));
+        for (size_t i = 0; i < n_new; i++)
+            v[s * n_new + i] = tmp[keep[i]];
+    }
+    if (tmp != row)
+        pprof__free(&m->a, tmp);
+    m->values.len = ns * n_new;
+    m->n_types = n_new;
+    return PPROF_OK;
+}
+
+static pprof_status
+absorb_types(in_ctx *c, const uint32_t *in_types /* pairs */, size_t n_in)
+{
+    pprof_merger *m = c->m;
+    pprof_error *err = c->err;
+    if (m->n_inputs == 0) {
+        if (!pprof__vec_grow(&m->a, &m->types, sizeof(pprof_value_type), n_in + 1))
+            return nomem(m, err);
+        for (size_t i = 0; i < n_in; i++) {
+            pprof_value_type vt = {in_types[2 * i], in_types[2 * i + 1]};
+            PPROF__AT(m->types, pprof_value_type, i) = vt;
+        }
+        m->types.len = m->n_types = n_in;
+        m->first_input = c->input;
+        for (size_t i = 0; i < n_in; i++)
+            c->col_of[i] = (int32_t)i;
+        return PPROF_OK;
+    }
+    const pprof_value_type *cur = m->types.data;
+    bool same = n_in == m->n_types;
+    for (size_t i = 0; same && i < n_in; i++)
+        same = cur[i].type == in_types[2 * i] && cur[i].unit == in_types[2 * i + 1];
+    if (same) {
+        for (size_t i = 0; i < n_in; i++)
+            c->col_of[i] = (int32_t)i;
+        return PPROF_OK;
+    }
+    if (!m->o.intersect_types) {
+        char a[200], b[200];
+        pprof_value_type tmp[16];
+        size_t k = n_in < 16 ? n_in : 16;
+        for (size_t i = 0; i < k; i++) {
+            tmp[i].type = in_types[2 * i];
+            tmp[i].unit = in_types[2 * i + 1];
+        }
+        format_types(m, cur, m->n_types, a, sizeof(a));
+        format_types(m, tmp, k, b, sizeof(b));
+        m->failed = PPROF_E_INCOMPATIBLE;
+        return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                            "incompatible sample types: %s has [%s] but %s has [%s]", c->name, b,
+                            input_name(m, m->first_input), a);
+    }
+    /* Intersect by type name; the result is sorted by content once inputs disagree, so it does
+     * not depend on which input came first. */
+    uint32_t keep[256];
+    size_t n_keep = 0;
+    for (size_t i = 0; i < m->n_types && n_keep < 256; i++) {
+        for (size_t j = 0; j < n_in; j++) {
+            if (cur[i].type != in_types[2 * j])
+                continue;
+            if (cur[i].unit != in_types[2 * j + 1]) {
+                const pprof_string *t = mstr(m, (uint32_t)cur[i].type);
+                const pprof_string *u1 = mstr(m, (uint32_t)cur[i].unit);
+                const pprof_string *u2 = mstr(m, in_types[2 * j + 1]);
+                m->failed = PPROF_E_INCOMPATIBLE;
+                return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                                    "incompatible units for sample type '%.*s': %s has '%.*s' "
+                                    "but %s has '%.*s'",
+                                    (int)t->len, t->data, c->name, (int)u2->len, u2->data,
+                                    input_name(m, m->first_input), (int)u1->len, u1->data);
+            }
+            keep[n_keep++] = (uint32_t)i;
+            break;
+        }
+    }
+    if (n_keep == 0) {
+        m->failed = PPROF_E_INCOMPATIBLE;
+        return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                            "%s and %s have no sample type in common", c->name,
+                            input_name(m, m->first_input));
+    }
+    for (size_t i = 1; i < n_keep; i++) { /* sort kept columns by (type, unit) content */
+        uint32_t x = keep[i];
+        size_t k = i;
+        while (k > 0 && type_cmp(m, &cur[keep[k - 1]], &cur[x]) > 0) {
+            keep[k] = keep[k - 1];
+            k--;
+        }
+        keep[k] = x;
+    }
+    m->types_mixed = true;
+    pprof_status st = reshape_types(m, keep, n_keep, err);
+    if (st)
+        return st;
+    cur = m->types.data;
+    for (size_t i = 0; i < m->n_types; i++)
+        for (size_t j = 0; j < n_in; j++)
+            if (cur[i].type == in_types[2 * j]) {
+                c->col_of[i] = (int32_t)j;
+                break;
+            }
+    return PPROF_OK;
+}
+
+static pprof_status
+absorb_header(in_ctx *c)
+{
+    pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    const pprof_header h = pprof_profile_header(p);
+    pprof_status st;
+    uint32_t pt, pu, drop, keep, dst, doc;
+    if ((st = map_str(c, h.period_type.type, &pt, "period_type.type", 0, 0)) ||
+        (st = map_str(c, h.period_type.unit, &pu, "period_type.unit", 0, 0)) ||
+        (st = map_str(c, h.drop_frames, &drop, "drop_frames", 0, 0)) ||
+        (st = map_str(c, h.keep_frames, &keep, "keep_frames", 0, 0)) ||
+        (st = map_str(c, h.default_sample_type, &dst, "default_sample_type", 0, 0)) ||
+        (st = map_str(c, h.doc_url, &doc, "doc_url", 0, 0)))
+        return st;
+    if (m->n_inputs == 0) {
+        m->period_type = pt;
+        m->period_unit = pu;
+    } else if (m->period_type != pt || m->period_unit != pu) {
+        const pprof_string *a = mstr(m, pt), *b = mstr(m, pu), *x = mstr(m, m->period_type),
+                           *y = mstr(m, m->period_unit);
+        m->failed = PPROF_E_INCOMPATIBLE;
+        return pprof__error(c->err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "period_type",
+                            "incompatible period types: %s has %.*s/%.*s but %s has %.*s/%.*s",
+                            c->name, (int)a->len, a->data, (int)b->len, b->data,
+                            input_name(m, m->first_input), (int)x->len, x->data, (int)y->len,
+                            y->data);
+    }
+    if (h.period > m->period)
+        m->period = h.period;
+    if (__builtin_add_overflow(m->duration, h.duration_nanos, &m->duration)) {
+        m->failed = PPROF_E_OVERFLOW;
+        return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "duration_nanos",
+                            "%s: the summed duration overflows int64", c->name);
+    }
+    if (h.time_nanos != 0 && (m->time == 0 || h.time_nanos < m->time))
+        m->time = h.time_nanos;
+    m->drop_frames = min_nonempty(m, m->drop_frames, drop);
+    m->keep_frames = min_nonempty(m, m->keep_frames, keep);
+    m->default_sample_type = min_nonempty(m, m->default_sample_type, dst);
+    m->doc_url = min_nonempty(m, m->doc_url, doc);
+    for (size_t i = 0; i < h.n_comment; i++) {
+        uint32_t cs;
+        if ((st = map_str(c, h.comment[i], &cs, "comment[%zu]", i, 0)))
+            return st;
+        bool seen = false;
+        for (size_t j = 0; j < m->comments.len && !seen; j++)
+            seen = PPROF__AT(m->comments, uint32_t, j) == cs;
+        if (!seen) {
+            uint32_t *d = pprof__vec_push(&m->a, &m->comments, sizeof(uint32_t));
+            if (!d)
+                return nomem(m, c->err);
+            *d = cs;
+        }
+    }
+    return PPROF_OK;
+}
+
+/* The checks Go's CheckValid makes on what the merge follows: ids are non-zero and unique. */
+static pprof_status
+check_ids(in_ctx *c)
+{
+    const pprof_profile *p = c->p;
+    char path[128];
+    struct {
+        const pprof__idmap *idx;
+        const uint8_t *base;
+        size_t stride, n;
+        const char *name;
+    } t[3] = {
+        {&p->map_idx, p->mappings.data, sizeof(pprof_mapping), p->mappings.len, "mapping"},
+        {&p->loc_idx, p->locations.data, sizeof(pprof__location), p->locations.len, "location"},
+        {&p->fn_idx, p->functions.data, sizeof(pprof_function), p->functions.len, "function"},
+    };
+    for (int k = 0; k < 3; k++) {
+        if (t[k].idx->dense)
+            continue;
+        for (size_t i = 0; i < t[k].n; i++) {
+            uint64_t id = *(const uint64_t *)(t[k].base + i * t[k].stride);
+            if (id == 0 || pprof__idmap_get(t[k].idx, id) != i) {
+                pprof__path(path, "%s[%zu].id", t[k].name, i);
+                return id == 0 ? bad(c, path, "id 0 is reserved")
+                               : bad(c, path, "another %s has id %llu", t[k].name,
+                                     (unsigned long long)id);
+            }
+        }
+    }
+    if (p->samples.len && !p->sample_types.len)
+        return bad(c, "sample_type", "samples but no sample types");
+    return PPROF_OK;
+}
+
+pprof_status
+pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
+{
+    if (!m || !p)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no profile");
+    if (m->failed)
+        return pprof__error(err, m->failed, PPROF_NO_OFFSET, "",
+                            "the merger failed earlier and cannot be used");
+    if (m->n_inputs >= UINT32_MAX - 1)
+        return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "", "too many inputs");
+    char anon[32];
+    if (!name) {
+        snprintf(anon, sizeof(anon), "input #%zu", m->n_inputs + 1);
+        name = anon;
+    }
+    /* The id index is a cache: building it does not change what the profile means. */
+    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    if (st)
+        return st;
+
+    size_t nl = strlen(name);
+    char *name_copy = pprof__arena_alloc(&m->arena, nl + 1);
+    const char **slot = pprof__vec_push(&m->a, &m->names, sizeof(const char *));
+    if (!name_copy || !slot)
+        return nomem(m, err);
+    memcpy(name_copy, name, nl + 1);
+    *slot = name_copy;
+
+    in_ctx c = {.m = m, .p = p, .name = name_copy, .input = (uint32_t)m->n_inputs, .err = err};
+    size_t n_types = p->sample_types.len;
+    c.str_memo = pprof__malloc(&m->a, (p->strings.len + 1) * sizeof(uint32_t));
+    c.map_memo = pprof__malloc(&m->a, (p->mappings.len + 1) * sizeof(uint32_t));
+    c.fn_memo = pprof__malloc(&m->a, (p->functions.len + 1) * sizeof(uint32_t));
+    c.loc_memo = pprof__malloc(&m->a, (p->locations.len + 1) * sizeof(uint32_t));
+    c.col_of = pprof__malloc(&m->a, (n_types + 1) * sizeof(int32_t));
+    uint32_t *types = pprof__malloc(&m->a, (2 * n_types + 1) * sizeof(uint32_t));
+    if (!c.str_memo || !c.map_memo || !c.fn_memo || !c.loc_memo || !c.col_of || !types) {
+        st = nomem(m, err);
+        goto done;
+    }
+    memset(c.str_memo, 0xff, (p->strings.len + 1) * sizeof(uint32_t));
+    memset(c.fn_memo, 0xff, (p->functions.len + 1) * sizeof(uint32_t));
+    memset(c.loc_memo, 0xff, (p->locations.len + 1) * sizeof(uint32_t));
+    if ((st = check_ids(&c)))
+        goto done;
+    for (size_t i = 0; i < n_types; i++) {
+        pprof_value_type vt = pprof_profile_sample_type(p, i);
+        if ((st = map_str(&c, vt.type, &types[2 * i], "sample_type[%zu].type", i, 0)) ||
+            (st = map_str(&c, vt.unit, &types[2 * i + 1], "sample_type[%zu].unit", i, 0)))
+            goto done;
+    }
+    if ((st = absorb_header(&c)) || (st = absorb_types(&c, types, n_types)))
+        goto done;
+    /* Every mapping is kept (not only referenced ones) so that the canonical base address of a
+     * mapping never depends on which samples cancelled out in an intermediate merge. */
+    for (size_t i = 0; i < p->mappings.len; i++)
+        if ((st = map_mapping(&c, i)))
+            goto done;
+    for (size_t i = 0; i < p->samples.len; i++)
+        if ((st = add_sample(&c, i)))
+            goto done;
+    if (c.n_conflicts)
+        warn(m,
+             "%s: inline conflict at %zu location(s): the same address expands into different "
+             "inline frames (policy %s); e.g. %s",
+             c.name, c.n_conflicts,
+             m->o.inline_conflict == PPROF_INLINE_LONGEST ? "longest" : "keep", c.conflict_example);
+    m->n_inputs++;
+done:
+    pprof__free(&m->a, c.str_memo);
+    pprof__free(&m->a, c.map_memo);
+    pprof__free(&m->a, c.fn_memo);
+    pprof__free(&m->a, c.loc_memo);
+    pprof__free(&m->a, c.col_of);
+    pprof__free(&m->a, types);
+    if (st && !m->failed)
+        m->failed = st;
+    return st;
+}
+
+/* ------------------------------------------------------------------ canonical output */
+
+/* Stable merge sort of uint32 items with a context comparator (qsort_r is not portable). */
+typedef int (*cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+static void
+msort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx)
+{
+    if (n < 16) {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t x = v[i];
+            size_t k = i;
+            while (k > 0 && cmp(ctx, v[k - 1], x) > 0) {
+                v[k] = v[k - 1];
+                k--;
+            }
+            v[k] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    msort(v, tmp, h, cmp, ctx);
+    msort(v + h, tmp, n - h, cmp, ctx);
+    if (cmp(ctx, v[h - 1], v[h]) <= 0)
+        return;
+    memcpy(tmp, v, h * sizeof(uint32_t));
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        v[k++] = cmp(ctx, v[j], tmp[i]) < 0 ? v[j++] : tmp[i++];
+    while (i < h)
+        v[k++] = tmp[i++];
+}
+
+typedef struct fin {
+    const pprof_merger *m;
+    uint32_t *srank;  /* string id -> rank by content */
+    uint32_t *mrank;  /* mapping -> output position (0-based) */
+    uint32_t *frank;  /* function -> rank */
+    uint32_t *lrank;  /* location -> rank */
+    uint32_t *target; /* location -> location it is rewritten to (inline policy longest) */
+    uint32_t *rstack; /* ranked stacks, per sample at the sample's loc_off */
+    mlabel *rlabels;  /* ranked labels */
+} fin;
+
+static int
+cmp_str(const void *ctx, uint32_t a, uint32_t b)
+{
+    const fin *f = ctx;
+    return str_cmp(mstr(f->m, a), mstr(f->m, b));
+}
+
+#define CMP(x, y)                                                                                  \
+    do {                                                                                           \
+        if ((x) != (y))                                                                            \
+            return (x) < (y) ? -1 : 1;                                                             \
+    } while (0)
+
+static int
+cmp_mapping(const void *ctx, uint32_t a, uint32_t b)
+{
+    const fin *f = ctx;
+    const mmapping *x = &PPROF__AT(f->m->mappings, mmapping, a);
+    const mmapping *y = &PPROF__AT(f->m->mappings, mmapping, b);
+    CMP(x->size, y->size);
+    CMP(x->offset, y->offset);
+    CMP(f->srank[x->key_str], f->srank[y->key_str]);
+    return 0;
+}
+
+static int
+cmp_function(const void *ctx, uint32_t a, uint32_t b)
+{
+    const fin *f = ctx;
+    const mfunction *x = &PPROF__AT(f->m->functions, mfunction, a);
+    const mfunction *y = &PPROF__AT(f->m->functions, mfunction, b);
+    CMP(f->srank[x->name], f->srank[y->name]);
+    CMP(f->srank[x->system_name], f->srank[y->system_name]);
+    CMP(f->srank[x->filename], f->srank[y->filename]);
+    CMP(x->start_line, y->start_line);
+    return 0;
+}
+
+static int
+cmp_location(const void *ctx, uint32_t a, uint32_t b)
+{
+    const fin *f = ctx;
+    const mlocation *x = &PPROF__AT(f->m->locations, mlocation, a);
+    const mlocation *y = &PPROF__AT(f->m->locations, mlocation, b);
+    uint64_t mx = x->mapping == PPROF_NONE ? 0 : (uint64_t)f->mrank[x->mapping] + 1;
+    uint64_t my = y->mapping == PPROF_NONE ? 0 : (uint64_t)f->mrank[y->mapping] + 1;
+    CMP(mx, my);
+    CMP(x->rel, y->rel);
+    CMP(x->addr0, y->addr0);
+    CMP(x->folded, y->folded);
+    const mline *lx = (const mline *)f->m->lines.data + x->line_off;
+    const mline *ly = (const mline *)f->m->lines.data + y->line_off;
+    for (uint32_t i = 0; i < x->n_line && i < y->n_line; i++) {
+        CMP(f->frank[lx[i].fn], f->frank[ly[i].fn]);
+        CMP(lx[i].line, ly[i].line);
+        CMP(lx[i].column, ly[i].column);
+    }
+    CMP(x->n_line, y->n_line);
+    return 0;
+}
+
+static int
+cmp_sample(const void *ctx, uint32_t a, uint32_t b)
+{
+    const fin *f = ctx;
+    const msample *x = &PPROF__AT(f->m->samples, msample, a);
+    const msample *y = &PPROF__AT(f->m->samples, msample, b);
+    const uint32_t *sx = f->rstack + x->loc_off, *sy = f->rstack + y->loc_off;
+    for (uint32_t i = 0; i < x->n_loc && i < y->n_loc; i++)
+        CMP(sx[i], sy[i]);
+    CMP(x->n_loc, y->n_loc);
+    const mlabel *lx = f->rlabels + x->lab_off, *ly = f->rlabels + y->lab_off;
+    for (uint32_t i = 0; i < x->n_lab && i < y->n_lab; i++) {
+        CMP(lx[i].key, ly[i].key);
+        CMP(lx[i].str, ly[i].str);
+        CMP(lx[i].num, ly[i].num);
+        CMP(lx[i].unit, ly[i].unit);
+    }
+    CMP(x->n_lab, y->n_lab);
+    return 0;
+}
+
+static uint32_t *
+order(const pprof_merger *m, size_t n, cmp_fn cmp, const fin *f, uint32_t *tmp)
+{
+    uint32_t *v = pprof__malloc(&m->a, (n + 1) * sizeof(uint32_t));
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)i;
+    msort(v, tmp, n, cmp, f);
+    return v;
+}
+
+static bool
+lines_same(const pprof_merger *m, const mlocation *a, const mlocation *b)
+{
+    return a->n_line == b->n_line &&
+           lines_equal((const mline *)m->lines.data + a->line_off,
+                       (const mline *)m->lines.data + b->line_off, a->n_line);
+}
+
+pprof_status
+pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
+{
+    if (!m || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no output");
+    *out = NULL;
+    if (m->failed)
+        return pprof__error(err, m->failed, PPROF_NO_OFFSET, "",
+                            "the merger failed earlier and cannot be used");
+    if (m->n_inputs == 0)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profiles to merge");
+
+    const pprof_allocator *a = &m->a;
+    size_t ns = m->strings.len, nm = m->mappings.len, nf = m->functions.len, nl = m->locations.len,
+           nsm = m->samples.len, nt = m->n_types;
+    size_t nmax = ns;
+    if (nm > nmax)
+        nmax = nm;
+    if (nf > nmax)
+        nmax = nf;
+    if (nl > nmax)
+        nmax = nl;
+    if (nsm > nmax)
+        nmax = nsm;
+    pprof_status st = PPROF_E_NOMEM;
+    pprof_profile *p = NULL;
+    fin f = {.m = m};
+    uint32_t *tmp = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
+    uint32_t *sord = NULL, *mord = NULL, *ford = NULL, *lord = NULL, *smord = NULL;
+    uint32_t *lout = NULL, *fout = NULL, *sout = NULL;
+    uint8_t *lreach = NULL;
+    int64_t *vals = NULL;
+    f.srank = pprof__malloc(a, (ns + 1) * sizeof(uint32_t));
+    f.mrank = pprof__malloc(a, (nm + 1) * sizeof(uint32_t));
+    f.frank = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
+    f.lrank = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
+    f.target = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
+    f.rstack = pprof__malloc(a, (m->stack.len + 1) * sizeof(uint32_t));
+    f.rlabels = pprof__malloc(a, (m->labels.len + 1) * sizeof(mlabel));
+    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !f.rstack ||
+        !f.rlabels)
+        goto fail;
+
+    /* strings, then mappings (main candidate first), functions, locations, samples */
+    if (!(sord = order(m, ns, cmp_str, &f, tmp)))
+        goto fail;
+    for (size_t i = 0; i < ns; i++)
+        f.srank[sord[i]] = (uint32_t)i;
+    if (!(mord = order(m, nm, cmp_mapping, &f, tmp)))
+        goto fail;
+    for (size_t i = 0; i < nm; i++) {
+        if (PPROF__AT(m->mappings, mmapping, mord[i]).main_candidate) {
+            uint32_t x = mord[i]; /* the smallest main candidate becomes mapping[0] */
+            memmove(mord + 1, mord, i * sizeof(uint32_t));
+            mord[0] = x;
+            break;
+        }
+    }
+    for (size_t i = 0; i < nm; i++)
+        f.mrank[mord[i]] = (uint32_t)i;
+    if (!(ford = order(m, nf, cmp_function, &f, tmp)))
+        goto fail;
+    for (size_t i = 0; i < nf; i++)
+        f.frank[ford[i]] = (uint32_t)i;
+    if (!(lord = order(m, nl, cmp_location, &f, tmp)))
+        goto fail;
+    for (size_t i = 0; i < nl; i++) {
+        f.lrank[lord[i]] = (uint32_t)i;
+        f.target[i] = (uint32_t)i;
+    }
+    if (m->o.inline_conflict == PPROF_INLINE_LONGEST) {
+        /* Groups of one (mapping, address) are adjacent in canonical order; the longest
+         * expansion wins, the canonically first among equals. */
+        for (size_t i = 0; i < nl;) {
+            const mlocation *x = &PPROF__AT(m->locations, mlocation, lord[i]);
+            size_t j = i + 1;
+            while (j < nl) {
+                const mlocation *y = &PPROF__AT(m->locations, mlocation, lord[j]);
+                if (y->mapping != x->mapping || y->rel != x->rel || y->addr0 != x->addr0)
+                    break;
+                j++;
+            }
+            if (!x->addr0 && j - i > 1) {
+                uint32_t best = lord[i];
+                for (size_t k = i + 1; k < j; k++)
+                    if (PPROF__AT(m->locations, mlocation, lord[k]).n_line >
+                        PPROF__AT(m->locations, mlocation, best).n_line)
+                        best = lord[k];
+                const mlocation *b = &PPROF__AT(m->locations, mlocation, best);
+                for (size_t k = i; k < j; k++)
+                    if (!lines_same(m, &PPROF__AT(m->locations, mlocation, lord[k]), b))
+                        f.target[lord[k]] = best;
+            }
+            i = j;
+        }
+    }
+    const uint32_t *stack = m->stack.data;
+    for (size_t i = 0; i < m->stack.len; i++)
+        f.rstack[i] = f.lrank[f.target[stack[i]]];
+    const mlabel *labs = m->labels.data;
+    for (size_t i = 0; i < m->labels.len; i++) {
+        f.rlabels[i].key = f.srank[labs[i].key];
+        f.rlabels[i].str = f.srank[labs[i].str];
+        f.rlabels[i].unit = f.srank[labs[i].unit];
+        f.rlabels[i].num = labs[i].num;
+    }
+    if (!(smord = order(m, nsm, cmp_sample, &f, tmp)))
+        goto fail;
+
+    /* Combine samples that became equal (inline policy), drop all-zero ones, mark reachable. */
+    vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
+    sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
+    lreach = pprof__malloc(a, nl + 1);
+    lout = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
+    fout = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
+    if (!vals || !sout || !lreach || !lout || !fout)
+        goto fail;
+    memset(lreach, 0, nl + 1);
+    size_t n_out = 0;
+    const int64_t *mv = m->values.data;
+    for (size_t i = 0; i < nsm;) {
+        size_t j = i + 1;
+        int64_t *v = vals + n_out * nt;
+        memcpy(v, mv + (size_t)smord[i] * nt, nt * sizeof(int64_t));
+        while (j < nsm && cmp_sample(&f, smord[i], smord[j]) == 0) {
+            for (size_t t = 0; t < nt; t++) {
+                if (__builtin_add_overflow(v[t], mv[(size_t)smord[j] * nt + t], &v[t])) {
+                    st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "",
+                                      "value %zu of a sample overflows int64 after inline "
+                                      "expansions were unified",
+                                      t);
+                    goto fail;
+                }
+            }
+            j++;
+        }
+        bool nonzero = false;
+        for (size_t t = 0; t < nt; t++)
+            nonzero |= v[t] != 0;
+        if (nonzero) {
+            sout[n_out++] = smord[i];
+            const msample *s = &PPROF__AT(m->samples, msample, smord[i]);
+            for (uint32_t k = 0; k < s->n_loc; k++)
+                lreach[f.target[stack[s->loc_off + k]]] = 1;
+        }
+        i = j;
+    }
+    /* output ids: reachable locations and their functions, in canonical order */
+    uint8_t *freach = (uint8_t *)tmp; /* tmp holds nmax+1 uint32, enough for nf bytes */
+    memset(freach, 0, nf + 1);
+    size_t n_loc_out = 0, n_fn_out = 0, n_line_out = 0;
+    for (size_t i = 0; i < nl; i++) {
+        uint32_t l = lord[i];
+        if (!lreach[l])
+            continue;
+        lout[l] = (uint32_t)++n_loc_out;
+        const mlocation *x = &PPROF__AT(m->locations, mlocation, l);
+        n_line_out += x->n_line;
+        for (uint32_t k = 0; k < x->n_line; k++)
+            freach[PPROF__AT(m->lines, mline, x->line_off + k).fn] = 1;
+    }
+    for (size_t i = 0; i < nf; i++)
+        if (freach[ford[i]])
+            fout[ford[i]] = (uint32_t)++n_fn_out;
+
+    /* build the profile */
+    if (!(p = pprof__profile_new(a)))
+        goto fail;
+    size_t total = 0;
+    for (size_t i = 0; i < ns; i++)
+        total += mstr(m, (uint32_t)i)->len;
+    char *sbuf = pprof__arena_alloc(&p->arena, total + 1);
+    size_t stack_out = 0, lab_out = 0;
+    for (size_t i = 0; i < n_out; i++) {
+        stack_out += PPROF__AT(m->samples, msample, sout[i]).n_loc;
+        lab_out += PPROF__AT(m->samples, msample, sout[i]).n_lab;
+    }
+    if (!sbuf || !pprof__vec_grow(a, &p->strings, sizeof(pprof_string), ns) ||
+        !pprof__vec_grow(a, &p->sample_types, sizeof(pprof_value_type), nt + 1) ||
+        !pprof__vec_grow(a, &p->samples, sizeof(pprof__sample), n_out + 1) ||
+        !pprof__vec_grow(a, &p->stack, sizeof(uint64_t), stack_out + 1) ||
+        !pprof__vec_grow(a, &p->values, sizeof(int64_t), n_out * nt + 1) ||
+        !pprof__vec_grow(a, &p->labels, sizeof(pprof_label), lab_out + 1) ||
+        !pprof__vec_grow(a, &p->mappings, sizeof(pprof_mapping), nm + 1) ||
+        !pprof__vec_grow(a, &p->locations, sizeof(pprof__location), n_loc_out + 1) ||
+        !pprof__vec_grow(a, &p->lines, sizeof(pprof_line), n_line_out + 1) ||
+        !pprof__vec_grow(a, &p->functions, sizeof(pprof_function), n_fn_out + 1) ||
+        !pprof__vec_grow(a, &p->comments, sizeof(int64_t), m->comments.len + 1))
+        goto fail;
+    /* string table in content order: "" sorts first, so index 0 stays "" */
+    char *sp = sbuf;
+    for (size_t i = 0; i < ns; i++) {
+        const pprof_string *s = mstr(m, sord[i]);
+        if (s->len)
+            memcpy(sp, s->data, s->len);
+        pprof_string d = {sp, s->len};
+        PPROF__AT(p->strings, pprof_string, i) = d;
+        sp += s->len;
+    }
+    p->strings.len = ns;
+    p->has_string_table = true;
+#define R(sid) ((int64_t)f.srank[(sid)])
+    for (size_t t = 0; t < nt; t++) {
+        const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, t);
+        pprof_value_type o = {R(vt->type), R(vt->unit)};
+        PPROF__AT(p->sample_types, pprof_value_type, t) = o;
+    }
+    p->sample_types.len = nt;
+    uint64_t *ostack = p->stack.data;
+    pprof_label *olab = p->labels.data;
+    for (size_t i = 0; i < n_out; i++) {
+        const msample *s = &PPROF__AT(m->samples, msample, sout[i]);
+        pprof__sample *o = &PPROF__AT(p->samples, pprof__sample, i);
+        o->loc_off = (uint32_t)p->stack.len;
+        o->n_loc = s->n_loc;
+        o->val_off = (uint32_t)(i * nt);
+        o->n_val = (uint32_t)nt;
+        o->lab_off = (uint32_t)p->labels.len;
+        o->n_lab = s->n_lab;
+        for (uint32_t k = 0; k < s->n_loc; k++)
+            ostack[p->stack.len++] = lout[f.target[stack[s->loc_off + k]]];
+        for (uint32_t k = 0; k < s->n_lab; k++) {
+            const mlabel *l = &labs[s->lab_off + k];
+            pprof_label ol = {R(l->key), R(l->str), l->num, R(l->unit)};
+            olab[p->labels.len++] = ol;
+        }
+    }
+    p->samples.len = n_out;
+    if (n_out && nt)
+        memcpy(p->values.data, vals, n_out * nt * sizeof(int64_t));
+    p->values.len = n_out * nt;
+    for (size_t i = 0; i < nm; i++) {
+        const mmapping *x = &PPROF__AT(m->mappings, mmapping, mord[i]);
+        pprof_mapping o = {
+            .id = i + 1,
+            .memory_start = x->start,
+            .memory_limit = x->limit,
+            .file_offset = x->offset,
+            .filename = R(x->filename),
+            .build_id = R(x->build_id),
+            .has_functions = x->has_functions,
+            .has_filenames = x->has_filenames,
+            .has_line_numbers = x->has_line_numbers,
+            .has_inline_frames = x->has_inline_frames,
+        };
+        PPROF__AT(p->mappings, pprof_mapping, i) = o;
+    }
+    p->mappings.len = nm;
+    for (size_t i = 0; i < nl; i++) {
+        uint32_t l = lord[i];
+        if (!lreach[l])
+            continue;
+        const mlocation *x = &PPROF__AT(m->locations, mlocation, l);
+        pprof__location *o = pprof__vec_push(a, &p->locations, sizeof(*o));
+        o->id = lout[l];
+        o->mapping_id = x->mapping == PPROF_NONE ? 0 : (uint64_t)f.mrank[x->mapping] + 1;
+        o->address = x->mapping == PPROF_NONE
+                         ? x->rel
+                         : x->rel + PPROF__AT(m->mappings, mmapping, x->mapping).start;
+        o->line_off = (uint32_t)p->lines.len;
+        o->n_line = x->n_line;
+        o->is_folded = x->folded;
+        for (uint32_t k = 0; k < x->n_line; k++) {
+            const mline *ln = &PPROF__AT(m->lines, mline, x->line_off + k);
+            pprof_line ol = {fout[ln->fn], ln->line, ln->column};
+            PPROF__AT(p->lines, pprof_line, p->lines.len++) = ol;
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        uint32_t fi = ford[i];
+        if (!freach[fi])
+            continue;
+        const mfunction *x = &PPROF__AT(m->functions, mfunction, fi);
+        pprof_function o = {fout[fi], R(x->name), R(x->system_name), R(x->filename), x->start_line};
+        PPROF__AT(p->functions, pprof_function, p->functions.len++) = o;
+    }
+    /* comments: a set, in content order */
+    for (size_t i = 0; i < m->comments.len; i++)
+        PPROF__AT(p->comments, int64_t, i) = R(PPROF__AT(m->comments, uint32_t, i));
+    p->comments.len = m->comments.len;
+    for (size_t i = 1; i < p->comments.len; i++) {
+        int64_t x = PPROF__AT(p->comments, int64_t, i);
+        size_t k = i;
+        while (k > 0 && PPROF__AT(p->comments, int64_t, k - 1) > x) {
+            PPROF__AT(p->comments, int64_t, k) = PPROF__AT(p->comments, int64_t, k - 1);
+            k--;
+        }
+        PPROF__AT(p->comments, int64_t, k) = x;
+    }
+    p->hdr.period_type.type = R(m->period_type);
+    p->hdr.period_type.unit = R(m->period_unit);
+    p->hdr.period = m->period;
+    p->hdr.time_nanos = m->time;
+    p->hdr.duration_nanos = m->duration;
+    p->hdr.drop_frames = R(m->drop_frames);
+    p->hdr.keep_frames = R(m->keep_frames);
+    p->hdr.doc_url = R(m->doc_url);
+    p->hdr.default_sample_type = R(m->default_sample_type);
+    if (m->types_mixed && m->default_sample_type) {
+        /* A default naming a dropped type falls back to the first kept one, as in Go. */
+        bool found = false;
+        for (size_t t = 0; t < nt && !found; t++)
+            found = PPROF__AT(m->types, pprof_value_type, t).type == m->default_sample_type;
+        if (!found)
+            p->hdr.default_sample_type =
+                nt ? PPROF__AT(p->sample_types, pprof_value_type, 0).type : 0;
+    }
+#undef R
+    *out = p;
+    p = NULL;
+    st = PPROF_OK;
+fail:
+    if (st == PPROF_E_NOMEM)
+        pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    pprof_profile_free(p);
+    uint32_t *bufs[] = {tmp,  f.srank, f.mrank, f.frank, f.lrank, f.target, f.rstack, sord,
+                        mord, ford,    lord,    smord,   lout,    fout,     sout};
+    for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+        pprof__free(a, bufs[i]);
+    pprof__free(a, f.rlabels);
+    pprof__free(a, lreach);
+    pprof__free(a, vals);
+    return st;
+}
+
+pprof_status
+pprof_merge(const pprof_profile *const *profiles, const char *const *names, size_t n,
+            const pprof_merge_options *opts, pprof_profile **out, pprof_error *err)
+{
+    if (!out || (n && !profiles))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
+    *out = NULL;
+    pprof_merger *m;
+    pprof_status st = pprof_merger_new(opts, &m, err);
+    for (size_t i = 0; st == PPROF_OK && i < n; i++)
+        st = pprof_merger_add(m, profiles[i], names ? names[i] : NULL, err);
+    if (st == PPROF_OK)
+        st = pprof_merger_finish(m, out, err);
+    pprof_merger_free(m);
+    return st;
+}

@@ -1,0 +1,546 @@
+/* Properties of the merger: conservation of totals, idempotence, cancellation, order and
+ * grouping independence (byte-identical output), doubling, overflow and compatibility errors,
+ * inline-conflict policies, header combination, label handling. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "profile-private.h"
+#include "tap.h"
+
+/* ---------------------------------------------------------------- building profiles by hand */
+
+static int64_t
+S(pprof_profile *p, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < p->strings.len; i++) {
+        pprof_string x = PPROF__AT(p->strings, pprof_string, i);
+        if (x.len == n && !memcmp(x.data, s, n))
+            return (int64_t)i;
+    }
+    pprof_string *d = pprof__vec_push(NULL, &p->strings, sizeof(*d));
+    d->data = s;
+    d->len = n;
+    p->has_string_table = true;
+    return (int64_t)p->strings.len - 1;
+}
+
+static pprof_profile *
+mk(const char *type, const char *unit)
+{
+    pprof_profile *p = pprof__profile_new(NULL);
+    S(p, "");
+    pprof_value_type *vt = pprof__vec_push(NULL, &p->sample_types, sizeof(*vt));
+    vt->type = S(p, type);
+    vt->unit = S(p, unit);
+    p->hdr.period_type.type = S(p, type);
+    p->hdr.period_type.unit = S(p, unit);
+    return p;
+}
+
+static void
+mapping(pprof_profile *p, uint64_t id, uint64_t start, uint64_t limit, const char *file)
+{
+    pprof_mapping *m = pprof__vec_push(NULL, &p->mappings, sizeof(*m));
+    memset(m, 0, sizeof(*m));
+    m->id = id;
+    m->memory_start = start;
+    m->memory_limit = limit;
+    m->filename = S(p, file);
+}
+
+static void
+function(pprof_profile *p, uint64_t id, const char *name)
+{
+    pprof_function *f = pprof__vec_push(NULL, &p->functions, sizeof(*f));
+    memset(f, 0, sizeof(*f));
+    f->id = id;
+    f->name = S(p, name);
+    f->filename = S(p, "file.c");
+}
+
+/* lines: n triples (function id, line, column) */
+static void
+location(pprof_profile *p, uint64_t id, uint64_t mapping_id, uint64_t addr, size_t n,
+         const int64_t *lines)
+{
+    pprof__location *l = pprof__vec_push(NULL, &p->locations, sizeof(*l));
+    memset(l, 0, sizeof(*l));
+    l->id = id;
+    l->mapping_id = mapping_id;
+    l->address = addr;
+    l->line_off = (uint32_t)p->lines.len;
+    l->n_line = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        pprof_line *ln = pprof__vec_push(NULL, &p->lines, sizeof(*ln));
+        ln->function_id = (uint64_t)lines[3 * i];
+        ln->line = lines[3 * i + 1];
+        ln->column = lines[3 * i + 2];
+    }
+}
+
+static void
+sample(pprof_profile *p, size_t n_loc, const uint64_t *locs, int64_t value, size_t n_lab,
+       const pprof_label *labs)
+{
+    pprof__sample *s = pprof__vec_push(NULL, &p->samples, sizeof(*s));
+    s->loc_off = (uint32_t)p->stack.len;
+    s->n_loc = (uint32_t)n_loc;
+    s->val_off = (uint32_t)p->values.len;
+    s->n_val = 1;
+    s->lab_off = (uint32_t)p->labels.len;
+    s->n_lab = (uint32_t)n_lab;
+    for (size_t i = 0; i < n_loc; i++)
+        *(uint64_t *)pprof__vec_push(NULL, &p->stack, sizeof(uint64_t)) = locs[i];
+    *(int64_t *)pprof__vec_push(NULL, &p->values, sizeof(int64_t)) = value;
+    for (size_t i = 0; i < n_lab; i++)
+        *(pprof_label *)pprof__vec_push(NULL, &p->labels, sizeof(pprof_label)) = labs[i];
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct warnings {
+    int n;
+    char last[512];
+} warnings;
+
+static void
+on_warn(void *ctx, const char *msg)
+{
+    warnings *w = ctx;
+    w->n++;
+    snprintf(w->last, sizeof(w->last), "%s", msg);
+}
+
+static pprof_profile *
+merge_n(pprof_profile **ps, const char **names, size_t n, const pprof_merge_options *o,
+        pprof_status *st, pprof_error *err)
+{
+    pprof_profile *out = NULL;
+    pprof_error e;
+    *st = pprof_merge((const pprof_profile *const *)ps, names, n, o, &out, err ? err : &e);
+    return out;
+}
+
+static pprof_buffer
+bytes(const pprof_profile *p)
+{
+    pprof_buffer b = {0};
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    pprof_error e;
+    if (p && pprof_profile_write_memory(p, &w, &b, &e) != PPROF_OK)
+        pprof_buffer_free(&b);
+    return b;
+}
+
+static bool
+same_bytes(const pprof_profile *a, const pprof_profile *b)
+{
+    pprof_buffer x = bytes(a), y = bytes(b);
+    bool eq = x.data && y.data && x.len == y.len && !memcmp(x.data, y.data, x.len);
+    pprof_buffer_free(&x);
+    pprof_buffer_free(&y);
+    return eq;
+}
+
+/* Re-reads a profile from its encoding, as a second merge stage on another machine would. */
+static pprof_profile *
+reread(const pprof_profile *p)
+{
+    pprof_buffer b = bytes(p);
+    pprof_profile *q = NULL;
+    pprof_error e;
+    if (b.data)
+        pprof_profile_read_memory(b.data, b.len, NULL, &q, &e);
+    pprof_buffer_free(&b);
+    return q;
+}
+
+static void
+totals(const pprof_profile *p, int64_t *t, size_t nt)
+{
+    memset(t, 0, nt * sizeof(int64_t));
+    for (size_t i = 0; i < p->samples.len; i++) {
+        pprof_sample s = pprof_profile_sample(p, i);
+        for (size_t k = 0; k < nt && k < s.n_value; k++)
+            t[k] += s.value[k];
+    }
+}
+
+static size_t
+load_many(pprof_profile **ps, const char **names, char paths[][512])
+{
+    const char *dir = tap_real_corpus();
+    static const char *const stamps[] = {
+        "1644509272337470000", "1644509275338070000", "1644509278338696000", "1644509281339135000",
+        "1644509284338649000", "1644509287338709000", "1644509290338056000", "1644509293338714000",
+        "1644509296350592000", "1644509299337903000"};
+    size_t n = 0;
+    for (size_t i = 0; i < 10; i++) {
+        snprintf(paths[n], 512, "%s/parca/query-many-%s.pb.gz", dir, stamps[i]);
+        pprof_error e;
+        if (pprof_profile_read_file(paths[n], NULL, &ps[n], &e) == PPROF_OK) {
+            names[n] = paths[n];
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- tests on the real corpus */
+
+static void
+test_corpus(tap *t)
+{
+    pprof_profile *ps[10];
+    const char *names[10];
+    char paths[10][512];
+    size_t n = load_many(ps, names, paths);
+    if (n < 3) {
+        tap_diag("parca query-many corpus not found under %s; corpus tests skipped",
+                 tap_real_corpus());
+        return;
+    }
+    pprof_status st;
+    pprof_profile *all = merge_n(ps, names, n, NULL, &st, NULL);
+    tap_ok(t, st == PPROF_OK && all, "merge of %zu query-many profiles", n);
+
+    /* conservation of every value total */
+    size_t nt = ps[0]->sample_types.len;
+    int64_t want[8] = {0}, got[8], one[8];
+    for (size_t i = 0; i < n; i++) {
+        totals(ps[i], one, nt);
+        for (size_t k = 0; k < nt; k++)
+            want[k] += one[k];
+    }
+    totals(all, got, nt);
+    tap_ok(t, nt <= 8 && !memcmp(want, got, nt * sizeof(int64_t)),
+           "value totals per sample type are conserved (%lld == %lld for type 0)",
+           (long long)want[0], (long long)got[0]);
+
+    /* order independence: reversed, rotated, interleaved */
+    pprof_profile *perm[10];
+    const char *pn[10];
+    for (size_t i = 0; i < n; i++) {
+        perm[i] = ps[n - 1 - i];
+        pn[i] = names[n - 1 - i];
+    }
+    pprof_profile *rev = merge_n(perm, pn, n, NULL, &st, NULL);
+    tap_ok(t, same_bytes(all, rev), "reversed input order gives identical bytes");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 2)
+        perm[k++] = ps[i];
+    for (size_t i = 1; i < n; i += 2)
+        perm[k++] = ps[i];
+    pprof_profile *inter = merge_n(perm, NULL, n, NULL, &st, NULL);
+    tap_ok(t, same_bytes(all, inter), "interleaved input order gives identical bytes");
+
+    /* grouping: ((0..2), (3..5), rest) via bytes, and a left fold of pairs */
+    pprof_profile *g[3], *gr[3];
+    size_t cut1 = n / 3, cut2 = 2 * n / 3;
+    g[0] = merge_n(ps, NULL, cut1, NULL, &st, NULL);
+    g[1] = merge_n(ps + cut1, NULL, cut2 - cut1, NULL, &st, NULL);
+    g[2] = merge_n(ps + cut2, NULL, n - cut2, NULL, &st, NULL);
+    for (int i = 0; i < 3; i++)
+        gr[i] = reread(g[i]);
+    pprof_profile *tree = merge_n(gr, NULL, 3, NULL, &st, NULL);
+    tap_ok(t, st == PPROF_OK && same_bytes(all, tree),
+           "merge of three group merges (through bytes) equals the flat merge");
+    pprof_profile *acc = merge_n(ps + n - 1, NULL, 1, NULL, &st, NULL);
+    for (size_t i = n - 1; i-- > 0;) {
+        pprof_profile *pair[2] = {ps[i], acc};
+        pprof_profile *next = merge_n(pair, NULL, 2, NULL, &st, NULL);
+        pprof_profile_free(acc);
+        acc = next;
+    }
+    tap_ok(t, same_bytes(all, acc), "right fold merge(p0, merge(p1, ...)) equals the flat merge");
+
+    /* merge of one profile is its compaction: idempotent, totals kept */
+    pprof_profile *c1 = merge_n(ps, NULL, 1, NULL, &st, NULL);
+    pprof_profile *c2 = merge_n(&c1, NULL, 1, NULL, &st, NULL);
+    totals(ps[0], want, nt);
+    totals(c1, got, nt);
+    tap_ok(t,
+           same_bytes(c1, c2) && !memcmp(want, got, nt * sizeof(int64_t)) &&
+               c1->samples.len <= ps[0]->samples.len,
+           "merge of one profile is a fixed point with the same totals (%zu -> %zu samples)",
+           ps[0]->samples.len, c1->samples.len);
+
+    /* merging a profile with itself doubles every value, sample by sample */
+    pprof_profile *twice[2] = {ps[0], ps[0]};
+    pprof_profile *d = merge_n(twice, NULL, 2, NULL, &st, NULL);
+    bool doubled = d && d->samples.len == c1->samples.len && d->values.len == c1->values.len &&
+                   d->stack.len == c1->stack.len &&
+                   !memcmp(d->stack.data, c1->stack.data, d->stack.len * sizeof(uint64_t));
+    for (size_t i = 0; doubled && i < c1->values.len; i++)
+        doubled = PPROF__AT(d->values, int64_t, i) == 2 * PPROF__AT(c1->values, int64_t, i);
+    tap_ok(t, doubled, "merge(p, p) doubles every value of merge(p)");
+
+    /* merge(p, -p) is empty */
+    pprof_profile *neg = reread(ps[0]);
+    for (size_t i = 0; neg && i < neg->values.len; i++)
+        PPROF__AT(neg->values, int64_t, i) = -PPROF__AT(neg->values, int64_t, i);
+    pprof_profile *pn2[2] = {ps[0], neg};
+    pprof_profile *z = merge_n(pn2, NULL, 2, NULL, &st, NULL);
+    tap_ok(t, z && z->samples.len == 0 && z->locations.len == 0 && z->functions.len == 0,
+           "merge(p, -p) has no samples, locations or functions");
+    /* and cancellation inside a tree gives the same bytes as the flat merge */
+    pprof_profile *pz[3] = {ps[0], neg, ps[1]};
+    pprof_profile *flat = merge_n(pz, NULL, 3, NULL, &st, NULL);
+    pprof_profile *zr = reread(z);
+    pprof_profile *pz2[2] = {zr, ps[1]};
+    pprof_profile *tz = merge_n(pz2, NULL, 2, NULL, &st, NULL);
+    tap_ok(t, same_bytes(flat, tz), "merge(merge(p, -p), q) equals merge(p, -p, q)");
+
+    /* overflow */
+    pprof_profile *big = reread(ps[0]);
+    PPROF__AT(big->values, int64_t, 0) = INT64_MAX;
+    pprof_profile *ov[2] = {big, big};
+    const char *ovn[2] = {"big-a.pb", "big-b.pb"};
+    pprof_error e;
+    pprof_profile *o = merge_n(ov, ovn, 2, NULL, &st, &e);
+    tap_ok(t,
+           st == PPROF_E_OVERFLOW && !o && strstr(e.message, "big-b.pb") &&
+               strstr(e.message, "overflows") && strstr(e.path, "sample["),
+           "summed overflow fails with PPROF_E_OVERFLOW naming the sample: %s: %s", e.path,
+           e.message);
+
+    /* incompatible types: a CPU profile against the heap profiles */
+    char cpu_path[512];
+    snprintf(cpu_path, sizeof(cpu_path), "%s/parca/query-fib.pb.gz", tap_real_corpus());
+    pprof_profile *cpu = NULL;
+    if (pprof_profile_read_file(cpu_path, NULL, &cpu, &e) == PPROF_OK &&
+        cpu->sample_types.len != nt) {
+        pprof_profile *inc[2] = {ps[0], cpu};
+        const char *incn[2] = {"heap.pb", "cpu.pb"};
+        o = merge_n(inc, incn, 2, NULL, &st, &e);
+        tap_ok(t,
+               st == PPROF_E_INCOMPATIBLE && !o && strstr(e.message, "heap.pb") &&
+                   strstr(e.message, "cpu.pb") && strstr(e.message, "space/bytes") &&
+                   strstr(e.message, "cpu/nanoseconds"),
+               "incompatible inputs fail naming both files and types: %s", e.message);
+    } else {
+        tap_diag("query-fib.pb.gz not usable; incompatibility test on the corpus skipped");
+    }
+    pprof_profile_free(cpu);
+    pprof_profile_free(o);
+    pprof_profile_free(big);
+    pprof_profile_free(flat);
+    pprof_profile_free(zr);
+    pprof_profile_free(tz);
+    pprof_profile_free(z);
+    pprof_profile_free(neg);
+    pprof_profile_free(d);
+    pprof_profile_free(c1);
+    pprof_profile_free(c2);
+    pprof_profile_free(acc);
+    pprof_profile_free(tree);
+    for (int i = 0; i < 3; i++) {
+        pprof_profile_free(g[i]);
+        pprof_profile_free(gr[i]);
+    }
+    pprof_profile_free(inter);
+    pprof_profile_free(rev);
+    pprof_profile_free(all);
+    for (size_t i = 0; i < n; i++)
+        pprof_profile_free(ps[i]);
+}
+
+/* ---------------------------------------------------------------- synthetic cases */
+
+/* Input A: mapping at start, location 0x500 past it expanding into [inl, outer]; B: same
+ * binary at another base, same offset, only [outer]. */
+static pprof_profile *
+inline_profile(uint64_t start, bool two_lines, int64_t value, int64_t col)
+{
+    pprof_profile *p = mk("samples", "count");
+    mapping(p, 1, start, start + 0x10000, "/bin/app");
+    function(p, 1, "inl");
+    function(p, 2, "outer");
+    int64_t both[] = {1, 10, col, 2, 20, 0};
+    int64_t outer[] = {2, 20, 0};
+    if (two_lines)
+        location(p, 1, 1, start + 0x500, 2, both);
+    else
+        location(p, 1, 1, start + 0x500, 1, outer);
+    uint64_t stk[] = {1};
+    sample(p, 1, stk, value, 0, NULL);
+    return p;
+}
+
+static void
+test_inline(tap *t)
+{
+    pprof_profile *a = inline_profile(0x400000, true, 5, 0);
+    pprof_profile *b = inline_profile(0x7f0000, false, 3, 0);
+    pprof_profile *ab[2] = {a, b};
+    const char *names[2] = {"a.pb", "b.pb"};
+    warnings w = {0};
+    pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+    o.warn = on_warn;
+    o.warn_ctx = &w;
+    pprof_status st;
+    pprof_profile *keep = merge_n(ab, names, 2, &o, &st, NULL);
+    tap_ok(t, st == PPROF_OK && keep && keep->locations.len == 2 && keep->samples.len == 2,
+           "inline conflict, policy keep: both expansions stay (like Go)");
+    tap_ok(t, w.n == 1 && strstr(w.last, "a.pb") && strstr(w.last, "b.pb"),
+           "inline conflict warns naming both files: %s", w.last);
+    bool rebased = keep && keep->mappings.len == 1 &&
+                   PPROF__AT(keep->mappings, pprof_mapping, 0).memory_start == 0x400000 &&
+                   PPROF__AT(keep->locations, pprof__location, 0).address == 0x400500 &&
+                   PPROF__AT(keep->locations, pprof__location, 1).address == 0x400500;
+    tap_ok(t, rebased, "addresses are rebased onto the lowest base of the mapping");
+
+    o.inline_conflict = PPROF_INLINE_LONGEST;
+    pprof_profile *lon = merge_n(ab, names, 2, &o, &st, NULL);
+    tap_ok(t,
+           st == PPROF_OK && lon && lon->locations.len == 1 && lon->samples.len == 1 &&
+               PPROF__AT(lon->values, int64_t, 0) == 8 &&
+               PPROF__AT(lon->locations, pprof__location, 0).n_line == 2,
+           "policy longest: one location with both lines, values summed to 8");
+    pprof_profile *ba[2] = {b, a};
+    pprof_profile *lon2 = merge_n(ba, NULL, 2, &o, &st, NULL);
+    tap_ok(t, same_bytes(lon, lon2), "policy longest is order independent");
+
+    o.inline_conflict = PPROF_INLINE_ERROR;
+    pprof_error e;
+    pprof_profile *er = merge_n(ab, names, 2, &o, &st, &e);
+    tap_ok(t,
+           st == PPROF_E_INVALID && !er && strstr(e.message, "a.pb") && strstr(e.message, "b.pb"),
+           "policy error fails naming both files: %s", e.message);
+
+    /* columns of a non-last inline frame are part of the key (Go's stride bug) */
+    pprof_profile *c1 = inline_profile(0x400000, true, 1, 1);
+    pprof_profile *c2 = inline_profile(0x400000, true, 1, 2);
+    pprof_profile *cc[2] = {c1, c2};
+    pprof_merge_options o2 = PPROF_MERGE_OPTIONS_INIT;
+    pprof_profile *col = merge_n(cc, NULL, 2, &o2, &st, NULL);
+    tap_ok(t, col && col->locations.len == 2,
+           "locations differing only in the column of an inlined frame stay distinct");
+
+    /* header: earliest non-zero time whatever the order; period max; duration sum */
+    a->hdr.time_nanos = 5;
+    b->hdr.time_nanos = 0;
+    a->hdr.period = 10;
+    b->hdr.period = 0;
+    a->hdr.duration_nanos = 7;
+    b->hdr.duration_nanos = 8;
+    pprof_profile *h1 = merge_n(ab, NULL, 2, &o2, &st, NULL);
+    pprof_profile *h2 = merge_n(ba, NULL, 2, &o2, &st, NULL);
+    tap_ok(t,
+           h1 && h2 && h1->hdr.time_nanos == 5 && h2->hdr.time_nanos == 5 && h1->hdr.period == 10 &&
+               h2->hdr.period == 10 && h1->hdr.duration_nanos == 15,
+           "time_nanos [5,0] and [0,5] both give 5; period max; duration summed");
+
+    pprof_profile *objs[] = {keep, lon, lon2, c1, c2, col, h1, h2, a, b};
+    for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+        pprof_profile_free(objs[i]);
+}
+
+static void
+test_labels(tap *t)
+{
+    /* labels in different order merge; a label with both str and num keeps both */
+    pprof_profile *a = mk("samples", "count");
+    function(a, 1, "f");
+    int64_t ln[] = {1, 1, 0};
+    location(a, 1, 0, 0, 1, ln);
+    uint64_t stk[] = {1};
+    pprof_label l1[] = {{S(a, "b"), S(a, "x"), 0, 0}, {S(a, "a"), S(a, "y"), 0, 0}};
+    pprof_label l2[] = {{S(a, "a"), S(a, "y"), 0, 0}, {S(a, "b"), S(a, "x"), 0, 0}};
+    pprof_label l3[] = {{S(a, "k"), S(a, "s"), 42, S(a, "bytes")}};
+    sample(a, 1, stk, 1, 2, l1);
+    sample(a, 1, stk, 2, 2, l2);
+    sample(a, 1, stk, 4, 1, l3);
+    sample(a, 1, stk, 0, 0, NULL); /* all zero: dropped */
+    pprof_status st;
+    pprof_profile *m = merge_n(&a, NULL, 1, NULL, &st, NULL);
+    bool ok = m && m->samples.len == 2;
+    bool kept_both = false;
+    for (size_t i = 0; ok && i < m->samples.len; i++) {
+        pprof_sample s = pprof_profile_sample(m, i);
+        if (s.n_label == 2)
+            ok = s.value[0] == 3;
+        if (s.n_label == 1) {
+            pprof_string u;
+            kept_both = s.label[0].num == 42 && s.label[0].str != 0 &&
+                        pprof_profile_string(m, s.label[0].num_unit, &u) && u.len == 5;
+        }
+    }
+    tap_ok(t, ok, "samples whose labels differ only in order merge; zero samples are dropped");
+    tap_ok(t, kept_both, "a label with both str and num keeps both (Go keeps only str)");
+    pprof_profile_free(m);
+    pprof_profile_free(a);
+
+    /* intersect: [samples, cpu] + [cpu] keeps cpu */
+    pprof_profile *x = mk("samples", "count");
+    pprof_value_type *vt = pprof__vec_push(NULL, &x->sample_types, sizeof(*vt));
+    vt->type = S(x, "cpu");
+    vt->unit = S(x, "nanoseconds");
+    function(x, 1, "f");
+    location(x, 1, 0, 0, 1, ln);
+    sample(x, 1, stk, 3, 0, NULL);
+    *(int64_t *)pprof__vec_push(NULL, &x->values, sizeof(int64_t)) = 30;
+    PPROF__AT(x->samples, pprof__sample, 0).n_val = 2;
+    pprof_profile *y = mk("cpu", "nanoseconds");
+    y->hdr.period_type.type = S(y, "samples");
+    y->hdr.period_type.unit = S(y, "count");
+    function(y, 1, "f");
+    location(y, 1, 0, 0, 1, ln);
+    sample(y, 1, stk, 70, 0, NULL);
+    pprof_profile *xy[2] = {x, y};
+    pprof_error e;
+    pprof_profile *bad = merge_n(xy, NULL, 2, NULL, &st, &e);
+    tap_ok(t, st == PPROF_E_INCOMPATIBLE && !bad, "different type lists are incompatible: %s",
+           e.message);
+    pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+    o.intersect_types = true;
+    pprof_profile *in = merge_n(xy, NULL, 2, &o, &st, &e);
+    pprof_string tn;
+    tap_ok(
+        t,
+        st == PPROF_OK && in && in->sample_types.len == 1 && in->samples.len == 1 &&
+            PPROF__AT(in->values, int64_t, 0) == 100 &&
+            pprof_profile_string(in, PPROF__AT(in->sample_types, pprof_value_type, 0).type, &tn) &&
+            tn.len == 3 && !memcmp(tn.data, "cpu", 3),
+        "--intersect-types keeps the common type cpu with 30 + 70 = 100");
+    pprof_profile_free(in);
+    pprof_profile_free(x);
+    pprof_profile_free(y);
+}
+
+static void
+test_invalid(tap *t)
+{
+    pprof_profile *a = mk("samples", "count");
+    function(a, 1, "f");
+    int64_t ln[] = {9, 1, 0}; /* function 9 does not exist */
+    location(a, 1, 0, 0, 1, ln);
+    uint64_t stk[] = {1};
+    sample(a, 1, stk, 1, 0, NULL);
+    pprof_status st;
+    pprof_error e;
+    pprof_profile *m = merge_n(&a, NULL, 1, NULL, &st, &e);
+    tap_ok(t, st == PPROF_E_INVALID && !m && !strcmp(e.path, "location[0].line[0].function_id"),
+           "a dangling function id is PPROF_E_INVALID at %s", e.path);
+    pprof_profile_free(a);
+    pprof_merger *mg;
+    pprof_merger_new(NULL, &mg, NULL);
+    st = pprof_merger_finish(mg, &m, &e);
+    tap_ok(t, st == PPROF_E_ARG && !m, "finish without inputs is PPROF_E_ARG");
+    pprof_merger_free(mg);
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    test_corpus(&t);
+    test_inline(&t);
+    test_labels(&t);
+    test_invalid(&t);
+    return tap_done(&t);
+}

@@ -1,0 +1,486 @@
+/* pprof-merge: exact, deterministic N-way merge of pprof profiles.
+ *
+ * Inputs are decoded in parallel by worker threads into a bounded window of slots and absorbed
+ * by the main thread in input order; the merge result does not depend on that order anyway, so
+ * the threads only change speed. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "merge.h"
+#ifdef PPROF_MERGE_HAVE_CHECK
+#include "check.h"
+#endif
+
+static const char usage[] =
+    "Usage: pprof-merge [options] FILE... [-o OUT]\n"
+    "Merges pprof profiles (raw, gzip or zstd; '-' for stdin) into one, like\n"
+    "`go tool pprof -proto`, exactly and deterministically: the output bytes do not depend\n"
+    "on the order or grouping of the inputs.\n"
+    "\n"
+    "  -o, --output FILE        output path ('-' = stdout, the default); written atomically\n"
+    "  --files-from FILE        read more input paths from FILE, one per line ('-' = stdin)\n"
+    "  --compress=FORMAT        gzip (default), zstd or none\n"
+    "  --level N                compression level (gzip 1-12, zstd 1-19)\n"
+    "  --intersect-types        keep the sample types every input has instead of failing\n"
+    "  --inline-conflict=POLICY keep (default, like Go), longest or error: what to do when\n"
+    "                           inputs expand one address into different inline frames\n"
+    "  --check                  strictly check every input first; stop on error findings\n"
+    "  -j, --jobs N             decoding threads (default: all cores)\n"
+    "  -q, --quiet              no progress display and no warnings\n"
+    "  -h, --help               show this help\n"
+    "  --version                show the version\n"
+    "\n"
+    "Exit status: 0 ok, 1 invalid or incompatible input, 2 usage, 3 I/O error.\n";
+
+static const char prog[] = "pprof-merge";
+
+typedef struct merge_opts {
+    pprof_write_options w;
+    pprof_merge_options m;
+    const char *out;
+    bool check;
+    bool quiet;
+    unsigned jobs;
+} merge_opts;
+
+/* The list of input paths; strings point into argv or into buffers owned here. */
+typedef struct path_list {
+    const char **v;
+    size_t n, cap;
+    char **bufs;
+    size_t n_bufs;
+} path_list;
+
+static bool
+paths_push(path_list *l, const char *p)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        const char **v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return false;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = p;
+    return true;
+}
+
+static void
+paths_free(path_list *l)
+{
+    for (size_t i = 0; i < l->n_bufs; i++)
+        free(l->bufs[i]);
+    free(l->bufs);
+    free(l->v);
+}
+
+static int
+read_list(path_list *l, const char *from)
+{
+    FILE *f = strcmp(from, "-") ? fopen(from, "rb") : stdin;
+    if (!f) {
+        fprintf(stderr, "%s: %s: cannot open: %s\n", prog, from, strerror(errno));
+        return TOOL_EXIT_IO;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (len + 2 > cap) {
+            cap = cap ? cap * 2 : 4096;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                if (f != stdin)
+                    fclose(f);
+                return TOOL_EXIT_IO;
+            }
+            buf = nb;
+        }
+        buf[len++] = (char)c;
+    }
+    bool failed = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (failed) {
+        free(buf);
+        fprintf(stderr, "%s: %s: read error\n", prog, from);
+        return TOOL_EXIT_IO;
+    }
+    if (!buf)
+        return TOOL_EXIT_OK;
+    buf[len] = 0;
+    char **nb = realloc(l->bufs, (l->n_bufs + 1) * sizeof(char *));
+    if (!nb) {
+        free(buf);
+        return TOOL_EXIT_IO;
+    }
+    l->bufs = nb;
+    l->bufs[l->n_bufs++] = buf;
+    for (char *s = buf; *s;) {
+        char *e = strchr(s, '\n');
+        if (e)
+            *e = 0;
+        size_t n = strlen(s);
+        if (n && s[n - 1] == '\r')
+            s[--n] = 0;
+        if (n && !paths_push(l, s))
+            return TOOL_EXIT_IO;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    return TOOL_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- parallel decoding */
+
+typedef struct slot {
+    pprof_profile *p;
+    pprof_status st;
+    pprof_error err;
+    bool done;
+    bool check_failed;
+} slot;
+
+typedef struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const char **paths;
+    size_t n;
+    size_t next;     /* next index to decode */
+    size_t consumed; /* slots below this were absorbed */
+    size_t window;
+    bool stop;
+    slot *slots;
+    const merge_opts *o;
+} pool;
+
+#ifdef PPROF_MERGE_HAVE_CHECK
+typedef struct check_ctx {
+    const char *file;
+    uint64_t errors;
+} check_ctx;
+
+static bool
+on_finding(void *ctx, const pprof_finding *f)
+{
+    check_ctx *c = ctx;
+    if (f->severity != PPROF_SEVERITY_ERROR)
+        return true;
+    c->errors++;
+    fprintf(stderr, "%s: %s: %s: %s%s%s [%s]\n", prog, c->file, pprof_severity_name(f->severity),
+            f->path ? f->path : "", f->path && f->path[0] ? ": " : "", f->message, f->rule_id);
+    return true;
+}
+#endif
+
+static void
+decode_one(pool *pl, size_t i)
+{
+    slot *s = &pl->slots[i];
+    s->st = pprof_profile_read_file(pl->paths[i], NULL, &s->p, &s->err);
+#ifdef PPROF_MERGE_HAVE_CHECK
+    if (s->st == PPROF_OK && pl->o->check) {
+        check_ctx cc = {pl->paths[i], 0};
+        pprof_check_summary sum;
+        s->st = pprof_check(s->p, NULL, on_finding, &cc, &sum, &s->err);
+        if (s->st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR]) {
+            s->check_failed = true;
+            s->st = PPROF_E_INVALID;
+        }
+    }
+#endif
+}
+
+static void *
+worker(void *arg)
+{
+    pool *pl = arg;
+    pthread_mutex_lock(&pl->mu);
+    for (;;) {
+        while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + pl->window)
+            pthread_cond_wait(&pl->cv, &pl->mu);
+        if (pl->stop || pl->next >= pl->n)
+            break;
+        size_t i = pl->next++;
+        pthread_mutex_unlock(&pl->mu);
+        decode_one(pl, i);
+        pthread_mutex_lock(&pl->mu);
+        pl->slots[i].done = true;
+        pthread_cond_broadcast(&pl->cv);
+    }
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+typedef struct progress {
+    bool on;
+    double t0, last;
+    uint64_t total_bytes, done_bytes;
+    uint64_t *sizes;
+} progress;
+
+static double
+now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+progress_update(progress *pr, size_t done, size_t n, bool final)
+{
+    if (!pr->on)
+        return;
+    double t = now();
+    if (!final && t - pr->last < 0.2)
+        return;
+    pr->last = t;
+    double el = t - pr->t0;
+    double mbs = el > 0 ? (double)pr->done_bytes / 1e6 / el : 0;
+    double eta = pr->done_bytes && pr->total_bytes > pr->done_bytes
+                     ? el * (double)(pr->total_bytes - pr->done_bytes) / (double)pr->done_bytes
+                     : 0;
+    fprintf(stderr, "\r%s: %zu/%zu files, %.1f MB/s, ETA %.0fs   ", prog, done, n, mbs, eta);
+    if (final)
+        fputc('\n', stderr);
+}
+
+static void
+print_warning(void *ctx, const char *msg)
+{
+    const merge_opts *o = ctx;
+    if (!o->quiet)
+        fprintf(stderr, "%s: warning: %s\n", prog, msg);
+}
+
+static void
+print_merge_error(const pprof_error *err)
+{
+    fprintf(stderr, "%s: error: %s%s%s [%s]\n", prog, err->path, err->path[0] ? ": " : "",
+            err->message, pprof_status_name(err->code));
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int
+merge_all(const merge_opts *o, const path_list *in)
+{
+    size_t n = in->n;
+    unsigned jobs = o->jobs;
+    if (jobs == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = c > 0 ? (unsigned)c : 1;
+    }
+    if (jobs > n)
+        jobs = (unsigned)n;
+    if (jobs > 256)
+        jobs = 256;
+    pool pl = {.paths = in->v, .n = n, .window = (size_t)jobs * 2, .o = o};
+    pl.slots = calloc(n, sizeof(slot));
+    progress pr = {.on = !o->quiet && isatty(2) && n > 1};
+    if (!pl.slots) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return TOOL_EXIT_IO;
+    }
+    if (pr.on) {
+        pr.sizes = calloc(n, sizeof(uint64_t));
+        for (size_t i = 0; pr.sizes && i < n; i++) {
+            struct stat sb;
+            if (strcmp(in->v[i], "-") && stat(in->v[i], &sb) == 0)
+                pr.sizes[i] = (uint64_t)sb.st_size;
+            pr.total_bytes += pr.sizes[i];
+        }
+        pr.t0 = pr.last = now();
+    }
+    pthread_mutex_init(&pl.mu, NULL);
+    pthread_cond_init(&pl.cv, NULL);
+    pthread_t th[256];
+    unsigned started = 0;
+    for (; started < jobs; started++)
+        if (pthread_create(&th[started], NULL, worker, &pl))
+            break;
+
+    pprof_merge_options mo = o->m;
+    mo.warn = print_warning;
+    mo.warn_ctx = (void *)o;
+    pprof_merger *m = NULL;
+    pprof_error err;
+    int rc = TOOL_EXIT_OK;
+    pprof_status st = pprof_merger_new(&mo, &m, &err);
+    if (st) {
+        tool_print_error(stderr, prog, NULL, &err);
+        rc = tool_exit_for(st);
+    }
+    for (size_t i = 0; i < n && rc == TOOL_EXIT_OK; i++) {
+        if (started == 0) {
+            decode_one(&pl, i);
+            pl.slots[i].done = true;
+        } else {
+            pthread_mutex_lock(&pl.mu);
+            while (!pl.slots[i].done)
+                pthread_cond_wait(&pl.cv, &pl.mu);
+            pthread_mutex_unlock(&pl.mu);
+        }
+        slot *s = &pl.slots[i];
+        if (s->st) {
+            if (s->check_failed)
+                fprintf(stderr, "%s: %s: error: the strict check found errors; not merged\n", prog,
+                        in->v[i]);
+            else
+                tool_print_error(stderr, prog, in->v[i], &s->err);
+            rc = tool_exit_for(s->st);
+        } else if ((st = pprof_merger_add(m, s->p, in->v[i], &err))) {
+            print_merge_error(&err); /* the message names the input(s) */
+            rc = tool_exit_for(st);
+        }
+        pprof_profile_free(s->p);
+        s->p = NULL;
+        if (pr.on) {
+            pr.done_bytes += pr.sizes ? pr.sizes[i] : 0;
+            progress_update(&pr, i + 1, n, i + 1 == n);
+        }
+        pthread_mutex_lock(&pl.mu);
+        pl.consumed = i + 1;
+        if (rc != TOOL_EXIT_OK)
+            pl.stop = true;
+        pthread_cond_broadcast(&pl.cv);
+        pthread_mutex_unlock(&pl.mu);
+    }
+    pthread_mutex_lock(&pl.mu);
+    pl.stop = true;
+    pthread_cond_broadcast(&pl.cv);
+    pthread_mutex_unlock(&pl.mu);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    for (size_t i = 0; i < n; i++)
+        pprof_profile_free(pl.slots[i].p);
+    if (rc == TOOL_EXIT_OK) {
+        pprof_profile *out = NULL;
+        st = pprof_merger_finish(m, &out, &err);
+        if (st == PPROF_OK)
+            st = pprof_profile_write_file(out, o->out, &o->w, &err);
+        if (st) {
+            tool_print_error(stderr, prog, strcmp(o->out, "-") ? o->out : "<stdout>", &err);
+            rc = tool_exit_for(st);
+        }
+        pprof_profile_free(out);
+    }
+    pprof_merger_free(m);
+    pthread_cond_destroy(&pl.cv);
+    pthread_mutex_destroy(&pl.mu);
+    free(pl.slots);
+    free(pr.sizes);
+    return rc;
+}
+
+static int
+run(int argc, char **argv)
+{
+    merge_opts o = {.out = "-"};
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+    o.w = w;
+    o.m = mo;
+    path_list in = {0};
+    int rc = TOOL_EXIT_OK;
+    size_t stdin_uses = 0;
+    tool_args a;
+    tool_args_init(&a, argc, argv);
+    const char *opt, *operand;
+    while (rc == TOOL_EXIT_OK && tool_args_next(&a, &opt, &operand)) {
+        const char *v = NULL;
+        if (operand) {
+            stdin_uses += strcmp(operand, "-") == 0;
+            if (!paths_push(&in, operand))
+                rc = TOOL_EXIT_IO;
+        } else if (tool_opt_is(opt, "-h", "--help")) {
+            fputs(usage, stdout);
+            paths_free(&in);
+            return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--version")) {
+            tool_print_version(stdout, prog);
+            paths_free(&in);
+            return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, "-o", "--output")) {
+            if (!(o.out = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+        } else if (tool_opt_is(opt, NULL, "--files-from")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else {
+                stdin_uses += strcmp(v, "-") == 0;
+                rc = read_list(&in, v);
+            }
+        } else if (tool_opt_is(opt, NULL, "--compress")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (!tool_parse_format(v, &o.w.format))
+                rc = tool_usage_error(prog, "unknown compression '%s' (gzip, zstd, none)", v);
+        } else if (tool_opt_is(opt, NULL, "--level")) {
+            unsigned long long x;
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (!tool_parse_u64(v, &x) || x < 1 || x > 22)
+                rc = tool_usage_error(prog, "--level takes a number from 1 to 22");
+            else
+                o.w.level = (int)x;
+        } else if (tool_opt_is(opt, NULL, "--intersect-types")) {
+            o.m.intersect_types = true;
+        } else if (tool_opt_is(opt, NULL, "--inline-conflict")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (strcmp(v, "keep") == 0)
+                o.m.inline_conflict = PPROF_INLINE_KEEP;
+            else if (strcmp(v, "longest") == 0)
+                o.m.inline_conflict = PPROF_INLINE_LONGEST;
+            else if (strcmp(v, "error") == 0)
+                o.m.inline_conflict = PPROF_INLINE_ERROR;
+            else
+                rc = tool_usage_error(prog, "unknown inline policy '%s' (keep, longest, error)", v);
+        } else if (tool_opt_is(opt, NULL, "--check")) {
+#ifdef PPROF_MERGE_HAVE_CHECK
+            o.check = true;
+#else
+            rc = tool_usage_error(prog, "--check needs the checker, which this build lacks");
+#endif
+        } else if (tool_opt_is(opt, "-j", "--jobs")) {
+            unsigned long long x;
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (!tool_parse_u64(v, &x) || x < 1 || x > 256)
+                rc = tool_usage_error(prog, "-j takes a number from 1 to 256");
+            else
+                o.jobs = (unsigned)x;
+        } else if (tool_opt_is(opt, "-q", "--quiet")) {
+            o.quiet = true;
+        } else {
+            rc = tool_usage_error(prog, "unknown option %s", opt);
+        }
+    }
+    if (rc == TOOL_EXIT_OK && in.n == 0)
+        rc = tool_usage_error(prog, "no input files");
+    if (rc == TOOL_EXIT_OK && stdin_uses > 1)
+        rc = tool_usage_error(prog, "standard input can be used only once");
+    if (rc == TOOL_EXIT_OK)
+        rc = merge_all(&o, &in);
+    paths_free(&in);
+    return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    return run(argc, argv);
+}
