@@ -1,0 +1,140 @@
+/* libpprof checker: every rule of docs/rules.md, each finding with a stable rule id, severity,
+ * path, byte offset and message; the cross-file inline-consistency index; repair.
+ *
+ * Thread rule: as for the whole library. pprof_check builds the profile's id indices on first
+ * use, so the first call on a profile needs exclusive use of it. */
+#ifndef PPROF_CHECK_H
+#define PPROF_CHECK_H
+
+#include "pprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pprof_severity {
+    PPROF_SEVERITY_NOTE = 0,
+    PPROF_SEVERITY_WARNING = 1,
+    PPROF_SEVERITY_ERROR = 2,
+} pprof_severity;
+
+/* "note", "warning" or "error". */
+PPROF_API const char *pprof_severity_name(pprof_severity s);
+
+/* Rule numbers are positions in the registry (libpprof/rules.def). New rules are only ever
+ * appended, so a number keeps its meaning; the id string is the stable public name. */
+typedef enum pprof_rule {
+#define PPROF_RULE(sym, id, sev, ref, summary, rationale, example) PPROF_RULE_##sym,
+#include "pprof/rules.def"
+#undef PPROF_RULE
+    PPROF_RULE_COUNT
+} pprof_rule;
+
+typedef struct pprof_rule_info {
+    const char *id; /* stable, e.g. "S1-inline-count" */
+    pprof_severity severity;
+    const char *reference; /* row of the format reference, e.g. "2.2 S1" */
+    const char *summary;   /* one line */
+    const char *rationale;
+    const char *example; /* a violating input, in words */
+} pprof_rule_info;
+
+/* NULL when rule is out of range. */
+PPROF_API const pprof_rule_info *pprof_rule_get(pprof_rule rule);
+/* Finds a rule by id (case-insensitive); false when there is none. */
+PPROF_API bool pprof_rule_find(const char *id, pprof_rule *out);
+
+typedef struct pprof_finding {
+    pprof_rule rule;
+    const char *rule_id;
+    pprof_severity severity;
+    const char *file;    /* the input's name for cross-file findings, else NULL */
+    uint64_t offset;     /* byte offset in the decompressed input, or PPROF_NO_OFFSET */
+    const char *path;    /* e.g. "location[12](id=57).line[1].function_id"; "" = whole profile */
+    const char *message; /* what is wrong and what was expected */
+} pprof_finding;
+
+/* Receives each finding. The strings are valid only during the call. Return false to stop. */
+typedef bool (*pprof_finding_fn)(void *ctx, const pprof_finding *f);
+
+typedef struct pprof_check_options {
+    size_t struct_size;    /* sizeof(pprof_check_options) */
+    uint64_t max_findings; /* findings passed to the callback; later ones are only counted */
+    /* NULL: every rule on. Else PPROF_RULE_COUNT entries (as of the caller's header); rules
+     * past that count stay on. */
+    const bool *enabled;
+    size_t n_enabled;
+} pprof_check_options;
+
+#define PPROF_CHECK_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        sizeof(pprof_check_options), 1000, NULL, 0                                                 \
+    }
+
+PPROF_API void pprof_check_options_init(pprof_check_options *opts);
+
+typedef struct pprof_check_summary {
+    uint64_t count[3]; /* by severity, including findings past max_findings */
+    uint64_t reported; /* passed to the callback */
+    bool truncated;    /* max_findings was reached or the callback stopped */
+} pprof_check_summary;
+
+/* Checks a decoded or built profile against every enabled rule and calls fn for each finding
+ * (fn may be NULL to only count). Rules about wire bytes (W8, S18, S19) run only on profiles
+ * read from bytes. Returns PPROF_OK when the check ran, whatever it found; PPROF_E_NOMEM.
+ * summary may be NULL. opts may be NULL for the defaults. */
+PPROF_API pprof_status pprof_check(pprof_profile *p, const pprof_check_options *opts,
+                                   pprof_finding_fn fn, void *ctx, pprof_check_summary *summary,
+                                   pprof_error *err);
+
+/* The rule a failed read maps to (W1-W8, R1, R2), or false for errors that are not about the
+ * input's content (PPROF_E_IO, PPROF_E_NOMEM, PPROF_E_ARG). */
+PPROF_API bool pprof_check_read_error_rule(const pprof_error *read_err, pprof_rule *out);
+
+/* ---------------------------------------------------------------- cross-file S1
+ * Locations of several profiles keyed by (mapping build_id, else filename; address minus
+ * memory_start). Profiles are added one at a time; a location whose key was seen in an earlier
+ * profile with a different number of lines (S1-cross-inline-count) or a different (function
+ * name, file, line, column) sequence (S1-cross-inline-frames) is reported, naming both files.
+ * Address 0 and locations without a mapping are never compared. */
+typedef struct pprof_inline_index pprof_inline_index;
+
+PPROF_API pprof_inline_index *pprof_inline_index_new(const pprof_allocator *a);
+PPROF_API void pprof_inline_index_free(pprof_inline_index *idx);
+/* name labels the profile in messages and pprof_finding.file; it is copied. Only the first
+ * conflict per key and added profile is reported. The enabled mask and max_findings of opts
+ * apply to this call. */
+PPROF_API pprof_status pprof_inline_index_add(pprof_inline_index *idx, const pprof_profile *p,
+                                              const char *name, const pprof_check_options *opts,
+                                              pprof_finding_fn fn, void *ctx,
+                                              pprof_check_summary *summary, pprof_error *err);
+
+/* ---------------------------------------------------------------- repair */
+
+typedef enum pprof_fix {
+#define PPROF_FIX(sym, name, what) PPROF_FIX_##sym,
+#include "pprof/fixes.def"
+#undef PPROF_FIX
+    PPROF_FIX_COUNT
+} pprof_fix;
+
+/* Short name such as "string-index"; NULL when out of range. */
+PPROF_API const char *pprof_fix_name(pprof_fix fix);
+/* One line saying what the fix does. */
+PPROF_API const char *pprof_fix_description(pprof_fix fix);
+
+typedef struct pprof_repair_stats {
+    uint64_t count[PPROF_FIX_COUNT];
+} pprof_repair_stats;
+
+/* Builds a new profile from p with every error-level finding repaired and everything else kept
+ * as it was. p is not modified (its id indices may be built). On success *out is owned by the
+ * caller. stats may be NULL. */
+PPROF_API pprof_status pprof_repair(pprof_profile *p, pprof_profile **out,
+                                    pprof_repair_stats *stats, pprof_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,479 @@
+/* Repair: a new model in which every error-level rule of the checker holds, built by copying
+ * the input and changing only what breaks a rule. The policy for each kind is in fixes.def; the
+ * guiding choice is to keep samples and their values (a broken frame is removed from a stack
+ * rather than the sample dropped), except where the values themselves cannot be read. */
+#include <stdio.h>
+
+#include "check-private.h"
+
+static const struct {
+    const char *name, *what;
+} FIXES[] = {
+#define PPROF_FIX(sym, name, what) {name, what},
+#include "pprof/fixes.def"
+#undef PPROF_FIX
+};
+
+const char *
+pprof_fix_name(pprof_fix fix)
+{
+    return (unsigned)fix < PPROF_FIX_COUNT ? FIXES[fix].name : NULL;
+}
+
+const char *
+pprof_fix_description(pprof_fix fix)
+{
+    return (unsigned)fix < PPROF_FIX_COUNT ? FIXES[fix].what : NULL;
+}
+
+typedef struct rep {
+    pprof_profile *p, *q;
+    const pprof_allocator *a;
+    pprof_repair_stats *st;
+    size_t nstr_old;
+    /* old entity index -> new id (0 = dropped) */
+    uint64_t *map_new, *fn_new;
+    uint32_t *loc_to; /* old location index -> new location index, PPROF_NONE = dropped */
+    uint64_t *loc_new;
+} rep;
+
+#define FIX(r, kind) ((r)->st->count[PPROF_FIX_##kind]++)
+
+static int64_t
+smap(rep *r, int64_t i)
+{
+    if (i < 0 || (uint64_t)i >= r->nstr_old) {
+        if (!(i == 0 && r->nstr_old == 0))
+            FIX(r, STRING_INDEX);
+        return 0;
+    }
+    return i;
+}
+
+/* Length of s with every byte that is not part of valid UTF-8 replaced by U+FFFD. */
+static size_t
+sanitized_len(const uint8_t *s, size_t n)
+{
+    size_t out = 0, i = 0, bad;
+    while (i < n) {
+        if (pprof__utf8_valid(s + i, n - i, &bad))
+            return out + (n - i);
+        out += bad + 3;
+        i += bad + 1;
+    }
+    return out;
+}
+
+static char *
+sanitize(char *dst, const uint8_t *s, size_t n)
+{
+    size_t i = 0, bad;
+    while (i < n) {
+        if (pprof__utf8_valid(s + i, n - i, &bad)) {
+            memcpy(dst, s + i, n - i);
+            return dst + (n - i);
+        }
+        memcpy(dst, s + i, bad);
+        dst += bad;
+        memcpy(dst, "\xef\xbf\xbd", 3);
+        dst += 3;
+        i += bad + 1;
+    }
+    return dst;
+}
+
+static bool
+copy_strings(rep *r)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    const pprof_string *s = p->strings.data;
+    size_t n = p->strings.len;
+    r->nstr_old = n;
+    /* A field left at 0 is indistinguishable from an absent one in proto3, so index 0 must read
+     * as "": a non-empty entry 0 is replaced rather than kept under its index. */
+    if (n == 0 || s[0].len != 0)
+        FIX(r, STRING_TABLE);
+    size_t total = 0;
+    for (size_t i = 1; i < n; i++)
+        total += sanitized_len((const uint8_t *)s[i].data, s[i].len);
+    char *buf = pprof__arena_alloc(&q->arena, total + 1);
+    size_t out_n = n ? n : 1;
+    if (!buf || !pprof__vec_grow(r->a, &q->strings, sizeof(pprof_string), out_n))
+        return false;
+    pprof_string *o = q->strings.data;
+    q->strings.len = out_n;
+    o[0].data = "";
+    o[0].len = 0;
+    char *w = buf;
+    for (size_t i = 1; i < n; i++) {
+        size_t bad;
+        const char *start = w;
+        if (pprof__utf8_valid((const uint8_t *)s[i].data, s[i].len, &bad)) {
+            memcpy(w, s[i].data, s[i].len);
+            w += s[i].len;
+        } else {
+            FIX(r, UTF8);
+            w = sanitize(w, (const uint8_t *)s[i].data, s[i].len);
+        }
+        o[i].data = start;
+        o[i].len = (size_t)(w - start);
+    }
+    q->has_string_table = true;
+    return true;
+}
+
+/* New ids for one table: an entity keeps its id when it is nonzero and the one lookups resolve
+ * to. Any other entity gets its position + 1 when no entity has that id, since producers that
+ * forget ids almost always number by position (the .NET profile in the corpus does), and
+ * otherwise a fresh id above every id and position in use. */
+static bool
+new_ids(rep *r, const uint8_t *ids, size_t stride, size_t n, const pprof__idmap *m, uint64_t **out)
+{
+    uint64_t *nid = pprof__malloc(r->a, (n + 1) * sizeof(uint64_t));
+    if (!nid)
+        return false;
+    uint64_t max = n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = *(const uint64_t *)(ids + i * stride);
+        if (id > max)
+            max = id;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = *(const uint64_t *)(ids + i * stride);
+        if (id != 0 && pprof__idmap_get(m, id) == i) {
+            nid[i] = id;
+            continue;
+        }
+        FIX(r, ID);
+        nid[i] = pprof__idmap_get(m, i + 1) == PPROF_NONE ? i + 1 : ++max;
+    }
+    *out = nid;
+    return true;
+}
+
+/* Old index an id refers to; a dangling reference to an entity that had no usable id resolves
+ * to the entity that now carries that id, which is what its producer meant. */
+static uint32_t
+resolve(const pprof__idmap *m, const uint64_t *nid, size_t n, uint64_t id)
+{
+    uint32_t i = id ? pprof__idmap_get(m, id) : PPROF_NONE;
+    if (i == PPROF_NONE && id && id <= n && nid[id - 1] == id)
+        i = (uint32_t)(id - 1);
+    return i;
+}
+
+static bool
+same_seq(const pprof_line *a, const pprof_line *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i].function_id != b[i].function_id || a[i].line != b[i].line ||
+            a[i].column != b[i].column)
+            return false;
+    return true;
+}
+
+static pprof_status
+repair(rep *r)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    const pprof_allocator *a = r->a;
+    if (!copy_strings(r))
+        return PPROF_E_NOMEM;
+
+    /* ---- ids */
+    if (!new_ids(r, p->mappings.data, sizeof(pprof_mapping), p->mappings.len, &p->map_idx,
+                 &r->map_new) ||
+        !new_ids(r, p->functions.data, sizeof(pprof_function), p->functions.len, &p->fn_idx,
+                 &r->fn_new) ||
+        !new_ids(r, p->locations.data, sizeof(pprof__location), p->locations.len, &p->loc_idx,
+                 &r->loc_new))
+        return PPROF_E_NOMEM;
+    uint64_t *loc_new = r->loc_new;
+
+    /* ---- functions */
+    size_t nf = p->functions.len;
+    if (!pprof__vec_grow(a, &q->functions, sizeof(pprof_function), nf + 1))
+        goto nomem;
+    for (size_t i = 0; i < nf; i++) {
+        pprof_function f = PPROF__AT(p->functions, pprof_function, i);
+        f.id = r->fn_new[i];
+        f.name = smap(r, f.name);
+        f.system_name = smap(r, f.system_name);
+        f.filename = smap(r, f.filename);
+        PPROF__AT(q->functions, pprof_function, q->functions.len++) = f;
+    }
+
+    /* ---- locations, first pass: resolved mapping and lines into q */
+    size_t nl = p->locations.len;
+    const pprof__location *ol = p->locations.data;
+    r->loc_to = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
+    uint32_t *mref = pprof__malloc(a, (nl + 1) * sizeof(uint32_t)); /* old mapping index */
+    if (!r->loc_to || !mref ||
+        !pprof__vec_grow(a, &q->locations, sizeof(pprof__location), nl + 1) ||
+        !pprof__vec_grow(a, &q->lines, sizeof(pprof_line), p->lines.len + 1))
+        goto nomem_m;
+    for (size_t i = 0; i < nl; i++) {
+        pprof__location l = ol[i];
+        l.id = loc_new[i];
+        mref[i] = PPROF_NONE;
+        if (l.mapping_id) {
+            mref[i] = resolve(&p->map_idx, r->map_new, p->mappings.len, l.mapping_id);
+            if (mref[i] == PPROF_NONE) {
+                FIX(r, LOCATION_MAPPING);
+                l.mapping_id = 0;
+            } else {
+                l.mapping_id = r->map_new[mref[i]];
+            }
+        }
+        l.line_off = (uint32_t)q->lines.len;
+        l.n_line = 0;
+        for (uint32_t j = 0; j < ol[i].n_line; j++) {
+            pprof_line ln = PPROF__AT(p->lines, pprof_line, ol[i].line_off + j);
+            uint32_t fi = resolve(&p->fn_idx, r->fn_new, nf, ln.function_id);
+            if (fi == PPROF_NONE) {
+                FIX(r, LINE_FUNCTION);
+                continue;
+            }
+            ln.function_id = r->fn_new[fi];
+            PPROF__AT(q->lines, pprof_line, q->lines.len++) = ln;
+            l.n_line++;
+        }
+        if (l.address == 0 && l.n_line == 0) {
+            FIX(r, EMPTY_LOCATION);
+            q->lines.len = l.line_off;
+            r->loc_to[i] = PPROF_NONE;
+            continue;
+        }
+        r->loc_to[i] = (uint32_t)q->locations.len;
+        PPROF__AT(q->locations, pprof__location, q->locations.len++) = l;
+    }
+
+    /* ---- S1: every location at one (mapping, address) takes the longest expansion */
+    {
+        size_t n = q->locations.len, cap = 16;
+        while (cap < n * 2)
+            cap *= 2;
+        uint32_t *slot = pprof__malloc(a, cap * sizeof(uint32_t));
+        uint32_t *canon = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+        if (!slot || !canon) {
+            pprof__free(a, slot);
+            pprof__free(a, canon);
+            goto nomem_m;
+        }
+        memset(slot, 0, cap * sizeof(uint32_t));
+        pprof__location *L = q->locations.data;
+        const pprof_line *LN = q->lines.data;
+        for (size_t i = 0; i < n; i++) {
+            if (!L[i].address)
+                continue;
+            uint64_t h = (L[i].address * UINT64_C(0x9e3779b97f4a7c15)) ^ L[i].mapping_id;
+            h ^= h >> 29;
+            size_t at = h & (cap - 1);
+            while (slot[at] && (L[slot[at] - 1].address != L[i].address ||
+                                L[slot[at] - 1].mapping_id != L[i].mapping_id))
+                at = (at + 1) & (cap - 1);
+            if (!slot[at]) {
+                slot[at] = (uint32_t)i + 1;
+                continue;
+            }
+            if (L[i].n_line > L[slot[at] - 1].n_line)
+                slot[at] = (uint32_t)i + 1; /* the group's best: most lines, first of equals */
+        }
+        /* Resolve each member to its group's final best, and count the ones that differ. */
+        size_t kept = 0;
+        uint32_t *newpos = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+        if (!newpos) {
+            pprof__free(a, slot);
+            pprof__free(a, canon);
+            goto nomem_m;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t best = (uint32_t)i;
+            if (L[i].address) {
+                uint64_t h = (L[i].address * UINT64_C(0x9e3779b97f4a7c15)) ^ L[i].mapping_id;
+                h ^= h >> 29;
+                size_t at = h & (cap - 1);
+                while (L[slot[at] - 1].address != L[i].address ||
+                       L[slot[at] - 1].mapping_id != L[i].mapping_id)
+                    at = (at + 1) & (cap - 1);
+                best = slot[at] - 1;
+            }
+            if (best != i && (L[best].n_line != L[i].n_line ||
+                              !same_seq(LN + L[best].line_off, LN + L[i].line_off, L[i].n_line))) {
+                FIX(r, INLINE);
+                canon[i] = best;
+            } else {
+                canon[i] = (uint32_t)i;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            newpos[i] = canon[i] == i ? (uint32_t)kept++ : PPROF_NONE;
+        for (size_t i = 0; i < nl; i++)
+            if (r->loc_to[i] != PPROF_NONE)
+                r->loc_to[i] = newpos[canon[r->loc_to[i]]];
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++)
+            if (newpos[i] != PPROF_NONE)
+                L[w++] = L[i];
+        q->locations.len = w;
+        pprof__free(a, slot);
+        pprof__free(a, canon);
+        pprof__free(a, newpos);
+    }
+
+    /* ---- mappings, with memory_limit raised over their locations when below start */
+    size_t nm = p->mappings.len;
+    if (!pprof__vec_grow(a, &q->mappings, sizeof(pprof_mapping), nm + 1))
+        goto nomem_m;
+    for (size_t i = 0; i < nm; i++) {
+        pprof_mapping m = PPROF__AT(p->mappings, pprof_mapping, i);
+        m.id = r->map_new[i];
+        m.filename = smap(r, m.filename);
+        m.build_id = smap(r, m.build_id);
+        if (m.memory_limit < m.memory_start) {
+            uint64_t lim = m.memory_start;
+            for (size_t j = 0; j < nl; j++)
+                if (mref[j] == i && ol[j].address >= lim)
+                    lim = ol[j].address == UINT64_MAX ? UINT64_MAX : ol[j].address + 1;
+            m.memory_limit = lim;
+            FIX(r, MAPPING_LIMIT);
+        }
+        PPROF__AT(q->mappings, pprof_mapping, q->mappings.len++) = m;
+    }
+    pprof__free(a, mref);
+    mref = NULL;
+
+    /* ---- sample types */
+    size_t nt = p->sample_types.len;
+    if (!pprof__vec_grow(a, &q->sample_types, sizeof(pprof_value_type), nt + 1))
+        goto nomem;
+    for (size_t i = 0; i < nt; i++) {
+        pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
+        t.type = smap(r, t.type);
+        t.unit = smap(r, t.unit);
+        PPROF__AT(q->sample_types, pprof_value_type, q->sample_types.len++) = t;
+    }
+    if (nt == 0 && p->samples.len) {
+        nt = PPROF__AT(p->samples, pprof__sample, 0).n_val;
+        int64_t unit = -1;
+        for (size_t i = 0; i < nt; i++) {
+            char name[32];
+            int len = snprintf(name, sizeof(name), "value%zu", i);
+            char *d = pprof__arena_alloc(&q->arena, (size_t)len + 1);
+            pprof_string *s = d ? pprof__vec_push(a, &q->strings, sizeof(pprof_string)) : NULL;
+            if (!s)
+                goto nomem;
+            memcpy(d, name, (size_t)len + 1);
+            *s = (pprof_string){d, (size_t)len};
+            if (unit < 0) {
+                pprof_string *u = pprof__vec_push(a, &q->strings, sizeof(pprof_string));
+                if (!u)
+                    goto nomem;
+                *u = (pprof_string){"count", 5};
+                unit = (int64_t)q->strings.len - 1;
+                s = &PPROF__AT(q->strings, pprof_string, q->strings.len - 2);
+            }
+            pprof_value_type *t = pprof__vec_push(a, &q->sample_types, sizeof(*t));
+            if (!t)
+                goto nomem;
+            t->type = (int64_t)(s - (pprof_string *)q->strings.data);
+            t->unit = unit;
+            FIX(r, SAMPLE_TYPE);
+        }
+    }
+
+    /* ---- samples */
+    const pprof__sample *os = p->samples.data;
+    if (!pprof__vec_grow(a, &q->samples, sizeof(pprof__sample), p->samples.len + 1) ||
+        !pprof__vec_grow(a, &q->stack, sizeof(uint64_t), p->stack.len + 1) ||
+        !pprof__vec_grow(a, &q->values, sizeof(int64_t), p->values.len + 1) ||
+        !pprof__vec_grow(a, &q->labels, sizeof(pprof_label), p->labels.len + 1))
+        goto nomem;
+    const pprof__location *QL = q->locations.data;
+    for (size_t i = 0; i < p->samples.len; i++) {
+        const pprof__sample *x = &os[i];
+        if (x->n_val != nt) {
+            FIX(r, VALUE_COUNT);
+            continue;
+        }
+        pprof__sample y = {(uint32_t)q->stack.len,  0,       (uint32_t)q->values.len, x->n_val,
+                           (uint32_t)q->labels.len, x->n_lab};
+        for (uint32_t j = 0; j < x->n_loc; j++) {
+            uint64_t id = PPROF__AT(p->stack, uint64_t, x->loc_off + j);
+            uint32_t oi = resolve(&p->loc_idx, loc_new, nl, id);
+            uint32_t ni = oi == PPROF_NONE ? PPROF_NONE : r->loc_to[oi];
+            if (ni == PPROF_NONE) {
+                if (oi == PPROF_NONE)
+                    FIX(r, SAMPLE_LOCATION);
+                continue;
+            }
+            PPROF__AT(q->stack, uint64_t, q->stack.len++) = QL[ni].id;
+            y.n_loc++;
+        }
+        memcpy((int64_t *)q->values.data + q->values.len,
+               (const int64_t *)p->values.data + x->val_off, x->n_val * sizeof(int64_t));
+        q->values.len += x->n_val;
+        for (uint32_t j = 0; j < x->n_lab; j++) {
+            pprof_label l = PPROF__AT(p->labels, pprof_label, x->lab_off + j);
+            l.key = smap(r, l.key);
+            l.str = smap(r, l.str);
+            l.num_unit = smap(r, l.num_unit);
+            PPROF__AT(q->labels, pprof_label, q->labels.len++) = l;
+        }
+        PPROF__AT(q->samples, pprof__sample, q->samples.len++) = y;
+    }
+
+    /* ---- header */
+    q->hdr = p->hdr;
+    q->hdr.comment = NULL;
+    q->hdr.n_comment = 0;
+    q->hdr.period_type.type = smap(r, p->hdr.period_type.type);
+    q->hdr.period_type.unit = smap(r, p->hdr.period_type.unit);
+    q->hdr.drop_frames = smap(r, p->hdr.drop_frames);
+    q->hdr.keep_frames = smap(r, p->hdr.keep_frames);
+    q->hdr.default_sample_type = smap(r, p->hdr.default_sample_type);
+    q->hdr.doc_url = smap(r, p->hdr.doc_url);
+    if (!pprof__vec_grow(a, &q->comments, sizeof(int64_t), p->comments.len + 1))
+        goto nomem;
+    for (size_t i = 0; i < p->comments.len; i++)
+        PPROF__AT(q->comments, int64_t, q->comments.len++) =
+            smap(r, PPROF__AT(p->comments, int64_t, i));
+    pprof__free(a, loc_new);
+    return PPROF_OK;
+nomem_m:
+    pprof__free(a, mref);
+nomem:
+    pprof__free(a, loc_new);
+    return PPROF_E_NOMEM;
+}
+
+pprof_status
+pprof_repair(pprof_profile *p, pprof_profile **out, pprof_repair_stats *stats, pprof_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!p || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    pprof_status st = pprof__profile_index(p, err);
+    if (st)
+        return st;
+    pprof_repair_stats local;
+    memset(&local, 0, sizeof(local));
+    rep r = {.p = p, .a = &p->alloc, .st = &local};
+    r.q = pprof__profile_new(&p->alloc);
+    if (!r.q)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    r.q->source_format = p->source_format;
+    st = repair(&r);
+    pprof__free(r.a, r.map_new);
+    pprof__free(r.a, r.fn_new);
+    pprof__free(r.a, r.loc_to);
+    if (st) {
+        pprof_profile_free(r.q);
+        return pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    if (stats)
+        *stats = local;
+    *out = r.q;
+    return PPROF_OK;
+}

@@ -1,0 +1,528 @@
+/* Checker rules, one minimal profile each; repair; cross-file S1; limits; real-corpus verdicts;
+ * the committed corpus/check files. `test_check --write-corpus DIR` regenerates corpus/check. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "check.h"
+#include "tap.h"
+
+typedef struct got {
+    char rule[48];
+    char path[160];
+    char msg[512];
+    char file[64];
+    pprof_severity sev;
+} got;
+
+typedef struct coll {
+    got f[64];
+    size_t n;
+} coll;
+
+static bool
+collect(void *ctx, const pprof_finding *f)
+{
+    coll *c = ctx;
+    if (c->n < 64) {
+        got *g = &c->f[c->n++];
+        snprintf(g->rule, sizeof(g->rule), "%s", f->rule_id);
+        snprintf(g->path, sizeof(g->path), "%s", f->path);
+        snprintf(g->msg, sizeof(g->msg), "%s", f->message);
+        snprintf(g->file, sizeof(g->file), "%s", f->file ? f->file : "");
+        g->sev = f->severity;
+    }
+    return true;
+}
+
+static const got *
+find(const coll *c, const char *rule, const char *path)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->f[i].rule, rule) == 0 && (!path || strcmp(c->f[i].path, path) == 0))
+            return &c->f[i];
+    return NULL;
+}
+
+static void
+dump(const coll *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        tap_diag("  %s %s: %s: %s", pprof_severity_name(c->f[i].sev), c->f[i].rule, c->f[i].path,
+                 c->f[i].msg);
+}
+
+static pprof_status
+check_bytes(const pb *b, pprof_profile **p, coll *c, pprof_check_summary *sum, pprof_error *err)
+{
+    pprof_status st = pprof_profile_read_memory(b->d, b->n, NULL, p, err);
+    if (st)
+        return st;
+    memset(c, 0, sizeof(*c));
+    return pprof_check(*p, NULL, collect, c, sum, err);
+}
+
+static int64_t
+value_sum(const pprof_profile *p)
+{
+    int64_t s = 0;
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
+        pprof_sample x = pprof_profile_sample(p, i);
+        for (size_t j = 0; j < x.n_value; j++)
+            s += x.value[j];
+    }
+    return s;
+}
+
+/* Repairs p, writes and re-reads the result, and requires no error-level finding. */
+static void
+test_repair(tap *t, const rcase *k, pprof_profile *p)
+{
+    pprof_profile *q = NULL, *back = NULL;
+    pprof_repair_stats rs;
+    pprof_error err;
+    pprof_buffer buf = {0};
+    pprof_status st = pprof_repair(p, &q, &rs, &err);
+    if (st == PPROF_OK) {
+        pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+        wo.format = PPROF_FORMAT_RAW;
+        st = pprof_profile_write_memory(q, &wo, &buf, &err);
+    }
+    if (st == PPROF_OK)
+        st = pprof_profile_read_memory(buf.data, buf.len, NULL, &back, &err);
+    coll c = {.n = 0};
+    pprof_check_summary sum;
+    memset(&sum, 0, sizeof(sum));
+    if (st == PPROF_OK)
+        st = pprof_check(back, NULL, collect, &c, &sum, &err);
+    if (!tap_ok(t, st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR] == 0,
+                "repair %s: output passes the check", k->name)) {
+        tap_diag("status %s: %s %s", pprof_status_name(st), err.path, err.message);
+        dump(&c);
+    }
+    /* Every sample whose values can be read is kept, with its values. */
+    if (st == PPROF_OK && strcmp(k->name, "value-count") != 0) {
+        tap_ok(t,
+               pprof_profile_count(back, PPROF_TABLE_SAMPLE) ==
+                       pprof_profile_count(p, PPROF_TABLE_SAMPLE) &&
+                   value_sum(back) == value_sum(p),
+               "repair %s: keeps every sample and value", k->name);
+    }
+    uint64_t total = 0;
+    for (unsigned i = 0; i < PPROF_FIX_COUNT; i++)
+        total += rs.count[i];
+    if (st == PPROF_OK && k->rule) {
+        const pprof_rule_info *ri = NULL;
+        pprof_rule r;
+        if (pprof_rule_find(k->rule, &r))
+            ri = pprof_rule_get(r);
+        /* W8 is seen only in the wire bytes; a rewrite has one time_nanos by construction. */
+        if (ri && ri->severity == PPROF_SEVERITY_ERROR && r != PPROF_RULE_W8_CONCATENATED)
+            tap_ok(t, total > 0, "repair %s: reports at least one fix (%llu)", k->name,
+                   (unsigned long long)total);
+    }
+    if (!k->rule)
+        tap_ok(t, total == 0 && back && pprof_profile_equal(back, p),
+               "repair %s: a valid profile is left unchanged", k->name);
+    pprof_buffer_free(&buf);
+    pprof_profile_free(q);
+    pprof_profile_free(back);
+}
+
+static void
+test_cases(tap *t)
+{
+    bool covered[PPROF_RULE_COUNT] = {false};
+    for (size_t i = 0; i < N_CASES; i++) {
+        const rcase *k = &CASES[i];
+        pb b = {.n = 0};
+        k->build(&b);
+        pprof_profile *p = NULL;
+        pprof_error err;
+        coll c;
+        pprof_check_summary sum;
+        pprof_status st = check_bytes(&b, &p, &c, &sum, &err);
+        pprof_rule want = PPROF_RULE_COUNT;
+        if (k->rule && !pprof_rule_find(k->rule, &want)) {
+            tap_ok(t, 0, "%s: rule %s is in the registry", k->name, k->rule);
+            continue;
+        }
+        if (k->rule)
+            covered[want] = true;
+        if (!k->decodes) {
+            pprof_rule r;
+            bool ok = st != PPROF_OK && p == NULL && pprof_check_read_error_rule(&err, &r) &&
+                      r == want && strcmp(err.path, k->path) == 0;
+            if (!tap_ok(t, ok, "%s: read fails as %s at %s", k->name, k->rule, k->path))
+                tap_diag("status %s rule %s path '%s': %s", pprof_status_name(st),
+                         pprof_check_read_error_rule(&err, &r) ? pprof_rule_get(r)->id : "-",
+                         err.path, err.message);
+            pprof_profile_free(p);
+            continue;
+        }
+        if (!tap_ok(t, st == PPROF_OK, "%s: decodes and checks", k->name)) {
+            tap_diag("%s: %s", err.path, err.message);
+            pprof_profile_free(p);
+            continue;
+        }
+        if (!k->rule) {
+            /* Unused strings are allowed: a case leaves out parts of the standard profile. */
+            bool clean = true;
+            for (size_t j = 0; j < c.n; j++)
+                clean = clean && strcmp(c.f[j].rule, "S7-unused-string") == 0;
+            if (!tap_ok(t, clean, "%s: no finding", k->name))
+                dump(&c);
+        } else {
+            const got *g = find(&c, k->rule, k->path);
+            bool others = false;
+            for (size_t j = 0; j < c.n; j++)
+                if (strcmp(c.f[j].rule, k->rule) != 0 && c.f[j].sev >= PPROF_SEVERITY_WARNING)
+                    others = true;
+            if (!tap_ok(t, g && !others, "%s: exactly %s at %s", k->name, k->rule, k->path))
+                dump(&c);
+            else
+                tap_ok(t,
+                       g->sev == pprof_rule_get(want)->severity && g->msg[0] &&
+                           strstr(g->msg, "expected"),
+                       "%s: severity %s, message says what was expected", k->name,
+                       pprof_severity_name(g->sev));
+        }
+        test_repair(t, k, p);
+        pprof_profile_free(p);
+    }
+    /* Rules with tests elsewhere in this file. */
+    covered[PPROF_RULE_S1_CROSS_INLINE_COUNT] = covered[PPROF_RULE_S1_CROSS_INLINE_FRAMES] = true;
+    covered[PPROF_RULE_R2_LIMIT] = true;
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        tap_ok(t, covered[r], "rule %s has a violating test profile", pprof_rule_get(r)->id);
+}
+
+static void
+test_s1_message(tap *t)
+{
+    pb b = {.n = 0};
+    pprof_profile *p = NULL;
+    pprof_error err;
+    coll c;
+    for (size_t i = 0; i < N_CASES; i++)
+        if (strcmp(CASES[i].name, "inline-count") == 0)
+            CASES[i].build(&b);
+    check_bytes(&b, &p, &c, NULL, &err);
+    const got *g = find(&c, "S1-inline-count", NULL);
+    tap_ok(t,
+           g && strstr(g->msg, "location[0](id=1) with 1 line") &&
+               strstr(g->msg, "location[1](id=2) with 2 lines") && strstr(g->msg, "0x1100"),
+           "S1 message names every location involved and the address");
+    pprof_profile_free(p);
+}
+
+static pprof_profile *
+read_pb(const pb *b)
+{
+    pprof_profile *p = NULL;
+    pprof_profile_read_memory(b->d, b->n, NULL, &p, NULL);
+    return p;
+}
+
+/* Profile with libx.so (build id b1d0) loaded at base, one location at base+0x100. */
+static void
+cross_profile(pb *b, uint64_t base, size_t n_lines, uint64_t line)
+{
+    std_profile(b, NO_MAP | NO_LOC);
+    mapping(b, 1, base, base + 0x1000, S_AOUT, S_BID, false);
+    const uint64_t l[] = {1, line, 1, 99};
+    loc(b, 1, 1, base + 0x100, n_lines, l);
+}
+
+static void
+test_cross(tap *t)
+{
+    pb a = {.n = 0}, b = {.n = 0}, c2 = {.n = 0}, d = {.n = 0};
+    cross_profile(&a, 0x10000, 2, 10);
+    cross_profile(&b, 0x50000, 1, 10);  /* other load address, fewer lines */
+    cross_profile(&c2, 0x70000, 2, 10); /* agrees with a */
+    cross_profile(&d, 0x90000, 2, 11);  /* same count, other line */
+    pprof_profile *pa = read_pb(&a), *pb_ = read_pb(&b), *pc = read_pb(&c2), *pd = read_pb(&d);
+    pprof_inline_index *x = pprof_inline_index_new(NULL);
+    coll c = {.n = 0};
+    pprof_check_summary s;
+    bool ok = pa && pb_ && pc && pd && x;
+    ok = ok && pprof_inline_index_add(x, pa, "a.pb", NULL, collect, &c, &s, NULL) == PPROF_OK;
+    tap_ok(t, ok && c.n == 0, "cross-file: first profile alone has no finding");
+    ok = ok && pprof_inline_index_add(x, pc, "c.pb", NULL, collect, &c, &s, NULL) == PPROF_OK;
+    tap_ok(t, ok && c.n == 0, "cross-file: same expansion at another load address is fine");
+    ok = ok && pprof_inline_index_add(x, pb_, "b.pb", NULL, collect, &c, &s, NULL) == PPROF_OK;
+    const got *g = find(&c, "S1-cross-inline-count", "location[0](id=1)");
+    if (!tap_ok(t,
+                ok && g && strcmp(g->file, "b.pb") == 0 && strstr(g->msg, "a.pb") &&
+                    strstr(g->msg, "b1d0+0x100") && s.count[PPROF_SEVERITY_ERROR] == 1,
+                "cross-file: S1-cross-inline-count names both files and the binary offset"))
+        dump(&c);
+    c.n = 0;
+    ok = ok && pprof_inline_index_add(x, pd, "d.pb", NULL, collect, &c, &s, NULL) == PPROF_OK;
+    g = find(&c, "S1-cross-inline-frames", NULL);
+    if (!tap_ok(t,
+                ok && g && c.n == 1 && strcmp(g->file, "d.pb") == 0 &&
+                    s.count[PPROF_SEVERITY_WARNING] == 1,
+                "cross-file: different lines with the same count are S1-cross-inline-frames"))
+        dump(&c);
+    pprof_inline_index_free(x);
+    pprof_profile_free(pa);
+    pprof_profile_free(pb_);
+    pprof_profile_free(pc);
+    pprof_profile_free(pd);
+}
+
+static void
+test_limits(tap *t)
+{
+    /* 40 unused functions: 40 notes. */
+    pb b = {.n = 0};
+    std_profile(&b, 0);
+    for (uint64_t i = 2; i < 42; i++)
+        func(&b, i, S_FOO, S_MAIN_GO);
+    pprof_profile *p = read_pb(&b);
+    coll c = {.n = 0};
+    pprof_check_summary s;
+    pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
+    o.max_findings = 3;
+    pprof_status st = pprof_check(p, &o, collect, &c, &s, NULL);
+    /* 40 unused and 39 duplicate functions */
+    tap_ok(t,
+           st == PPROF_OK && c.n == 3 && s.reported == 3 && s.truncated &&
+               s.count[PPROF_SEVERITY_NOTE] == 79,
+           "max_findings: 3 delivered, all 79 counted, truncated (%llu)",
+           (unsigned long long)s.count[PPROF_SEVERITY_NOTE]);
+    bool en[PPROF_RULE_COUNT];
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        en[r] = r != PPROF_RULE_S7_UNUSED_FUNCTION && r != PPROF_RULE_S7_DUPLICATE_FUNCTION;
+    o.max_findings = 100;
+    o.enabled = en;
+    o.n_enabled = PPROF_RULE_COUNT;
+    c.n = 0;
+    st = pprof_check(p, &o, collect, &c, &s, NULL);
+    tap_ok(t, st == PPROF_OK && c.n == 0 && s.count[PPROF_SEVERITY_NOTE] == 0,
+           "disabled rules are neither reported nor counted");
+    pprof_profile_free(p);
+
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.max_samples = 0;
+    pb y = {.n = 0};
+    std_profile(&y, 0);
+    pprof_error err;
+    pprof_rule r;
+    p = NULL;
+    st = pprof_profile_read_memory(y.d, y.n, &ro, &p, &err);
+    tap_ok(t,
+           st == PPROF_E_LIMIT && pprof_check_read_error_rule(&err, &r) && r == PPROF_RULE_R2_LIMIT,
+           "a reader limit maps to R2-limit");
+    err.code = PPROF_E_IO;
+    tap_ok(t, !pprof_check_read_error_rule(&err, &r), "an I/O error maps to no rule");
+}
+
+static void
+test_registry(tap *t)
+{
+    bool ok = true;
+    for (unsigned i = 0; i < PPROF_RULE_COUNT; i++) {
+        const pprof_rule_info *a = pprof_rule_get(i);
+        pprof_rule back;
+        ok = ok && a && a->id && a->summary && a->rationale && a->example &&
+             pprof_rule_find(a->id, &back) && back == i;
+        for (unsigned j = 0; j < i; j++)
+            ok = ok && strcmp(a->id, pprof_rule_get(j)->id) != 0;
+    }
+    tap_ok(t, ok && !pprof_rule_get(PPROF_RULE_COUNT) && !pprof_rule_find("nope", NULL),
+           "registry: %d rules, unique ids, complete entries", PPROF_RULE_COUNT);
+}
+
+/* Every real profile with its verdict: the rules it breaks at error level, or none. */
+static const struct {
+    const char *file;
+    const char *errors; /* comma-separated rule ids, "" = passes */
+} REAL[] = {
+    {"parca/normalizer-node-profile.pb.gz", ""},
+    {"parca/normalizer-profile.pb.gz", ""},
+    {"parca/parca-alloc_objects.pb.gz", ""},
+    {"parca/parca-labels.pb.gz", ""},
+    {"parca/query-alloc_space_delta.pb.gz", ""},
+    {"parca/query-fgprof.pb.gz", ""},
+    {"parca/query-fib.pb.gz", ""},
+    {"parca/query-many-1644509272337470000.pb.gz", ""},
+    {"parca/query-many-1644509275338070000.pb.gz", ""},
+    {"parca/query-many-1644509278338696000.pb.gz", ""},
+    {"parca/query-many-1644509281339135000.pb.gz", ""},
+    {"parca/query-many-1644509284338649000.pb.gz", ""},
+    {"parca/query-many-1644509287338709000.pb.gz", ""},
+    {"parca/query-many-1644509290338056000.pb.gz", ""},
+    {"parca/query-many-1644509293338714000.pb.gz", ""},
+    {"parca/query-many-1644509296350592000.pb.gz", ""},
+    {"parca/query-many-1644509299337903000.pb.gz", ""},
+    {"parca/query-no-python.pb.gz", ""},
+    {"parca/query-profile-with-labels.pb.gz", ""},
+    {"parca/query-profile1.pb.gz", ""},
+    {"parca/query-single-stack.pb.gz", ""},
+    {"parca/query-two-stacks.pb.gz", ""},
+    {"parca/symbolizer-profile.pb.gz", ""},
+    {"pyroscope/og-convert-jfr-memory_alloc_in_new_tlab_bytes_bytes_space_bytes.pb.gz", ""},
+    {"pyroscope/og-convert-jfr-mutex_delay_nanoseconds_mutex_count.pb.gz", ""},
+    {"pyroscope/og-convert-jfr-process_cpu_cpu_nanoseconds_cpu_nanoseconds.pb.gz", ""},
+    {"pyroscope/og-convert-pprof-cpu-exemplars.pb.gz", ""},
+    {"pyroscope/og-convert-pprof-cpu-js.pb.gz", ""},
+    {"pyroscope/og-convert-pprof-dotnet-pprof-73.pb.gz", "CV4-id-zero,CV6-line-function"},
+    {"pyroscope/og-convert-pprof-heap-js.pprof", ""},
+    {"pyroscope/og-convert-pprof-invalid_utf8.pb.gz", "S23-utf8"},
+    {"pyroscope/og-convert-pprof-nodejs-heap.pb.gz", ""},
+    {"pyroscope/og-convert-pprof-nodejs-wall.pb.gz", ""},
+    {"pyroscope/og-convert-pprof-pyspy-1.pb.gz", ""},
+    {"pyroscope/pprof-dotnet.labels.pprof", ""},
+    {"pyroscope/pprof-go.cpu.labels.pprof", ""},
+    {"pyroscope/pprof-gotruncatefix-cpu_go_truncated_1.pb.gz", ""},
+    {"pyroscope/pprof-gotruncatefix-heap_go_truncated_1.pb.gz", ""},
+    {"pyroscope/pprof-heap", ""},
+    {"pyroscope/pprof-heap_delta", ""},
+    {"pyroscope/pprof-malformed-no_addr_no_line.pb.gz", "S6-empty-location"},
+    {"pyroscope/pprof-profile_java", ""},
+    {"pyroscope/pprof-profile_nodejs", ""},
+    {"pyroscope/pprof-profile_python", ""},
+    {"pyroscope/pprof-profile_ruby", ""},
+    {"pyroscope/pprof-profile_rust", ""},
+    {"pyroscope/pprof-single_group_with_optional_span_id.pb.gz", ""},
+};
+
+typedef struct errset {
+    char ids[512];
+} errset;
+
+static bool
+collect_errors(void *ctx, const pprof_finding *f)
+{
+    errset *e = ctx;
+    if (f->severity == PPROF_SEVERITY_ERROR && !strstr(e->ids, f->rule_id)) {
+        size_t n = strlen(e->ids);
+        snprintf(e->ids + n, sizeof(e->ids) - n, "%s%s", n ? "," : "", f->rule_id);
+    }
+    return true;
+}
+
+static void
+test_real(tap *t)
+{
+    const char *dir = tap_real_corpus();
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/parca/query-fib.pb.gz", dir);
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        tap_diag("real corpus not found at %s: skipped", dir);
+        return;
+    }
+    fclose(probe);
+    pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
+    o.max_findings = UINT64_MAX;
+    for (size_t i = 0; i < sizeof(REAL) / sizeof(REAL[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, REAL[i].file);
+        pprof_profile *p = NULL, *q = NULL, *back = NULL;
+        pprof_error err;
+        errset e;
+        memset(&e, 0, sizeof(e));
+        pprof_status st = pprof_profile_read_file(path, NULL, &p, &err);
+        if (st == PPROF_OK)
+            st = pprof_check(p, &o, collect_errors, &e, NULL, &err);
+        if (!tap_ok(t, st == PPROF_OK && strcmp(e.ids, REAL[i].errors) == 0, "real %s: %s",
+                    REAL[i].file, *REAL[i].errors ? REAL[i].errors : "valid"))
+            tap_diag("got '%s' (%s)", e.ids, err.message);
+        /* Repair: passes, keeps all samples of files whose samples are all readable. */
+        pprof_buffer buf = {0};
+        pprof_check_summary s;
+        memset(&s, 0, sizeof(s));
+        if (st == PPROF_OK)
+            st = pprof_repair(p, &q, NULL, &err);
+        if (st == PPROF_OK)
+            st = pprof_profile_write_memory(q, NULL, &buf, &err);
+        if (st == PPROF_OK)
+            st = pprof_profile_read_memory(buf.data, buf.len, NULL, &back, &err);
+        if (st == PPROF_OK)
+            st = pprof_check(back, NULL, NULL, NULL, &s, &err);
+        tap_ok(t,
+               st == PPROF_OK && s.count[PPROF_SEVERITY_ERROR] == 0 &&
+                   pprof_profile_count(back, PPROF_TABLE_SAMPLE) ==
+                       pprof_profile_count(p, PPROF_TABLE_SAMPLE) &&
+                   value_sum(back) == value_sum(p),
+               "real %s: repaired output passes and keeps every sample", REAL[i].file);
+        if (!*REAL[i].errors && st == PPROF_OK)
+            tap_ok(t, pprof_profile_equal(back, p),
+                   "real %s: repair of a valid file changes nothing", REAL[i].file);
+        pprof_buffer_free(&buf);
+        pprof_profile_free(p);
+        pprof_profile_free(q);
+        pprof_profile_free(back);
+    }
+}
+
+static bool
+read_whole(const char *path, pb *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    out->n = fread(out->d, 1, sizeof(out->d), f);
+    bool ok = !ferror(f) && fgetc(f) == EOF;
+    fclose(f);
+    return ok;
+}
+
+static void
+test_corpus_files(tap *t)
+{
+    const char *root = getenv("PPROF_SOURCE_ROOT");
+    if (!root) {
+        tap_diag("PPROF_SOURCE_ROOT unset: corpus/check not compared");
+        return;
+    }
+    for (size_t i = 0; i < N_CASES; i++) {
+        char name[128], path[1024];
+        case_file_name(&CASES[i], name, sizeof(name));
+        snprintf(path, sizeof(path), "%s/corpus/check/%s", root, name);
+        pb want = {.n = 0}, have = {.n = 0};
+        CASES[i].build(&want);
+        tap_ok(t,
+               read_whole(path, &have) && have.n == want.n && memcmp(have.d, want.d, want.n) == 0,
+               "corpus/check/%s is up to date (run test_check --write-corpus corpus/check)", name);
+    }
+}
+
+static int
+write_corpus(const char *dir)
+{
+    for (size_t i = 0; i < N_CASES; i++) {
+        char name[128], path[1024];
+        case_file_name(&CASES[i], name, sizeof(name));
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        pb b = {.n = 0};
+        CASES[i].build(&b);
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(b.d, 1, b.n, f) != b.n || fclose(f) != 0) {
+            perror(path);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+        return write_corpus(argv[2]);
+    tap t = {0, 0};
+    test_registry(&t);
+    test_cases(&t);
+    test_s1_message(&t);
+    test_cross(&t);
+    test_limits(&t);
+    test_real(&t);
+    test_corpus_files(&t);
+    return tap_done(&t);
+}

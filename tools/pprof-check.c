@@ -1,0 +1,531 @@
+/* pprof-check: strict checker with exact diagnostics, cross-file inline consistency and repair.
+ * The rules live in the library (pprof/check.h); this file only parses options and formats. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check.h"
+#include "common.h"
+
+static const char usage[] =
+    "Usage: pprof-check [options] FILE...\n"
+    "       pprof-check --fix -o OUT FILE\n"
+    "Checks pprof profiles (raw, gzip or zstd; '-' for stdin) against every rule of\n"
+    "docs/rules.md and reports each finding with its rule id, severity, path and byte offset.\n"
+    "With several files, also checks that one binary address expands to the same inline\n"
+    "frames in every file (mappings matched by build_id, else filename).\n"
+    "\n"
+    "  --format=FORMAT       text (default: 'FILE: SEVERITY: PATH: message [RULE]'),\n"
+    "                        json (one document) or sarif (SARIF 2.1.0)\n"
+    "  --fail-on=LEVEL       error (default), warning or note: exit 1 when a finding is at\n"
+    "                        or above LEVEL\n"
+    "  --max-findings N      report at most N findings in all (default 1000; all are counted)\n"
+    "  --disable RULE        turn a rule off; RULE is an id, a prefix such as S7, or all\n"
+    "  --enable RULE         turn a rule back on (after --disable all, say)\n"
+    "  --list-rules          print the rules with their severities and exit\n"
+    "  -q, --quiet           print nothing; the exit status tells\n"
+    "  --fix                 repair the one input and write it to -o; prints the number of\n"
+    "                        fixes of each kind. The input is never modified.\n"
+    "  -o, --output FILE     where --fix writes ('-' = stdout), atomically\n"
+    "  --compress=FORMAT     gzip (default), zstd or none, for --fix\n"
+    "  -h, --help            show this help\n"
+    "  --version             show the version\n"
+    "\n"
+    "Exit status: 0 nothing at or above --fail-on, 1 findings (or an unrepairable input with\n"
+    "--fix), 2 usage, 3 I/O error.\n";
+
+typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_SARIF } out_format;
+
+typedef struct opts {
+    out_format format;
+    pprof_severity fail_on;
+    unsigned long long max_findings;
+    bool enabled[PPROF_RULE_COUNT];
+    bool quiet, fix;
+    const char *output;
+    pprof_write_options wopts;
+} opts;
+
+/* Output state shared by every finding: one document for json and sarif. */
+typedef struct out {
+    const opts *o;
+    FILE *f;
+    const char *file; /* current input, for findings of one file */
+    size_t n_emitted;
+    uint64_t count[3];
+    uint64_t reported;
+    bool truncated;
+} out;
+
+static void
+json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc((int)c, f);
+            p++;
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+            p++;
+        } else if (c < 0x80) {
+            fputc((int)c, f);
+            p++;
+        } else {
+            /* Copy a valid UTF-8 sequence, else emit U+FFFD for the byte. */
+            size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+            size_t k = 1;
+            while (len && k < len && (p[k] & 0xc0) == 0x80)
+                k++;
+            if (len && k == len) {
+                fwrite(p, 1, len, f);
+                p += len;
+            } else {
+                fputs("\\ufffd", f);
+                p++;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+/* Text output must stay one line per finding: control bytes from profile strings are escaped. */
+static void
+text_str(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+static const char *
+display_name(const char *file)
+{
+    return strcmp(file, "-") ? file : "<stdin>";
+}
+
+static bool
+on_finding(void *ctx, const pprof_finding *fd)
+{
+    out *w = ctx;
+    const char *file = display_name(fd->file ? fd->file : w->file);
+    w->n_emitted++;
+    if (w->o->quiet)
+        return true;
+    FILE *f = w->f;
+    switch (w->o->format) {
+    case OUT_TEXT:
+        text_str(f, file);
+        fprintf(f, ": %s: ", pprof_severity_name(fd->severity));
+        if (fd->path[0]) {
+            text_str(f, fd->path);
+            fputs(": ", f);
+        }
+        text_str(f, fd->message);
+        if (fd->offset != PPROF_NO_OFFSET)
+            fprintf(f, " (byte %llu)", (unsigned long long)fd->offset);
+        fprintf(f, " [%s]\n", fd->rule_id);
+        break;
+    case OUT_JSON:
+        fputs(w->n_emitted > 1 ? ",\n    {" : "\n    {", f);
+        fputs("\"file\": ", f);
+        json_str(f, file);
+        fputs(", \"rule\": ", f);
+        json_str(f, fd->rule_id);
+        fprintf(f, ", \"severity\": \"%s\", \"path\": ", pprof_severity_name(fd->severity));
+        json_str(f, fd->path);
+        if (fd->offset != PPROF_NO_OFFSET)
+            fprintf(f, ", \"offset\": %llu", (unsigned long long)fd->offset);
+        else
+            fputs(", \"offset\": null", f);
+        fputs(", \"message\": ", f);
+        json_str(f, fd->message);
+        fputs("}", f);
+        break;
+    case OUT_SARIF:
+        fputs(w->n_emitted > 1 ? ",\n        {" : "\n        {", f);
+        fputs("\"ruleId\": ", f);
+        json_str(f, fd->rule_id);
+        fprintf(f, ", \"ruleIndex\": %u, \"level\": \"%s\", \"message\": {\"text\": ",
+                (unsigned)fd->rule, pprof_severity_name(fd->severity));
+        json_str(f, fd->message);
+        fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", f);
+        json_str(f, file);
+        fputs("}}, \"logicalLocations\": [{\"fullyQualifiedName\": ", f);
+        json_str(f, fd->path[0] ? fd->path : "profile");
+        fputs(", \"kind\": \"member\"}]}]", f);
+        if (fd->offset != PPROF_NO_OFFSET)
+            fprintf(f, ", \"properties\": {\"decompressedByteOffset\": %llu}",
+                    (unsigned long long)fd->offset);
+        fputs("}", f);
+        break;
+    }
+    return true;
+}
+
+static void
+add_summary(out *w, const pprof_check_summary *s)
+{
+    for (int i = 0; i < 3; i++)
+        w->count[i] += s->count[i];
+    w->reported += s->reported;
+    w->truncated = w->truncated || s->truncated;
+}
+
+static void
+begin(out *w, int n_files, char **files, int first)
+{
+    FILE *f = w->f;
+    if (w->o->quiet)
+        return;
+    if (w->o->format == OUT_JSON) {
+        fprintf(f, "{\n  \"tool\": \"pprof-check\",\n  \"version\": \"%s\",\n  \"files\": [",
+                pprof_version_string());
+        for (int i = 0; i < n_files; i++) {
+            fputs(i ? ", " : "", f);
+            json_str(f, display_name(files[first + i]));
+        }
+        fputs("],\n  \"findings\": [", f);
+    } else if (w->o->format == OUT_SARIF) {
+        fprintf(f,
+                "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+                "  \"version\": \"2.1.0\",\n  \"runs\": [{\n    \"tool\": {\"driver\": {\n"
+                "      \"name\": \"pprof-check\",\n      \"version\": \"%s\",\n"
+                "      \"informationUri\": \"https://github.com/google/pprof/blob/main/proto/"
+                "profile.proto\",\n      \"rules\": [",
+                pprof_version_string());
+        for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+            const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
+            fputs(r ? ",\n        {" : "\n        {", f);
+            fputs("\"id\": ", f);
+            json_str(f, ri->id);
+            fputs(", \"shortDescription\": {\"text\": ", f);
+            json_str(f, ri->summary);
+            fputs("}, \"fullDescription\": {\"text\": ", f);
+            json_str(f, ri->rationale);
+            fputs("}, \"help\": {\"text\": ", f);
+            char help[600];
+            snprintf(help, sizeof(help), "%s. Example: %s.", ri->rationale, ri->example);
+            json_str(f, help);
+            fprintf(f, "}, \"defaultConfiguration\": {\"level\": \"%s\"}",
+                    pprof_severity_name(ri->severity));
+            fputs(", \"properties\": {\"reference\": ", f);
+            json_str(f, ri->reference);
+            fputs("}}", f);
+        }
+        fputs("\n      ]\n    }},\n    \"results\": [", f);
+    }
+}
+
+static void
+finish(out *w, int n_files, int unreadable)
+{
+    FILE *f = w->f;
+    if (w->o->quiet)
+        return;
+    unsigned long long e = w->count[2], wa = w->count[1], no = w->count[0];
+    if (w->o->format == OUT_TEXT) {
+        fprintf(f, "%d file%s checked%s: %llu error%s, %llu warning%s, %llu note%s", n_files,
+                n_files == 1 ? "" : "s", unreadable ? "" : "", e, e == 1 ? "" : "s", wa,
+                wa == 1 ? "" : "s", no, no == 1 ? "" : "s");
+        if (w->truncated)
+            fprintf(f, " (%llu shown, --max-findings %llu)", (unsigned long long)w->reported,
+                    w->o->max_findings);
+        if (unreadable)
+            fprintf(f, "; %d unreadable", unreadable);
+        fputc('\n', f);
+    } else if (w->o->format == OUT_JSON) {
+        fprintf(f,
+                "%s],\n  \"summary\": {\"files\": %d, \"unreadable\": %d, \"errors\": %llu, "
+                "\"warnings\": %llu, \"notes\": %llu, \"reported\": %llu, \"truncated\": %s}\n}\n",
+                w->n_emitted ? "\n  " : "", n_files, unreadable, e, wa, no,
+                (unsigned long long)w->reported, w->truncated ? "true" : "false");
+    } else {
+        fprintf(f,
+                "%s],\n    \"properties\": {\"errors\": %llu, \"warnings\": %llu, \"notes\": "
+                "%llu, \"truncated\": %s}\n  }]\n}\n",
+                w->n_emitted ? "\n    " : "", e, wa, no, w->truncated ? "true" : "false");
+    }
+}
+
+/* A read failure becomes a finding of the wire or container rule it breaks. */
+static bool
+report_read_error(out *w, const pprof_check_options *co, const char *file, const pprof_error *e)
+{
+    pprof_rule r;
+    if (!pprof_check_read_error_rule(e, &r))
+        return false;
+    const pprof_rule_info *ri = pprof_rule_get(r);
+    if (co->enabled && !co->enabled[r])
+        return true;
+    w->count[ri->severity]++;
+    if (w->reported >= w->o->max_findings) {
+        w->truncated = true;
+        return true;
+    }
+    w->reported++;
+    pprof_finding fd = {r, ri->id, ri->severity, file, e->offset, e->path, e->message};
+    on_finding(w, &fd);
+    return true;
+}
+
+static bool
+parse_rule_list(opts *o, const char *v, bool on, const char *prog)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", v);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t n = strlen(t);
+        bool any = false;
+        for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+            const char *id = pprof_rule_get((pprof_rule)r)->id;
+            if (strcmp(t, "all") == 0 || strcasecmp(id, t) == 0 ||
+                (strncasecmp(id, t, n) == 0 && id[n] == '-')) {
+                o->enabled[r] = on;
+                any = true;
+            }
+        }
+        if (!any) {
+            tool_usage_error(prog, "unknown rule '%s' (see --list-rules)", t);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int
+list_rules(void)
+{
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+        const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
+        printf("%-28s %-8s %s\n", ri->id, pprof_severity_name(ri->severity), ri->summary);
+    }
+    return TOOL_EXIT_OK;
+}
+
+static int
+do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
+{
+    const char *prog = "pprof-check";
+    pprof_error err;
+    pprof_profile *p = NULL, *q = NULL;
+    pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    if (st) {
+        if (!report_read_error(w, co, in, &err)) {
+            tool_print_error(stderr, prog, in, &err);
+            return tool_exit_for(st);
+        }
+        fprintf(stderr, "%s: %s: cannot repair a profile that does not decode\n", prog,
+                display_name(in));
+        return TOOL_EXIT_INVALID;
+    }
+    pprof_check_summary sum;
+    w->file = in;
+    if ((st = pprof_check(p, co, on_finding, w, &sum, &err)) == PPROF_OK)
+        add_summary(w, &sum);
+    pprof_repair_stats rs;
+    if (st == PPROF_OK)
+        st = pprof_repair(p, &q, &rs, &err);
+    if (st == PPROF_OK)
+        st = pprof_profile_write_file(q, o->output, &o->wopts, &err);
+    if (st) {
+        tool_print_error(stderr, prog, in, &err);
+        pprof_profile_free(p);
+        pprof_profile_free(q);
+        return tool_exit_for(st);
+    }
+    /* The counts go to stderr when the profile itself goes to stdout. */
+    FILE *f = strcmp(o->output, "-") == 0 ? stderr : stdout;
+    uint64_t total = 0;
+    for (unsigned i = 0; i < PPROF_FIX_COUNT; i++)
+        total += rs.count[i];
+    if (!o->quiet) {
+        fprintf(f, "%s: %llu fix%s written to %s\n", display_name(in), (unsigned long long)total,
+                total == 1 ? "" : "es", strcmp(o->output, "-") ? o->output : "<stdout>");
+        for (unsigned i = 0; i < PPROF_FIX_COUNT; i++)
+            if (rs.count[i])
+                fprintf(f, "  %-18s %llu\n", pprof_fix_name((pprof_fix)i),
+                        (unsigned long long)rs.count[i]);
+    }
+    /* The promise of --fix is an output free of errors; verify it rather than assume it. */
+    pprof_check_summary after;
+    st = pprof_check(q, NULL, NULL, NULL, &after, &err);
+    pprof_profile_free(p);
+    pprof_profile_free(q);
+    if (st) {
+        tool_print_error(stderr, prog, in, &err);
+        return tool_exit_for(st);
+    }
+    if (after.count[PPROF_SEVERITY_ERROR]) {
+        fprintf(stderr, "%s: %s: the repaired profile still has %llu error(s)\n", prog,
+                display_name(in), (unsigned long long)after.count[PPROF_SEVERITY_ERROR]);
+        return TOOL_EXIT_INVALID;
+    }
+    return TOOL_EXIT_OK;
+}
+
+static int
+run(int argc, char **argv)
+{
+    const char *prog = "pprof-check";
+    opts o;
+    memset(&o, 0, sizeof(o));
+    o.format = OUT_TEXT;
+    o.fail_on = PPROF_SEVERITY_ERROR;
+    o.max_findings = 1000;
+    o.wopts = (pprof_write_options)PPROF_WRITE_OPTIONS_INIT;
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        o.enabled[r] = true;
+    int n_files = 0, first = 0;
+    char **files = calloc((size_t)argc + 1, sizeof(char *));
+    if (!files)
+        return TOOL_EXIT_IO;
+    tool_args a;
+    tool_args_init(&a, argc, argv);
+    const char *opt, *operand, *v;
+    int rc = -1;
+    while (rc < 0 && tool_args_next(&a, &opt, &operand)) {
+        if (operand) {
+            files[n_files++] = (char *)operand;
+        } else if (tool_opt_is(opt, "-h", "--help")) {
+            fputs(usage, stdout);
+            rc = TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--version")) {
+            tool_print_version(stdout, prog);
+            rc = TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--list-rules")) {
+            rc = list_rules();
+        } else if (tool_opt_is(opt, NULL, "--format")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (strcmp(v, "text") == 0)
+                o.format = OUT_TEXT;
+            else if (strcmp(v, "json") == 0)
+                o.format = OUT_JSON;
+            else if (strcmp(v, "sarif") == 0)
+                o.format = OUT_SARIF;
+            else
+                rc = tool_usage_error(prog, "--format takes text, json or sarif");
+        } else if (tool_opt_is(opt, NULL, "--fail-on")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (strcmp(v, "error") == 0)
+                o.fail_on = PPROF_SEVERITY_ERROR;
+            else if (strcmp(v, "warning") == 0)
+                o.fail_on = PPROF_SEVERITY_WARNING;
+            else if (strcmp(v, "note") == 0)
+                o.fail_on = PPROF_SEVERITY_NOTE;
+            else
+                rc = tool_usage_error(prog, "--fail-on takes error, warning or note");
+        } else if (tool_opt_is(opt, NULL, "--max-findings")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (!tool_parse_u64(v, &o.max_findings))
+                rc = tool_usage_error(prog, "--max-findings takes a number");
+        } else if (tool_opt_is(opt, NULL, "--disable") || tool_opt_is(opt, NULL, "--enable")) {
+            bool on = tool_opt_is(opt, NULL, "--enable");
+            if (!(v = tool_args_value(&a, prog)) || !parse_rule_list(&o, v, on, prog))
+                rc = TOOL_EXIT_USAGE;
+        } else if (tool_opt_is(opt, "-q", "--quiet")) {
+            o.quiet = true;
+        } else if (tool_opt_is(opt, NULL, "--fix")) {
+            o.fix = true;
+        } else if (tool_opt_is(opt, "-o", "--output")) {
+            if (!(o.output = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+        } else if (tool_opt_is(opt, NULL, "--compress")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (!tool_parse_format(v, &o.wopts.format))
+                rc = tool_usage_error(prog, "--compress takes gzip, zstd or none");
+        } else {
+            rc = tool_usage_error(prog, "unknown option %s", opt);
+        }
+    }
+    if (rc < 0 && n_files == 0)
+        rc = tool_usage_error(prog, "no input file");
+    if (rc < 0 && o.fix && (n_files != 1 || !o.output))
+        rc = tool_usage_error(prog, "--fix takes exactly one input file and -o OUT");
+    if (rc < 0 && !o.fix && o.output)
+        rc = tool_usage_error(prog, "-o is only used with --fix; nothing is written without it");
+    if (rc >= 0) {
+        free(files);
+        return rc;
+    }
+
+    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+    co.max_findings = o.max_findings;
+    co.enabled = o.enabled;
+    co.n_enabled = PPROF_RULE_COUNT;
+    out w = {.o = &o, .f = stdout};
+    /* Findings of --fix go to stderr when the repaired profile is written to stdout. */
+    if (o.fix && strcmp(o.output, "-") == 0)
+        w.f = stderr;
+    begin(&w, n_files, files, first);
+    int unreadable = 0;
+    bool io_error = false;
+    if (o.fix) {
+        rc = do_fix(&o, &w, &co, files[0]);
+        finish(&w, 1, 0);
+        free(files);
+        return rc;
+    }
+    pprof_inline_index *idx = n_files > 1 ? pprof_inline_index_new(NULL) : NULL;
+    if (n_files > 1 && !idx) {
+        free(files);
+        return TOOL_EXIT_IO;
+    }
+    for (int i = 0; i < n_files; i++) {
+        const char *in = files[i];
+        pprof_error err;
+        pprof_profile *p = NULL;
+        w.file = in;
+        pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+        if (st) {
+            unreadable++;
+            if (!report_read_error(&w, &co, in, &err)) {
+                tool_print_error(stderr, prog, in, &err);
+                io_error = true;
+            }
+            continue;
+        }
+        pprof_check_summary sum;
+        co.max_findings = o.max_findings > w.reported ? o.max_findings - w.reported : 0;
+        st = pprof_check(p, &co, on_finding, &w, &sum, &err);
+        if (st == PPROF_OK) {
+            add_summary(&w, &sum);
+            if (idx) {
+                co.max_findings = o.max_findings > w.reported ? o.max_findings - w.reported : 0;
+                st = pprof_inline_index_add(idx, p, in, &co, on_finding, &w, &sum, &err);
+                if (st == PPROF_OK)
+                    add_summary(&w, &sum);
+            }
+        }
+        if (st) {
+            tool_print_error(stderr, prog, in, &err);
+            io_error = true;
+        }
+        pprof_profile_free(p);
+    }
+    pprof_inline_index_free(idx);
+    finish(&w, n_files, unreadable);
+    free(files);
+    if (io_error)
+        return TOOL_EXIT_IO;
+    for (int s = PPROF_SEVERITY_ERROR; s >= (int)o.fail_on; s--)
+        if (w.count[s])
+            return TOOL_EXIT_INVALID;
+    return TOOL_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+    return run(argc, argv);
+}
