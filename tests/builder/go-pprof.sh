@@ -19,9 +19,9 @@ for f in $files; do
     esac
     if out=$(go tool pprof -raw "$f" 2>&1); then
         echo "ok: $f"
-        case $f in
-        *builder-a*) echo "$out" | grep -q "inlined_helper" || { echo "missing inlined frame in $f"; rc=1; } ;;
-        *builder-b*) echo "$out" | grep -q "open_caller" || { echo "missing open sample in $f"; rc=1; } ;;
+        case ${f##*/} in
+        builder-a*) echo "$out" | grep -q "inlined_helper" || { echo "missing inlined frame in $f"; rc=1; } ;;
+        builder-b*) echo "$out" | grep -q "open_caller" || { echo "missing open sample in $f"; rc=1; } ;;
         esac
     else
         echo "go tool pprof rejected $f:"; echo "$out"; rc=1

@@ -12,7 +12,8 @@
  * sample references them (the open sample's own references are remapped internally). A stale
  * or never-issued handle is never dereferenced and never emitted. The zero handle
  * ({0}, PPROF_BUILDER_NONE) is valid in every generation: the empty string, no mapping or no
- * function.
+ * function. Limits of the check: handles are not tagged with their builder (a handle passed to
+ * another builder is only range-checked), and the 32-bit generation wraps after 2^32 resets.
  *
  * Open samples (pprof_builder_open) are not generation-stamped: they survive resets and are
  * ended only by commit or abort; after that their handle is PPROF_E_STALE. An open sample lands
@@ -26,6 +27,17 @@
  * the by-value calls (pprof_builder_open_add_frame, pprof_builder_open_add_label_cstr), which
  * intern and append in one atomic step and never see a stale handle.
  * pprof_builder_free is never concurrent with other calls on the same builder.
+ *
+ * Per function, with PPROF_BUILDER_THREAD_SAFE:
+ *   pprof_builder_new, _options_init ........ any thread (no shared state)
+ *   intern*, function, mapping, location .... concurrent; result valid until the next reset
+ *   add_sample, open_* ....................... concurrent; each call atomic
+ *   set_time, add_comment, get_stats ......... concurrent
+ *   serialize, serialize_file, reset, finish . concurrent with all of the above; the whole
+ *                                              encode (and for _file the write) runs under the
+ *                                              lock, so adders wait for its duration
+ *   pprof_builder_free ....................... exclusive
+ * Without the flag every function needs exclusive use of the builder.
  *
  * Determinism: the builder reads no clock and keeps no state across pprof_builder_finish, so
  * the same calls after a finish give the same bytes as on a fresh builder.
@@ -230,7 +242,9 @@ PPROF_API pprof_status pprof_builder_serialize(pprof_builder *b, unsigned flags,
                                                const pprof_write_options *opts, pprof_buffer *out,
                                                pprof_error *err);
 /* Same to a path, written atomically, or to standard output for "-". The reset happens only
- * after the write succeeded (the lock is held during the write in thread-safe mode). */
+ * after the write succeeded (the lock is held during the write in thread-safe mode). If the
+ * write succeeded but the reset then fails for lack of memory, PPROF_E_NOMEM is returned and
+ * the samples are kept: they would be written again by the next call. */
 PPROF_API pprof_status pprof_builder_serialize_file(pprof_builder *b, unsigned flags,
                                                     const char *path,
                                                     const pprof_write_options *opts,
