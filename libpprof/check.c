@@ -13,7 +13,7 @@
 static const pprof_rule_info RULES[] = {
 #define PPROF_RULE(sym, id, sev, ref, summary, rationale, example)                                 \
     {id, sev, ref, summary, rationale, example},
-#include "pprof/rules.def"
+#include "rules.def"
 #undef PPROF_RULE
 };
 
@@ -991,7 +991,7 @@ check_samples(chk *k)
     for (size_t i = 0; i < n; i++) {
         const pprof__sample *x = &s[i];
         uint64_t off = off_at(&p->sample_offs, i);
-        const uint64_t *ids = stack + x->loc_off;
+        const uint64_t *ids = stack ? stack + x->loc_off : NULL;
         for (uint32_t j = 0; j < x->n_loc; j++) {
             uint64_t id = ids[j];
             uint32_t at;
@@ -1008,7 +1008,7 @@ check_samples(chk *k)
                      (unsigned long long)id, id ? "names no location" : "is reserved",
                      p->locations.len);
         }
-        const int64_t *v = vals + x->val_off;
+        const int64_t *v = vals ? vals + x->val_off : NULL; /* NULL + 0 is undefined */
         if (x->n_val != nt && nt)
             FIND(&k->c, PPROF_RULE_CV2_VALUE_COUNT, off, P("sample[%zu].value", i),
                  "sample has %u values; expected %zu, one per sample_type", x->n_val, nt);
@@ -1032,7 +1032,7 @@ check_samples(chk *k)
                 &k->c, PPROF_RULE_S16_ZERO_SAMPLE, off, P("sample[%zu].value", i),
                 "every value is 0; expected at least one nonzero value (merges drop such samples)");
         if (x->n_lab)
-            check_labels(k, i, off, labs + x->lab_off, x->n_lab);
+            check_labels(k, i, off, labs ? labs + x->lab_off : NULL, x->n_lab);
     }
     pprof__free(k->a, sum);
     pprof__free(k->a, ovf);

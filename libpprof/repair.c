@@ -10,7 +10,7 @@ static const struct {
     const char *name, *what;
 } FIXES[] = {
 #define PPROF_FIX(sym, name, what) {name, what},
-#include "pprof/fixes.def"
+#include "fixes.def"
 #undef PPROF_FIX
 };
 
@@ -410,8 +410,9 @@ repair(rep *r)
             PPROF__AT(q->stack, uint64_t, q->stack.len++) = QL[ni].id;
             y.n_loc++;
         }
-        memcpy((int64_t *)q->values.data + q->values.len,
-               (const int64_t *)p->values.data + x->val_off, x->n_val * sizeof(int64_t));
+        if (x->n_val) /* values.data may be NULL, and NULL + 0 is undefined */
+            memcpy((int64_t *)q->values.data + q->values.len,
+                   (const int64_t *)p->values.data + x->val_off, x->n_val * sizeof(int64_t));
         q->values.len += x->n_val;
         for (uint32_t j = 0; j < x->n_lab; j++) {
             pprof_label l = PPROF__AT(p->labels, pprof_label, x->lab_off + j);

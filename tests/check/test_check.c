@@ -63,14 +63,15 @@ check_bytes(const pb *b, pprof_profile **p, coll *c, pprof_check_summary *sum, p
     return pprof_check(*p, NULL, collect, c, sum, err);
 }
 
-static int64_t
+/* Wrapping sum: the S21 case overflows int64 on purpose. */
+static uint64_t
 value_sum(const pprof_profile *p)
 {
-    int64_t s = 0;
+    uint64_t s = 0;
     for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
         pprof_sample x = pprof_profile_sample(p, i);
         for (size_t j = 0; j < x.n_value; j++)
-            s += x.value[j];
+            s += (uint64_t)x.value[j];
     }
     return s;
 }

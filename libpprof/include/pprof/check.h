@@ -25,7 +25,7 @@ PPROF_API const char *pprof_severity_name(pprof_severity s);
  * appended, so a number keeps its meaning; the id string is the stable public name. */
 typedef enum pprof_rule {
 #define PPROF_RULE(sym, id, sev, ref, summary, rationale, example) PPROF_RULE_##sym,
-#include "pprof/rules.def"
+#include "rules.def"
 #undef PPROF_RULE
     PPROF_RULE_COUNT
 } pprof_rule;
@@ -113,7 +113,7 @@ PPROF_API pprof_status pprof_inline_index_add(pprof_inline_index *idx, const ppr
 
 typedef enum pprof_fix {
 #define PPROF_FIX(sym, name, what) PPROF_FIX_##sym,
-#include "pprof/fixes.def"
+#include "fixes.def"
 #undef PPROF_FIX
     PPROF_FIX_COUNT
 } pprof_fix;
