@@ -63,7 +63,8 @@ assign_ids(const pprof_builder *b, ids *d)
             d->map_order[d->n_map] = l->map - 1;
             d->map[l->map - 1] = ++d->n_map;
         }
-        const bline *ln = (const bline *)b->lines.data + l->line_off;
+        /* lines.data is NULL until the first line, and NULL + 0 is undefined */
+        const bline *ln = l->n_line ? (const bline *)b->lines.data + l->line_off : NULL;
         for (uint32_t j = 0; j < l->n_line; j++) {
             if (!d->fn[ln[j].fn]) {
                 d->fn_order[d->n_fn] = ln[j].fn;
@@ -164,7 +165,7 @@ fill_profile(const pprof_builder *b, const ids *d, pprof_profile *p)
         o->is_folded = l->folded;
         o->line_off = (uint32_t)p->lines.len;
         o->n_line = l->n_line;
-        const bline *ln = (const bline *)b->lines.data + l->line_off;
+        const bline *ln = l->n_line ? (const bline *)b->lines.data + l->line_off : NULL;
         for (uint32_t j = 0; j < l->n_line; j++) {
             pprof_line *ol = &PPROF__AT(p->lines, pprof_line, p->lines.len++);
             ol->function_id = d->fn[ln[j].fn];
@@ -382,10 +383,10 @@ rebuild(const pprof_builder *b, const remap *r, tables *t)
         if (r->loc[i] == PPROF_NONE)
             continue;
         bloc l = PPROF__AT(b->locs, bloc, i);
-        const bline *src = (const bline *)b->lines.data + l.line_off;
+        const bline *src = l.n_line ? (const bline *)b->lines.data + l.line_off : NULL;
         l.map = l.map ? r->map[l.map - 1] + 1 : 0;
         l.line_off = (uint32_t)t->lines.len;
-        bline *dst = (bline *)t->lines.data + t->lines.len;
+        bline *dst = l.n_line ? (bline *)t->lines.data + t->lines.len : NULL;
         for (uint32_t j = 0; j < l.n_line; j++) {
             dst[j] = src[j];
             dst[j].fn = r->fn[src[j].fn];

@@ -345,7 +345,8 @@ loc_eq(const pprof_builder *b, uint32_t i, const void *key)
     if (l->map != k->l.map || l->address != k->l.address || l->folded != k->l.folded ||
         l->n_line != k->l.n_line)
         return false;
-    const bline *ln = (const bline *)b->lines.data + l->line_off;
+    /* lines.data is NULL until the first line, and NULL + 0 is undefined */
+    const bline *ln = l->n_line ? (const bline *)b->lines.data + l->line_off : NULL;
     for (uint32_t j = 0; j < l->n_line; j++)
         if (ln[j].fn != k->lines[j].fn || ln[j].line != k->lines[j].line ||
             ln[j].column != k->lines[j].column)
@@ -405,6 +406,8 @@ sample_eq(const pprof_builder *b, uint32_t i, const void *key)
     if (k->n_loc &&
         memcmp((const uint32_t *)b->stack.data + s->loc_off, k->locs, k->n_loc * sizeof(uint32_t)))
         return false;
+    if (!k->n_lab) /* labels.data may still be NULL, and NULL + 0 is undefined */
+        return true;
     const blabel *l = (const blabel *)b->labels.data + s->lab_off;
     for (size_t j = 0; j < k->n_lab; j++)
         if (l[j].key != k->labs[j].key || l[j].str != k->labs[j].str ||
