@@ -242,7 +242,7 @@ pprof_inline_index_add(pprof_inline_index *x, const pprof_profile *cp, const cha
         if (mi == PPROF_NONE || bins[mi] == PPROF_NONE - 1 || l[i].address < maps[mi].memory_start)
             continue;
         uint64_t bin = bins[mi], off = l[i].address - maps[mi].memory_start;
-        uint64_t fh = frames_hash(p, lines + l[i].line_off, l[i].n_line);
+        uint64_t fh = frames_hash(p, lines ? lines + l[i].line_off : NULL, l[i].n_line);
         if ((x->used + 1) * 2 > x->mask + 1 && !entries_grow(x)) {
             st = PPROF_E_NOMEM;
             break;

@@ -138,6 +138,9 @@ new_ids(rep *r, const uint8_t *ids, size_t stride, size_t n, const pprof__idmap 
         if (id > max)
             max = id;
     }
+    /* Fresh ids count up from max + 1; when ids reach UINT64_MAX that would wrap to the
+     * reserved 0, so search upwards from n + 1 for ids nobody uses instead. */
+    uint64_t next = max + 1, search = n;
     for (size_t i = 0; i < n; i++) {
         uint64_t id = *(const uint64_t *)(ids + i * stride);
         if (id != 0 && pprof__idmap_get(m, id) == i) {
@@ -145,7 +148,15 @@ new_ids(rep *r, const uint8_t *ids, size_t stride, size_t n, const pprof__idmap 
             continue;
         }
         FIX(r, ID);
-        nid[i] = pprof__idmap_get(m, i + 1) == PPROF_NONE ? i + 1 : ++max;
+        if (pprof__idmap_get(m, i + 1) == PPROF_NONE) {
+            nid[i] = i + 1;
+        } else if (next != 0) {
+            nid[i] = next++;
+        } else {
+            while (pprof__idmap_get(m, ++search) != PPROF_NONE)
+                ;
+            nid[i] = search;
+        }
     }
     *out = nid;
     return true;

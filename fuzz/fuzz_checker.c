@@ -1,0 +1,131 @@
+/* The checker and the repairer. A failed read maps to a rule; an accepted profile is checked
+ * twice (same findings, every finding well formed, the summary consistent with the callback),
+ * with a findings cap chosen from the input; then repaired (see check_repaired). */
+#include <string.h>
+
+#include "check.h"
+#include "fuzz.h"
+
+typedef struct seen {
+    uint64_t n;
+    uint64_t by_sev[3];
+    uint64_t digest;
+    uint64_t stop_after; /* the callback returns false after this many; UINT64_MAX = never */
+} seen;
+
+static void
+mix_str(seen *s, const char *str)
+{
+    for (; *str; str++)
+        s->digest = (s->digest ^ (uint8_t)*str) * UINT64_C(0x100000001b3);
+    s->digest *= 31;
+}
+
+static bool
+on_finding(void *ctx, const pprof_finding *f)
+{
+    seen *s = ctx;
+    FUZZ_CHECK((unsigned)f->rule < PPROF_RULE_COUNT, "rule %d out of range", (int)f->rule);
+    const pprof_rule_info *info = pprof_rule_get(f->rule);
+    FUZZ_CHECK(info != NULL, "no info for rule %d", (int)f->rule);
+    FUZZ_CHECK(f->rule_id && strcmp(f->rule_id, info->id) == 0, "rule id mismatch");
+    FUZZ_CHECK((unsigned)f->severity <= PPROF_SEVERITY_ERROR, "bad severity");
+    FUZZ_CHECK(f->path && f->message && f->message[0], "finding without path or message");
+    s->n++;
+    s->by_sev[f->severity]++;
+    mix_str(s, f->rule_id);
+    mix_str(s, f->path);
+    mix_str(s, f->message);
+    s->digest ^= f->offset;
+    return s->n < s->stop_after;
+}
+
+static seen
+check(pprof_profile *p, uint64_t max_findings, uint64_t stop_after, pprof_check_summary *sum)
+{
+    pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
+    o.max_findings = max_findings;
+    seen s = {0, {0, 0, 0}, UINT64_C(0xcbf29ce484222325), stop_after};
+    pprof_error err;
+    pprof_status st = pprof_check(p, &o, on_finding, &s, sum, &err);
+    FUZZ_CHECK(st == PPROF_OK, "check failed: %s: %s", pprof_status_name(st), err.message);
+    FUZZ_CHECK(sum->reported == s.n, "summary says %llu reported, callback saw %llu",
+               (unsigned long long)sum->reported, (unsigned long long)s.n);
+    for (int i = 0; i < 3; i++)
+        FUZZ_CHECK(sum->count[i] >= s.by_sev[i], "summary count below findings seen");
+    FUZZ_CHECK(s.n <= max_findings, "more findings than max_findings");
+    return s;
+}
+
+/* Some errors cannot be repaired (no sample_type at all, say; pprof-check --fix reports
+ * those), so the oracle is: no more errors than before, a profile the writer accepts that
+ * reads back with no more errors, and a second repair that finds nothing left to fix. */
+static void
+check_repaired(pprof_profile *q, uint64_t errors_before)
+{
+    pprof_check_summary sum;
+    check(q, 1000, UINT64_MAX, &sum);
+    uint64_t errors = sum.count[PPROF_SEVERITY_ERROR];
+    FUZZ_CHECK(errors <= errors_before, "repair raised the errors from %llu to %llu",
+               (unsigned long long)errors_before, (unsigned long long)errors);
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_buffer b = {0};
+    pprof_error err;
+    pprof_status st = pprof_profile_write_memory(q, &raw, &b, &err);
+    FUZZ_CHECK(st == PPROF_OK, "repaired profile does not write: %s at %s", err.message, err.path);
+    if (b.len) {
+        pprof_profile *r = NULL;
+        st = pprof_profile_read_memory(b.data, b.len, NULL, &r, &err);
+        FUZZ_CHECK(st == PPROF_OK, "repaired profile does not read back: %s", err.message);
+        check(r, 1000, UINT64_MAX, &sum);
+        FUZZ_CHECK(sum.count[PPROF_SEVERITY_ERROR] <= errors,
+                   "repaired profile has %llu errors after a write and a read, %llu before",
+                   (unsigned long long)sum.count[PPROF_SEVERITY_ERROR], (unsigned long long)errors);
+        pprof_profile_free(r);
+    }
+    pprof_buffer_free(&b);
+    pprof_profile *again = NULL;
+    pprof_repair_stats rs;
+    st = pprof_repair(q, &again, &rs, &err);
+    FUZZ_CHECK(st == PPROF_OK, "second repair failed: %s", err.message);
+    for (int i = 0; i < PPROF_FIX_COUNT; i++)
+        FUZZ_CHECK(rs.count[i] == 0, "second repair applied %llu %s fixes",
+                   (unsigned long long)rs.count[i], pprof_fix_name((pprof_fix)i));
+    pprof_profile_free(again);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pprof_read_options o = fuzz_read_options();
+    pprof_error err;
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_memory(data, size, &o, &p, &err);
+    if (st != PPROF_OK) {
+        pprof_rule rule;
+        if (pprof_check_read_error_rule(&err, &rule))
+            FUZZ_CHECK(pprof_rule_get(rule) != NULL, "read error maps to no rule");
+        else
+            FUZZ_CHECK(st == PPROF_E_LIMIT || st == PPROF_E_NOMEM, "%s maps to no rule: %s",
+                       pprof_status_name(st), err.message);
+        return 0;
+    }
+    uint64_t h = fuzz_hash(data, size);
+    uint64_t cap = h & 1 ? 1000 : h % 5;
+    uint64_t stop = h & 2 ? UINT64_MAX : 1 + (h >> 8) % 4;
+    pprof_check_summary s1, s2;
+    seen a = check(p, cap, stop, &s1);
+    seen b = check(p, cap, stop, &s2);
+    FUZZ_CHECK(a.n == b.n && a.digest == b.digest && memcmp(&s1, &s2, sizeof(s1)) == 0,
+               "two checks of one profile differ");
+
+    pprof_profile *q = NULL;
+    pprof_repair_stats rs;
+    st = pprof_repair(p, &q, &rs, &err);
+    FUZZ_CHECK(st == PPROF_OK, "repair failed: %s: %s", pprof_status_name(st), err.message);
+    check_repaired(q, s1.count[PPROF_SEVERITY_ERROR]);
+    pprof_profile_free(q);
+    pprof_profile_free(p);
+    return 0;
+}
