@@ -1213,22 +1213,55 @@ static const schema S_PROFILE = {"", 16, K_PROFILE, N_PROFILE, SUB_PROFILE};
 typedef struct wscan {
     chk *k;
     const uint8_t *base;
-    uint64_t unknown;
-    bool deep; /* descend into samples too */
 } wscan;
 
-/* prefix is the path of the message being scanned ("" at the top). Decoding already succeeded,
- * so the framing is known to be sound; the checks only guard against surprises. */
+/* The path of the message being scanned as a chain up to the profile, formatted only when a
+ * finding needs it: millions of samples must not each pay for a snprintf. */
+typedef struct spath {
+    const struct spath *up;
+    const char *name;
+    size_t idx; /* SIZE_MAX: not indexed */
+} spath;
+
+static size_t
+spath_fmt(const spath *sp, char *out, size_t cap)
+{
+    if (!sp || !sp->name)
+        return 0;
+    size_t n = spath_fmt(sp->up, out, cap);
+    if (n >= cap)
+        return n;
+    int k = sp->idx == SIZE_MAX
+                ? snprintf(out + n, cap - n, "%s%s", n ? "." : "", sp->name)
+                : snprintf(out + n, cap - n, "%s%s[%zu]", n ? "." : "", sp->name, sp->idx);
+    return k < 0 ? n : n + (size_t)k;
+}
+
+/* Decoding already succeeded, so the framing is known to be sound; the checks only guard
+ * against surprises. */
 static void
-scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const char *prefix)
+scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const spath *at)
 {
     uint32_t seen = 0;
-    size_t counts[16] = {0};
+    size_t counts[16];
     bool time_nonzero = false;
+    if (sc->sub)
+        memset(counts, 0, sizeof(counts)); /* leaf messages (labels, lines) are the many */
     while (p < end) {
         const uint8_t *tagp = p;
         uint32_t field, wt;
         uint64_t v = 0;
+        /* Leaf messages are almost always one-byte tags with small varints. */
+        if (!sc->sub && end - p >= 2 && p[0] < 0x80 && (p[0] & 7) == 0 && p[1] < 0x80 &&
+            p[0] >> 3 != 0) {
+            field = p[0] >> 3;
+            p += 2;
+            if (field < sc->n && sc->kind[field] == F_ONE && !(seen & (1u << field))) {
+                seen |= 1u << field;
+                continue;
+            }
+            p -= 2;
+        }
         if (!pprof__tag(&p, end, &field, &wt))
             return;
         const uint8_t *payload = p, *sub_end = NULL;
@@ -1257,14 +1290,18 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
         default: return;
         }
         uint8_t kind = field < sc->n ? sc->kind[field] : F_UNKNOWN;
-        const char *sep = *prefix ? "." : "";
         if (kind == F_UNKNOWN) {
-            w->unknown++;
-            FIND(&w->k->c, PPROF_RULE_S18_UNKNOWN_FIELD, (uint64_t)(tagp - w->base),
-                 P("%s%sfield %u", prefix, sep, field),
-                 "field number %u (wire type %u) is not defined in %s; expected only fields of "
-                 "profile.proto (readers skip it and writers drop it)",
-                 field, wt, *sc->name ? sc->name : "Profile");
+            if (pprof__ck_take(&w->k->c, PPROF_RULE_S18_UNKNOWN_FIELD)) {
+                char path[160];
+                size_t n = spath_fmt(at, path, sizeof(path));
+                if (n < sizeof(path))
+                    snprintf(path + n, sizeof(path) - n, "%sfield %u", n ? "." : "", field);
+                pprof__ck_put(&w->k->c, PPROF_RULE_S18_UNKNOWN_FIELD, (uint64_t)(tagp - w->base),
+                              path,
+                              "field number %u (wire type %u) is not defined in %s; expected "
+                              "only fields of profile.proto (readers skip it and writers drop it)",
+                              field, wt, *sc->name ? sc->name : "Profile");
+            }
             continue;
         }
         if (kind == F_ONE || kind == F_MSG_ONE) {
@@ -1284,29 +1321,28 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
                 time_nonzero = v != 0;
                 continue;
             }
-            if (again)
-                FIND(&w->k->c, PPROF_RULE_S19_REPEATED_FIELD, (uint64_t)(tagp - w->base),
-                     P("%s%s%s", prefix, sep, sc->field[field]),
-                     "non-repeated field %s appears more than once; the last value wins, "
-                     "expected it at most once",
-                     sc->field[field]);
+            if (again && pprof__ck_take(&w->k->c, PPROF_RULE_S19_REPEATED_FIELD)) {
+                char path[160];
+                size_t n = spath_fmt(at, path, sizeof(path));
+                if (n < sizeof(path))
+                    snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "", sc->field[field]);
+                pprof__ck_put(&w->k->c, PPROF_RULE_S19_REPEATED_FIELD, (uint64_t)(tagp - w->base),
+                              path,
+                              "non-repeated field %s appears more than once; the last value "
+                              "wins, expected it at most once",
+                              sc->field[field]);
+            }
         }
         if ((kind == F_MSG_ONE || kind == F_MSG_MANY) && wt == PPROF_WT_LEN && sc->sub &&
             sc->sub[field]) {
-            const schema *sub = sc->sub[field];
             size_t idx = counts[field]++;
-            if (sub == &S_SAMPLE && !w->deep)
-                continue;
-            char path[128];
-            if (kind == F_MSG_ONE)
-                snprintf(path, sizeof(path), "%s%s%s", prefix, sep, sc->field[field]);
-            else
-                snprintf(path, sizeof(path), "%s%s%s[%zu]", prefix, sep, sc->field[field], idx);
-            scan_msg(w, sub, payload, sub_end, path);
+            spath sub = {at, sc->field[field], kind == F_MSG_ONE ? SIZE_MAX : idx};
+            scan_msg(w, sc->sub[field], payload, sub_end, &sub);
         }
     }
 }
 
+/* W8, S18 and S19 need the wire bytes: one scan of tags, skipping every payload. */
 static void
 check_wire(chk *k)
 {
@@ -1317,40 +1353,8 @@ check_wire(chk *k)
         !pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) &&
         !pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD))
         return;
-    /* Samples are most of the bytes and have only label fields that could repeat; descend into
-     * them only when the decoder counted unknown fields the cheaper scan did not find. */
-    wscan w = {k, p->buf, 0, false};
-    scan_msg(&w, &S_PROFILE, p->buf, p->buf + p->buf_len, "");
-    if (w.unknown < p->unknown_fields) {
-        wscan w2 = {k, p->buf, 0, true};
-        const uint8_t *q = p->buf, *end = p->buf + p->buf_len;
-        size_t idx = 0;
-        while (q < end) {
-            uint32_t field, wt;
-            uint64_t v;
-            if (!pprof__tag(&q, end, &field, &wt))
-                break;
-            if (wt == PPROF_WT_LEN) {
-                if (!pprof__varint(&q, end, &v) || v > (uint64_t)(end - q))
-                    break;
-                if (field == 2) {
-                    char path[64];
-                    snprintf(path, sizeof(path), "sample[%zu]", idx++);
-                    scan_msg(&w2, &S_SAMPLE, q, q + v, path);
-                }
-                q += v;
-            } else if (wt == PPROF_WT_VARINT) {
-                if (!pprof__varint(&q, end, &v))
-                    break;
-            } else if (wt == PPROF_WT_I64 && end - q >= 8) {
-                q += 8;
-            } else if (wt == PPROF_WT_I32 && end - q >= 4) {
-                q += 4;
-            } else {
-                break;
-            }
-        }
-    }
+    wscan w = {k, p->buf};
+    scan_msg(&w, &S_PROFILE, p->buf, p->buf + p->buf_len, NULL);
 }
 
 /* ---------------------------------------------------------------- entry points */

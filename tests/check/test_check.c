@@ -494,6 +494,62 @@ test_corpus_files(tap *t)
     }
 }
 
+/* Every one-byte corruption of every case: the checker never fails on a decodable profile, and
+ * the repaired profile always passes. This is what the repair promises for arbitrary input. */
+static void
+test_mutations(tap *t)
+{
+    static const uint8_t flips[] = {0x01, 0x02, 0x7f, 0x80, 0xff};
+    pprof_inline_index *x = pprof_inline_index_new(NULL);
+    for (size_t i = 0; i < N_CASES; i++) {
+        pb base = {.n = 0};
+        CASES[i].build(&base);
+        size_t tried = 0, decoded = 0, bad = 0;
+        char why[600] = "";
+        for (size_t at = 0; at < base.n; at++) {
+            for (size_t f = 0; f < sizeof(flips); f++) {
+                pb m = base;
+                m.d[at] ^= flips[f];
+                tried++;
+                pprof_profile *p = NULL, *q = NULL, *back = NULL;
+                pprof_error err;
+                if (pprof_profile_read_memory(m.d, m.n, NULL, &p, &err) != PPROF_OK)
+                    continue;
+                decoded++;
+                pprof_check_summary s;
+                pprof_buffer buf = {0};
+                pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+                wo.format = PPROF_FORMAT_RAW;
+                pprof_status st = pprof_check(p, NULL, NULL, NULL, &s, &err);
+                if (st == PPROF_OK)
+                    st = pprof_inline_index_add(x, p, "m", NULL, NULL, NULL, NULL, &err);
+                if (st == PPROF_OK)
+                    st = pprof_repair(p, &q, NULL, &err);
+                if (st == PPROF_OK)
+                    st = pprof_profile_write_memory(q, &wo, &buf, &err);
+                if (st == PPROF_OK)
+                    st = pprof_profile_read_memory(buf.data, buf.len, NULL, &back, &err);
+                if (st == PPROF_OK)
+                    st = pprof_check(back, NULL, NULL, NULL, &s, &err);
+                if (st != PPROF_OK || s.count[PPROF_SEVERITY_ERROR]) {
+                    if (!bad++)
+                        snprintf(why, sizeof(why), "byte %zu ^ 0x%02x: %s %s %s (%llu errors)", at,
+                                 flips[f], pprof_status_name(st), err.path, err.message,
+                                 (unsigned long long)s.count[PPROF_SEVERITY_ERROR]);
+                }
+                pprof_buffer_free(&buf);
+                pprof_profile_free(p);
+                pprof_profile_free(q);
+                pprof_profile_free(back);
+            }
+        }
+        if (!tap_ok(t, bad == 0, "mutations of %s: %zu tried, %zu decode, all repair to valid",
+                    CASES[i].name, tried, decoded))
+            tap_diag("%zu failed; first: %s", bad, why);
+    }
+    pprof_inline_index_free(x);
+}
+
 static int
 write_corpus(const char *dir)
 {
@@ -524,6 +580,7 @@ main(int argc, char **argv)
     test_cross(&t);
     test_limits(&t);
     test_real(&t);
+    test_mutations(&t);
     test_corpus_files(&t);
     return tap_done(&t);
 }
