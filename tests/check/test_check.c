@@ -1,5 +1,6 @@
 /* Checker rules, one minimal profile each; repair; cross-file S1; limits; real-corpus verdicts;
  * the committed corpus/check files. `test_check --write-corpus DIR` regenerates corpus/check. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,6 +463,36 @@ test_real(tap *t)
     }
 }
 
+/* A file added to the real corpus must get a recorded verdict here. */
+static void
+test_real_listed(tap *t)
+{
+    const char *sub[] = {"parca", "pyroscope"};
+    size_t unlisted = 0, seen = 0;
+    for (size_t d = 0; d < 2; d++) {
+        char dir[1024];
+        snprintf(dir, sizeof(dir), "%s/%s", tap_real_corpus(), sub[d]);
+        DIR *dp = opendir(dir);
+        if (!dp)
+            return;
+        for (struct dirent *e; (e = readdir(dp));) {
+            if (e->d_name[0] == '.' || strcmp(e->d_name, "SOURCES.txt") == 0)
+                continue;
+            char rel[512];
+            snprintf(rel, sizeof(rel), "%s/%s", sub[d], e->d_name);
+            bool found = false;
+            for (size_t i = 0; i < sizeof(REAL) / sizeof(REAL[0]) && !found; i++)
+                found = strcmp(REAL[i].file, rel) == 0;
+            seen++;
+            if (!found && unlisted++ == 0)
+                tap_diag("no verdict recorded for %s", rel);
+        }
+        closedir(dp);
+    }
+    tap_ok(t, unlisted == 0 && seen == sizeof(REAL) / sizeof(REAL[0]),
+           "every real corpus file has a recorded verdict (%zu files)", seen);
+}
+
 static bool
 read_whole(const char *path, pb *out)
 {
@@ -580,6 +611,7 @@ main(int argc, char **argv)
     test_cross(&t);
     test_limits(&t);
     test_real(&t);
+    test_real_listed(&t);
     test_mutations(&t);
     test_corpus_files(&t);
     return tap_done(&t);
