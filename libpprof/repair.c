@@ -365,7 +365,10 @@ repair(rep *r)
         PPROF__AT(q->sample_types, pprof_value_type, q->sample_types.len++) = t;
     }
     if (nt == 0 && p->samples.len) {
-        nt = PPROF__AT(p->samples, pprof__sample, 0).n_val;
+        /* Types for the first sample that has values; samples without values cannot be
+         * typed at all and are dropped below (a profile's samples need sample types). */
+        for (size_t i = 0; i < p->samples.len && nt == 0; i++)
+            nt = PPROF__AT(p->samples, pprof__sample, i).n_val;
         int64_t unit = -1;
         for (size_t i = 0; i < nt; i++) {
             char name[32];
@@ -403,7 +406,7 @@ repair(rep *r)
     const pprof__location *QL = q->locations.data;
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *x = &os[i];
-        if (x->n_val != nt) {
+        if (x->n_val != nt || nt == 0) {
             FIX(r, VALUE_COUNT);
             continue;
         }

@@ -324,6 +324,33 @@ test_limits(tap *t)
     tap_ok(t, !pprof_check_read_error_rule(&err, &r), "an I/O error maps to no rule");
 }
 
+/* CV1 repair when the first sample carries no value: types come from the first that does. */
+static void
+test_repair_untyped(tap *t)
+{
+    pb b = {.n = 0};
+    std_profile(&b, NO_ST | NO_SAMPLE);
+    const uint64_t s[] = {1};
+    const int64_t v[] = {4, 5};
+    sample(&b, 1, s, 0, NULL, 0, NULL);
+    sample(&b, 1, s, 2, v, 0, NULL);
+    pprof_profile *p = read_pb(&b), *q = NULL;
+    pprof_repair_stats rs;
+    pprof_check_summary sum;
+    memset(&sum, 0, sizeof(sum));
+    pprof_status st = p ? pprof_repair(p, &q, &rs, NULL) : PPROF_E_ARG;
+    if (st == PPROF_OK)
+        st = pprof_check(q, NULL, NULL, NULL, &sum, NULL);
+    tap_ok(t,
+           st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR] == 0 &&
+               pprof_profile_count(q, PPROF_TABLE_SAMPLE_TYPE) == 2 &&
+               pprof_profile_count(q, PPROF_TABLE_SAMPLE) == 1 &&
+               rs.count[PPROF_FIX_SAMPLE_TYPE] == 2 && rs.count[PPROF_FIX_VALUE_COUNT] == 1,
+           "repair: sample types from the first sample with values, untyped samples dropped");
+    pprof_profile_free(p);
+    pprof_profile_free(q);
+}
+
 static void
 test_registry(tap *t)
 {
@@ -610,6 +637,7 @@ main(int argc, char **argv)
     test_s1_message(&t);
     test_cross(&t);
     test_limits(&t);
+    test_repair_untyped(&t);
     test_real(&t);
     test_real_listed(&t);
     test_mutations(&t);
