@@ -149,8 +149,15 @@ typedef struct mlabel {
     int64_t num;
 } mlabel;
 
+/* A distinct stack (samples that differ only in labels share one). */
+typedef struct mstack {
+    uint32_t off, n;
+} mstack;
+
 typedef struct msample {
-    uint32_t loc_off, n_loc, lab_off, n_lab;
+    uint32_t loc_off, n_loc; /* copies of the stack's */
+    uint32_t lab_off, n_lab;
+    uint32_t stack;
 } msample;
 
 struct pprof_merger {
@@ -172,9 +179,11 @@ struct pprof_merger {
     htab loc_ht;
     htab addr_ht;       /* (mapping, rel) -> first location there, for inline conflicts */
     pprof__vec samples; /* msample */
-    pprof__vec stack;   /* uint32_t location indices */
-    pprof__vec labels;  /* mlabel */
-    pprof__vec values;  /* int64_t, n_types per sample */
+    pprof__vec stack;   /* uint32_t location indices of the distinct stacks */
+    pprof__vec stacks;  /* mstack */
+    htab stack_ht;
+    pprof__vec labels; /* mlabel */
+    pprof__vec values; /* int64_t, n_types per sample */
     htab sample_ht;
 
     pprof__vec names; /* const char *, one per input */
@@ -259,12 +268,14 @@ pprof_merger_free(pprof_merger *m)
     if (!m)
         return;
     const pprof_allocator a = m->a;
-    pprof__vec *vecs[] = {&m->strings, &m->mappings, &m->functions, &m->locations, &m->lines,
-                          &m->samples, &m->stack,    &m->labels,    &m->values,    &m->names,
-                          &m->types,   &m->comments, &m->tmp_lines, &m->tmp_stack, &m->tmp_labels};
+    pprof__vec *vecs[] = {&m->strings,   &m->mappings,  &m->functions,  &m->locations,
+                          &m->lines,     &m->samples,   &m->stack,      &m->labels,
+                          &m->values,    &m->names,     &m->types,      &m->comments,
+                          &m->tmp_lines, &m->tmp_stack, &m->tmp_labels, &m->stacks};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         pprof__free(&a, vecs[i]->data);
-    htab *hts[] = {&m->str_ht, &m->map_ht, &m->fn_ht, &m->loc_ht, &m->addr_ht, &m->sample_ht};
+    htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,   &m->loc_ht,
+                   &m->addr_ht, &m->sample_ht, &m->stack_ht};
     for (size_t i = 0; i < sizeof(hts) / sizeof(hts[0]); i++)
         pprof__free(&a, hts[i]->slots);
     pprof__arena_destroy(&m->arena);
@@ -680,6 +691,39 @@ add_sample(in_ctx *c, size_t si)
             return st;
         h = hmix(h, stk[j]);
     }
+    /* intern the stack */
+    h = hfinal(h);
+    uint32_t hs32 = (uint32_t)(h >> 32);
+    if (ht_need_grow(&m->stack_ht) && !ht_grow(&m->a, &m->stack_ht))
+        return nomem(m, c->err);
+    size_t slot;
+    uint32_t sid;
+    {
+        const mstack *sts = m->stacks.data;
+        const uint32_t *all = m->stack.data;
+        HT_SCAN(&m->stack_ht, hs32, slot, sid,
+                (sts[sid].n == s.n_location_id &&
+                 (s.n_location_id == 0 ||
+                  !memcmp(all + sts[sid].off, stk, s.n_location_id * sizeof(uint32_t)))));
+    }
+    if (sid == PPROF_NONE) {
+        if (m->stack.len + s.n_location_id >= UINT32_MAX || m->stacks.len >= UINT32_MAX - 1 ||
+            !pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), m->stack.len + s.n_location_id))
+            return nomem(m, c->err);
+        mstack *ns = pprof__vec_push(&m->a, &m->stacks, sizeof(*ns));
+        if (!ns)
+            return nomem(m, c->err);
+        ns->off = (uint32_t)m->stack.len;
+        ns->n = (uint32_t)s.n_location_id;
+        if (s.n_location_id)
+            memcpy((uint32_t *)m->stack.data + m->stack.len, stk,
+                   s.n_location_id * sizeof(uint32_t));
+        m->stack.len += s.n_location_id;
+        sid = (uint32_t)(m->stacks.len - 1);
+        ht_put(&m->stack_ht, slot, hs32, sid);
+    }
+    const mstack st_ = PPROF__AT(m->stacks, mstack, sid);
+    h = hmix(5, sid);
     mlabel *lab = m->tmp_labels.data;
     for (size_t j = 0; j < s.n_label; j++) {
         const pprof_label *l = &s.label[j];
@@ -703,38 +747,29 @@ add_sample(in_ctx *c, size_t si)
     uint32_t h32 = (uint32_t)(h >> 32);
     if (ht_need_grow(&m->sample_ht) && !ht_grow(&m->a, &m->sample_ht))
         return nomem(m, c->err);
-    size_t slot;
     uint32_t idx;
     const msample *ss = m->samples.data;
-    const uint32_t *stack = m->stack.data;
     const mlabel *labels = m->labels.data;
 #define SAMPLE_EQ                                                                                  \
-    (ss[idx].n_loc == s.n_location_id && ss[idx].n_lab == s.n_label &&                             \
-     (s.n_location_id == 0 ||                                                                      \
-      !memcmp(stack + ss[idx].loc_off, stk, s.n_location_id * sizeof(uint32_t))) &&                \
+    (ss[idx].stack == sid && ss[idx].n_lab == s.n_label &&                                         \
      labels_equal(labels + ss[idx].lab_off, lab, s.n_label))
     HT_SCAN(&m->sample_ht, h32, slot, idx, SAMPLE_EQ);
 #undef SAMPLE_EQ
     int64_t *vals;
     if (idx == PPROF_NONE) {
-        if (m->stack.len + s.n_location_id >= UINT32_MAX ||
-            m->labels.len + s.n_label >= UINT32_MAX || m->samples.len >= UINT32_MAX - 1)
+        if (m->labels.len + s.n_label >= UINT32_MAX || m->samples.len >= UINT32_MAX - 1)
             return nomem(m, c->err);
-        if (!pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), m->stack.len + s.n_location_id) ||
-            !pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), m->labels.len + s.n_label) ||
+        if (!pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), m->labels.len + s.n_label) ||
             !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + m->n_types))
             return nomem(m, c->err);
         msample *ns = pprof__vec_push(&m->a, &m->samples, sizeof(*ns));
         if (!ns)
             return nomem(m, c->err);
-        ns->loc_off = (uint32_t)m->stack.len;
-        ns->n_loc = (uint32_t)s.n_location_id;
+        ns->loc_off = st_.off;
+        ns->n_loc = st_.n;
         ns->lab_off = (uint32_t)m->labels.len;
         ns->n_lab = (uint32_t)s.n_label;
-        if (s.n_location_id)
-            memcpy((uint32_t *)m->stack.data + m->stack.len, stk,
-                   s.n_location_id * sizeof(uint32_t));
-        m->stack.len += s.n_location_id;
+        ns->stack = sid;
         if (s.n_label)
             memcpy((mlabel *)m->labels.data + m->labels.len, lab, s.n_label * sizeof(mlabel));
         m->labels.len += s.n_label;
@@ -1136,7 +1171,8 @@ typedef struct fin {
     uint32_t *frank;  /* function -> rank */
     uint32_t *lrank;  /* location -> rank */
     uint32_t *target; /* location -> location it is rewritten to (inline policy longest) */
-    uint32_t *rstack; /* ranked stacks, per sample at the sample's loc_off */
+    uint32_t *rstack; /* ranked stacks, at each distinct stack's offset */
+    uint32_t *strank; /* distinct stack -> rank (equal ranks for stacks made equal) */
     mlabel *rlabels;  /* ranked labels */
 } fin;
 
@@ -1202,15 +1238,25 @@ cmp_location(const void *ctx, uint32_t a, uint32_t b)
 }
 
 static int
+cmp_stack(const void *ctx, uint32_t a, uint32_t b)
+{
+    const fin *f = ctx;
+    const mstack *x = &PPROF__AT(f->m->stacks, mstack, a);
+    const mstack *y = &PPROF__AT(f->m->stacks, mstack, b);
+    const uint32_t *sx = f->rstack + x->off, *sy = f->rstack + y->off;
+    for (uint32_t i = 0; i < x->n && i < y->n; i++)
+        CMP(sx[i], sy[i]);
+    CMP(x->n, y->n);
+    return 0;
+}
+
+static int
 cmp_sample(const void *ctx, uint32_t a, uint32_t b)
 {
     const fin *f = ctx;
     const msample *x = &PPROF__AT(f->m->samples, msample, a);
     const msample *y = &PPROF__AT(f->m->samples, msample, b);
-    const uint32_t *sx = f->rstack + x->loc_off, *sy = f->rstack + y->loc_off;
-    for (uint32_t i = 0; i < x->n_loc && i < y->n_loc; i++)
-        CMP(sx[i], sy[i]);
-    CMP(x->n_loc, y->n_loc);
+    CMP(f->strank[x->stack], f->strank[y->stack]);
     const mlabel *lx = f->rlabels + x->lab_off, *ly = f->rlabels + y->lab_off;
     for (uint32_t i = 0; i < x->n_lab && i < y->n_lab; i++) {
         CMP(lx[i].key, ly[i].key);
@@ -1220,6 +1266,81 @@ cmp_sample(const void *ctx, uint32_t a, uint32_t b)
     }
     CMP(x->n_lab, y->n_lab);
     return 0;
+}
+
+/* Samples are the largest table: sort compact records holding the stack rank and the first
+ * label (0 = none, so fewer labels sort first, as in cmp_sample), compared inline; only equal
+ * prefixes fall back to the full comparison. */
+typedef struct skey {
+    uint64_t k0, k1;
+    uint32_t idx;
+} skey;
+
+static inline int
+skey_cmp(const fin *f, const skey *a, const skey *b)
+{
+    CMP(a->k0, b->k0);
+    CMP(a->k1, b->k1);
+    return cmp_sample(f, a->idx, b->idx);
+}
+
+static void
+skey_sort(skey *v, skey *tmp, size_t n, const fin *f)
+{
+    if (n < 16) {
+        for (size_t i = 1; i < n; i++) {
+            skey x = v[i];
+            size_t k = i;
+            while (k > 0 && skey_cmp(f, &v[k - 1], &x) > 0) {
+                v[k] = v[k - 1];
+                k--;
+            }
+            v[k] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    skey_sort(v, tmp, h, f);
+    skey_sort(v + h, tmp, n - h, f);
+    if (skey_cmp(f, &v[h - 1], &v[h]) <= 0)
+        return;
+    memcpy(tmp, v, h * sizeof(skey));
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        v[k++] = skey_cmp(f, &v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
+    while (i < h)
+        v[k++] = tmp[i++];
+}
+
+static uint32_t *
+order_samples(const fin *f, size_t n)
+{
+    const pprof_merger *m = f->m;
+    uint32_t *out = pprof__malloc(&m->a, (n + 1) * sizeof(uint32_t));
+    skey *v = pprof__malloc(&m->a, (n + 1) * sizeof(skey));
+    skey *tmp = pprof__malloc(&m->a, (n / 2 + 1) * sizeof(skey));
+    if (!out || !v || !tmp) {
+        pprof__free(&m->a, out);
+        pprof__free(&m->a, v);
+        pprof__free(&m->a, tmp);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const msample *s = &PPROF__AT(m->samples, msample, i);
+        v[i].k0 = f->strank[s->stack];
+        v[i].k1 = 0;
+        if (s->n_lab) {
+            const mlabel *l = &f->rlabels[s->lab_off];
+            v[i].k1 = ((uint64_t)l->key + 1) << 32 | ((uint64_t)l->str + 1);
+        }
+        v[i].idx = (uint32_t)i;
+    }
+    skey_sort(v, tmp, n, f);
+    for (size_t i = 0; i < n; i++)
+        out[i] = v[i].idx;
+    pprof__free(&m->a, v);
+    pprof__free(&m->a, tmp);
+    return out;
 }
 
 static uint32_t *
@@ -1270,6 +1391,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     pprof_profile *p = NULL;
     fin f = {.m = m};
     uint32_t *tmp = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
+    uint32_t *stord = NULL, *sttmp = NULL;
     uint32_t *sord = NULL, *mord = NULL, *ford = NULL, *lord = NULL, *smord = NULL;
     uint32_t *lout = NULL, *fout = NULL, *sout = NULL;
     uint8_t *lreach = NULL;
@@ -1348,7 +1470,20 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         f.rlabels[i].unit = f.srank[labs[i].unit];
         f.rlabels[i].num = labs[i].num;
     }
-    if (!(smord = order(m, nsm, cmp_sample, &f, tmp)))
+    size_t nst = m->stacks.len;
+    if (!(f.strank = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
+        !(stord = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
+        !(sttmp = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))))
+        goto fail;
+    for (size_t i = 0; i < nst; i++)
+        stord[i] = (uint32_t)i;
+    msort(stord, sttmp, nst, cmp_stack, &f);
+    for (size_t i = 0, r = 0; i < nst; i++) {
+        if (i && cmp_stack(&f, stord[i - 1], stord[i]) != 0)
+            r++;
+        f.strank[stord[i]] = (uint32_t)r;
+    }
+    if (!(smord = order_samples(&f, nsm)))
         goto fail;
 
     /* Combine samples that became equal (inline policy), drop all-zero ones, mark reachable. */
@@ -1452,23 +1587,28 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     p->sample_types.len = nt;
     uint64_t *ostack = p->stack.data;
     pprof_label *olab = p->labels.data;
+    pprof__sample *osam = p->samples.data;
+    size_t n_st = 0, n_lab = 0; /* locals: stores through ostack could alias p's lengths */
     for (size_t i = 0; i < n_out; i++) {
         const msample *s = &PPROF__AT(m->samples, msample, sout[i]);
-        pprof__sample *o = &PPROF__AT(p->samples, pprof__sample, i);
-        o->loc_off = (uint32_t)p->stack.len;
+        pprof__sample *o = &osam[i];
+        o->loc_off = (uint32_t)n_st;
         o->n_loc = s->n_loc;
         o->val_off = (uint32_t)(i * nt);
         o->n_val = (uint32_t)nt;
-        o->lab_off = (uint32_t)p->labels.len;
+        o->lab_off = (uint32_t)n_lab;
         o->n_lab = s->n_lab;
+        const uint32_t *sk = stack + s->loc_off;
         for (uint32_t k = 0; k < s->n_loc; k++)
-            ostack[p->stack.len++] = lout[f.target[stack[s->loc_off + k]]];
+            ostack[n_st++] = lout[f.target[sk[k]]];
         for (uint32_t k = 0; k < s->n_lab; k++) {
             const mlabel *l = &labs[s->lab_off + k];
             pprof_label ol = {R(l->key), R(l->str), l->num, R(l->unit)};
-            olab[p->labels.len++] = ol;
+            olab[n_lab++] = ol;
         }
     }
+    p->stack.len = n_st;
+    p->labels.len = n_lab;
     p->samples.len = n_out;
     if (n_out && nt)
         memcpy(p->values.data, vals, n_out * nt * sizeof(int64_t));
@@ -1562,6 +1702,9 @@ fail:
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         pprof__free(a, bufs[i]);
     pprof__free(a, f.rlabels);
+    pprof__free(a, f.strank);
+    pprof__free(a, stord);
+    pprof__free(a, sttmp);
     pprof__free(a, lreach);
     pprof__free(a, vals);
     return st;

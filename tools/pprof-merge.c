@@ -148,6 +148,7 @@ typedef struct slot {
     pprof_error err;
     bool done;
     bool check_failed;
+    uint64_t check_errors;
 } slot;
 
 typedef struct pool {
@@ -175,7 +176,8 @@ on_finding(void *ctx, const pprof_finding *f)
     check_ctx *c = ctx;
     if (f->severity != PPROF_SEVERITY_ERROR)
         return true;
-    c->errors++;
+    if (c->errors++ >= 10)
+        return true; /* counted, not printed */
     fprintf(stderr, "%s: %s: %s: %s%s%s [%s]\n", prog, c->file, pprof_severity_name(f->severity),
             f->path ? f->path : "", f->path && f->path[0] ? ": " : "", f->message, f->rule_id);
     return true;
@@ -194,6 +196,7 @@ decode_one(pool *pl, size_t i)
         s->st = pprof_check(s->p, NULL, on_finding, &cc, &sum, &s->err);
         if (s->st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR]) {
             s->check_failed = true;
+            s->check_errors = sum.count[PPROF_SEVERITY_ERROR];
             s->st = PPROF_E_INVALID;
         }
     }
@@ -336,8 +339,9 @@ merge_all(const merge_opts *o, const path_list *in)
         slot *s = &pl.slots[i];
         if (s->st) {
             if (s->check_failed)
-                fprintf(stderr, "%s: %s: error: the strict check found errors; not merged\n", prog,
-                        in->v[i]);
+                fprintf(stderr,
+                        "%s: %s: error: the strict check found %llu error(s); nothing merged\n",
+                        prog, in->v[i], (unsigned long long)s->check_errors);
             else
                 tool_print_error(stderr, prog, in->v[i], &s->err);
             rc = tool_exit_for(s->st);
