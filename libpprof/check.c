@@ -1237,6 +1237,27 @@ spath_fmt(const spath *sp, char *out, size_t cap)
     return k < 0 ? n : n + (size_t)k;
 }
 
+/* The common case for labels and lines, which are most of the messages: every field a known
+ * varint seen once. True when the message has nothing to report; anything else goes to the
+ * full scan, which finds and words the problem. */
+static inline bool
+leaf_clean(const schema *sc, const uint8_t *p, const uint8_t *end)
+{
+    uint32_t seen = 0;
+    while (p < end) {
+        uint8_t tag = *p++;
+        uint32_t field = tag >> 3;
+        if (tag >= 0x80 || (tag & 7) != 0 || field == 0 || field >= sc->n ||
+            sc->kind[field] != F_ONE || (seen & (1u << field)))
+            return false;
+        seen |= 1u << field;
+        for (int k = 0; p < end && (*p++ & 0x80); k++)
+            if (k == 9)
+                return false;
+    }
+    return true;
+}
+
 /* Decoding already succeeded, so the framing is known to be sound; the checks only guard
  * against surprises. */
 static void
@@ -1251,17 +1272,6 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
         const uint8_t *tagp = p;
         uint32_t field, wt;
         uint64_t v = 0;
-        /* Leaf messages are almost always one-byte tags with small varints. */
-        if (!sc->sub && end - p >= 2 && p[0] < 0x80 && (p[0] & 7) == 0 && p[1] < 0x80 &&
-            p[0] >> 3 != 0) {
-            field = p[0] >> 3;
-            p += 2;
-            if (field < sc->n && sc->kind[field] == F_ONE && !(seen & (1u << field))) {
-                seen |= 1u << field;
-                continue;
-            }
-            p -= 2;
-        }
         if (!pprof__tag(&p, end, &field, &wt))
             return;
         const uint8_t *payload = p, *sub_end = NULL;
@@ -1336,8 +1346,11 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
         if ((kind == F_MSG_ONE || kind == F_MSG_MANY) && wt == PPROF_WT_LEN && sc->sub &&
             sc->sub[field]) {
             size_t idx = counts[field]++;
+            const schema *ss = sc->sub[field];
+            if (!ss->sub && leaf_clean(ss, payload, sub_end))
+                continue;
             spath sub = {at, sc->field[field], kind == F_MSG_ONE ? SIZE_MAX : idx};
-            scan_msg(w, sc->sub[field], payload, sub_end, &sub);
+            scan_msg(w, ss, payload, sub_end, &sub);
         }
     }
 }
