@@ -76,6 +76,10 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
         uint64_t hint = pos == 0 ? (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
                                        (uint64_t)t[3] << 24
                                  : 0;
+        /* deflate expands at most 1032:1, so a larger ISIZE is a lie (or a damaged trailer):
+         * allocating for it would let a few hundred bytes claim the whole cap up front */
+        if (hint > (uint64_t)in_len * 1032)
+            hint = 0;
         uint64_t want = used + (hint > 64 ? hint : in_len * 4 + 1024);
         for (;;) {
             if (want > cap)
@@ -143,6 +147,11 @@ unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     /* The window size bounds zstd's own memory; 2^27 covers every level a profiler uses. */
     ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, 27);
     unsigned long long hint = ZSTD_getFrameContentSize(in, in_len);
+    /* a declared size far beyond what real profiles compress to is only grown into, so a tiny
+     * frame header cannot claim the whole cap up front */
+    if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR &&
+        hint > (unsigned long long)in_len * 1032)
+        hint = ZSTD_CONTENTSIZE_UNKNOWN;
     size_t size = hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint < cap
                       ? (size_t)hint + 1
                       : (in_len * 4 + 1024 < cap ? in_len * 4 + 1024 : (size_t)cap);

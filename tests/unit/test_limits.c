@@ -157,6 +157,23 @@ test_bombs(tap *t)
     pprof_buffer_free(&z);
     pprof_buffer_free(&zu);
 
+    /* a damaged gzip trailer claiming 64 MiB must not make a tiny stream allocate it */
+    {
+        pb tiny = bomb_payload(256);
+        pprof_buffer tg = {0};
+        pprof__compress(tiny.d, tiny.n, PPROF_FORMAT_GZIP, 6, &tg, NULL);
+        tg.data[tg.len - 1] = 0x04; /* ISIZE = 0x04xxxxxx */
+        counting c = {0};
+        pprof_read_options o = counting_opts(&c);
+        pprof_profile *p = NULL;
+        pprof_status st = pprof_profile_read_memory(tg.data, tg.len, &o, &p, NULL);
+        tap_ok(t, st == PPROF_E_COMPRESSION && c.peak < (1u << 20) && c.live == 0,
+               "a %zu-byte gzip stream with a lying ISIZE: refused, peak %zu bytes", tg.len,
+               c.peak);
+        pprof_buffer_free(&tg);
+        pb_free(&tiny);
+    }
+
     /* raw input is checked against the same cap, and input size against max_input_bytes */
     pb small = bomb_payload(4096);
     pprof_read_options o;
