@@ -918,9 +918,31 @@ out:
 
 /* ---------------------------------------------------------------- samples */
 
-static void
+static pprof_status
 check_labels(chk *k, size_t si, uint64_t off, const pprof_label *lb, uint32_t n)
 {
+    /* A hostile sample may carry millions of labels: past a few, find each label's first
+     * same-key label by sorting (key, index) pairs instead of a quadratic scan. */
+    uint64_t *pairs = NULL;
+    uint32_t *first = NULL;
+    if (n > 64) {
+        pairs = pprof__malloc(k->a, (size_t)n * 2 * sizeof(uint64_t));
+        first = pprof__malloc(k->a, (size_t)n * sizeof(uint32_t));
+        if (!pairs || !first) {
+            pprof__free(k->a, pairs);
+            pprof__free(k->a, first);
+            return PPROF_E_NOMEM;
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            pairs[2 * j] = (uint64_t)lb[j].key;
+            pairs[2 * j + 1] = j;
+        }
+        qsort(pairs, n, 2 * sizeof(uint64_t), cmp_u64pair);
+        for (uint32_t j = 0; j < n; j++)
+            first[pairs[2 * j + 1]] = j && pairs[2 * j] == pairs[2 * j - 2]
+                                          ? first[pairs[2 * j - 1]]
+                                          : (uint32_t)pairs[2 * j + 1];
+    }
     for (uint32_t j = 0; j < n; j++) {
         const pprof_label *x = &lb[j];
         SREF(k, x->key, off, P("sample[%zu].label[%u].key", si, j));
@@ -942,27 +964,33 @@ check_labels(chk *k, size_t si, uint64_t off, const pprof_label *lb, uint32_t n)
             FIND(&k->c, PPROF_RULE_S10_LABEL_LOST, off, P("sample[%zu].label[%u]", si, j),
                  "label has no string value and num 0 without unit; Go drops it on decode, "
                  "expected a value");
-        /* Labels per sample are few: a quadratic scan beats any table here. */
-        for (uint32_t q = 0; q < j; q++) {
-            if (lb[q].key != x->key)
-                continue;
-            bool qs = lb[q].str != 0, xs = x->str != 0;
-            if (qs == xs) {
-                FIND(&k->c, PPROF_RULE_S11_LABEL_DUPLICATE_KEY, off,
-                     P("sample[%zu].label[%u].key", si, j),
-                     "%s label key repeats label[%u] of the same sample; expected one value per "
-                     "key",
-                     xs ? "string" : "numeric", q);
-            } else {
-                FIND(&k->c, PPROF_RULE_S11_LABEL_STR_NUM_KEY, off,
-                     P("sample[%zu].label[%u].key", si, j),
-                     "label key is used by label[%u] with a %s value too; expected one kind of "
-                     "value per key",
-                     q, qs ? "string" : "numeric");
-            }
-            break;
+        uint32_t q = j;
+        if (n <= 64) {
+            /* Labels per sample are few: a quadratic scan beats any table here. */
+            for (uint32_t c = 0; c < j && q == j; c++)
+                if (lb[c].key == x->key)
+                    q = c;
+        } else {
+            q = first[j];
         }
+        if (q == j)
+            continue;
+        bool qs = lb[q].str != 0, xs = x->str != 0;
+        if (qs == xs)
+            FIND(&k->c, PPROF_RULE_S11_LABEL_DUPLICATE_KEY, off,
+                 P("sample[%zu].label[%u].key", si, j),
+                 "%s label key repeats label[%u] of the same sample; expected one value per key",
+                 xs ? "string" : "numeric", q);
+        else
+            FIND(&k->c, PPROF_RULE_S11_LABEL_STR_NUM_KEY, off,
+                 P("sample[%zu].label[%u].key", si, j),
+                 "label key is used by label[%u] with a %s value too; expected one kind of value "
+                 "per key",
+                 q, qs ? "string" : "numeric");
     }
+    pprof__free(k->a, first);
+    pprof__free(k->a, pairs);
+    return PPROF_OK;
 }
 
 static pprof_status
@@ -1032,7 +1060,11 @@ check_samples(chk *k)
                 &k->c, PPROF_RULE_S16_ZERO_SAMPLE, off, P("sample[%zu].value", i),
                 "every value is 0; expected at least one nonzero value (merges drop such samples)");
         if (x->n_lab)
-            check_labels(k, i, off, labs ? labs + x->lab_off : NULL, x->n_lab);
+            if (check_labels(k, i, off, labs ? labs + x->lab_off : NULL, x->n_lab)) {
+                pprof__free(k->a, sum);
+                pprof__free(k->a, ovf);
+                return PPROF_E_NOMEM;
+            }
     }
     pprof__free(k->a, sum);
     pprof__free(k->a, ovf);

@@ -324,6 +324,45 @@ test_limits(tap *t)
     tap_ok(t, !pprof_check_read_error_rule(&err, &r), "an I/O error maps to no rule");
 }
 
+/* The same-key search gives the same answer for few labels (quadratic) and many (sorted). */
+static void
+test_many_labels(tap *t)
+{
+    const size_t counts[] = {30, 100};
+    for (size_t c = 0; c < 2; c++) {
+        size_t n = counts[c];
+        pb b = {.n = 0};
+        std_profile(&b, NO_SAMPLE);
+        lab labs[100];
+        for (size_t j = 0; j < n; j++) {
+            char name[16];
+            int len = snprintf(name, sizeof(name), "k%zu", j);
+            fb(&b, 6, name, (size_t)len);
+            labs[j] = (lab){(int64_t)(N_STD + j), S_MAIN, 0, 0};
+        }
+        labs[n - 5].key = labs[3].key;              /* string label, same key as label 3 */
+        labs[n - 2] = (lab){labs[7].key, 0, 42, 0}; /* numeric label, key of label 7 */
+        const uint64_t s[] = {1};
+        const int64_t v[] = {1};
+        sample(&b, 1, s, 1, v, n, labs);
+        pprof_profile *p = read_pb(&b);
+        coll got_ = {.n = 0};
+        pprof_check_summary sum;
+        pprof_status st = p ? pprof_check(p, NULL, collect, &got_, &sum, NULL) : PPROF_E_ARG;
+        char p1[64], p2[64];
+        snprintf(p1, sizeof(p1), "sample[0].label[%zu].key", n - 5);
+        snprintf(p2, sizeof(p2), "sample[0].label[%zu].key", n - 2);
+        const got *d = find(&got_, "S11-label-duplicate-key", p1);
+        const got *m = find(&got_, "S11-label-str-num-key", p2);
+        if (!tap_ok(t,
+                    st == PPROF_OK && d && strstr(d->msg, "label[3]") && m &&
+                        strstr(m->msg, "label[7]") && sum.count[PPROF_SEVERITY_WARNING] == 2,
+                    "%zu labels on one sample: duplicate keys found with the first label", n))
+            dump(&got_);
+        pprof_profile_free(p);
+    }
+}
+
 /* CV1 repair when the first sample carries no value: types come from the first that does. */
 static void
 test_repair_untyped(tap *t)
@@ -638,6 +677,7 @@ main(int argc, char **argv)
     test_cross(&t);
     test_limits(&t);
     test_repair_untyped(&t);
+    test_many_labels(&t);
     test_real(&t);
     test_real_listed(&t);
     test_mutations(&t);
