@@ -334,23 +334,30 @@ repair(rep *r)
 
     /* ---- mappings, with memory_limit raised over their locations when below start */
     size_t nm = p->mappings.len;
-    if (!pprof__vec_grow(a, &q->mappings, sizeof(pprof_mapping), nm + 1))
+    /* One pass over the locations: the highest address + 1 on each mapping, 0 for none. */
+    uint64_t *top = pprof__malloc(a, (nm + 1) * sizeof(uint64_t));
+    if (!top || !pprof__vec_grow(a, &q->mappings, sizeof(pprof_mapping), nm + 1)) {
+        pprof__free(a, top);
         goto nomem_m;
+    }
+    memset(top, 0, (nm + 1) * sizeof(uint64_t));
+    for (size_t j = 0; j < nl; j++) {
+        uint64_t end = ol[j].address == UINT64_MAX ? UINT64_MAX : ol[j].address + 1;
+        if (mref[j] != PPROF_NONE && end > top[mref[j]])
+            top[mref[j]] = end;
+    }
     for (size_t i = 0; i < nm; i++) {
         pprof_mapping m = PPROF__AT(p->mappings, pprof_mapping, i);
         m.id = r->map_new[i];
         m.filename = smap(r, m.filename);
         m.build_id = smap(r, m.build_id);
         if (m.memory_limit < m.memory_start) {
-            uint64_t lim = m.memory_start;
-            for (size_t j = 0; j < nl; j++)
-                if (mref[j] == i && ol[j].address >= lim)
-                    lim = ol[j].address == UINT64_MAX ? UINT64_MAX : ol[j].address + 1;
-            m.memory_limit = lim;
+            m.memory_limit = top[i] > m.memory_start ? top[i] : m.memory_start;
             FIX(r, MAPPING_LIMIT);
         }
         PPROF__AT(q->mappings, pprof_mapping, q->mappings.len++) = m;
     }
+    pprof__free(a, top);
     pprof__free(a, mref);
     mref = NULL;
 
