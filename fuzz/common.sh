@@ -1,0 +1,64 @@
+# Shared by fuzz/run, fuzz/smoke and fuzz/coverage (sourced, not run).
+set -euo pipefail
+
+FUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FUZZ_CORPUS=$FUZZ_ROOT/corpus
+FUZZ_DICT=$FUZZ_CORPUS/dict/pprof.dict
+# The harness lists are read from fuzz/meson.build, the one place they are kept.
+FUZZ_ALL=$(sed -n "s/^fuzz_harnesses = \[\(.*\)\]/\1/p" "$FUZZ_ROOT/fuzz/meson.build" |
+    sed "s/[',]/ /g")
+FUZZ_STRUCTURED=$(sed -n "s/^fuzz_structured = \[\(.*\)\]/\1/p" "$FUZZ_ROOT/fuzz/meson.build" |
+    sed "s/[',]/ /g")
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+fuzz_log() { printf '%s\n' "$*" >&2; }
+
+# Seed directories of one harness: its kept corpus, its regressions, and for the checker the
+# checker's own goldens.
+fuzz_seed_dirs() {
+    local h=$1
+    printf '%s\n' "$FUZZ_CORPUS/$h"
+    [ -d "$FUZZ_CORPUS/regress/$h" ] && printf '%s\n' "$FUZZ_CORPUS/regress/$h"
+    [ "$h" = checker ] && [ -d "$FUZZ_CORPUS/check" ] && printf '%s\n' "$FUZZ_CORPUS/check"
+    return 0
+}
+
+# fuzz_setup DIR ENGINE: configures (once) and builds the harnesses of one engine.
+fuzz_setup() {
+    local dir=$1 engine=$2 cc
+    case $engine in
+    libfuzzer) cc=${FUZZ_CC:-clang} ;;
+    afl) cc=${FUZZ_AFL_CC:-afl-clang-fast} ;;
+    none) cc=${CC:-cc} ;;
+    *) fuzz_log "unknown engine $engine"; return 2 ;;
+    esac
+    if [ ! -f "$dir/build.ninja" ]; then
+        # Other areas' warnings must not stop a fuzzing run; the normal builds use -Werror.
+        CC=$cc meson setup "$dir" "$FUZZ_ROOT" -Dfuzzing="$engine" -Dtests=false -Dbench=false \
+            -Dtools=false -Dwerror=false >/dev/null
+    fi
+    local targets=()
+    for h in $FUZZ_ALL; do targets+=("fuzz/fuzz_$h"); done
+    [ "$engine" = none ] && targets+=(fuzz/libpprof-afl-mutator.so)
+    ninja -C "$dir" "${targets[@]}" >/dev/null
+}
+
+# Copies the crash files of a run into corpus/regress/<harness>/ and prints how to replay them.
+fuzz_keep_crashes() {
+    local h=$1 build=$2
+    shift 2
+    local n=0 f sum dst
+    mkdir -p "$FUZZ_CORPUS/regress/$h"
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        sum=$(sha1sum "$f" | cut -c1-40)
+        dst=$FUZZ_CORPUS/regress/$h/crash-$sum
+        cp "$f" "$dst"
+        n=$((n + 1))
+        echo "CRASH $h: kept as ${dst#"$FUZZ_ROOT"/}"
+        echo "  reproduce: $build/fuzz/fuzz_$h ${dst#"$FUZZ_ROOT"/}"
+    done
+    return $n
+}
