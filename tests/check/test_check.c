@@ -324,6 +324,60 @@ test_limits(tap *t)
     tap_ok(t, !pprof_check_read_error_rule(&err, &r), "an I/O error maps to no rule");
 }
 
+/* Every one of the 15 string-index fields is checked, each finding naming its own field. */
+static void
+test_all_string_fields(tap *t)
+{
+    const int64_t B = 999;
+    pb b = {.n = 0};
+    strs(&b, STD_STRINGS, N_STD);
+    vt(&b, 1, B, B);
+    vt(&b, 11, B, B);
+    fv(&b, 12, 10);
+    mapping(&b, 1, 0x1000, 0x2000, B, B, false);
+    func3(&b, 1, B, B, B);
+    const uint64_t l[] = {1, 10};
+    loc(&b, 1, 1, 0x1100, 1, l);
+    const uint64_t s[] = {1};
+    const int64_t v[] = {1};
+    const lab lb[] = {{B, B, 0, B}};
+    sample(&b, 1, s, 1, v, 1, lb);
+    fv(&b, 7, (uint64_t)B);
+    fv(&b, 8, (uint64_t)B);
+    fv(&b, 13, (uint64_t)B);
+    fv(&b, 14, (uint64_t)B);
+    fv(&b, 15, (uint64_t)B);
+    static const char *const paths[] = {"sample_type[0].type",
+                                        "sample_type[0].unit",
+                                        "period_type.type",
+                                        "period_type.unit",
+                                        "mapping[0](id=1).filename",
+                                        "mapping[0](id=1).build_id",
+                                        "function[0](id=1).name",
+                                        "function[0](id=1).system_name",
+                                        "function[0](id=1).filename",
+                                        "sample[0].label[0].key",
+                                        "sample[0].label[0].str",
+                                        "sample[0].label[0].num_unit",
+                                        "drop_frames",
+                                        "keep_frames",
+                                        "comment[0]",
+                                        "default_sample_type",
+                                        "doc_url"};
+    pprof_profile *p = read_pb(&b);
+    coll c = {.n = 0};
+    pprof_status st = p ? pprof_check(p, NULL, collect, &c, NULL, NULL) : PPROF_E_ARG;
+    size_t found = 0, pd1 = 0;
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        found += find(&c, "PD1-string-index", paths[i]) != NULL;
+    for (size_t i = 0; i < c.n; i++)
+        pd1 += strcmp(c.f[i].rule, "PD1-string-index") == 0;
+    if (!tap_ok(t, st == PPROF_OK && found == 17 && pd1 == 17,
+                "PD1 names each of the 15 string fields (17 paths with both ValueTypes)"))
+        dump(&c);
+    pprof_profile_free(p);
+}
+
 /* The same-key search gives the same answer for few labels (quadratic) and many (sorted). */
 static void
 test_many_labels(tap *t)
@@ -678,6 +732,7 @@ main(int argc, char **argv)
     test_limits(&t);
     test_repair_untyped(&t);
     test_many_labels(&t);
+    test_all_string_fields(&t);
     test_real(&t);
     test_real_listed(&t);
     test_mutations(&t);
