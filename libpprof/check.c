@@ -1290,6 +1290,39 @@ leaf_clean(const schema *sc, const uint8_t *p, const uint8_t *end)
     return true;
 }
 
+/* Samples are most of a profile's bytes: the same shortcut for a whole Sample, whose fields
+ * are all repeated (location_id, value, label) so only unknown fields and the labels' own
+ * fields can break a rule. */
+static inline bool
+sample_clean(const uint8_t *p, const uint8_t *end)
+{
+    while (p < end) {
+        uint8_t tag = *p++;
+        uint64_t n;
+        switch (tag) {
+        case 0x08: /* location_id, value: unpacked varints */
+        case 0x10:
+            if (!pprof__varint(&p, end, &n))
+                return false;
+            break;
+        case 0x0a: /* packed location_id, value */
+        case 0x12:
+            if (!pprof__varint(&p, end, &n) || n > (uint64_t)(end - p))
+                return false;
+            p += n;
+            break;
+        case 0x1a:
+            if (!pprof__varint(&p, end, &n) || n > (uint64_t)(end - p) ||
+                !leaf_clean(&S_LABEL, p, p + n))
+                return false;
+            p += n;
+            break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
 /* Decoding already succeeded, so the framing is known to be sound; the checks only guard
  * against surprises. */
 static void
@@ -1379,7 +1412,8 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
             sc->sub[field]) {
             size_t idx = counts[field]++;
             const schema *ss = sc->sub[field];
-            if (!ss->sub && leaf_clean(ss, payload, sub_end))
+            if (ss->sub ? ss == &S_SAMPLE && sample_clean(payload, sub_end)
+                        : leaf_clean(ss, payload, sub_end))
                 continue;
             spath sub = {at, sc->field[field], kind == F_MSG_ONE ? SIZE_MAX : idx};
             scan_msg(w, ss, payload, sub_end, &sub);

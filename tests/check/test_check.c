@@ -324,6 +324,43 @@ test_limits(tap *t)
     tap_ok(t, !pprof_check_read_error_rule(&err, &r), "an I/O error maps to no rule");
 }
 
+/* S18 and S19 inside labels and lines, below the shortcuts for clean messages. */
+static void
+test_nested_wire(tap *t)
+{
+    pb b = {.n = 0};
+    std_profile(&b, NO_SAMPLE | NO_LOC);
+    pb l1 = {.n = 0}, l2 = {.n = 0}, smp = {.n = 0}, ln = {.n = 0}, lc = {.n = 0};
+    fv(&l1, 1, S_FOO);
+    fv(&l1, 2, S_MAIN);
+    fv(&l1, 9, 1); /* unknown field in a label */
+    fv(&l2, 1, S_CPU);
+    fv(&l2, 1, S_CPU); /* key twice */
+    fv(&l2, 2, S_MAIN);
+    fv(&smp, 1, 1);
+    fv(&smp, 2, 1);
+    fm(&smp, 3, &l1);
+    fm(&smp, 3, &l2);
+    fm(&b, 2, &smp);
+    fv(&ln, 1, 1);
+    fv(&ln, 2, 10);
+    fv(&ln, 2, 10); /* line twice */
+    fv(&lc, 1, 1);
+    fv(&lc, 2, 1);
+    fv(&lc, 3, 0x1100);
+    fm(&lc, 4, &ln);
+    fm(&b, 4, &lc);
+    pprof_profile *p = read_pb(&b);
+    coll c = {.n = 0};
+    pprof_status st = p ? pprof_check(p, NULL, collect, &c, NULL, NULL) : PPROF_E_ARG;
+    bool ok = st == PPROF_OK && find(&c, "S18-unknown-field", "sample[0].label[0].field 9") &&
+              find(&c, "S19-repeated-field", "sample[0].label[1].key") &&
+              find(&c, "S19-repeated-field", "location[0].line[0].line");
+    if (!tap_ok(t, ok, "S18/S19 found inside labels and lines, with their paths"))
+        dump(&c);
+    pprof_profile_free(p);
+}
+
 /* Every one of the 15 string-index fields is checked, each finding naming its own field. */
 static void
 test_all_string_fields(tap *t)
@@ -733,6 +770,7 @@ main(int argc, char **argv)
     test_repair_untyped(&t);
     test_many_labels(&t);
     test_all_string_fields(&t);
+    test_nested_wire(&t);
     test_real(&t);
     test_real_listed(&t);
     test_mutations(&t);
