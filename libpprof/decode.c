@@ -5,10 +5,17 @@
 #include "profile-private.h"
 #include "wire-private.h"
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PPROF_LITTLE_ENDIAN 1
+#else
+#define PPROF_LITTLE_ENDIAN 0
+#endif
+
 typedef struct dec {
     pprof_profile *p;
     const pprof_allocator *a;
     const uint8_t *base;
+    const uint8_t *buf_end; /* end of the whole input: reads before it are memory-safe */
     const pprof_read_options *o;
     pprof_error *err;
     /* Where we are, kept as cheap stores and turned into a path only when something fails. */
@@ -101,7 +108,7 @@ static const char *
 wt_name(uint32_t wt)
 {
     static const char *const n[] = {"varint", "fixed64", "length-delimited", "start-group",
-                                    "end-group", "fixed32", "wire type 6", "wire type 7"};
+                                    "end-group", "fixed32", "invalid (6)", "invalid (7)"};
     return n[wt & 7];
 }
 
@@ -186,6 +193,63 @@ len_prefix(const uint8_t **pp, const uint8_t *end, const uint8_t **sub_end)
                         (size_t)(end - p));                                                        \
     } while (0)
 
+/* The number of bytes below 0x80 in [p, end): each complete varint ends with one. Reads whole
+ * words, up to buf_end. */
+static size_t
+count_varint_ends(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end)
+{
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    size_t n = 0;
+    for (; end - p >= 8; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* one bit per byte below 0x80, summed by the multiply into the top byte */
+        w = (~w & high) >> 7;
+        n += (size_t)((w * UINT64_C(0x0101010101010101)) >> 56);
+    }
+#if PPROF_LITTLE_ENDIAN
+    if (p < end && buf_end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w = ((~w & high) >> 7) & ((UINT64_C(1) << (8 * (end - p))) - 1);
+        return n + (size_t)((w * UINT64_C(0x0101010101010101)) >> 56);
+    }
+#else
+    (void)buf_end;
+#endif
+    for (; p < end; p++)
+        n += *p < 0x80;
+    return n;
+}
+
+/* The varint at p when it is at most 8 bytes long and ends before limit, without a branch per
+ * byte; 0 when the careful path must decide. The 8 bytes read must lie inside the input. */
+static inline size_t
+varint8(const uint8_t *p, const uint8_t *limit, uint64_t *out)
+{
+#if PPROF_LITTLE_ENDIAN
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
+    if (!stop)
+        return 0;
+    unsigned bits = (unsigned)__builtin_ctzll(stop); /* top bit of the last byte */
+    size_t len = (bits >> 3) + 1;
+    if (len > (size_t)(limit - p))
+        return 0;
+    uint64_t x = w & ((UINT64_C(2) << bits) - 1) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+    /* squeeze the 7-bit groups together: pairs, then quads, then all eight */
+    x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));
+    x = ((x & UINT64_C(0x3fff00003fff0000)) >> 2) | (x & UINT64_C(0x00003fff00003fff));
+    x = ((x & UINT64_C(0x0fffffff00000000)) >> 4) | (x & UINT64_C(0x000000000fffffff));
+    *out = x;
+    return len;
+#else
+    (void)p, (void)limit, (void)out;
+    return 0;
+#endif
+}
+
 /* Appends one scalar or a packed run of varints to vec; *count grows by the number added. */
 static pprof_status
 repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
@@ -211,18 +275,27 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
                     "type mismatch: repeated varint field has wire type %s", wt_name(wt));
     const uint8_t *sub_end;
     LEN(d, p, end, sub_end, tagp);
-    size_t max_n = (size_t)(sub_end - p); /* every varint takes at least one byte */
-    if (max_n == 0) { /* an empty packed run: the vector may have no storage yet */
+    if (p == sub_end) { /* an empty packed run: the vector may have no storage yet */
         *pp = p;
         return PPROF_OK;
     }
-    if (!pprof__vec_grow(d->a, vec, sizeof(uint64_t), vec->len + max_n))
-        return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+    /* Usually the pre-sized vector has room for a byte per element; otherwise count the
+     * varints that end in the run, an exact bound, so the vector grows no more than needed. */
+    if (vec->cap - vec->len < (size_t)(sub_end - p)) {
+        size_t max_n = count_varint_ends(p, sub_end, d->buf_end);
+        if (max_n == 0) /* not one complete varint */
+            return fail(d, p, PPROF_E_WIRE, "bad varint in packed field");
+        if (!pprof__vec_grow(d->a, vec, sizeof(uint64_t), vec->len + max_n))
+            return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+    }
     uint64_t *out = (uint64_t *)vec->data + vec->len;
     uint64_t *start = out;
+    const uint8_t *buf_end = d->buf_end;
     while (p < sub_end) {
-        if (__builtin_expect(*p < 0x80, 1)) {
-            *out++ = *p++;
+        size_t n;
+        if (__builtin_expect(buf_end - p >= 8, 1) && (n = varint8(p, sub_end, out)) != 0) {
+            p += n;
+            out++;
             continue;
         }
         if (!pprof__varint(&p, sub_end, out))
@@ -574,7 +647,9 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "period_type", SIZE_MAX, VT_NAMES);
         LEN(d, p, end, sub_end, tagp);
-        /* A repeated occurrence merges into the earlier one, as protobuf specifies. */
+        /* A repeated occurrence replaces the earlier one, as Go's reader and protobuf-c do
+         * (the protobuf spec would merge them field by field). */
+        memset(&pr->hdr.period_type, 0, sizeof(pr->hdr.period_type));
         if ((st = value_type(d, p, sub_end, &pr->hdr.period_type)))
             return st;
         LEAVE(d);
@@ -602,6 +677,126 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     return PPROF_OK;
 }
 
+/* ---- pre-sizing
+ * A cheap first pass counts the entities of each table, so the tables are allocated once at
+ * their final size: no copying while growing, and no page touched twice. It trusts nothing: on
+ * anything malformed it stops, counts are capped by the limits, a failed allocation is ignored,
+ * and the decoding pass does every check as before (its errors stay exactly the same). */
+
+typedef struct counts {
+    size_t sample_types, samples, mappings, locations, functions, strings;
+    size_t stack, values, labels, lines;
+} counts;
+
+/* Counts inside one sample or location; false on malformed framing. */
+static bool
+prescan_sub(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, bool is_sample, counts *c)
+{
+    while (p < end) {
+        uint32_t field, wt;
+        uint64_t v;
+        if (!pprof__tag(&p, end, &field, &wt))
+            return false;
+        if (wt == PPROF_WT_LEN) {
+            if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return false;
+            if (is_sample && field == 1)
+                c->stack += count_varint_ends(p, p + v, buf_end);
+            else if (is_sample && field == 2)
+                c->values += count_varint_ends(p, p + v, buf_end);
+            else if (is_sample && field == 3)
+                c->labels++;
+            else if (!is_sample && field == 4)
+                c->lines++;
+            p += v;
+        } else if (wt == PPROF_WT_VARINT) {
+            if (!pprof__varint(&p, end, &v))
+                return false;
+            if (is_sample && field == 1)
+                c->stack++;
+            else if (is_sample && field == 2)
+                c->values++;
+        } else if (!skip_field(&p, end, wt)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void
+prescan(const uint8_t *p, const uint8_t *end, counts *c)
+{
+    memset(c, 0, sizeof(*c));
+    while (p < end) {
+        uint32_t field, wt;
+        uint64_t v;
+        if (!pprof__tag(&p, end, &field, &wt))
+            return;
+        if (wt != PPROF_WT_LEN) {
+            if (!skip_field(&p, end, wt))
+                return;
+            continue;
+        }
+        if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
+            return;
+        const uint8_t *sub_end = p + v;
+        switch (field) {
+        case 1: c->sample_types++; break;
+        case 2:
+            c->samples++;
+            if (!prescan_sub(p, sub_end, end, true, c))
+                return;
+            break;
+        case 3: c->mappings++; break;
+        case 4:
+            c->locations++;
+            if (!prescan_sub(p, sub_end, end, false, c))
+                return;
+            break;
+        case 5: c->functions++; break;
+        case 6: c->strings++; break;
+        default: break;
+        }
+        p = sub_end;
+    }
+}
+
+static void
+reserve(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t n, uint64_t limit)
+{
+    if (n > limit)
+        n = (size_t)limit;
+    if (n <= v->cap || n > SIZE_MAX / elem)
+        return;
+    void *data = pprof__realloc(a, v->data, n * elem);
+    if (data) {
+        v->data = data;
+        v->cap = n;
+    }
+}
+
+static void
+presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_options *o)
+{
+    counts c;
+    prescan(buf, buf + len, &c);
+    const pprof_allocator *a = &p->alloc;
+    reserve(a, &p->sample_types, sizeof(pprof_value_type), c.sample_types, o->max_values);
+    reserve(a, &p->samples, sizeof(pprof__sample), c.samples, o->max_samples);
+    reserve(a, &p->sample_offs, sizeof(uint64_t), c.samples, o->max_samples);
+    reserve(a, &p->stack, sizeof(uint64_t), c.stack, o->max_stack_entries);
+    reserve(a, &p->values, sizeof(int64_t), c.values, o->max_values);
+    reserve(a, &p->labels, sizeof(pprof_label), c.labels, o->max_labels);
+    reserve(a, &p->mappings, sizeof(pprof_mapping), c.mappings, o->max_mappings);
+    reserve(a, &p->mapping_offs, sizeof(uint64_t), c.mappings, o->max_mappings);
+    reserve(a, &p->locations, sizeof(pprof__location), c.locations, o->max_locations);
+    reserve(a, &p->location_offs, sizeof(uint64_t), c.locations, o->max_locations);
+    reserve(a, &p->lines, sizeof(pprof_line), c.lines, o->max_lines);
+    reserve(a, &p->functions, sizeof(pprof_function), c.functions, o->max_functions);
+    reserve(a, &p->function_offs, sizeof(uint64_t), c.functions, o->max_functions);
+    reserve(a, &p->strings, sizeof(pprof_string), c.strings, o->max_strings);
+}
+
 pprof_status
 pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
               pprof_error *err)
@@ -610,7 +805,8 @@ pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_optio
     p->buf_len = len;
     if (len == 0)
         return pprof__error(err, PPROF_E_EMPTY, 0, "", "empty input: no profile data");
-    dec d = {.p = p, .a = &p->alloc, .base = buf, .o = o, .err = err};
+    presize(p, buf, len, o);
+    dec d = {.p = p, .a = &p->alloc, .base = buf, .buf_end = buf + len, .o = o, .err = err};
     LEAVE(&d);
     return profile(&d, buf, buf + len);
 }

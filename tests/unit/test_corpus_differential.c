@@ -13,8 +13,6 @@
  * - A tag above 2^32 (5-byte varint with high bits) or an overlong encoding of field 0:
  *   protobuf-c truncates the first to 32 bits and reads the second as an unknown field 0; the
  *   protobuf spec makes both invalid, and we refuse them.
- * - period_type occurring more than once: the protobuf spec merges repeated embedded messages
- *   and so do we; protobuf-c 1.4 keeps only the last one (as does Go's pprof reader).
  * - A bool whose only set bits lie past bit 63 (pinned by an edge case below).
  * Any other disagreement fails the test. */
 #include "pb.h"
@@ -25,37 +23,6 @@
 typedef struct stats {
     size_t variants, both_ok, both_fail, odd, disagree;
 } stats;
-
-/* How often a field occurs at the top level of a message that both decoders accepted. */
-static size_t
-top_level_count(const uint8_t *d, size_t n, uint32_t want)
-{
-    const uint8_t *p = d, *end = d + n;
-    size_t count = 0;
-    while (p < end) {
-        uint32_t field, wt;
-        uint64_t v;
-        if (!pprof__tag(&p, end, &field, &wt))
-            break;
-        count += field == want;
-        if (wt == PPROF_WT_VARINT) {
-            if (!pprof__varint(&p, end, &v))
-                break;
-        } else if (wt == PPROF_WT_LEN) {
-            if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
-                break;
-            p += v;
-        } else if (wt == PPROF_WT_I64 || wt == PPROF_WT_I32) {
-            size_t k = wt == PPROF_WT_I64 ? 8 : 4;
-            if ((size_t)(end - p) < k)
-                break;
-            p += k;
-        } else {
-            break;
-        }
-    }
-    return count;
-}
 
 /* The reason when a disagreement is one of the intentional differences above, else NULL. */
 static const char *
@@ -103,10 +70,6 @@ compare(const uint8_t *d, size_t n, char *why, size_t why_len)
     const char *known;
     if (st == PPROF_OK && m) {
         r = pprof__pbc_equal(p, m, why, why_len) ? 1 : -1;
-        if (r == -1 && strcmp(why, "period_type differs") == 0 && top_level_count(d, n, 11) > 1) {
-            snprintf(why, why_len, "period_type repeated: merged by us, last kept by protobuf-c");
-            r = 2;
-        }
     } else if (st != PPROF_OK && !m) {
         r = 0;
     } else if ((known = known_difference(d, n, st, &err, m != NULL))) {
@@ -151,9 +114,8 @@ static void
 edge_cases(tap *t)
 {
     pb c[8] = {{0}};
-    /* c[0] is a known difference, checked separately below */
     pb s = {0}, l = {0};
-    const char *what[8] = {"period_type twice (merged field by field)",
+    const char *what[8] = {"period_type twice (the last one wins)",
                            "a scalar twice (last wins)",
                            "packed and unpacked runs mixed in one sample",
                            "unknown fields of every wire type at every level",
@@ -209,7 +171,7 @@ edge_cases(tap *t)
     pb_v(&s, 3, UINT64_MAX - 1);
     pb_msg_free(&c[7], 4, &s);
     pb_v(&c[7], (1u << 29) - 1, 1);
-    for (int i = 1; i < 8; i++) {
+    for (int i = 0; i < 8; i++) {
         char why[512] = "";
         int r = compare(c[i].d, c[i].n, why, sizeof(why));
         if (!tap_ok(t, r == 1, "edge case: %s", what[i]))
@@ -217,26 +179,21 @@ edge_cases(tap *t)
         pb_free(&c[i]);
     }
 
-    /* period_type twice, {type 1} then {unit 2}: the protobuf spec merges a repeated embedded
-     * message (type 1, unit 2), and so do we; protobuf-c 1.4 (and Go's pprof reader, which
-     * allocates a new ValueType per occurrence) keep only the last one (type 0, unit 2). */
+    /* period_type twice, {type 1} then {unit 2}: we keep the last occurrence (type 0, unit 2),
+     * as protobuf-c and Go's pprof reader do; the protobuf spec would merge them. */
     {
+        pb c0 = {0}, vt = {0};
+        pb_value_type(&c0, 11, 1, 0);
+        pb_v(&vt, 2, 2);
+        pb_msg_free(&c0, 11, &vt);
         pprof_profile *p = NULL;
-        Perftools__Profiles__Profile *m =
-            perftools__profiles__profile__unpack(NULL, c[0].n, c[0].d);
-        bool ours = tu_decode_raw(c[0].d, c[0].n, NULL, &p, NULL) == PPROF_OK &&
-                    pprof_profile_header(p).period_type.type == 1 &&
-                    pprof_profile_header(p).period_type.unit == 2;
-        char why[512] = "";
         tap_ok(t,
-               ours && m &&
-                   (pprof__pbc_equal(p, m, why, sizeof(why)) ||
-                    (m->period_type && m->period_type->type == 0 && m->period_type->unit == 2)),
-               "known difference: %s: we merge, protobuf-c keeps the last", what[0]);
-        if (m)
-            perftools__profiles__profile__free_unpacked(m, NULL);
+               tu_decode_raw(c0.d, c0.n, NULL, &p, NULL) == PPROF_OK &&
+                   pprof_profile_header(p).period_type.type == 0 &&
+                   pprof_profile_header(p).period_type.unit == 2,
+               "period_type twice: the last occurrence wins");
         pprof_profile_free(p);
-        pb_free(&c[0]);
+        pb_free(&c0);
     }
 
     /* A bool whose only set bit lies past bit 63: protobuf keeps the low 64 bits (false), as
@@ -268,8 +225,8 @@ main(void)
     edge_cases(&t);
     tu_files fl = tu_corpus();
     if (fl.n == 0) {
-        printf("1..0 # SKIP no corpus at %s\n", tap_real_corpus());
-        return 77;
+        tap_diag("no corpus at %s: only the edge cases ran", tap_real_corpus());
+        return tap_done(&t);
     }
     stats total = {0};
     uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);

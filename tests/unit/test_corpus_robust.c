@@ -136,7 +136,7 @@ main(void)
     }
     if (!found) {
         printf("1..0 # SKIP no corpus at %s\n", tap_real_corpus());
-        return 77;
+        return 0;
     }
     return tap_done(&t);
 }

@@ -376,8 +376,8 @@ test_merge_semantics(tap *t)
     pprof_profile *p = decode_ok(t, &b, "repeated singular fields");
     pprof_header h = p ? pprof_profile_header(p) : (pprof_header){0};
     tap_ok(t, p && h.time_nanos == 2, "a repeated scalar keeps the last value");
-    tap_ok(t, p && h.period_type.type == 5 && h.period_type.unit == 6,
-           "a repeated period_type merges field by field");
+    tap_ok(t, p && h.period_type.type == 0 && h.period_type.unit == 6,
+           "a repeated period_type: the last occurrence wins, as in Go and protobuf-c");
     pprof_profile_free(p);
     pb_free(&b);
 }
