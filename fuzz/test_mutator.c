@@ -64,7 +64,7 @@ one_seed(tap *t, totals *tot, const char *path)
     }
     tap_ok(t, emit_ok, "raw emitter reproduces %s in all 16 variants", path);
 
-    enum { ROUNDS = 200 };
+    enum { ROUNDS = 100 };
     size_t max = len * 2 + 4096;
     uint8_t *buf = malloc(max);
     int decoded = 0, changed = 0, too_big = 0;

@@ -236,8 +236,10 @@ pprof_profile_find_function(const pprof_profile *p, uint64_t id, size_t *index)
 static bool
 str_eq(const pprof_profile *a, int64_t ia, const pprof_profile *b, int64_t ib)
 {
-    pprof_string sa, sb;
-    bool va = pprof__str(a, ia, &sa), vb = pprof__str(b, ib, &sb);
+    pprof_string sa = {"", 0}, sb = {"", 0};
+    /* Index 0 of an absent table is "", as the writer treats it (it always writes [""]). */
+    bool va = (ia == 0 && a->strings.len == 0) || pprof__str(a, ia, &sa);
+    bool vb = (ib == 0 && b->strings.len == 0) || pprof__str(b, ib, &sb);
     if (!va || !vb)
         return !va && !vb && ia == ib;
     return sa.len == sb.len && (sa.len == 0 || memcmp(sa.data, sb.data, sa.len) == 0);
