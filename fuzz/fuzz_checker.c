@@ -125,6 +125,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = pprof_repair(p, &q, &rs, &err);
     FUZZ_CHECK(st == PPROF_OK, "repair failed: %s: %s", pprof_status_name(st), err.message);
     check_repaired(q, s1.count[PPROF_SEVERITY_ERROR]);
+
+    /* Cross-file inline consistency (S1) between the input and its repair. */
+    pprof_inline_index *idx = pprof_inline_index_new(NULL);
+    FUZZ_CHECK(idx != NULL, "inline index: out of memory");
+    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+    for (int i = 0; i < 2; i++) {
+        seen sn = {0, {0, 0, 0}, 0, UINT64_MAX};
+        pprof_check_summary sum;
+        st = pprof_inline_index_add(idx, i ? q : p, i ? "repaired" : "input", &co, on_finding, &sn,
+                                    &sum, &err);
+        FUZZ_CHECK(st == PPROF_OK, "inline index: %s", err.message);
+        FUZZ_CHECK(sum.reported == sn.n, "inline index summary disagrees with the callback");
+    }
+    pprof_inline_index_free(idx);
     pprof_profile_free(q);
     pprof_profile_free(p);
     return 0;

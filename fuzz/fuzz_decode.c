@@ -9,6 +9,7 @@
 static void
 check_error(pprof_status st, const pprof_error *err)
 {
+    FUZZ_CHECK(strncmp(pprof_status_name(st), "PPROF_", 6) == 0, "bad status name");
     FUZZ_CHECK(err->code == st, "returned %d but error says %d", st, err->code);
     FUZZ_CHECK(memchr(err->path, 0, sizeof(err->path)) != NULL, "path not terminated");
     FUZZ_CHECK(memchr(err->message, 0, sizeof(err->message)) != NULL, "message not terminated");
@@ -69,6 +70,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pprof_format fmt = pprof_detect_format(data, size);
+    FUZZ_CHECK(strcmp(pprof_version_string(), PPROF_VERSION_STRING) == 0, "version mismatch");
     FUZZ_CHECK(pprof_format_name(fmt) != NULL, "no format name");
 
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};

@@ -23,6 +23,7 @@
 #include "fuzz.h"
 #include "mutator.h"
 #include "pbc-private.h"
+#include "pprof-protobuf-c.h"
 #include "wire-private.h"
 
 static bool
@@ -95,6 +96,17 @@ count_field(const uint8_t *p, size_t size, uint32_t want)
     return n;
 }
 
+static bool
+has_nul_string(const pprof_profile *p)
+{
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_STRING); i++) {
+        pprof_string s;
+        if (pprof_profile_string(p, (int64_t)i, &s) && s.len && memchr(s.data, 0, s.len))
+            return true;
+    }
+    return false;
+}
+
 /* Five continuation bytes in a row: some varint takes more than 5 bytes. */
 static bool
 has_long_varint(const uint8_t *data, size_t size)
@@ -145,6 +157,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             m->period_type->unit = h.period_type.unit;
         }
         FUZZ_CHECK(pprof__pbc_equal(p, m, why, sizeof(why)), "field values differ: %s", why);
+        /* The interop conversions both ways agree with both decoders. */
+        Perftools__Profiles__Profile *c = NULL;
+        FUZZ_CHECK(pprof_profile_to_protobuf_c(p, &c, &err) == PPROF_OK, "to_protobuf_c: %s",
+                   err.message);
+        FUZZ_CHECK(pprof__pbc_equal(p, c, why, sizeof(why)), "to_protobuf_c differs: %s", why);
+        protobuf_c_message_free_unpacked(&c->base, NULL);
+        pprof_profile *q = NULL;
+        st = pprof_profile_from_protobuf_c(m, NULL, &q, &err);
+        /* protobuf-c strings end at a NUL, so only NUL-free tables can come back whole. */
+        if (st == PPROF_OK && !has_nul_string(p))
+            FUZZ_CHECK(pprof_profile_equal(p, q), "from_protobuf_c differs");
+        pprof_profile_free(q);
         perftools__profiles__profile__free_unpacked(m, NULL);
     }
     pprof_profile_free(p);
