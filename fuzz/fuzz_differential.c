@@ -12,9 +12,6 @@
  *   one-byte form; field 0 is invalid in any form.
  * - a string that is not UTF-8: protobuf-c 1.4 rejects it (proto3 `string`); we keep the bytes,
  *   as Go's pprof does, because real profilers write such names.
- * - period_type given more than once: protobuf-c (like Go's pprof, reference S19) keeps the
- *   last one; our decoder merges the occurrences field by field, as protobuf specifies
- *   (decode.c). The rest of the profile is still compared.
  * - a length prefix in more than 5 bytes (an overlong varint): protobuf-c reads lengths as
  *   32-bit varints of at most 5 bytes; to us (and Go) a length is a varint like any other. Such
  *   inputs are compared through a canonical re-encoding of our model instead. */
@@ -24,7 +21,6 @@
 #include "mutator.h"
 #include "pbc-private.h"
 #include "pprof-protobuf-c.h"
-#include "wire-private.h"
 
 static bool
 bool_wire_type_mismatch(pprof_status st, const pprof_error *err)
@@ -65,35 +61,6 @@ has_non_utf8_string(const pprof_profile *p)
             return true;
     }
     return false;
-}
-
-/* Top-level occurrences of one field; the input is known to be well formed. */
-static int
-count_field(const uint8_t *p, size_t size, uint32_t want)
-{
-    const uint8_t *end = p + size;
-    int n = 0;
-    while (p < end) {
-        uint32_t field, wt;
-        uint64_t v;
-        if (!pprof__tag(&p, end, &field, &wt))
-            break;
-        n += field == want;
-        if (wt == PPROF_WT_VARINT) {
-            if (!pprof__varint(&p, end, &v))
-                break;
-        } else if (wt == PPROF_WT_LEN) {
-            if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
-                break;
-            p += v;
-        } else {
-            size_t k = wt == PPROF_WT_I64 ? 8 : 4;
-            if ((size_t)(end - p) < k)
-                break;
-            p += k;
-        }
-    }
-    return n;
 }
 
 static bool
@@ -151,11 +118,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                m ? "accepts" : "rejects");
     if (m) {
         char why[256];
-        if (m->period_type && count_field(data, size, 11) > 1) {
-            pprof_header h = pprof_profile_header(p);
-            m->period_type->type = h.period_type.type;
-            m->period_type->unit = h.period_type.unit;
-        }
         FUZZ_CHECK(pprof__pbc_equal(p, m, why, sizeof(why)), "field values differ: %s", why);
         /* The interop conversions both ways agree with both decoders. */
         Perftools__Profiles__Profile *c = NULL;
