@@ -133,6 +133,19 @@ walk(const uint8_t *p, const uint8_t *end, unsigned msg, uint64_t *acc)
 static inline size_t
 walk_varint8(const uint8_t *p, const uint8_t *limit, uint64_t *out)
 {
+    uint32_t w4;
+    memcpy(&w4, p, 4);
+    uint32_t stop4 = ~w4 & 0x80808080u;
+    if (__builtin_expect(stop4 != 0, 1)) { /* up to 4 bytes: ids and most values */
+        unsigned bits4 = (unsigned)__builtin_ctz(stop4);
+        size_t len4 = (bits4 >> 3) + 1;
+        if (len4 > (size_t)(limit - p))
+            return 0;
+        uint32_t x4 = w4 & (uint32_t)((UINT64_C(2) << bits4) - 1);
+        *out = (x4 & 0x7fu) | ((x4 >> 1) & 0x3f80u) | ((x4 >> 2) & 0x1fc000u) |
+               ((x4 >> 3) & 0xfe00000u);
+        return len4;
+    }
     uint64_t w;
     memcpy(&w, p, 8);
     uint64_t stop = ~w & UINT64_C(0x8080808080808080);
