@@ -912,7 +912,12 @@ absorb_types(in_ctx *c, const uint32_t *in_types /* pairs */, size_t n_in)
     uint32_t keep[256];
     size_t n_keep = 0;
     for (size_t i = 0; i < m->n_types && n_keep < 256; i++) {
-        for (size_t j = 0; j < n_in; j++) {
+        /* A type name listed twice is kept once, or the result would depend on whether the
+         * list with the repeat came first. */
+        bool dup = false;
+        for (size_t k = 0; k < n_keep && !dup; k++)
+            dup = cur[keep[k]].type == cur[i].type;
+        for (size_t j = 0; j < n_in && !dup; j++) {
             if (cur[i].type != in_types[2 * j])
                 continue;
             if (cur[i].unit != in_types[2 * j + 1]) {
