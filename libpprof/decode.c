@@ -306,10 +306,22 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     const uint8_t *buf_end = d->buf_end;
     while (p < sub_end) {
         size_t n;
-        if (__builtin_expect(buf_end - p >= 8, 1) && (n = varint8(p, sub_end, out)) != 0) {
-            p += n;
-            out++;
-            continue;
+        if (__builtin_expect(buf_end - p >= 8, 1)) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            /* eight one-byte varints (small ids in long stacks): no per-byte branch */
+            if ((w & UINT64_C(0x8080808080808080)) == 0 && sub_end - p >= 8) {
+                for (unsigned i = 0; i < 8; i++)
+                    out[i] = p[i];
+                p += 8;
+                out += 8;
+                continue;
+            }
+            if ((n = varint8(p, sub_end, out)) != 0) {
+                p += n;
+                out++;
+                continue;
+            }
         }
         if (!pprof__varint(&p, sub_end, out))
             return fail(d, p, PPROF_E_WIRE, "bad varint in packed field");
