@@ -632,7 +632,7 @@ static pprof_status
 open_add_frame(pprof_builder *b, pprof_builder_open s, const pprof_builder_frame *f,
                pprof_error *err)
 {
-    bopen *o;
+    bopen *o = NULL;
     pprof_status st = open_get(b, s, &o, err);
     if (st || (st = open_room(b, o, err)))
         return st;
@@ -955,7 +955,7 @@ pprof_builder_open_add_location(pprof_builder *b, pprof_builder_open s, pprof_bu
 {
     NEED_B(b);
     LOCK(b);
-    bopen *o;
+    bopen *o = NULL;
     uint32_t li;
     pprof_status st = open_get(b, s, &o, err);
     if (!st && !(st = open_room(b, o, err))) {
@@ -987,7 +987,7 @@ pprof_builder_open_add_label(pprof_builder *b, pprof_builder_open s,
     if (!label)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no label");
     LOCK(b);
-    bopen *o;
+    bopen *o = NULL;
     blabel l;
     pprof_status st = open_get(b, s, &o, err);
     if (!st && !(st = open_room(b, o, err)) && !(st = res_label(b, label, &l, 0, err)))
@@ -1004,7 +1004,7 @@ pprof_builder_open_add_label_cstr(pprof_builder *b, pprof_builder_open s, const 
     if (!key || !*key)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "label.key", "a label needs a key");
     LOCK(b);
-    bopen *o;
+    bopen *o = NULL;
     blabel l = {0};
     pprof_status st = open_get(b, s, &o, err);
     if (!st && !(st = open_room(b, o, err)) && !(st = intern_c(b, key, &l.key, err))) {
@@ -1027,7 +1027,7 @@ pprof_builder_open_commit(pprof_builder *b, pprof_builder_open s, const int64_t 
 {
     NEED_B(b);
     LOCK(b);
-    bopen *o;
+    bopen *o = NULL;
     pprof_status st = open_get(b, s, &o, err);
     if (!st && !(st = check_values(b, values, n_values, err)))
         st = open_commit(b, o, values, err);
@@ -1040,7 +1040,7 @@ pprof_builder_open_abort(pprof_builder *b, pprof_builder_open s, pprof_error *er
 {
     NEED_B(b);
     LOCK(b);
-    bopen *o;
+    bopen *o = NULL;
     pprof_status st = open_get(b, s, &o, err);
     if (!st)
         open_end(b, o);
