@@ -349,7 +349,7 @@ op_walk8(subject *s, double *t)
 static bool
 op_decode(subject *s, double *t)
 {
-    uint8_t *copy = malloc(s->raw_len + 1);
+    uint8_t *copy = pprof__malloc(NULL, s->raw_len + 1); /* the profile frees it */
     if (!copy)
         return false;
     memcpy(copy, s->raw, s->raw_len);
@@ -358,7 +358,7 @@ op_decode(subject *s, double *t)
     pprof_status st = p ? pprof__decode(p, copy, s->raw_len, &s->ro, NULL) : PPROF_E_NOMEM;
     *t += now() - t0;
     if (!p)
-        free(copy);
+        pprof__free(NULL, copy);
     else
         s->sink += p->samples.len;
     pprof_profile_free(p);
@@ -681,7 +681,7 @@ subject_prepare(subject *s)
 static void
 subject_free(subject *s)
 {
-    free(s->raw);
+    pprof__free(NULL, s->raw);
     free(s->scratch);
     free(s->gz);
     free(s->zs);
@@ -773,13 +773,13 @@ load_file(const char *path, subject *s)
     uint8_t *data;
     size_t len;
     pprof_error err;
-    if (pprof__read_all(path, o.max_input_bytes, &data, &len, &err) != PPROF_OK) {
+    if (pprof__read_all(path, o.max_input_bytes, NULL, &data, &len, &err) != PPROF_OK) {
         fprintf(stderr, "pprof-bench: %s: %s\n", path, err.message);
         return false;
     }
     pprof_format f = pprof_detect_format(data, len);
     pprof_status st = pprof__decompress(data, len, f, &o, &s->raw, &s->raw_len, &err);
-    free(data);
+    pprof__free(NULL, data);
     if (st != PPROF_OK) {
         fprintf(stderr, "pprof-bench: %s: %s\n", path, err.message);
         return false;

@@ -93,7 +93,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_read_options o = PPROF_READ_OPTIONS_INIT;
     pprof_error err;
     pprof_profile *p = pprof__profile_new(&o.allocator);
-    uint8_t *buf = malloc(size);
+    uint8_t *buf = pprof__malloc(&o.allocator, size); /* the profile frees it */
     FUZZ_CHECK(p && buf, "out of memory");
     memcpy(buf, data, size);
     pprof_status st = pprof__decode(p, buf, size, &o, &err); /* p owns buf */

@@ -1,5 +1,7 @@
 /* Memory a profile owns: a chunked bump arena for small pieces and growable flat arrays. */
+#define _GNU_SOURCE /* mremap */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "profile-private.h"
 
@@ -9,12 +11,107 @@ struct pprof__arena_chunk {
     max_align_t data[];
 };
 
+/* The default allocator. Blocks of 2 MiB and more get their own mapping with transparent huge
+ * pages requested: a decoded model is about three times its input, and with 4 KiB pages first-
+ * touch page faults dominate a one-shot decode on virtual machines (measured 17-25 us each, which
+ * held cold decoding to ~80 MB/s). Every block carries a header saying how it was obtained. */
+typedef struct blk {
+    size_t size;   /* mapping length, or the malloc'd payload size */
+    size_t mapped; /* 1 when the block is its own mapping */
+} blk;
+
+_Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
+
+#define BIG_BLOCK ((size_t)2 << 20)
+
+static void *
+blk_alloc(size_t size)
+{
+    if (size > SIZE_MAX - sizeof(blk) - 4096)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (size >= BIG_BLOCK) {
+        size_t len = size + sizeof(blk);
+        void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED)
+            return NULL;
+        madvise(b, len, MADV_HUGEPAGE); /* advice only: failure is harmless */
+        blk *h = b;
+        h->size = len;
+        h->mapped = 1;
+        return h + 1;
+    }
+#endif
+    blk *h = malloc(size + sizeof(blk));
+    if (!h)
+        return NULL;
+    h->size = size;
+    h->mapped = 0;
+    return h + 1;
+}
+
+static void
+blk_free(void *p)
+{
+    if (!p)
+        return;
+    blk *h = (blk *)p - 1;
+    if (h->mapped)
+        munmap(h, h->size);
+    else
+        free(h);
+}
+
+static void *
+blk_realloc(void *p, size_t size)
+{
+    if (!p)
+        return blk_alloc(size);
+    if (size > SIZE_MAX - sizeof(blk) - 4096)
+        return NULL;
+    blk *h = (blk *)p - 1;
+#ifdef MADV_HUGEPAGE
+    if (h->mapped && size >= BIG_BLOCK) {
+        size_t len = size + sizeof(blk);
+        void *b = mremap(h, h->size, len, MREMAP_MAYMOVE);
+        if (b == MAP_FAILED)
+            return NULL;
+        madvise(b, len, MADV_HUGEPAGE);
+        h = b;
+        h->size = len;
+        return h + 1;
+    }
+#endif
+    if (!h->mapped && size < BIG_BLOCK) {
+        blk *n = realloc(h, size + sizeof(blk));
+        if (!n)
+            return NULL;
+        n->size = size;
+        return n + 1;
+    }
+    void *n = blk_alloc(size);
+    if (!n)
+        return NULL;
+    size_t old = h->mapped ? h->size - sizeof(blk) : h->size;
+    memcpy(n, p, old < size ? old : size);
+    blk_free(p);
+    return n;
+}
+
+/* A caller's allocator is used only when all three hooks are set; mixing a caller's alloc with
+ * libc's realloc would corrupt memory. */
+static bool
+custom(const pprof_allocator *a)
+{
+    return a && a->alloc && a->realloc && a->free;
+}
+
 void *
 pprof__malloc(const pprof_allocator *a, size_t size)
 {
     if (size == 0)
         size = 1;
-    return a && a->alloc ? a->alloc(a->ctx, size) : malloc(size);
+    return custom(a) ? a->alloc(a->ctx, size) : blk_alloc(size);
 }
 
 void *
@@ -22,7 +119,7 @@ pprof__realloc(const pprof_allocator *a, void *p, size_t size)
 {
     if (size == 0)
         size = 1;
-    return a && a->realloc ? a->realloc(a->ctx, p, size) : realloc(p, size);
+    return custom(a) ? a->realloc(a->ctx, p, size) : blk_realloc(p, size);
 }
 
 void
@@ -30,10 +127,10 @@ pprof__free(const pprof_allocator *a, void *p)
 {
     if (!p)
         return;
-    if (a && a->free)
+    if (custom(a))
         a->free(a->ctx, p);
     else
-        free(p);
+        blk_free(p);
 }
 
 void

@@ -72,7 +72,8 @@ pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)
 }
 
 pprof_status
-pprof__read_all(const char *path, uint64_t max, uint8_t **out, size_t *len, pprof_error *err)
+pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a, uint8_t **out, size_t *len,
+                pprof_error *err)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -96,7 +97,7 @@ pprof__read_all(const char *path, uint64_t max, uint8_t **out, size_t *len, ppro
         }
         cap = (size_t)sb.st_size + 1;
     }
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = pprof__malloc(a, cap);
     size_t n = 0;
     pprof_status st = PPROF_OK;
     if (!buf) {
@@ -112,7 +113,7 @@ pprof__read_all(const char *path, uint64_t max, uint8_t **out, size_t *len, ppro
                 goto done;
             }
             size_t nc = cap * 2;
-            uint8_t *nb = realloc(buf, nc);
+            uint8_t *nb = pprof__realloc(a, buf, nc);
             if (!nb) {
                 st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
                 goto done;
@@ -138,7 +139,7 @@ done:
     if (!is_stdin)
         close(fd);
     if (st) {
-        free(buf);
+        pprof__free(a, buf);
         return st;
     }
     *out = buf;

@@ -132,9 +132,9 @@ pprof_status pprof__buffer_append(pprof_buffer *b, const void *data, size_t n);
 pprof_status pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Reads a whole file ("-" = stdin) with a size cap into a buffer from malloc. */
-pprof_status pprof__read_all(const char *path, uint64_t max, uint8_t **out, size_t *len,
-                             pprof_error *err);
+/* Reads a whole file ("-" = stdin) with a size cap into a buffer from pprof__malloc(a). */
+pprof_status pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a,
+                             uint8_t **out, size_t *len, pprof_error *err);
 
 static inline bool
 pprof__str(const pprof_profile *p, int64_t i, pprof_string *out)

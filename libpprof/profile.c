@@ -98,12 +98,34 @@ pprof_profile_read_file(const char *path, const pprof_read_options *opts, pprof_
     pprof__read_options_fill(&o, opts);
     uint8_t *data;
     size_t len;
-    pprof_status st = pprof__read_all(path, o.max_input_bytes, &data, &len, err);
+    pprof_status st = pprof__read_all(path, o.max_input_bytes, &o.allocator, &data, &len, err);
     if (st)
         return st;
-    st = pprof_profile_read_memory(data, len, &o, out, err);
-    free(data);
-    return st;
+    if (pprof_detect_format(data, len) != PPROF_FORMAT_RAW) {
+        st = pprof_profile_read_memory(data, len, &o, out, err);
+        pprof__free(&o.allocator, data);
+        return st;
+    }
+    /* A raw file needs no copy: the profile takes the bytes it was read into. */
+    if (len > o.max_decompressed_bytes) {
+        pprof__free(&o.allocator, data);
+        return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                            "input of %zu bytes exceeds the limit of %llu", len,
+                            (unsigned long long)o.max_decompressed_bytes);
+    }
+    pprof_profile *p = pprof__profile_new(&o.allocator);
+    if (!p) {
+        pprof__free(&o.allocator, data);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    p->source_format = PPROF_FORMAT_RAW;
+    st = pprof__decode(p, data, len, &o, err); /* p owns data from here on */
+    if (st != PPROF_OK) {
+        pprof_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return PPROF_OK;
 }
 
 pprof_format

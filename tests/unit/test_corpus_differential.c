@@ -238,7 +238,7 @@ main(void)
         free(file);
         if (!raw || n == 0) {
             tap_ok(&t, false, "%s: decompresses", name);
-            free(raw);
+            pprof__free(NULL, raw);
             continue;
         }
         char why[512] = "";
@@ -271,7 +271,7 @@ main(void)
             variant(&t, &s, name, "flip", first, buf, n);
         }
         free(buf);
-        free(raw);
+        pprof__free(NULL, raw);
         tap_ok(&t, s.disagree == 0,
                "%s: %zu variants agree (%zu both accept, %zu both reject, %zu intentional "
                "differences)",

@@ -131,7 +131,7 @@ main(void)
         tap_ok(&t, c.unclean == 0, "%s: 3000 byte-flip variants: %zu read, %zu clean errors",
                FILES[f], c.ok, c.err);
         free(buf);
-        free(raw);
+        pprof__free(NULL, raw);
         free(gz);
     }
     if (!found) {

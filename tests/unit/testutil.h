@@ -128,7 +128,7 @@ tu_decode_raw(const uint8_t *data, size_t len, const pprof_read_options *opts, p
     pprof__read_options_fill(&o, opts);
     *out = NULL;
     pprof_profile *p = pprof__profile_new(&o.allocator);
-    uint8_t *copy = malloc(len + 1);
+    uint8_t *copy = pprof__malloc(&o.allocator, len + 1); /* the profile frees it */
     if (!p || !copy)
         abort();
     if (len)

@@ -61,7 +61,8 @@ PPROF_API const char *pprof_version_string(void);
 
 /* ---------------------------------------------------------------- allocation */
 
-/* Per-object allocator; fields left NULL use malloc/realloc/free. There is no global setter. */
+/* Per-object allocator: set all three hooks, or none for the library's default (malloc, with
+ * huge-page mappings for blocks of 2 MiB and more). There is no global setter. */
 typedef struct pprof_allocator {
     void *(*alloc)(void *ctx, size_t size);
     void *(*realloc)(void *ctx, void *ptr, size_t size);
