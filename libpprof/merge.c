@@ -1255,13 +1255,13 @@ cmp_stack(const void *ctx, uint32_t a, uint32_t b)
     return 0;
 }
 
+/* Labels of two samples (ranked), the second part of the sample key. */
 static int
-cmp_sample(const void *ctx, uint32_t a, uint32_t b)
+cmp_labels(const void *ctx, uint32_t a, uint32_t b)
 {
     const fin *f = ctx;
     const msample *x = &PPROF__AT(f->m->samples, msample, a);
     const msample *y = &PPROF__AT(f->m->samples, msample, b);
-    CMP(f->strank[x->stack], f->strank[y->stack]);
     const mlabel *lx = f->rlabels + x->lab_off, *ly = f->rlabels + y->lab_off;
     for (uint32_t i = 0; i < x->n_lab && i < y->n_lab; i++) {
         CMP(lx[i].key, ly[i].key);
@@ -1273,78 +1273,36 @@ cmp_sample(const void *ctx, uint32_t a, uint32_t b)
     return 0;
 }
 
-/* Samples are the largest table: sort compact records holding the stack rank and the first
- * label (0 = none, so fewer labels sort first, as in cmp_sample), compared inline; only equal
- * prefixes fall back to the full comparison. */
-typedef struct skey {
-    uint64_t k0, k1;
-    uint32_t idx;
-} skey;
-
-static inline int
-skey_cmp(const fin *f, const skey *a, const skey *b)
-{
-    CMP(a->k0, b->k0);
-    CMP(a->k1, b->k1);
-    return cmp_sample(f, a->idx, b->idx);
-}
-
-static void
-skey_sort(skey *v, skey *tmp, size_t n, const fin *f)
-{
-    if (n < 16) {
-        for (size_t i = 1; i < n; i++) {
-            skey x = v[i];
-            size_t k = i;
-            while (k > 0 && skey_cmp(f, &v[k - 1], &x) > 0) {
-                v[k] = v[k - 1];
-                k--;
-            }
-            v[k] = x;
-        }
-        return;
-    }
-    size_t h = n / 2;
-    skey_sort(v, tmp, h, f);
-    skey_sort(v + h, tmp, n - h, f);
-    if (skey_cmp(f, &v[h - 1], &v[h]) <= 0)
-        return;
-    memcpy(tmp, v, h * sizeof(skey));
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        v[k++] = skey_cmp(f, &v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
-    while (i < h)
-        v[k++] = tmp[i++];
-}
-
+/* Samples in canonical order (stack rank, then labels): a stable counting sort by stack rank,
+ * then each run of one rank (a few samples that differ in labels) sorted by labels. No full-key
+ * comparison crosses stacks, and the rank pass reads the samples sequentially. */
 static uint32_t *
-order_samples(const fin *f, size_t n)
+order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp)
 {
     const pprof_merger *m = f->m;
     uint32_t *out = pprof__malloc(&m->a, (n + 1) * sizeof(uint32_t));
-    skey *v = pprof__malloc(&m->a, (n + 1) * sizeof(skey));
-    skey *tmp = pprof__malloc(&m->a, (n / 2 + 1) * sizeof(skey));
-    if (!out || !v || !tmp) {
+    uint32_t *pos = pprof__malloc(&m->a, (n_ranks + 1) * sizeof(uint32_t));
+    if (!out || !pos) {
         pprof__free(&m->a, out);
-        pprof__free(&m->a, v);
-        pprof__free(&m->a, tmp);
+        pprof__free(&m->a, pos);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        const msample *s = &PPROF__AT(m->samples, msample, i);
-        v[i].k0 = f->strank[s->stack];
-        v[i].k1 = 0;
-        if (s->n_lab) {
-            const mlabel *l = &f->rlabels[s->lab_off];
-            v[i].k1 = ((uint64_t)l->key + 1) << 32 | ((uint64_t)l->str + 1);
-        }
-        v[i].idx = (uint32_t)i;
-    }
-    skey_sort(v, tmp, n, f);
+    memset(pos, 0, (n_ranks + 1) * sizeof(uint32_t));
+    const msample *ss = m->samples.data;
     for (size_t i = 0; i < n; i++)
-        out[i] = v[i].idx;
-    pprof__free(&m->a, v);
-    pprof__free(&m->a, tmp);
+        pos[f->strank[ss[i].stack] + 1]++;
+    for (size_t r = 0; r < n_ranks; r++)
+        pos[r + 1] += pos[r];
+    for (size_t i = 0; i < n; i++)
+        out[pos[f->strank[ss[i].stack]]++] = (uint32_t)i;
+    /* pos[r] is now the end of rank r's run */
+    for (size_t r = 0, start = 0; r < n_ranks; r++) {
+        size_t end = pos[r];
+        if (end - start > 1)
+            msort(out + start, tmp, end - start, cmp_labels, f);
+        start = end;
+    }
+    pprof__free(&m->a, pos);
     return out;
 }
 
@@ -1399,7 +1357,8 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     uint32_t *stord = NULL, *sttmp = NULL;
     uint32_t *sord = NULL, *mord = NULL, *ford = NULL, *lord = NULL, *smord = NULL;
     uint32_t *lout = NULL, *fout = NULL, *sout = NULL;
-    uint8_t *lreach = NULL;
+    uint8_t *lreach = NULL, *live = NULL;
+    uint32_t *ostk = NULL, *ostk_off = NULL;
     int64_t *vals = NULL;
     f.srank = pprof__malloc(a, (ns + 1) * sizeof(uint32_t));
     f.mrank = pprof__malloc(a, (nm + 1) * sizeof(uint32_t));
@@ -1483,30 +1442,41 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     for (size_t i = 0; i < nst; i++)
         stord[i] = (uint32_t)i;
     msort(stord, sttmp, nst, cmp_stack, &f);
-    for (size_t i = 0, r = 0; i < nst; i++) {
+    size_t n_ranks = 0;
+    for (size_t i = 0; i < nst; i++) {
         if (i && cmp_stack(&f, stord[i - 1], stord[i]) != 0)
-            r++;
-        f.strank[stord[i]] = (uint32_t)r;
+            n_ranks++;
+        f.strank[stord[i]] = (uint32_t)n_ranks;
     }
-    if (!(smord = order_samples(&f, nsm)))
+    n_ranks += nst != 0;
+    if (!(smord = order_samples(&f, nsm, n_ranks, tmp)))
         goto fail;
 
-    /* Combine samples that became equal (inline policy), drop all-zero ones, mark reachable. */
+    /* Combine samples that became equal (only the inline policy "longest" makes distinct
+     * samples equal: otherwise distinct stacks have distinct ranks), drop all-zero ones. */
     vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
     sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
     lreach = pprof__malloc(a, nl + 1);
     lout = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     fout = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
-    if (!vals || !sout || !lreach || !lout || !fout)
+    live = pprof__malloc(a, n_ranks + 1);
+    ostk_off = pprof__malloc(a, (n_ranks + 1) * sizeof(uint32_t));
+    if (!vals || !sout || !lreach || !lout || !fout || !live || !ostk_off)
         goto fail;
     memset(lreach, 0, nl + 1);
-    size_t n_out = 0;
+    memset(live, 0, n_ranks + 1);
+    const bool longest = m->o.inline_conflict == PPROF_INLINE_LONGEST;
+    const msample *ss = m->samples.data;
+    size_t n_out = 0, stack_out = 0, lab_out = 0;
     const int64_t *mv = m->values.data;
     for (size_t i = 0; i < nsm;) {
         size_t j = i + 1;
+        const msample *s = &ss[smord[i]];
+        uint32_t r = f.strank[s->stack];
         int64_t *v = vals + n_out * nt;
         memcpy(v, mv + (size_t)smord[i] * nt, nt * sizeof(int64_t));
-        while (j < nsm && cmp_sample(&f, smord[i], smord[j]) == 0) {
+        while (longest && j < nsm && f.strank[ss[smord[j]].stack] == r &&
+               cmp_labels(&f, smord[i], smord[j]) == 0) {
             for (size_t t = 0; t < nt; t++) {
                 if (__builtin_add_overflow(v[t], mv[(size_t)smord[j] * nt + t], &v[t])) {
                     st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "",
@@ -1523,11 +1493,21 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
             nonzero |= v[t] != 0;
         if (nonzero) {
             sout[n_out++] = smord[i];
-            const msample *s = &PPROF__AT(m->samples, msample, smord[i]);
-            for (uint32_t k = 0; k < s->n_loc; k++)
-                lreach[f.target[stack[s->loc_off + k]]] = 1;
+            live[r] = 1;
+            stack_out += s->n_loc;
+            lab_out += s->n_lab;
         }
         i = j;
+    }
+    /* Reachable locations, from one representative of each live stack rank (stacks of one rank
+     * have the same target locations), instead of from every sample. */
+    for (size_t i = 0; i < nst; i++) {
+        uint32_t r = f.strank[stord[i]];
+        if (!live[r] || (i && f.strank[stord[i - 1]] == r))
+            continue;
+        const mstack *x = &PPROF__AT(m->stacks, mstack, stord[i]);
+        for (uint32_t k = 0; k < x->n; k++)
+            lreach[f.target[stack[x->off + k]]] = 1;
     }
     /* output ids: reachable locations and their functions, in canonical order */
     uint8_t *freach = (uint8_t *)tmp; /* tmp holds nmax+1 uint32, enough for nf bytes */
@@ -1546,6 +1526,25 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     for (size_t i = 0; i < nf; i++)
         if (freach[ford[i]])
             fout[ford[i]] = (uint32_t)++n_fn_out;
+    /* Output location ids of each live stack rank, laid out in rank order: samples come in
+     * rank order too, so the copy below reads this sequentially. */
+    size_t ostk_len = 0;
+    for (size_t i = 0; i < nst; i++) {
+        uint32_t r = f.strank[stord[i]];
+        if (live[r] && !(i && f.strank[stord[i - 1]] == r))
+            ostk_len += PPROF__AT(m->stacks, mstack, stord[i]).n;
+    }
+    if (ostk_len >= UINT32_MAX || !(ostk = pprof__malloc(a, (ostk_len + 1) * sizeof(uint32_t))))
+        goto fail;
+    for (size_t i = 0, o = 0; i < nst; i++) {
+        uint32_t r = f.strank[stord[i]];
+        if (!live[r] || (i && f.strank[stord[i - 1]] == r))
+            continue;
+        const mstack *x = &PPROF__AT(m->stacks, mstack, stord[i]);
+        ostk_off[r] = (uint32_t)o;
+        for (uint32_t k = 0; k < x->n; k++)
+            ostk[o++] = lout[f.target[stack[x->off + k]]];
+    }
 
     /* build the profile */
     if (!(p = pprof__profile_new(a)))
@@ -1554,16 +1553,10 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     for (size_t i = 0; i < ns; i++)
         total += mstr(m, (uint32_t)i)->len;
     char *sbuf = pprof__arena_alloc(&p->arena, total + 1);
-    size_t stack_out = 0, lab_out = 0;
-    for (size_t i = 0; i < n_out; i++) {
-        stack_out += PPROF__AT(m->samples, msample, sout[i]).n_loc;
-        lab_out += PPROF__AT(m->samples, msample, sout[i]).n_lab;
-    }
     if (!sbuf || !pprof__vec_grow(a, &p->strings, sizeof(pprof_string), ns) ||
         !pprof__vec_grow(a, &p->sample_types, sizeof(pprof_value_type), nt + 1) ||
         !pprof__vec_grow(a, &p->samples, sizeof(pprof__sample), n_out + 1) ||
         !pprof__vec_grow(a, &p->stack, sizeof(uint64_t), stack_out + 1) ||
-        !pprof__vec_grow(a, &p->values, sizeof(int64_t), n_out * nt + 1) ||
         !pprof__vec_grow(a, &p->labels, sizeof(pprof_label), lab_out + 1) ||
         !pprof__vec_grow(a, &p->mappings, sizeof(pprof_mapping), nm + 1) ||
         !pprof__vec_grow(a, &p->locations, sizeof(pprof__location), n_loc_out + 1) ||
@@ -1595,7 +1588,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     pprof__sample *osam = p->samples.data;
     size_t n_st = 0, n_lab = 0; /* locals: stores through ostack could alias p's lengths */
     for (size_t i = 0; i < n_out; i++) {
-        const msample *s = &PPROF__AT(m->samples, msample, sout[i]);
+        const msample *s = &ss[sout[i]];
         pprof__sample *o = &osam[i];
         o->loc_off = (uint32_t)n_st;
         o->n_loc = s->n_loc;
@@ -1603,21 +1596,25 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         o->n_val = (uint32_t)nt;
         o->lab_off = (uint32_t)n_lab;
         o->n_lab = s->n_lab;
-        const uint32_t *sk = stack + s->loc_off;
+        const uint32_t *sk = ostk + ostk_off[f.strank[s->stack]];
         for (uint32_t k = 0; k < s->n_loc; k++)
-            ostack[n_st++] = lout[f.target[sk[k]]];
+            ostack[n_st + k] = sk[k];
+        n_st += s->n_loc;
+        const mlabel *rl = f.rlabels + s->lab_off;
         for (uint32_t k = 0; k < s->n_lab; k++) {
-            const mlabel *l = &labs[s->lab_off + k];
-            pprof_label ol = {R(l->key), R(l->str), l->num, R(l->unit)};
+            pprof_label ol = {rl[k].key, rl[k].str, rl[k].num, rl[k].unit};
             olab[n_lab++] = ol;
         }
     }
     p->stack.len = n_st;
     p->labels.len = n_lab;
     p->samples.len = n_out;
-    if (n_out && nt)
-        memcpy(p->values.data, vals, n_out * nt * sizeof(int64_t));
+    /* the summed values are already in output order: the profile takes the buffer */
+    pprof__free(a, p->values.data);
+    p->values.data = vals;
+    p->values.cap = nsm * nt + 1;
     p->values.len = n_out * nt;
+    vals = NULL;
     for (size_t i = 0; i < nm; i++) {
         const mmapping *x = &PPROF__AT(m->mappings, mmapping, mord[i]);
         pprof_mapping o = {
@@ -1711,6 +1708,9 @@ fail:
     pprof__free(a, stord);
     pprof__free(a, sttmp);
     pprof__free(a, lreach);
+    pprof__free(a, live);
+    pprof__free(a, ostk);
+    pprof__free(a, ostk_off);
     pprof__free(a, vals);
     return st;
 }
