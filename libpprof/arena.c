@@ -24,12 +24,25 @@ _Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
 
 #define BIG_BLOCK ((size_t)2 << 20)
 
+/* Under AddressSanitizer every block stays on the heap, where it gets redzones. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PPROF_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PPROF_ASAN 1
+#endif
+#if defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && !defined(PPROF_ASAN)
+#define PPROF_HUGE_BLOCKS 1
+#endif
+
 static void *
 blk_alloc(size_t size)
 {
     if (size > SIZE_MAX - sizeof(blk) - 4096)
         return NULL;
-#ifdef MADV_HUGEPAGE
+#ifdef PPROF_HUGE_BLOCKS
     if (size >= BIG_BLOCK) {
         size_t len = size + sizeof(blk);
         void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -70,7 +83,7 @@ blk_realloc(void *p, size_t size)
     if (size > SIZE_MAX - sizeof(blk) - 4096)
         return NULL;
     blk *h = (blk *)p - 1;
-#ifdef MADV_HUGEPAGE
+#ifdef PPROF_HUGE_BLOCKS
     if (h->mapped && size >= BIG_BLOCK) {
         size_t len = size + sizeof(blk);
         void *b = mremap(h, h->size, len, MREMAP_MAYMOVE);
