@@ -5,6 +5,7 @@
  * the threads only change speed. */
 #define _GNU_SOURCE /* mremap */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,31 @@ on_finding(void *ctx, const pprof_finding *f)
 }
 #endif
 
+/* Regular files are mapped with their pages populated instead of read into a buffer: the
+ * decoder copies (or inflates) the bytes anyway, and a read buffer costs a zeroed page and a
+ * fault for every 4 KiB (a tenth of the run on two 26 MB raw inputs). Anything else, and any
+ * failure, goes through pprof_profile_read_file, which also words the errors. */
+static pprof_status
+read_input(const char *path, const pprof_read_options *ro, pprof_profile **out, pprof_error *err)
+{
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uint64_t)sb.st_size < SIZE_MAX / 2) {
+        size_t len = (size_t)sb.st_size;
+        void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        close(fd);
+        if (map != MAP_FAILED) {
+            pprof_status st = pprof_profile_read_memory(map, len, ro, out, err);
+            munmap(map, len);
+            return st;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    return pprof_profile_read_file(path, ro, out, err);
+}
+
 static void
 decode_one(pool *pl, size_t i)
 {
@@ -281,7 +307,7 @@ decode_one(pool *pl, size_t i)
     pprof_read_options ro;
     pprof_read_options_init(&ro);
     ro.allocator = big_pages;
-    s->st = pprof_profile_read_file(pl->paths[i], &ro, &s->p, &s->err);
+    s->st = read_input(pl->paths[i], &ro, &s->p, &s->err);
 #ifdef PPROF_MERGE_HAVE_CHECK
     if (s->st == PPROF_OK && pl->o->check) {
         check_ctx cc = {pl->paths[i], 0};
