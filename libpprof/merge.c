@@ -55,10 +55,13 @@ typedef struct htab {
     size_t mask, n;
 } htab;
 
+/* Rehashes into a table of at least min_cap slots (a power of two, at least twice the old). */
 static bool
-ht_grow(const pprof_allocator *a, htab *t)
+ht_resize(const pprof_allocator *a, htab *t, size_t min_cap)
 {
     size_t cap = t->mask ? (t->mask + 1) * 2 : 256;
+    while (cap < min_cap && cap <= (UINT64_C(1) << 32))
+        cap *= 2;
     if (cap > (UINT64_C(1) << 32))
         return false;
     uint64_t *s = pprof__malloc(a, cap * sizeof(uint64_t));
@@ -78,6 +81,24 @@ ht_grow(const pprof_allocator *a, htab *t)
     t->slots = s;
     t->mask = cap - 1;
     return true;
+}
+
+static bool
+ht_grow(const pprof_allocator *a, htab *t)
+{
+    return ht_resize(a, t, 0);
+}
+
+/* Makes room for n more entries without a rehash. */
+static bool
+ht_reserve(const pprof_allocator *a, htab *t, size_t n)
+{
+    size_t need = t->n + n + 1;
+    if (t->mask && need * 4 <= (t->mask + 1) * 3)
+        return true;
+    if (need > (SIZE_MAX / 4))
+        return false;
+    return ht_resize(a, t, need * 4 / 3 + 1);
 }
 
 /* Probe sequence helpers: the caller loops with ht_first/ht_next and inserts at the empty slot. */
@@ -1056,6 +1077,31 @@ check_ids(in_ctx *c)
     return PPROF_OK;
 }
 
+/* Room for everything p could add, made up front: growing step by step while absorbing
+ * rehashes the tables and copies the arrays several times over. */
+static bool
+reserve_for(pprof_merger *m, const pprof_profile *p)
+{
+    const pprof_allocator *a = &m->a;
+    size_t ns = p->samples.len, nl = p->locations.len;
+    return ht_reserve(a, &m->str_ht, p->strings.len) &&
+           ht_reserve(a, &m->map_ht, p->mappings.len) &&
+           ht_reserve(a, &m->fn_ht, p->functions.len) && ht_reserve(a, &m->loc_ht, nl) &&
+           ht_reserve(a, &m->addr_ht, nl) && ht_reserve(a, &m->stack_ht, ns) &&
+           ht_reserve(a, &m->sample_ht, ns) &&
+           pprof__vec_grow(a, &m->strings, sizeof(pprof_string), m->strings.len + p->strings.len) &&
+           pprof__vec_grow(a, &m->functions, sizeof(mfunction),
+                           m->functions.len + p->functions.len) &&
+           pprof__vec_grow(a, &m->locations, sizeof(mlocation), m->locations.len + nl) &&
+           pprof__vec_grow(a, &m->lines, sizeof(mline), m->lines.len + p->lines.len) &&
+           pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) &&
+           pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) &&
+           pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) &&
+           pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) &&
+           pprof__vec_grow(a, &m->values, sizeof(int64_t),
+                           m->values.len + ns * p->sample_types.len);
+}
+
 pprof_status
 pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
 {
@@ -1101,6 +1147,10 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
     memset(c.loc_memo, 0xff, (p->locations.len + 1) * sizeof(uint32_t));
     if ((st = check_ids(&c)))
         goto done;
+    if (!reserve_for(m, p)) {
+        st = nomem(m, err);
+        goto done;
+    }
     for (size_t i = 0; i < n_types; i++) {
         pprof_value_type vt = pprof_profile_sample_type(p, i);
         if ((st = map_str(&c, vt.type, &types[2 * i], "sample_type[%zu].type", i, 0)) ||
