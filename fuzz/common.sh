@@ -27,7 +27,7 @@ fuzz_seed_dirs() {
 
 # fuzz_setup DIR ENGINE: configures (once) and builds the harnesses of one engine.
 fuzz_setup() {
-    local dir=$1 engine=$2 cc
+    local dir=$1 engine=$2 cc h
     case $engine in
     libfuzzer) cc=${FUZZ_CC:-clang} ;;
     afl) cc=${FUZZ_AFL_CC:-afl-clang-fast} ;;
@@ -42,7 +42,11 @@ fuzz_setup() {
     local targets=()
     for h in $FUZZ_ALL; do targets+=("fuzz/fuzz_$h"); done
     [ "$engine" = none ] && targets+=(fuzz/libpprof-afl-mutator.so)
-    ninja -C "$dir" "${targets[@]}" >/dev/null
+    if ! ninja -C "$dir" "${targets[@]}" >"$dir/fuzz-build.log" 2>&1; then
+        grep -E -A5 "error|FAILED" "$dir/fuzz-build.log" | head -30 >&2
+        fuzz_log "building the $engine harnesses in $dir failed (log: $dir/fuzz-build.log)"
+        return 1
+    fi
 }
 
 # Copies the crash files of a run into corpus/regress/<harness>/ and prints how to replay them.
