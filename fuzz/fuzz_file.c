@@ -1,0 +1,88 @@
+/* What the tools do with files: read a profile from a path, write it back atomically to the
+ * same path (the `-o` names its input case), read it again. The file holds the same profile
+ * afterwards; a failed read never changes the file; error paths (missing file, a directory)
+ * answer with PPROF_E_IO. All files live in a directory made and removed for each input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+
+static bool
+write_file(const char *path, const uint8_t *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(d, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+static bool
+same_bytes(const char *path, const uint8_t *d, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = fgetc(f) == d[i];
+    ok = ok && fgetc(f) == EOF;
+    fclose(f);
+    return ok;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *base = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-file-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof(path), "%s/in.pb", dir);
+    FUZZ_CHECK(write_file(path, data, size), "cannot write %s", path);
+
+    pprof_read_options o = fuzz_read_options();
+    pprof_error err;
+    pprof_profile *p = NULL, *q = NULL;
+    pprof_status st = pprof_profile_read_file(path, &o, &p, &err);
+    pprof_status mem = pprof_profile_read_memory(data, size, &o, &q, NULL);
+    FUZZ_CHECK((st == PPROF_OK) == (mem == PPROF_OK), "file and memory reads disagree: %s / %s",
+               pprof_status_name(st), pprof_status_name(mem));
+    if (st == PPROF_OK) {
+        FUZZ_CHECK(pprof_profile_equal(p, q), "file and memory reads give different models");
+        /* the first input byte picks the output container */
+        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+        w.format = size ? (pprof_format)(data[0] % 3) : PPROF_FORMAT_RAW;
+        w.level = 1;
+        st = pprof_profile_write_file(p, path, &w, &err);
+        if (st == PPROF_OK) {
+            pprof_profile *r = NULL;
+            st = pprof_profile_read_file(path, &o, &r, &err);
+            FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "rewritten file does not read: %s",
+                       err.message);
+            FUZZ_CHECK(!r || pprof_profile_equal(p, r), "rewritten file holds another profile");
+            pprof_profile_free(r);
+        } else {
+            /* a failed write leaves the input as it was */
+            FUZZ_CHECK(same_bytes(path, data, size), "a failed write changed the input file");
+        }
+    } else {
+        FUZZ_CHECK(same_bytes(path, data, size), "a failed read changed the input file");
+    }
+    pprof_profile_free(p);
+    pprof_profile_free(q);
+
+    /* error paths: a directory and a missing file are I/O errors, never crashes */
+    p = NULL;
+    FUZZ_CHECK(pprof_profile_read_file(dir, &o, &p, &err) == PPROF_E_IO && !p,
+               "reading a directory is not PPROF_E_IO");
+    unlink(path);
+    FUZZ_CHECK(pprof_profile_read_file(path, &o, &p, &err) == PPROF_E_IO && !p,
+               "reading a missing file is not PPROF_E_IO");
+    FUZZ_CHECK(rmdir(dir) == 0, "temporary files left behind in %s", dir);
+    return 0;
+}
