@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "builder-private.h"
+#include "hash-private.h"
 
 #define LOCK(b)                                                                                    \
     do {                                                                                           \
@@ -21,11 +22,7 @@ static inline uint32_t fold(uint64_t h);
 uint32_t
 pprof__bstr_hash(const char *p, size_t n)
 {
-    const uint8_t *s = (const uint8_t *)p;
-    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * UINT64_C(0x100000001b3);
-    return fold(h ^ (h >> 31));
+    return fold(pprof__hash_bytes(0, p, n));
 }
 
 static inline uint64_t

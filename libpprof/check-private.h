@@ -27,7 +27,6 @@ void pprof__ck_emit(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, 
 void pprof__ck_put(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-uint64_t pprof__hash_bytes(uint64_t seed, const void *data, size_t n);
 /* On failure *bad_at is the offset of the first byte that is not part of valid UTF-8. */
 bool pprof__utf8_valid(const uint8_t *s, size_t n, size_t *bad_at);
 /* NULL when s is valid RE2 syntax, else the reason. */

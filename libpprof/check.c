@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "check-private.h"
+#include "hash-private.h"
 #include "wire-private.h"
 
 /* ---------------------------------------------------------------- registry */
@@ -150,33 +151,6 @@ off_at(const pprof__vec *offs, size_t i)
 
 /* ---------------------------------------------------------------- helpers */
 
-static inline uint64_t
-mix64(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= UINT64_C(0x7fb5d329728ea185);
-    x ^= x >> 27;
-    x *= UINT64_C(0x81dadef4bc2dd44d);
-    x ^= x >> 33;
-    return x;
-}
-
-uint64_t
-pprof__hash_bytes(uint64_t h, const void *data, size_t n)
-{
-    const uint8_t *s = data;
-    h ^= UINT64_C(0xcbf29ce484222325) + n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = mix64(h ^ w);
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    return mix64(h ^ w ^ ((uint64_t)n << 56));
-}
 
 bool
 pprof__utf8_valid(const uint8_t *s, size_t n, size_t *bad_at)
@@ -679,8 +653,8 @@ check_functions(chk *k)
         SREF(k, f[i].system_name, off, P("function[%zu](id=%llu).system_name", i, id));
         SREF(k, f[i].filename, off, P("function[%zu](id=%llu).filename", i, id));
         if (dup_on) {
-            uint64_t h = mix64((uint64_t)f[i].name * 31 + (uint64_t)f[i].system_name) ^
-                         mix64((uint64_t)f[i].filename * 17 + (uint64_t)f[i].start_line);
+            uint64_t h = pprof__mix64((uint64_t)f[i].name * 31 + (uint64_t)f[i].system_name) ^
+                         pprof__mix64((uint64_t)f[i].filename * 17 + (uint64_t)f[i].start_line);
             uint32_t j = iset_add(&set, h, (uint32_t)i, fn_eq, f);
             if (j != PPROF_NONE) {
                 pprof_string nm;
@@ -879,7 +853,7 @@ check_locations(chk *k)
             head[i] = tail[i] = (uint32_t)i;
             next[i] = PPROF_NONE;
             if (x->address) {
-                uint64_t h = mix64(x->address ^ mix64(x->mapping_id));
+                uint64_t h = pprof__mix64(x->address ^ pprof__mix64(x->mapping_id));
                 uint32_t g = iset_add(&addrs, h, (uint32_t)i, addr_eq, &lc);
                 if (g != PPROF_NONE) {
                     next[tail[g]] = (uint32_t)i;
@@ -889,10 +863,10 @@ check_locations(chk *k)
             }
         }
         if (dup_on) {
-            uint64_t h = mix64(x->address ^ mix64(x->mapping_id + x->is_folded));
+            uint64_t h = pprof__mix64(x->address ^ pprof__mix64(x->mapping_id + x->is_folded));
             for (uint32_t j = 0; j < x->n_line; j++) {
                 const pprof_line *y = &ln[x->line_off + j];
-                h = mix64(h ^ y->function_id ^ ((uint64_t)y->line << 20) ^
+                h = pprof__mix64(h ^ y->function_id ^ ((uint64_t)y->line << 20) ^
                           ((uint64_t)y->column << 44));
             }
             uint32_t d = iset_add(&dups, h, (uint32_t)i, loc_eq, &lc);

@@ -2,6 +2,7 @@
  * rebuilt from the strings actually referenced, deduplicated by content, "" first. */
 #include <stdlib.h>
 
+#include "hash-private.h"
 #include "profile-private.h"
 #include "wire-private.h"
 
@@ -16,13 +17,10 @@ typedef struct strmap {
     pprof_status st;
 } strmap;
 
-static uint64_t
+static inline uint64_t
 hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ n;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * UINT64_C(0x100000001b3);
-    return h ^ (h >> 29);
+    return pprof__hash_bytes(0, s, n);
 }
 
 static bool

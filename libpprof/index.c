@@ -1,15 +1,7 @@
 /* id -> dense index maps. Ids may be sparse, huge, unordered or duplicated; the common case of
  * ids 1..n in table order needs no table at all. */
+#include "hash-private.h"
 #include "profile-private.h"
-
-static inline uint64_t
-mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    return x;
-}
 
 uint32_t
 pprof__idmap_get(const pprof__idmap *m, uint64_t id)
@@ -18,7 +10,7 @@ pprof__idmap_get(const pprof__idmap *m, uint64_t id)
         return id - 1 <= m->mask ? (uint32_t)(id - 1) : PPROF_NONE; /* mask = n-1 when dense */
     if (!m->keys || id == 0)
         return PPROF_NONE;
-    for (size_t h = mix(id) & m->mask;; h = (h + 1) & m->mask) {
+    for (size_t h = pprof__mix64(id) & m->mask;; h = (h + 1) & m->mask) {
         if (m->keys[h] == id)
             return m->vals[h];
         if (m->keys[h] == 0)
@@ -63,7 +55,7 @@ build(const pprof_allocator *a, pprof__idmap *m, const uint8_t *ids, size_t stri
         uint64_t id = *(const uint64_t *)(ids + i * stride);
         if (id == 0)
             continue; /* reserved; never resolvable */
-        size_t h = mix(id) & m->mask;
+        size_t h = pprof__mix64(id) & m->mask;
         while (m->keys[h] != 0 && m->keys[h] != id)
             h = (h + 1) & m->mask;
         m->keys[h] = id;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "check-private.h"
+#include "hash-private.h"
 
 typedef struct ientry {
     uint64_t bin;    /* index into bins */
