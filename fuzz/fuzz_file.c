@@ -54,6 +54,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                pprof_status_name(st), pprof_status_name(mem));
     if (st == PPROF_OK) {
         FUZZ_CHECK(pprof_profile_equal(p, q), "file and memory reads give different models");
+        /* writes that cannot happen fail with PPROF_E_IO (or PPROF_E_INVALID before any I/O,
+         * for a model the writer refuses) and leave nothing behind: into a missing directory,
+         * and over a directory */
+        char bad[4300];
+        snprintf(bad, sizeof(bad), "%s/missing/out.pb", dir);
+        pprof_status sw = pprof_profile_write_file(p, bad, NULL, &err);
+        FUZZ_CHECK(sw == PPROF_E_IO || sw == PPROF_E_INVALID,
+                   "writing into a missing directory gave %s", pprof_status_name(sw));
+        snprintf(bad, sizeof(bad), "%s/sub", dir);
+        FUZZ_CHECK(mkdir(bad, 0700) == 0, "mkdir %s", bad);
+        sw = pprof_profile_write_file(p, bad, NULL, &err);
+        FUZZ_CHECK(sw == PPROF_E_IO || sw == PPROF_E_INVALID, "writing over a directory gave %s",
+                   pprof_status_name(sw));
+        FUZZ_CHECK(rmdir(bad) == 0, "writing over a directory left files in it");
         /* the first input byte picks the output container */
         pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
         w.format = size ? (pprof_format)(data[0] % 3) : PPROF_FORMAT_RAW;
@@ -75,6 +89,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     pprof_profile_free(p);
     pprof_profile_free(q);
+
+    /* the same bytes through a pipe (read as a stream, not a sized file) give the same verdict */
+    int fds[2];
+    if (size < 60000 && pipe(fds) == 0) {
+        bool wrote = write(fds[1], data, size) == (ssize_t)size;
+        close(fds[1]);
+        char fdpath[64];
+        snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fds[0]);
+        pprof_profile *r = NULL;
+        pprof_status sp = wrote ? pprof_profile_read_file(fdpath, &o, &r, &err) : mem;
+        close(fds[0]);
+        FUZZ_CHECK((sp == PPROF_OK) == (mem == PPROF_OK), "pipe and memory reads disagree: %s",
+                   pprof_status_name(sp));
+        pprof_profile_free(r);
+    }
+
+    /* a file over the input limit is refused before it is decoded */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && sb.st_size > 1) {
+        pprof_read_options small = o;
+        small.max_input_bytes = (uint64_t)sb.st_size / 2;
+        pprof_profile *r = NULL;
+        FUZZ_CHECK(pprof_profile_read_file(path, &small, &r, &err) == PPROF_E_LIMIT && !r,
+                   "a file over max_input_bytes is not PPROF_E_LIMIT");
+    }
 
     /* error paths: a directory and a missing file are I/O errors, never crashes */
     p = NULL;
