@@ -160,9 +160,10 @@ typedef struct mlocation {
     uint32_t mapping; /* PPROF_NONE = no mapping */
     uint32_t line_off, n_line;
     uint32_t input; /* first input that produced it, for conflict messages */
-    uint64_t rel;   /* address - mapping start, or the raw address without a mapping */
+    /* Offset into the mapping (see map_location), or the raw address without a mapping. 0 is
+     * "no address": exempt from inline conflicts (rule S1) and written as address 0. */
+    uint64_t rel;
     bool folded;
-    bool addr0; /* the source address was 0: never an inline conflict */
 } mlocation;
 
 typedef struct mlabel {
@@ -572,14 +573,21 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
     pprof_merger *m = c->m;
     const pprof_profile *p = c->p;
     const pprof__location *sl = &PPROF__AT(p->locations, pprof__location, li);
-    mlocation k = {PPROF_NONE,      0, sl->n_line, c->input, sl->address, sl->is_folded,
-                   sl->address == 0};
+    mlocation k = {PPROF_NONE, 0, sl->n_line, c->input, sl->address, sl->is_folded};
     if (sl->mapping_id) {
-        /* A dangling mapping id means "no mapping", as Go's decoder reads it. */
+        /* A dangling mapping id means "no mapping", as Go's decoder reads it. The key must
+         * survive rebasing onto another start (the merged mapping's start is the lowest of its
+         * contributions, so an intermediate merge may have a higher one than the final): the
+         * output address is rel + start, which reads back as the same rel only when it cannot
+         * wrap to or below the start. So an address below its mapping's start (outside it) is
+         * kept as a raw address without the mapping, and address 0 ("no address") stays 0 and
+         * shares offset 0 with the start itself. */
         uint32_t mi = pprof__idmap_get(&p->map_idx, sl->mapping_id);
-        if (mi != PPROF_NONE) {
+        uint64_t start =
+            mi == PPROF_NONE ? 0 : PPROF__AT(p->mappings, pprof_mapping, mi).memory_start;
+        if (mi != PPROF_NONE && (sl->address == 0 || sl->address >= start)) {
             k.mapping = c->map_memo[mi];
-            k.rel = sl->address - PPROF__AT(p->mappings, pprof_mapping, mi).memory_start;
+            k.rel = sl->address ? sl->address - start : 0;
         }
     }
     m->tmp_lines.len = 0;
@@ -628,7 +636,7 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
         *nl = k;
         idx = (uint32_t)(m->locations.len - 1);
         ht_put(&m->loc_ht, slot, h32, idx);
-        if (!k.addr0) {
+        if (k.rel != 0) {
             uint64_t ha = hfinal(hmix(hmix(3, k.mapping), k.rel));
             uint32_t a32 = (uint32_t)(ha >> 32);
             if (ht_need_grow(&m->addr_ht) && !ht_grow(&m->a, &m->addr_ht))
@@ -1279,7 +1287,6 @@ cmp_location(const void *ctx, uint32_t a, uint32_t b)
     uint64_t my = y->mapping == PPROF_NONE ? 0 : (uint64_t)f->mrank[y->mapping] + 1;
     CMP(mx, my);
     CMP(x->rel, y->rel);
-    CMP(x->addr0, y->addr0);
     CMP(x->folded, y->folded);
     const mline *lx = (const mline *)f->m->lines.data + x->line_off;
     const mline *ly = (const mline *)f->m->lines.data + y->line_off;
@@ -1456,11 +1463,11 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
             size_t j = i + 1;
             while (j < nl) {
                 const mlocation *y = &PPROF__AT(m->locations, mlocation, lord[j]);
-                if (y->mapping != x->mapping || y->rel != x->rel || y->addr0 != x->addr0)
+                if (y->mapping != x->mapping || y->rel != x->rel)
                     break;
                 j++;
             }
-            if (!x->addr0 && j - i > 1) {
+            if (x->rel != 0 && j - i > 1) {
                 uint32_t best = lord[i];
                 for (size_t k = i + 1; k < j; k++)
                     if (PPROF__AT(m->locations, mlocation, lord[k]).n_line >
@@ -1690,7 +1697,9 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         pprof__location *o = pprof__vec_push(a, &p->locations, sizeof(*o));
         o->id = lout[l];
         o->mapping_id = x->mapping == PPROF_NONE ? 0 : (uint64_t)f.mrank[x->mapping] + 1;
-        o->address = x->mapping == PPROF_NONE
+        /* rel >= 1 was an address at or above a start no lower than the merged one: the sum
+         * neither wraps nor reaches 0, so it reads back as rel. */
+        o->address = x->mapping == PPROF_NONE || x->rel == 0
                          ? x->rel
                          : x->rel + PPROF__AT(m->mappings, mmapping, x->mapping).start;
         o->line_off = (uint32_t)p->lines.len;

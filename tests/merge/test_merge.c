@@ -440,6 +440,72 @@ test_inline(tap *t)
         pprof_profile_free(objs[i]);
 }
 
+/* One mapping key at three bases, with "no address" (0) locations, one at the start of its
+ * mapping and one below it: the key of each must not depend on which base wins, or a grouped
+ * merge reads an intermediate's rebased addresses as other locations. */
+static pprof_profile *
+addr0_profile(uint64_t start, int variant)
+{
+    pprof_profile *p = mk("samples", "count");
+    mapping(p, 1, start, start + 0x10000, "/bin/app");
+    function(p, 1, "x");
+    function(p, 2, "y");
+    function(p, 3, "z");
+    int64_t x[] = {1, 10, 0}, y[] = {2, 20, 0}, z[] = {3, 30, 0};
+    location(p, 1, 1, 0, 1, variant == 2 ? z : x);
+    location(p, 2, 1, 0, 1, y);
+    location(p, 3, 1, variant == 2 ? start : start + 0x500, 1, x);
+    location(p, 4, 1, variant == 2 ? 0x1234 : start + 0x600, 1, y);
+    for (uint64_t l = 1; l <= 4; l++)
+        sample(p, 1, &l, (int64_t)l + variant, 0, NULL);
+    return p;
+}
+
+static void
+test_address0(tap *t)
+{
+    pprof_profile *in[3] = {addr0_profile(0x400000, 0), addr0_profile(0x7f0000, 1),
+                            addr0_profile(0x300000, 2)};
+    static const char *const pol[] = {"keep", "longest", "error"};
+    for (int k = 0; k < 3; k++) {
+        pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+        o.inline_conflict = (pprof_inline_conflict)k;
+        pprof_status st;
+        pprof_profile *all = merge_n(in, NULL, 3, &o, &st, NULL);
+        tap_ok(t, st == PPROF_OK && all, "policy %s: address 0 and offset 0 are no conflicts",
+               pol[k]);
+        if (!all)
+            continue;
+        size_t at0 = 0, raw = 0;
+        for (size_t i = 0; i < all->locations.len; i++) {
+            const pprof__location *l = &PPROF__AT(all->locations, pprof__location, i);
+            at0 += l->address == 0 && l->mapping_id == 1;
+            raw += l->address == 0x1234 && l->mapping_id == 0;
+        }
+        tap_ok(t, at0 == 3 && raw == 1,
+               "policy %s: x, y and z stay at address 0 and x at the start of its mapping is the "
+               "same location (%zu), the address below its mapping keeps its raw address "
+               "without the mapping (%zu)",
+               pol[k], at0, raw);
+        for (int first = 0; first < 3; first++) {
+            pprof_profile *pair[2] = {in[first], in[(first + 1) % 3]};
+            pprof_profile *mid = merge_n(pair, NULL, 2, &o, &st, NULL);
+            pprof_profile *back = reread(mid);
+            pprof_profile *g[2] = {back, in[(first + 2) % 3]};
+            pprof_profile *grouped = back ? merge_n(g, NULL, 2, &o, &st, NULL) : NULL;
+            tap_ok(t, same_bytes(all, grouped),
+                   "policy %s: inputs %d+%d through an encoded intermediate, then %d: same bytes",
+                   pol[k], first, (first + 1) % 3, (first + 2) % 3);
+            pprof_profile_free(mid);
+            pprof_profile_free(back);
+            pprof_profile_free(grouped);
+        }
+        pprof_profile_free(all);
+    }
+    for (int i = 0; i < 3; i++)
+        pprof_profile_free(in[i]);
+}
+
 static void
 test_labels(tap *t)
 {
@@ -540,6 +606,7 @@ main(void)
     tap t = {0};
     test_corpus(&t);
     test_inline(&t);
+    test_address0(&t);
     test_labels(&t);
     test_invalid(&t);
     return tap_done(&t);
