@@ -698,9 +698,12 @@ add_sample(in_ctx *c, size_t si)
         return bad(c, path, "sample has %zu values but there are %zu sample types", s.n_value,
                    p->sample_types.len);
     }
+    /* Zero in the input's own columns, not in the merged ones: those depend on the inputs
+     * absorbed so far (type intersection), and whether a sample is checked and its locations
+     * taken must not. A sample zero in the kept columns only is dropped by finish. */
     bool nonzero = false;
-    for (size_t t = 0; t < m->n_types; t++)
-        nonzero |= s.value[c->col_of[t]] != 0;
+    for (size_t t = 0; t < s.n_value; t++)
+        nonzero |= s.value[t] != 0;
     if (!nonzero)
         return PPROF_OK;
     if (!pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t), s.n_location_id) ||
@@ -1414,7 +1417,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     uint32_t *stord = NULL, *sttmp = NULL;
     uint32_t *sord = NULL, *mord = NULL, *ford = NULL, *lord = NULL, *smord = NULL;
     uint32_t *lout = NULL, *fout = NULL, *sout = NULL;
-    uint8_t *lreach = NULL, *live = NULL;
+    uint8_t *lreach = NULL, *live = NULL, *lused = NULL;
     uint32_t *ostk = NULL, *ostk_off = NULL;
     int64_t *vals = NULL;
     f.srank = pprof__malloc(a, (ns + 1) * sizeof(uint32_t));
@@ -1457,7 +1460,22 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     }
     if (m->o.inline_conflict == PPROF_INLINE_LONGEST) {
         /* Groups of one (mapping, address) are adjacent in canonical order; the longest
-         * expansion wins, the canonically first among equals. */
+         * expansion wins, the canonically first among equals. Only expansions that a sample
+         * with a non-zero value uses compete: one whose samples cancelled out is missing from
+         * an intermediate merge's output, so it must not decide the direct merge either. */
+        if (!(lused = pprof__malloc(a, nl + 1)))
+            goto fail;
+        memset(lused, 0, nl + 1);
+        const msample *ms = m->samples.data;
+        const int64_t *msv = m->values.data;
+        for (size_t i = 0; i < nsm; i++) {
+            bool nonzero = false;
+            for (size_t t = 0; t < nt && !nonzero; t++)
+                nonzero = msv[i * nt + t] != 0;
+            const mstack *x = &PPROF__AT(m->stacks, mstack, ms[i].stack);
+            for (uint32_t k = 0; nonzero && k < x->n; k++)
+                lused[PPROF__AT(m->stack, uint32_t, x->off + k)] = 1;
+        }
         for (size_t i = 0; i < nl;) {
             const mlocation *x = &PPROF__AT(m->locations, mlocation, lord[i]);
             size_t j = i + 1;
@@ -1467,12 +1485,13 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
                     break;
                 j++;
             }
-            if (x->rel != 0 && j - i > 1) {
-                uint32_t best = lord[i];
-                for (size_t k = i + 1; k < j; k++)
-                    if (PPROF__AT(m->locations, mlocation, lord[k]).n_line >
-                        PPROF__AT(m->locations, mlocation, best).n_line)
-                        best = lord[k];
+            uint32_t best = PPROF_NONE;
+            for (size_t k = i; x->rel != 0 && j - i > 1 && k < j; k++)
+                if (lused[lord[k]] &&
+                    (best == PPROF_NONE || PPROF__AT(m->locations, mlocation, lord[k]).n_line >
+                                               PPROF__AT(m->locations, mlocation, best).n_line))
+                    best = lord[k];
+            if (best != PPROF_NONE) {
                 const mlocation *b = &PPROF__AT(m->locations, mlocation, best);
                 for (size_t k = i; k < j; k++)
                     if (!lines_same(m, &PPROF__AT(m->locations, mlocation, lord[k]), b))
@@ -1767,6 +1786,7 @@ fail:
     pprof__free(a, stord);
     pprof__free(a, sttmp);
     pprof__free(a, lreach);
+    pprof__free(a, lused);
     pprof__free(a, live);
     pprof__free(a, ostk);
     pprof__free(a, ostk_off);

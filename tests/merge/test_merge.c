@@ -506,6 +506,35 @@ test_address0(tap *t)
         pprof_profile_free(in[i]);
 }
 
+/* Policy longest picks among expansions that some sample still uses: one whose samples cancel
+ * out is gone from an intermediate merge, so it must not win in the direct merge either. */
+static void
+test_longest_cancelled(tap *t)
+{
+    pprof_profile *a = inline_profile(0x400000, true, 1, 0);
+    pprof_profile *b = inline_profile(0x400000, true, -1, 0);
+    pprof_profile *c = inline_profile(0x400000, false, 5, 0);
+    pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+    o.inline_conflict = PPROF_INLINE_LONGEST;
+    pprof_status st;
+    pprof_profile *abc[3] = {a, b, c};
+    pprof_profile *all = merge_n(abc, NULL, 3, &o, &st, NULL);
+    pprof_profile *ab[2] = {a, b};
+    pprof_profile *mid = merge_n(ab, NULL, 2, &o, &st, NULL);
+    pprof_profile *back = reread(mid);
+    pprof_profile *g[2] = {back, c};
+    pprof_profile *grouped = back ? merge_n(g, NULL, 2, &o, &st, NULL) : NULL;
+    tap_ok(t,
+           all && all->locations.len == 1 &&
+               PPROF__AT(all->locations, pprof__location, 0).n_line == 1,
+           "policy longest: an expansion whose samples cancelled out does not win");
+    tap_ok(t, same_bytes(all, grouped),
+           "policy longest: merging the cancelling pair first gives the same bytes");
+    pprof_profile *objs[] = {a, b, c, all, mid, back, grouped};
+    for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+        pprof_profile_free(objs[i]);
+}
+
 static void
 test_labels(tap *t)
 {
@@ -607,6 +636,7 @@ main(void)
     test_corpus(&t);
     test_inline(&t);
     test_address0(&t);
+    test_longest_cancelled(&t);
     test_labels(&t);
     test_invalid(&t);
     return tap_done(&t);
