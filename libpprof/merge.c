@@ -171,6 +171,13 @@ typedef struct mlabel {
     int64_t num;
 } mlabel;
 
+/* A kept type whose unit differs in some input: an error only if the type is still kept at
+ * finish (in every input, as Go's CompatibilizeSampleTypes sees it), since whether a type is
+ * dropped must not depend on which input came first. input == PPROF_NONE: no clash. */
+typedef struct unit_clash {
+    uint32_t unit, input;
+} unit_clash;
+
 /* A distinct stack (samples that differ only in labels share one). */
 typedef struct mstack {
     uint32_t off, n;
@@ -213,6 +220,7 @@ struct pprof_merger {
     /* header */
     size_t n_types;
     pprof__vec types;     /* pprof_value_type with merger string ids */
+    pprof__vec type_bad;  /* unit_clash per column (intersect mode) */
     bool types_mixed;     /* inputs disagreed on the type list: output is sorted (intersect mode) */
     uint32_t first_input; /* the input whose type list came first, for messages */
     uint32_t period_type, period_unit;
@@ -290,10 +298,10 @@ pprof_merger_free(pprof_merger *m)
     if (!m)
         return;
     const pprof_allocator a = m->a;
-    pprof__vec *vecs[] = {&m->strings,   &m->mappings,  &m->functions,  &m->locations,
-                          &m->lines,     &m->samples,   &m->stack,      &m->labels,
-                          &m->values,    &m->names,     &m->types,      &m->comments,
-                          &m->tmp_lines, &m->tmp_stack, &m->tmp_labels, &m->stacks};
+    pprof__vec *vecs[] = {&m->strings,    &m->mappings, &m->functions, &m->locations, &m->lines,
+                          &m->samples,    &m->stack,    &m->labels,    &m->values,    &m->names,
+                          &m->types,      &m->comments, &m->type_bad,  &m->tmp_lines, &m->tmp_stack,
+                          &m->tmp_labels, &m->stacks};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         pprof__free(&a, vecs[i]->data);
     htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,   &m->loc_ht,
@@ -880,6 +888,14 @@ reshape_types(pprof_merger *m, const uint32_t *keep, size_t n_new, pprof_error *
     memcpy(m->types.data, nt, n_new * sizeof(*nt));
     m->types.len = n_new;
     pprof__free(&m->a, nt);
+    unit_clash *nb = pprof__malloc(&m->a, (n_new + 1) * sizeof(*nb));
+    if (!nb)
+        return nomem(m, err);
+    for (size_t i = 0; i < n_new; i++)
+        nb[i] = PPROF__AT(m->type_bad, unit_clash, keep[i]);
+    memcpy(m->type_bad.data, nb, n_new * sizeof(*nb));
+    m->type_bad.len = n_new;
+    pprof__free(&m->a, nb);
     int64_t *v = m->values.data;
     int64_t row[64];
     int64_t *tmp = n_old <= 64 ? row : pprof__malloc(&m->a, n_old * sizeof(int64_t));
@@ -903,12 +919,16 @@ absorb_types(in_ctx *c, const uint32_t *in_types /* pairs */, size_t n_in)
     pprof_merger *m = c->m;
     pprof_error *err = c->err;
     if (m->n_inputs == 0) {
-        if (!pprof__vec_grow(&m->a, &m->types, sizeof(pprof_value_type), n_in + 1))
+        if (!pprof__vec_grow(&m->a, &m->types, sizeof(pprof_value_type), n_in + 1) ||
+            !pprof__vec_grow(&m->a, &m->type_bad, sizeof(unit_clash), n_in + 1))
             return nomem(m, err);
         for (size_t i = 0; i < n_in; i++) {
             pprof_value_type vt = {in_types[2 * i], in_types[2 * i + 1]};
             PPROF__AT(m->types, pprof_value_type, i) = vt;
+            unit_clash none = {0, PPROF_NONE};
+            PPROF__AT(m->type_bad, unit_clash, i) = none;
         }
+        m->type_bad.len = n_in;
         m->types.len = m->n_types = n_in;
         m->first_input = c->input;
         for (size_t i = 0; i < n_in; i++)
@@ -952,16 +972,10 @@ absorb_types(in_ctx *c, const uint32_t *in_types /* pairs */, size_t n_in)
         for (size_t j = 0; j < n_in && !dup; j++) {
             if (cur[i].type != in_types[2 * j])
                 continue;
-            if (cur[i].unit != in_types[2 * j + 1]) {
-                const pprof_string *t = mstr(m, (uint32_t)cur[i].type);
-                const pprof_string *u1 = mstr(m, (uint32_t)cur[i].unit);
-                const pprof_string *u2 = mstr(m, in_types[2 * j + 1]);
-                m->failed = PPROF_E_INCOMPATIBLE;
-                return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
-                                    "incompatible units for sample type '%.*s': %s has '%.*s' "
-                                    "but %s has '%.*s'",
-                                    (int)t->len, t->data, c->name, (int)u2->len, u2->data,
-                                    input_name(m, m->first_input), (int)u1->len, u1->data);
+            unit_clash *bad = &PPROF__AT(m->type_bad, unit_clash, i);
+            if (cur[i].unit != in_types[2 * j + 1] && bad->input == PPROF_NONE) {
+                bad->unit = in_types[2 * j + 1];
+                bad->input = c->input;
             }
             keep[n_keep++] = (uint32_t)i;
             break;
@@ -1397,6 +1411,19 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
                             "the merger failed earlier and cannot be used");
     if (m->n_inputs == 0)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profiles to merge");
+    for (size_t i = 0; i < m->type_bad.len; i++) {
+        const unit_clash *bad = &PPROF__AT(m->type_bad, unit_clash, i);
+        if (bad->input == PPROF_NONE)
+            continue;
+        const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, i);
+        const pprof_string *t = mstr(m, (uint32_t)vt->type);
+        const pprof_string *u1 = mstr(m, (uint32_t)vt->unit), *u2 = mstr(m, bad->unit);
+        return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                            "incompatible units for sample type '%.*s': %s has '%.*s' but %s "
+                            "has '%.*s'",
+                            (int)t->len, t->data, input_name(m, bad->input), (int)u2->len, u2->data,
+                            input_name(m, m->first_input), (int)u1->len, u1->data);
+    }
 
     const pprof_allocator *a = &m->a;
     size_t ns = m->strings.len, nm = m->mappings.len, nf = m->functions.len, nl = m->locations.len,
