@@ -221,7 +221,6 @@ struct pprof_merger {
     size_t n_types;
     pprof__vec types;     /* pprof_value_type with merger string ids */
     pprof__vec type_bad;  /* unit_clash per column (intersect mode) */
-    bool types_mixed;     /* inputs disagreed on the type list: output is sorted (intersect mode) */
     uint32_t first_input; /* the input whose type list came first, for messages */
     uint32_t period_type, period_unit;
     int64_t period, duration, time;
@@ -996,7 +995,6 @@ absorb_types(in_ctx *c, const uint32_t *in_types /* pairs */, size_t n_in)
         }
         keep[k] = x;
     }
-    m->types_mixed = true;
     pprof_status st = reshape_types(m, keep, n_keep, err);
     if (st)
         return st;
@@ -1787,15 +1785,9 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     p->hdr.keep_frames = R(m->keep_frames);
     p->hdr.doc_url = R(m->doc_url);
     p->hdr.default_sample_type = R(m->default_sample_type);
-    if (m->types_mixed && m->default_sample_type) {
-        /* A default naming a dropped type falls back to the first kept one, as in Go. */
-        bool found = false;
-        for (size_t t = 0; t < nt && !found; t++)
-            found = PPROF__AT(m->types, pprof_value_type, t).type == m->default_sample_type;
-        if (!found)
-            p->hdr.default_sample_type =
-                nt ? PPROF__AT(p->sample_types, pprof_value_type, 0).type : 0;
-    }
+    /* No fallback when the default names a dropped type (Go takes the first kept type): the
+     * fallback would be written out and then compete as an input's default in the next merge,
+     * so a grouped merge could pick another one. */
 #undef R
     *out = p;
     p = NULL;
