@@ -880,7 +880,7 @@ pprof_gen_write(const pprof_gen_params *p, pprof_format format, int level, pprof
     pprof_buffer raw = {0};
     pprof_status st = pprof_gen_raw(p, &raw, err);
     if (st == PPROF_OK)
-        st = pprof__compress(raw.data, raw.len, format, level, out, err);
+        st = pprof__compress(raw.data, raw.len, format, level, 1, NULL, out, err);
     pprof_buffer_free(&raw);
     return st;
 }

@@ -1,6 +1,8 @@
 /* Container detection and (de)compression: gzip via libdeflate, zstd via libzstd. Output is
  * capped by the read limits so a decompression bomb fails before memory runs out. */
 #include <libdeflate.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <zstd.h>
 
@@ -226,32 +228,122 @@ pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt, const ppro
     return PPROF_OK;
 }
 
-pprof_status
-pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level, pprof_buffer *out,
-                pprof_error *err)
+/* gzip in members of PPROF_GZIP_MEMBER_BYTES input bytes, compressed by up to `threads` threads
+ * at once. Member k is compressed into its own bounded region at dst[k]; the regions are packed
+ * together afterwards, in order, so the bytes depend only on the input and the level. */
+typedef struct gz_job {
+    const uint8_t *in;
+    size_t in_len, n;
+    int level;
+    uint8_t *out;
+    const size_t *dst; /* n + 1 region offsets */
+    size_t *size;      /* compressed size of each member; 0 = failed */
+    atomic_size_t next;
+} gz_job;
+
+static void
+gz_run(gz_job *j, struct libdeflate_compressor *c)
 {
-    if (fmt == PPROF_FORMAT_RAW)
-        return pprof__buffer_append(out, in, in_len);
+    for (;;) {
+        size_t k = atomic_fetch_add(&j->next, 1);
+        if (k >= j->n)
+            return;
+        size_t off = k * PPROF_GZIP_MEMBER_BYTES;
+        size_t len =
+            j->in_len - off < PPROF_GZIP_MEMBER_BYTES ? j->in_len - off : PPROF_GZIP_MEMBER_BYTES;
+        j->size[k] = c ? libdeflate_gzip_compress(c, j->in + off, len, j->out + j->dst[k],
+                                                  j->dst[k + 1] - j->dst[k])
+                       : 0;
+    }
+}
+
+static void *
+gz_worker(void *arg)
+{
+    gz_job *j = arg;
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(j->level);
+    gz_run(j, c);
+    libdeflate_free_compressor(c);
+    return NULL;
+}
+
+#define GZ_MAX_THREADS 64
+
+static pprof_status
+gzip_members(const uint8_t *in, size_t in_len, int level, unsigned threads,
+             const pprof_allocator *a, pprof_buffer *out, pprof_error *err)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    size_t n = in_len ? (in_len - 1) / PPROF_GZIP_MEMBER_BYTES + 1 : 1;
+    size_t *dst = malloc((2 * n + 1) * sizeof(size_t));
+    pprof_status st = PPROF_OK;
+    if (!c || !dst) {
+        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        goto done;
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t off = k * PPROF_GZIP_MEMBER_BYTES;
+        size_t len =
+            in_len - off < PPROF_GZIP_MEMBER_BYTES ? in_len - off : PPROF_GZIP_MEMBER_BYTES;
+        dst[k] = total;
+        total += libdeflate_gzip_compress_bound(c, len);
+    }
+    dst[n] = total;
+    if (!pprof__buffer_reserve_in(a, out, total)) {
+        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        goto done;
+    }
+    gz_job j = {in, in_len, n, level, out->data + out->len, dst, dst + n + 1, 0};
+    pthread_t th[GZ_MAX_THREADS];
+    size_t started = 0;
+    size_t want = threads > 1 ? threads - 1 : 0;
+    if (want > n - 1)
+        want = n - 1;
+    if (want > GZ_MAX_THREADS)
+        want = GZ_MAX_THREADS;
+    for (; started < want; started++) /* fewer threads only means slower */
+        if (pthread_create(&th[started], NULL, gz_worker, &j))
+            break;
+    gz_run(&j, c);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (j.size[k] == 0) {
+            st = pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
+                              "gzip compression failed");
+            goto done;
+        }
+        if (at != dst[k]) /* packing forward: at <= dst[k] always */
+            memmove(j.out + at, j.out + dst[k], j.size[k]);
+        at += j.size[k];
+    }
+    out->len += at;
+done:
+    libdeflate_free_compressor(c);
+    free(dst);
+    return st;
+}
+
+pprof_status
+pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level, unsigned threads,
+                const pprof_allocator *a, pprof_buffer *out, pprof_error *err)
+{
+    if (fmt == PPROF_FORMAT_RAW) {
+        if (!pprof__buffer_reserve_in(a, out, in_len))
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        if (in_len)
+            memcpy(out->data + out->len, in, in_len);
+        out->len += in_len;
+        return PPROF_OK;
+    }
     if (fmt == PPROF_FORMAT_GZIP) {
         if (level <= 0)
             level = 6;
         if (level > 12)
             level = 12;
-        struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-        if (!c)
-            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        size_t bound = libdeflate_gzip_compress_bound(c, in_len);
-        if (!pprof__buffer_reserve(out, bound)) {
-            libdeflate_free_compressor(c);
-            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        }
-        size_t n = libdeflate_gzip_compress(c, in, in_len, out->data + out->len, bound);
-        libdeflate_free_compressor(c);
-        if (n == 0)
-            return pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
-                                "gzip compression failed");
-        out->len += n;
-        return PPROF_OK;
+        return gzip_members(in, in_len, level, threads, a, out, err);
     }
     if (fmt == PPROF_FORMAT_ZSTD) {
         if (level <= 0)
@@ -259,7 +351,7 @@ pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level, p
         if (level > ZSTD_maxCLevel())
             level = ZSTD_maxCLevel();
         size_t bound = ZSTD_compressBound(in_len);
-        if (!pprof__buffer_reserve(out, bound))
+        if (!pprof__buffer_reserve_in(a, out, bound))
             return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         size_t n = ZSTD_compress(out->data + out->len, bound, in, in_len, level);
         if (ZSTD_isError(n))

@@ -9,9 +9,9 @@
 typedef struct strmap {
     const pprof_allocator *a;
     const pprof_profile *p;
-    uint32_t *memo;       /* old index -> new index, PPROF_NONE when not yet seen */
-    pprof__vec out;       /* pprof_string, the new table */
-    uint32_t *slots;      /* content hash -> new index + 1, 0 = empty */
+    uint32_t *memo;  /* old index -> new index, PPROF_NONE when not yet seen */
+    pprof__vec out;  /* pprof_string, the new table */
+    uint32_t *slots; /* content hash -> new index + 1, 0 = empty */
     size_t mask;
     pprof_error *err;
     pprof_status st;
@@ -124,16 +124,16 @@ lput(uint8_t *p, unsigned field, size_t len)
 
 typedef struct enc {
     pprof_buffer *b;
+    const pprof_allocator *ba; /* grows b; NULL for a caller's buffer (libc) */
     strmap sm;
 } enc;
 
 static uint8_t *
 reserve(enc *e, size_t n)
 {
-    if (!pprof__buffer_reserve(e->b, n)) {
+    if (!pprof__buffer_reserve_in(e->ba, e->b, n)) {
         if (e->sm.st == PPROF_OK)
-            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
-                                    "out of memory");
+            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         return NULL;
     }
     return e->b->data + e->b->len;
@@ -235,9 +235,9 @@ mappings(enc *e)
         pprof_mapping m = pprof_profile_mapping(pr, i);
         uint64_t fn = remap(&e->sm, m.filename, "mapping[%zu].filename", i, 0);
         uint64_t bid = remap(&e->sm, m.build_id, "mapping[%zu].build_id", i, 0);
-        size_t body = fsz(m.id) + fsz(m.memory_start) + fsz(m.memory_limit) +
-                      fsz(m.file_offset) + fsz(fn) + fsz(bid) + fsz(m.has_functions) +
-                      fsz(m.has_filenames) + fsz(m.has_line_numbers) + fsz(m.has_inline_frames);
+        size_t body = fsz(m.id) + fsz(m.memory_start) + fsz(m.memory_limit) + fsz(m.file_offset) +
+                      fsz(fn) + fsz(bid) + fsz(m.has_functions) + fsz(m.has_filenames) +
+                      fsz(m.has_line_numbers) + fsz(m.has_inline_frames);
         uint8_t *p = reserve(e, body + 11);
         if (!p)
             return;
@@ -312,9 +312,9 @@ functions(enc *e)
 }
 
 static pprof_status
-encode_raw(const pprof_profile *pr, pprof_buffer *b, pprof_error *err)
+encode_raw(const pprof_profile *pr, pprof_buffer *b, const pprof_allocator *ba, pprof_error *err)
 {
-    enc e = {.b = b};
+    enc e = {.b = b, .ba = ba};
     e.sm.a = &pr->alloc;
     e.sm.p = pr;
     e.sm.err = err;
@@ -385,40 +385,57 @@ done:
     return e.sm.st;
 }
 
+static pprof_write_options
+write_options(const pprof_write_options *opts)
+{
+    pprof_write_options o = PPROF_WRITE_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    return o;
+}
+
 pprof_status
 pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *opts,
                            pprof_buffer *out, pprof_error *err)
 {
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
-    pprof_write_options o = PPROF_WRITE_OPTIONS_INIT;
-    if (opts)
-        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
-        pprof_status st = encode_raw(p, out, err);
+        pprof_status st = encode_raw(p, out, NULL, err);
         if (st)
             out->len = before;
         return st;
     }
+    /* The intermediate encoding comes from the profile's allocator (huge pages for large
+     * blocks by default): first-touch faults on a large libc buffer cost more than encoding. */
     pprof_buffer raw = {0};
-    pprof_status st = encode_raw(p, &raw, err);
+    pprof_status st = encode_raw(p, &raw, &p->alloc, err);
     if (st == PPROF_OK)
-        st = pprof__compress(raw.data, raw.len, o.format, o.level, out, err);
-    pprof_buffer_free(&raw);
+        st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, NULL, out, err);
+    pprof__free(&p->alloc, raw.data);
     return st;
 }
 
 pprof_status
-pprof_profile_write_file(const pprof_profile *p, const char *path,
-                         const pprof_write_options *opts, pprof_error *err)
+pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_write_options *opts,
+                         pprof_error *err)
 {
-    if (!path)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output path");
-    pprof_buffer b = {0};
-    pprof_status st = pprof_profile_write_memory(p, opts, &b, err);
+    if (!p || !path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output path");
+    pprof_write_options o = write_options(opts);
+    pprof_buffer raw = {0}, packed = {0};
+    const pprof_buffer *bytes = &raw;
+    pprof_status st = encode_raw(p, &raw, &p->alloc, err);
+    if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
+        st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc, &packed,
+                             err);
+        bytes = &packed;
+    }
     if (st == PPROF_OK)
-        st = pprof_write_bytes_atomic(path, b.data, b.len, err);
-    pprof_buffer_free(&b);
+        st = pprof_write_bytes_atomic(path, bytes->data, bytes->len, err);
+    pprof__free(&p->alloc, raw.data);
+    pprof__free(&p->alloc, packed.data);
     return st;
 }

@@ -21,7 +21,7 @@ pprof_buffer_free(pprof_buffer *b)
 }
 
 bool
-pprof__buffer_reserve(pprof_buffer *b, size_t extra)
+pprof__buffer_reserve_in(const pprof_allocator *a, pprof_buffer *b, size_t extra)
 {
     if (extra > SIZE_MAX - b->len)
         return false;
@@ -31,12 +31,18 @@ pprof__buffer_reserve(pprof_buffer *b, size_t extra)
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    uint8_t *d = realloc(b->data, cap);
+    uint8_t *d = a ? pprof__realloc(a, b->data, cap) : realloc(b->data, cap);
     if (!d)
         return false;
     b->data = d;
     b->cap = cap;
     return true;
+}
+
+bool
+pprof__buffer_reserve(pprof_buffer *b, size_t extra)
+{
+    return pprof__buffer_reserve_in(NULL, b, extra);
 }
 
 pprof_status
@@ -72,8 +78,8 @@ pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)
 }
 
 pprof_status
-pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a, uint8_t **out, size_t *len,
-                pprof_error *err)
+pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a, uint8_t **out,
+                size_t *len, pprof_error *err)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -108,8 +114,7 @@ pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a, uint8_
         if (n == cap) {
             if (cap > max) {
                 st = pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                                  "input exceeds the limit of %llu bytes",
-                                  (unsigned long long)max);
+                                  "input exceeds the limit of %llu bytes", (unsigned long long)max);
                 goto done;
             }
             size_t nc = cap * 2;
@@ -194,9 +199,9 @@ pprof_write_bytes_atomic(const char *path, const void *data, size_t size, pprof_
             break;
     }
     if (fd < 0) {
-        pprof_status st = pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
-                                       "cannot create a temporary file beside it: %s",
-                                       strerror(errno));
+        pprof_status st =
+            pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
+                         "cannot create a temporary file beside it: %s", strerror(errno));
         free(tmp);
         return st;
     }

@@ -72,7 +72,7 @@ typedef struct pprof__location {
 typedef struct pprof__idmap {
     bool built;
     bool dense;
-    uint64_t *keys;  /* open addressing, 0 = empty slot (id 0 is never stored) */
+    uint64_t *keys; /* open addressing, 0 = empty slot (id 0 is never stored) */
     uint32_t *vals;
     size_t mask;
 } pprof__idmap;
@@ -117,16 +117,21 @@ uint32_t pprof__idmap_get(const pprof__idmap *m, uint64_t id);
 void pprof__idmap_free(const pprof_allocator *a, pprof__idmap *m);
 
 /* Decodes a raw protobuf buffer that p takes ownership of (allocated with p->alloc). */
-pprof_status pprof__decode(pprof_profile *p, uint8_t *buf, size_t len,
-                           const pprof_read_options *o, pprof_error *err);
+pprof_status pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
+                           pprof_error *err);
 
 /* Decompresses into a new buffer allocated with a, within the option limits. */
 pprof_status pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt,
                                const pprof_read_options *o, uint8_t **out, size_t *out_len,
                                pprof_error *err);
+/* Appends the compressed bytes to out, grown with a (NULL: libc, for caller-owned buffers).
+ * Up to threads threads compress gzip members at once; the bytes do not depend on it. */
 pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level,
-                             pprof_buffer *out, pprof_error *err);
+                             unsigned threads, const pprof_allocator *a, pprof_buffer *out,
+                             pprof_error *err);
 
+/* Grows b to hold extra more bytes, with a (NULL: libc realloc, as pprof_buffer_free expects). */
+bool pprof__buffer_reserve_in(const pprof_allocator *a, pprof_buffer *b, size_t extra);
 bool pprof__buffer_reserve(pprof_buffer *b, size_t extra);
 pprof_status pprof__buffer_append(pprof_buffer *b, const void *data, size_t n);
 pprof_status pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)

@@ -35,8 +35,9 @@ static const char usage[] =
     "  --inline-conflict=POLICY keep (default, like Go), longest or error: what to do when\n"
     "                           inputs expand one address into different inline frames\n"
     "  --check                  strictly check every input first; stop on error findings\n"
-    "  -j, --jobs N             decoding threads (default: all cores)\n"
+    "  -j, --jobs N             decoding and compressing threads (default: all cores)\n"
     "  -q, --quiet              no progress display and no warnings\n"
+    "  -v, --verbose            print the time of each phase and the output's size\n"
     "  -h, --help               show this help\n"
     "  --version                show the version\n"
     "\n"
@@ -50,6 +51,7 @@ typedef struct merge_opts {
     const char *out;
     bool check;
     bool quiet;
+    bool verbose;
     unsigned jobs;
 } merge_opts;
 
@@ -417,6 +419,7 @@ static void *
 worker(void *arg)
 {
     pool *pl = arg;
+    pthread_setname_np(pthread_self(), "pprof-decode");
     pthread_mutex_lock(&pl->mu);
     for (;;) {
         while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + pl->window)
@@ -496,6 +499,8 @@ merge_all(const merge_opts *o, const path_list *in)
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = c > 0 ? (unsigned)c : 1;
     }
+    pprof_write_options wo = o->w;
+    wo.threads = jobs;
     if (jobs > n)
         jobs = (unsigned)n;
     if (jobs > 256)
@@ -527,6 +532,7 @@ merge_all(const merge_opts *o, const path_list *in)
     pthread_mutex_init(&pl.mu, NULL);
     pthread_cond_init(&pl.cv, NULL);
     pthread_t th[256];
+    double t_start = now();
     unsigned started = 0;
     for (; started < jobs; started++)
         if (pthread_create(&th[started], NULL, worker, &pl))
@@ -588,11 +594,21 @@ merge_all(const merge_opts *o, const path_list *in)
         pthread_join(th[t], NULL);
     for (size_t i = 0; i < n; i++)
         pprof_profile_free(pl.slots[i].p);
+    double t_absorbed = now();
     if (rc == TOOL_EXIT_OK) {
         pprof_profile *out = NULL;
         st = pprof_merger_finish(m, &out, &err);
+        double t_finished = now();
         if (st == PPROF_OK)
-            st = pprof_profile_write_file(out, o->out, &o->w, &err);
+            st = pprof_profile_write_file(out, o->out, &wo, &err);
+        if (st == PPROF_OK && o->verbose)
+            fprintf(stderr,
+                    "%s: %zu inputs; read and absorb %.3f s, finish %.3f s, write %.3f s; "
+                    "output %zu samples, %zu locations, %zu functions\n",
+                    prog, n, t_absorbed - t_start, t_finished - t_absorbed, now() - t_finished,
+                    pprof_profile_count(out, PPROF_TABLE_SAMPLE),
+                    pprof_profile_count(out, PPROF_TABLE_LOCATION),
+                    pprof_profile_count(out, PPROF_TABLE_FUNCTION));
         if (st) {
             tool_print_error(stderr, prog, strcmp(o->out, "-") ? o->out : "<stdout>", &err);
             rc = tool_exit_for(st);
@@ -689,6 +705,8 @@ run(int argc, char **argv)
                 o.jobs = (unsigned)x;
         } else if (tool_opt_is(opt, "-q", "--quiet")) {
             o.quiet = true;
+        } else if (tool_opt_is(opt, "-v", "--verbose")) {
+            o.verbose = true;
         } else {
             rc = tool_usage_error(prog, "unknown option %s", opt);
         }

@@ -169,7 +169,7 @@ t_samples(tap *t)
         pprof_profile_free(p);
     }
     pprof_buffer x = {0}, y = {0};
-    pprof_write_options raw = {sizeof(raw), PPROF_FORMAT_RAW, 0};
+    pprof_write_options raw = {.struct_size = sizeof(raw), .format = PPROF_FORMAT_RAW};
     pprof_builder_serialize(b, 0, &raw, &x, NULL);
     pprof_builder_serialize(b, 0, &raw, &y, NULL);
     tap_ok(t, x.len && x.len == y.len && !memcmp(x.data, y.data, x.len),
@@ -411,7 +411,7 @@ same(const pprof_buffer *x, const pprof_buffer *y)
 static void
 t_runs(tap *t)
 {
-    pprof_write_options raw = {sizeof(raw), PPROF_FORMAT_RAW, 0};
+    pprof_write_options raw = {.struct_size = sizeof(raw), .format = PPROF_FORMAT_RAW};
     pprof_buffer r1 = {0}, r2 = {0}, fresh = {0}, r1c = {0};
     uint64_t dropped = 99;
     pprof_builder *b = mk(0, NULL);

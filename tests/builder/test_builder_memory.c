@@ -71,7 +71,7 @@ main(void)
     pprof_builder *b;
     if (pprof_builder_new(&o, &b, NULL) != PPROF_OK)
         return 1;
-    pprof_write_options raw = {sizeof(raw), PPROF_FORMAT_RAW, 0};
+    pprof_write_options raw = {.struct_size = sizeof(raw), .format = PPROF_FORMAT_RAW};
     pprof_builder_open carry = {0};
     bool have_carry = false;
     long long emitted = 0, want = 0;

@@ -149,7 +149,7 @@ static void *
 serializer(void *arg)
 {
     shared *sh = arg;
-    pprof_write_options raw = {sizeof(raw), PPROF_FORMAT_RAW, 0};
+    pprof_write_options raw = {.struct_size = sizeof(raw), .format = PPROF_FORMAT_RAW};
     while (atomic_load(&sh->workers_left) > 0) {
         pprof_buffer buf = {0};
         pprof_error e;
@@ -190,7 +190,7 @@ main(void)
 
     pprof_buffer last = {0};
     uint64_t dropped = 1;
-    pprof_write_options raw = {sizeof(raw), PPROF_FORMAT_RAW, 0};
+    pprof_write_options raw = {.struct_size = sizeof(raw), .format = PPROF_FORMAT_RAW};
     tap_ok(&t, pprof_builder_finish(sh.b, 0, NULL, &raw, &last, &dropped, NULL) == PPROF_OK,
            "final finish");
     absorb(&sh, &last);

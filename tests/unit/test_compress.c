@@ -1,5 +1,6 @@
 /* Containers: detection from bytes, gzip with several members, zstd with several frames and
  * skippable frames, corrupt and truncated streams, trailing garbage. */
+#include <libdeflate.h>
 #include <zstd.h>
 
 #include "pb.h"
@@ -26,14 +27,14 @@ sample_profile(void)
 static void
 gz(pprof_buffer *out, const uint8_t *d, size_t n)
 {
-    if (pprof__compress(d, n, PPROF_FORMAT_GZIP, 6, out, NULL))
+    if (pprof__compress(d, n, PPROF_FORMAT_GZIP, 6, 1, NULL, out, NULL))
         abort();
 }
 
 static void
 zs(pprof_buffer *out, const uint8_t *d, size_t n)
 {
-    if (pprof__compress(d, n, PPROF_FORMAT_ZSTD, 3, out, NULL))
+    if (pprof__compress(d, n, PPROF_FORMAT_ZSTD, 3, 1, NULL, out, NULL))
         abort();
 }
 
@@ -252,6 +253,75 @@ test_zstd(tap *t, const pb *raw, const pprof_profile *ref)
     pprof_buffer_free(&one);
 }
 
+/* Large outputs are gzip members of PPROF_GZIP_MEMBER_BYTES input bytes each, compressed by
+ * several threads; the bytes must not depend on the thread count, and small outputs stay one
+ * plain member. */
+static void
+test_gzip_members(tap *t)
+{
+    size_t n = 2 * PPROF_GZIP_MEMBER_BYTES + 123;
+    uint8_t *d = malloc(n);
+    uint64_t x = 88172645463325252u;
+    for (size_t i = 0; i < n; i++) { /* compressible but not trivial: few distinct bytes */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        d[i] = (uint8_t)("pprof-samples\n"[x % 14]);
+    }
+    pprof_buffer one = {0}, three = {0}, many = {0};
+    bool ok = pprof__compress(d, n, PPROF_FORMAT_GZIP, 2, 1, NULL, &one, NULL) == PPROF_OK &&
+              pprof__compress(d, n, PPROF_FORMAT_GZIP, 2, 3, NULL, &three, NULL) == PPROF_OK &&
+              pprof__compress(d, n, PPROF_FORMAT_GZIP, 2, 64, NULL, &many, NULL) == PPROF_OK;
+    tap_ok(t,
+           ok && one.len == three.len && one.len == many.len &&
+               memcmp(one.data, three.data, one.len) == 0 &&
+               memcmp(one.data, many.data, one.len) == 0,
+           "gzip: 1, 3 and 64 threads give the same bytes (%zu)", one.len);
+    /* walk the members with libdeflate itself */
+    struct libdeflate_decompressor *dc = libdeflate_alloc_decompressor();
+    uint8_t *back = malloc(n);
+    size_t in_pos = 0, out_pos = 0, members = 0;
+    bool walk = ok && dc && back;
+    while (walk && in_pos < one.len) {
+        size_t used = 0, got = 0;
+        walk =
+            libdeflate_gzip_decompress_ex(dc, one.data + in_pos, one.len - in_pos, back + out_pos,
+                                          n - out_pos, &used, &got) == LIBDEFLATE_SUCCESS;
+        in_pos += used, out_pos += got, members++;
+    }
+    tap_ok(t, walk && members == 3 && out_pos == n && memcmp(back, d, n) == 0,
+           "gzip: %zu input bytes are 3 members that inflate to the input (%zu members)", n,
+           members);
+    uint8_t *round = NULL;
+    size_t round_len = 0;
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    tap_ok(t,
+           ok &&
+               pprof__decompress(one.data, one.len, PPROF_FORMAT_GZIP, &ro, &round, &round_len,
+                                 NULL) == PPROF_OK &&
+               round_len == n && memcmp(round, d, n) == 0,
+           "gzip: the library reads its multi-member output back");
+    pprof__free(&ro.allocator, round);
+    /* below the member size: exactly libdeflate's single member */
+    pprof_buffer small = {0};
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(2);
+    size_t m = 100000, bound = c ? libdeflate_gzip_compress_bound(c, m) : 0;
+    uint8_t *plain = malloc(bound + 1);
+    size_t plain_len = c && plain ? libdeflate_gzip_compress(c, d, m, plain, bound) : 0;
+    tap_ok(t,
+           pprof__compress(d, m, PPROF_FORMAT_GZIP, 2, 8, NULL, &small, NULL) == PPROF_OK &&
+               plain_len && small.len == plain_len && memcmp(small.data, plain, plain_len) == 0,
+           "gzip: a small output is one plain member");
+    libdeflate_free_compressor(c);
+    libdeflate_free_decompressor(dc);
+    free(plain);
+    free(back);
+    free(d);
+    pprof_buffer_free(&one);
+    pprof_buffer_free(&three);
+    pprof_buffer_free(&many);
+    pprof_buffer_free(&small);
+}
+
 int
 main(void)
 {
@@ -262,6 +332,7 @@ main(void)
         return 1;
     test_detect(&t);
     test_gzip(&t, &raw, ref);
+    test_gzip_members(&t);
     test_zstd(&t, &raw, ref);
     pprof_profile_free(ref);
     pb_free(&raw);

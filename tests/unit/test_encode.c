@@ -281,7 +281,9 @@ test_args(tap *t)
     tap_ok(t, pprof_profile_write_memory(p, &w, &out, &err) == PPROF_E_ARG,
            "unknown format -> PPROF_E_ARG");
     /* an older caller's smaller options struct: the format it set is honoured */
-    pprof_write_options old = {offsetof(pprof_write_options, level), PPROF_FORMAT_ZSTD, 12345};
+    pprof_write_options old = {.struct_size = offsetof(pprof_write_options, level),
+                               .format = PPROF_FORMAT_ZSTD,
+                               .level = 12345};
     pprof_buffer_free(&out);
     tap_ok(t,
            pprof_profile_write_memory(p, &old, &out, &err) == PPROF_OK && out.len >= 4 &&

@@ -117,7 +117,7 @@ test_same_path(tap *t)
     path_in(p, sizeof(p), "same.pb");
     pb raw = small_profile("f");
     pprof_buffer gz = {0};
-    pprof__compress(raw.d, raw.n, PPROF_FORMAT_GZIP, 6, &gz, NULL);
+    pprof__compress(raw.d, raw.n, PPROF_FORMAT_GZIP, 6, 1, NULL, &gz, NULL);
     pprof_write_bytes_atomic(p, gz.data, gz.len, NULL);
     chmod(p, 0604);
     pprof_profile *in = NULL, *back = NULL;

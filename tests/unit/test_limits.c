@@ -101,8 +101,8 @@ test_bombs(tap *t)
     const size_t big = (size_t)16 << 20;
     pb payload = bomb_payload(big);
     pprof_buffer g = {0}, z = {0};
-    if (pprof__compress(payload.d, payload.n, PPROF_FORMAT_GZIP, 1, &g, NULL) ||
-        pprof__compress(payload.d, payload.n, PPROF_FORMAT_ZSTD, 3, &z, NULL))
+    if (pprof__compress(payload.d, payload.n, PPROF_FORMAT_GZIP, 1, 1, NULL, &g, NULL) ||
+        pprof__compress(payload.d, payload.n, PPROF_FORMAT_ZSTD, 3, 1, NULL, &z, NULL))
         abort();
     /* a zstd frame that does not declare its size, so no hint can be trusted */
     ZSTD_CCtx *cc = ZSTD_createCCtx();
@@ -161,7 +161,7 @@ test_bombs(tap *t)
     {
         pb tiny = bomb_payload(256);
         pprof_buffer tg = {0};
-        pprof__compress(tiny.d, tiny.n, PPROF_FORMAT_GZIP, 6, &tg, NULL);
+        pprof__compress(tiny.d, tiny.n, PPROF_FORMAT_GZIP, 6, 1, NULL, &tg, NULL);
         tg.data[tg.len - 1] = 0x04; /* ISIZE = 0x04xxxxxx */
         counting c = {0};
         pprof_read_options o = counting_opts(&c);
@@ -356,7 +356,7 @@ test_alloc_failures(tap *t)
 {
     pb raw = counted_profile(40);
     pprof_buffer gzb = {0};
-    pprof__compress(raw.d, raw.n, PPROF_FORMAT_GZIP, 6, &gzb, NULL);
+    pprof__compress(raw.d, raw.n, PPROF_FORMAT_GZIP, 6, 1, NULL, &gzb, NULL);
     const struct {
         const uint8_t *d;
         size_t n;

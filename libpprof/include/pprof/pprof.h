@@ -84,20 +84,20 @@ PPROF_API pprof_format pprof_detect_format(const void *data, size_t size);
 PPROF_API const char *pprof_format_name(pprof_format format);
 
 typedef struct pprof_read_options {
-    size_t struct_size;               /* sizeof(pprof_read_options) */
-    uint64_t max_input_bytes;         /* bytes read from a file or stdin */
-    uint64_t max_decompressed_bytes;  /* protobuf bytes after decompression */
-    uint32_t max_ratio;               /* decompressed/compressed, enforced past ratio_floor */
-    uint64_t ratio_floor;             /* decompressed size below which the ratio is not checked */
+    size_t struct_size;              /* sizeof(pprof_read_options) */
+    uint64_t max_input_bytes;        /* bytes read from a file or stdin */
+    uint64_t max_decompressed_bytes; /* protobuf bytes after decompression */
+    uint32_t max_ratio;              /* decompressed/compressed, enforced past ratio_floor */
+    uint64_t ratio_floor;            /* decompressed size below which the ratio is not checked */
     uint64_t max_strings;
     uint64_t max_samples;
     uint64_t max_locations;
     uint64_t max_functions;
     uint64_t max_mappings;
-    uint64_t max_lines;           /* total over all locations */
-    uint64_t max_labels;          /* total over all samples */
-    uint64_t max_stack_entries;   /* total location ids over all samples */
-    uint64_t max_values;          /* total values over all samples */
+    uint64_t max_lines;         /* total over all locations */
+    uint64_t max_labels;        /* total over all samples */
+    uint64_t max_stack_entries; /* total location ids over all samples */
+    uint64_t max_values;        /* total values over all samples */
     pprof_allocator allocator;
 } pprof_read_options;
 
@@ -244,12 +244,22 @@ PPROF_API bool pprof_profile_equal(const pprof_profile *a, const pprof_profile *
 /* ---------------------------------------------------------------- writing */
 
 typedef struct pprof_write_options {
-    size_t struct_size;   /* sizeof(pprof_write_options) */
-    pprof_format format;  /* default PPROF_FORMAT_GZIP */
-    int level;            /* compression level; 0 = the library's default for the format */
+    size_t struct_size;  /* sizeof(pprof_write_options) */
+    pprof_format format; /* default PPROF_FORMAT_GZIP */
+    int level;           /* compression level; 0 = the library's default for the format */
+    /* Threads that may compress at once (0 or 1: only the calling one). The bytes never depend
+     * on it: gzip output of more than PPROF_GZIP_MEMBER_BYTES uncompressed bytes is always a
+     * series of gzip members of that many input bytes each, which gzip readers (Go's included)
+     * read as one stream. */
+    unsigned threads;
 } pprof_write_options;
 
-#define PPROF_WRITE_OPTIONS_INIT {sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0}
+#define PPROF_GZIP_MEMBER_BYTES ((size_t)4 << 20)
+
+#define PPROF_WRITE_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0                                       \
+    }
 
 /* A growable output buffer; release its bytes with pprof_buffer_free. */
 typedef struct pprof_buffer {
@@ -269,8 +279,7 @@ PPROF_API pprof_status pprof_profile_write_memory(const pprof_profile *p,
 /* Writes to a path atomically (temporary file in the same directory, fsync, rename), so the
  * path's old content is intact if anything fails; "-" writes standard output. */
 PPROF_API pprof_status pprof_profile_write_file(const pprof_profile *p, const char *path,
-                                                const pprof_write_options *opts,
-                                                pprof_error *err);
+                                                const pprof_write_options *opts, pprof_error *err);
 
 /* Writes bytes to a path atomically, or to standard output for "-". */
 PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *data, size_t size,
