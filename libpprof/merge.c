@@ -693,13 +693,39 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
     return true;
 }
 
+/* Samples are absorbed in batches through three passes: (1) map the stack's locations and
+ * hash the stack, (2) intern the stack and map the labels, (3) find or add the sample and sum
+ * its values. Each pass prefetches the hash-table slots the next one reads: with hundreds of
+ * thousands of stacks and samples those tables are far larger than the caches, and a miss per
+ * probe was most of the merge. Errors are reported as a one-at-a-time merge would: a sample's
+ * error wins over any error of a later sample. */
+#define BATCH 32
+
+typedef struct pend {
+    uint32_t si;
+    uint32_t stk_off, n_loc; /* the stack in m->tmp_stack, merged location indices */
+    uint32_t lab_off, n_lab; /* the canonical labels in m->tmp_labels */
+    uint32_t h32;            /* stack hash in pass 1, sample hash in pass 2 */
+    uint32_t sid;            /* the interned stack */
+    bool skip;               /* all values zero */
+} pend;
+
+static inline void
+prefetch_slot(const htab *t, uint32_t h32)
+{
+    if (t->mask)
+        __builtin_prefetch(&t->slots[h32 & t->mask]);
+}
+
+/* Pass 1 for one sample: values checked, stack mapped and hashed. */
 static pprof_status
-add_sample(in_ctx *c, size_t si)
+sample_stack(in_ctx *c, size_t si, pend *q)
 {
     pprof_merger *m = c->m;
     const pprof_profile *p = c->p;
     pprof_sample s = pprof_profile_sample(p, si);
     char path[128];
+    q->si = (uint32_t)si;
     if (s.n_value != p->sample_types.len) {
         pprof__path(path, "sample[%zu].value", si);
         return bad(c, path, "sample has %zu values but there are %zu sample types", s.n_value,
@@ -711,12 +737,15 @@ add_sample(in_ctx *c, size_t si)
     bool nonzero = false;
     for (size_t t = 0; t < s.n_value; t++)
         nonzero |= s.value[t] != 0;
-    if (!nonzero)
+    q->skip = !nonzero;
+    q->n_loc = (uint32_t)s.n_location_id;
+    q->stk_off = (uint32_t)m->tmp_stack.len;
+    if (q->skip)
         return PPROF_OK;
-    if (!pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t), s.n_location_id) ||
-        !pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), s.n_label))
+    if (!pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t),
+                         m->tmp_stack.len + s.n_location_id))
         return nomem(m, c->err);
-    uint32_t *stk = m->tmp_stack.data;
+    uint32_t *stk = (uint32_t *)m->tmp_stack.data + q->stk_off;
     uint64_t h = hmix(4, s.n_location_id);
     for (size_t j = 0; j < s.n_location_id; j++) {
         uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
@@ -730,9 +759,21 @@ add_sample(in_ctx *c, size_t si)
             return st;
         h = hmix(h, stk[j]);
     }
-    /* intern the stack */
-    h = hfinal(h);
-    uint32_t hs32 = (uint32_t)(h >> 32);
+    m->tmp_stack.len += s.n_location_id;
+    q->h32 = (uint32_t)(hfinal(h) >> 32);
+    prefetch_slot(&m->stack_ht, q->h32);
+    return PPROF_OK;
+}
+
+/* Pass 2: the stack interned, the labels mapped into canonical order, the sample hashed. */
+static pprof_status
+sample_labels(in_ctx *c, pend *q)
+{
+    pprof_merger *m = c->m;
+    if (q->skip)
+        return PPROF_OK;
+    const uint32_t *stk = (const uint32_t *)m->tmp_stack.data + q->stk_off;
+    uint32_t n_loc = q->n_loc;
     if (ht_need_grow(&m->stack_ht) && !ht_grow(&m->a, &m->stack_ht))
         return nomem(m, c->err);
     size_t slot;
@@ -740,30 +781,33 @@ add_sample(in_ctx *c, size_t si)
     {
         const mstack *sts = m->stacks.data;
         const uint32_t *all = m->stack.data;
-        HT_SCAN(&m->stack_ht, hs32, slot, sid,
-                (sts[sid].n == s.n_location_id &&
-                 (s.n_location_id == 0 ||
-                  !memcmp(all + sts[sid].off, stk, s.n_location_id * sizeof(uint32_t)))));
+        HT_SCAN(&m->stack_ht, q->h32, slot, sid,
+                (sts[sid].n == n_loc &&
+                 (n_loc == 0 || !memcmp(all + sts[sid].off, stk, n_loc * sizeof(uint32_t)))));
     }
     if (sid == PPROF_NONE) {
-        if (m->stack.len + s.n_location_id >= UINT32_MAX || m->stacks.len >= UINT32_MAX - 1 ||
-            !pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), m->stack.len + s.n_location_id))
+        if (m->stack.len + n_loc >= UINT32_MAX || m->stacks.len >= UINT32_MAX - 1 ||
+            !pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), m->stack.len + n_loc))
             return nomem(m, c->err);
         mstack *ns = pprof__vec_push(&m->a, &m->stacks, sizeof(*ns));
         if (!ns)
             return nomem(m, c->err);
         ns->off = (uint32_t)m->stack.len;
-        ns->n = (uint32_t)s.n_location_id;
-        if (s.n_location_id)
-            memcpy((uint32_t *)m->stack.data + m->stack.len, stk,
-                   s.n_location_id * sizeof(uint32_t));
-        m->stack.len += s.n_location_id;
+        ns->n = n_loc;
+        if (n_loc)
+            memcpy((uint32_t *)m->stack.data + m->stack.len, stk, n_loc * sizeof(uint32_t));
+        m->stack.len += n_loc;
         sid = (uint32_t)(m->stacks.len - 1);
-        ht_put(&m->stack_ht, slot, hs32, sid);
+        ht_put(&m->stack_ht, slot, q->h32, sid);
     }
-    const mstack st_ = PPROF__AT(m->stacks, mstack, sid);
-    h = hmix(5, sid);
-    mlabel *lab = m->tmp_labels.data;
+    q->sid = sid;
+    pprof_sample s = pprof_profile_sample(c->p, q->si);
+    size_t si = q->si;
+    if (!pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), m->tmp_labels.len + s.n_label))
+        return nomem(m, c->err);
+    q->lab_off = (uint32_t)m->tmp_labels.len;
+    q->n_lab = (uint32_t)s.n_label;
+    mlabel *lab = (mlabel *)m->tmp_labels.data + q->lab_off;
     for (size_t j = 0; j < s.n_label; j++) {
         const pprof_label *l = &s.label[j];
         pprof_status st;
@@ -779,39 +823,53 @@ add_sample(in_ctx *c, size_t si)
         }
         lab[k] = x;
     }
-    h = hmix(h, s.n_label);
+    m->tmp_labels.len += s.n_label;
+    uint64_t h = hmix(hmix(5, sid), s.n_label);
     for (size_t j = 0; j < s.n_label; j++)
         h = hmix(hmix(hmix(hmix(h, lab[j].key), lab[j].str), lab[j].unit), (uint64_t)lab[j].num);
-    h = hfinal(h);
-    uint32_t h32 = (uint32_t)(h >> 32);
+    q->h32 = (uint32_t)(hfinal(h) >> 32);
+    prefetch_slot(&m->sample_ht, q->h32);
+    return PPROF_OK;
+}
+
+/* Pass 3: the sample found or added, its values summed. */
+static pprof_status
+sample_values(in_ctx *c, const pend *q)
+{
+    pprof_merger *m = c->m;
+    if (q->skip)
+        return PPROF_OK;
+    pprof_sample s = pprof_profile_sample(c->p, q->si);
+    const mlabel *lab = (const mlabel *)m->tmp_labels.data + q->lab_off;
+    uint32_t sid = q->sid, h32 = q->h32, n_lab = q->n_lab;
     if (ht_need_grow(&m->sample_ht) && !ht_grow(&m->a, &m->sample_ht))
         return nomem(m, c->err);
+    size_t slot;
     uint32_t idx;
     const msample *ss = m->samples.data;
     const mlabel *labels = m->labels.data;
-#define SAMPLE_EQ                                                                                  \
-    (ss[idx].stack == sid && ss[idx].n_lab == s.n_label &&                                         \
-     labels_equal(labels + ss[idx].lab_off, lab, s.n_label))
-    HT_SCAN(&m->sample_ht, h32, slot, idx, SAMPLE_EQ);
-#undef SAMPLE_EQ
+    HT_SCAN(&m->sample_ht, h32, slot, idx,
+            (ss[idx].stack == sid && ss[idx].n_lab == n_lab &&
+             labels_equal(labels + ss[idx].lab_off, lab, n_lab)));
     int64_t *vals;
     if (idx == PPROF_NONE) {
-        if (m->labels.len + s.n_label >= UINT32_MAX || m->samples.len >= UINT32_MAX - 1)
+        if (m->labels.len + n_lab >= UINT32_MAX || m->samples.len >= UINT32_MAX - 1)
             return nomem(m, c->err);
-        if (!pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), m->labels.len + s.n_label) ||
+        if (!pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), m->labels.len + n_lab) ||
             !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + m->n_types))
             return nomem(m, c->err);
         msample *ns = pprof__vec_push(&m->a, &m->samples, sizeof(*ns));
         if (!ns)
             return nomem(m, c->err);
+        const mstack st_ = PPROF__AT(m->stacks, mstack, sid);
         ns->loc_off = st_.off;
         ns->n_loc = st_.n;
         ns->lab_off = (uint32_t)m->labels.len;
-        ns->n_lab = (uint32_t)s.n_label;
+        ns->n_lab = n_lab;
         ns->stack = sid;
-        if (s.n_label)
-            memcpy((mlabel *)m->labels.data + m->labels.len, lab, s.n_label * sizeof(mlabel));
-        m->labels.len += s.n_label;
+        if (n_lab)
+            memcpy((mlabel *)m->labels.data + m->labels.len, lab, n_lab * sizeof(mlabel));
+        m->labels.len += n_lab;
         vals = (int64_t *)m->values.data + m->values.len;
         memset(vals, 0, m->n_types * sizeof(int64_t));
         m->values.len += m->n_types;
@@ -826,14 +884,17 @@ add_sample(in_ctx *c, size_t si)
             const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, t);
             const pprof_string *tn = mstr(m, (uint32_t)vt->type);
             const pprof_string *leaf = mstr(m, 0);
-            if (s.n_location_id) {
-                const mlocation *l0 = &PPROF__AT(m->locations, mlocation, stk[0]);
+            const mstack *x = &PPROF__AT(m->stacks, mstack, sid);
+            if (x->n) {
+                const mlocation *l0 =
+                    &PPROF__AT(m->locations, mlocation, PPROF__AT(m->stack, uint32_t, x->off));
                 if (l0->n_line)
                     leaf = mstr(m, PPROF__AT(m->functions, mfunction,
                                              PPROF__AT(m->lines, mline, l0->line_off).fn)
                                        .name);
             }
-            pprof__path(path, "sample[%zu].value[%zu]", si, (size_t)c->col_of[t]);
+            char path[128];
+            pprof__path(path, "sample[%zu].value[%zu]", (size_t)q->si, (size_t)c->col_of[t]);
             m->failed = PPROF_E_OVERFLOW;
             return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
                                 "%s: %.*s total of the sample with leaf '%.*s' overflows int64 "
@@ -843,6 +904,42 @@ add_sample(in_ctx *c, size_t si)
                                 (long long)vals[t], (long long)v);
         }
         vals[t] = sum;
+    }
+    return PPROF_OK;
+}
+
+static pprof_status
+absorb_samples(in_ctx *c)
+{
+    pprof_merger *m = c->m;
+    size_t ns = c->p->samples.len;
+    pend q[BATCH];
+    for (size_t base = 0; base < ns; base += BATCH) {
+        size_t n = ns - base < BATCH ? ns - base : BATCH;
+        m->tmp_stack.len = 0;
+        m->tmp_labels.len = 0;
+        /* A pass stops at its first error and the later passes run only over the samples
+         * before it, whose errors (written to err later) take precedence. */
+        pprof_status st = PPROF_OK, st2 = PPROF_OK, st3 = PPROF_OK;
+        for (size_t i = 0; i < n; i++)
+            if ((st = sample_stack(c, base + i, &q[i]))) {
+                n = i;
+                break;
+            }
+        for (size_t i = 0; i < n; i++)
+            if ((st2 = sample_labels(c, &q[i]))) {
+                n = i;
+                break;
+            }
+        for (size_t i = 0; i < n; i++)
+            if ((st3 = sample_values(c, &q[i])))
+                break;
+        if (st3)
+            return st3;
+        if (st2)
+            return st2;
+        if (st)
+            return st;
     }
     return PPROF_OK;
 }
@@ -1187,9 +1284,8 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
     for (size_t i = 0; i < p->mappings.len; i++)
         if ((st = map_mapping(&c, i)))
             goto done;
-    for (size_t i = 0; i < p->samples.len; i++)
-        if ((st = add_sample(&c, i)))
-            goto done;
+    if ((st = absorb_samples(&c)))
+        goto done;
     if (c.n_conflicts)
         warn(m,
              "%s: inline conflict at %zu location(s): the same address expands into different "
@@ -1443,7 +1539,8 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     uint32_t *sord = NULL, *mord = NULL, *ford = NULL, *lord = NULL, *smord = NULL;
     uint32_t *lout = NULL, *fout = NULL, *sout = NULL;
     uint8_t *lreach = NULL, *live = NULL, *lused = NULL;
-    uint32_t *ostk = NULL, *ostk_off = NULL;
+    uint64_t *ostk = NULL;
+    uint32_t *ostk_off = NULL;
     int64_t *vals = NULL;
     f.srank = pprof__malloc(a, (ns + 1) * sizeof(uint32_t));
     f.mrank = pprof__malloc(a, (nm + 1) * sizeof(uint32_t));
@@ -1568,7 +1665,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     memset(live, 0, n_ranks + 1);
     const bool longest = m->o.inline_conflict == PPROF_INLINE_LONGEST;
     const msample *ss = m->samples.data;
-    size_t n_out = 0, stack_out = 0, lab_out = 0;
+    size_t n_out = 0, lab_out = 0;
     const int64_t *mv = m->values.data;
     for (size_t i = 0; i < nsm;) {
         size_t j = i + 1;
@@ -1595,7 +1692,6 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         if (nonzero) {
             sout[n_out++] = smord[i];
             live[r] = 1;
-            stack_out += s->n_loc;
             lab_out += s->n_lab;
         }
         i = j;
@@ -1627,15 +1723,16 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     for (size_t i = 0; i < nf; i++)
         if (freach[ford[i]])
             fout[ford[i]] = (uint32_t)++n_fn_out;
-    /* Output location ids of each live stack rank, laid out in rank order: samples come in
-     * rank order too, so the copy below reads this sequentially. */
+    /* Output location ids of each live stack rank, laid out in rank order; this is the output's
+     * stack table, and the samples of one rank (which differ in labels) share their rank's
+     * entries instead of each holding a copy: the copies were most of the output model. */
     size_t ostk_len = 0;
     for (size_t i = 0; i < nst; i++) {
         uint32_t r = f.strank[stord[i]];
         if (live[r] && !(i && f.strank[stord[i - 1]] == r))
             ostk_len += PPROF__AT(m->stacks, mstack, stord[i]).n;
     }
-    if (ostk_len >= UINT32_MAX || !(ostk = pprof__malloc(a, (ostk_len + 1) * sizeof(uint32_t))))
+    if (ostk_len >= UINT32_MAX || !(ostk = pprof__malloc(a, (ostk_len + 1) * sizeof(uint64_t))))
         goto fail;
     for (size_t i = 0, o = 0; i < nst; i++) {
         uint32_t r = f.strank[stord[i]];
@@ -1657,7 +1754,6 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     if (!sbuf || !pprof__vec_grow(a, &p->strings, sizeof(pprof_string), ns) ||
         !pprof__vec_grow(a, &p->sample_types, sizeof(pprof_value_type), nt + 1) ||
         !pprof__vec_grow(a, &p->samples, sizeof(pprof__sample), n_out + 1) ||
-        !pprof__vec_grow(a, &p->stack, sizeof(uint64_t), stack_out + 1) ||
         !pprof__vec_grow(a, &p->labels, sizeof(pprof_label), lab_out + 1) ||
         !pprof__vec_grow(a, &p->mappings, sizeof(pprof_mapping), nm + 1) ||
         !pprof__vec_grow(a, &p->locations, sizeof(pprof__location), n_loc_out + 1) ||
@@ -1684,30 +1780,29 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         PPROF__AT(p->sample_types, pprof_value_type, t) = o;
     }
     p->sample_types.len = nt;
-    uint64_t *ostack = p->stack.data;
     pprof_label *olab = p->labels.data;
     pprof__sample *osam = p->samples.data;
-    size_t n_st = 0, n_lab = 0; /* locals: stores through ostack could alias p's lengths */
+    size_t n_lab = 0; /* a local: stores through olab could alias p's lengths */
     for (size_t i = 0; i < n_out; i++) {
         const msample *s = &ss[sout[i]];
         pprof__sample *o = &osam[i];
-        o->loc_off = (uint32_t)n_st;
+        o->loc_off = ostk_off[f.strank[s->stack]];
         o->n_loc = s->n_loc;
         o->val_off = (uint32_t)(i * nt);
         o->n_val = (uint32_t)nt;
         o->lab_off = (uint32_t)n_lab;
         o->n_lab = s->n_lab;
-        const uint32_t *sk = ostk + ostk_off[f.strank[s->stack]];
-        for (uint32_t k = 0; k < s->n_loc; k++)
-            ostack[n_st + k] = sk[k];
-        n_st += s->n_loc;
         const mlabel *rl = f.rlabels + s->lab_off;
         for (uint32_t k = 0; k < s->n_lab; k++) {
             pprof_label ol = {rl[k].key, rl[k].str, rl[k].num, rl[k].unit};
             olab[n_lab++] = ol;
         }
     }
-    p->stack.len = n_st;
+    pprof__free(a, p->stack.data);
+    p->stack.data = ostk;
+    p->stack.cap = ostk_len + 1;
+    p->stack.len = ostk_len;
+    ostk = NULL;
     p->labels.len = n_lab;
     p->samples.len = n_out;
     /* the summed values are already in output order: the profile takes the buffer */

@@ -56,6 +56,9 @@ void pprof__path(char *dst, const char *fmt, ...) __attribute__((format(printf, 
 
 /* ---- the model */
 
+/* Offsets into the profile's stack, values and labels. Samples may share a range (a merged
+ * profile's samples with one stack share its entries): readers must not assume the ranges are
+ * disjoint or that the tables' lengths are the sums of the counts. */
 typedef struct pprof__sample {
     uint32_t loc_off, n_loc;
     uint32_t val_off, n_val;

@@ -405,10 +405,18 @@ repair(rep *r)
 
     /* ---- samples */
     const pprof__sample *os = p->samples.data;
-    if (!pprof__vec_grow(a, &q->samples, sizeof(pprof__sample), p->samples.len + 1) ||
-        !pprof__vec_grow(a, &q->stack, sizeof(uint64_t), p->stack.len + 1) ||
-        !pprof__vec_grow(a, &q->values, sizeof(int64_t), p->values.len + 1) ||
-        !pprof__vec_grow(a, &q->labels, sizeof(pprof_label), p->labels.len + 1))
+    /* Samples may share stack entries (a merged profile's do), so count what the copy needs. */
+    size_t n_entries = 0, n_values = 0, n_labels = 0;
+    for (size_t i = 0; i < p->samples.len; i++) {
+        n_entries += os[i].n_loc;
+        n_values += os[i].n_val;
+        n_labels += os[i].n_lab;
+    }
+    if (n_entries >= UINT32_MAX || n_values >= UINT32_MAX || n_labels >= UINT32_MAX ||
+        !pprof__vec_grow(a, &q->samples, sizeof(pprof__sample), p->samples.len + 1) ||
+        !pprof__vec_grow(a, &q->stack, sizeof(uint64_t), n_entries + 1) ||
+        !pprof__vec_grow(a, &q->values, sizeof(int64_t), n_values + 1) ||
+        !pprof__vec_grow(a, &q->labels, sizeof(pprof_label), n_labels + 1))
         goto nomem;
     const pprof__location *QL = q->locations.data;
     for (size_t i = 0; i < p->samples.len; i++) {

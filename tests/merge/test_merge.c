@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "merge.h"
 #include "profile-private.h"
 #include "tap.h"
@@ -567,6 +568,32 @@ test_labels(tap *t)
     }
     tap_ok(t, ok, "samples whose labels differ only in order merge; zero samples are dropped");
     tap_ok(t, kept_both, "a label with both str and num keeps both (Go keeps only str)");
+    /* samples of one stack share its entries in the merged model; everything that copies a
+     * model must cope (repair copied p->stack.len entries and overran) */
+    pprof_profile *sh = mk("samples", "count");
+    function(sh, 1, "f");
+    int64_t l2_[] = {1, 2, 0}, l3_[] = {1, 3, 0};
+    location(sh, 1, 0, 0, 1, ln);
+    location(sh, 2, 0, 0, 1, l2_);
+    location(sh, 3, 0, 0, 1, l3_);
+    uint64_t stk3[] = {1, 2, 3};
+    for (int64_t k = 1; k <= 10; k++) {
+        pprof_label lk = {S(sh, "k"), 0, k, 0};
+        sample(sh, 3, stk3, k, 1, &lk);
+    }
+    pprof_profile *msh = merge_n(&sh, NULL, 1, NULL, &st, NULL);
+    pprof_profile *fixed = NULL;
+    pprof_check_summary sum;
+    pprof_error e0;
+    tap_ok(t,
+           msh && msh->samples.len == 10 && msh->stack.len == 3 &&
+               pprof_repair(msh, &fixed, NULL, &e0) == PPROF_OK && same_bytes(msh, fixed) &&
+               pprof_check(msh, NULL, NULL, NULL, &sum, &e0) == PPROF_OK &&
+               sum.count[PPROF_SEVERITY_ERROR] == 0,
+           "10 samples of one stack share its 3 entries; repair and check read such a model");
+    pprof_profile_free(msh);
+    pprof_profile_free(sh);
+    pprof_profile_free(fixed);
     pprof_profile_free(m);
     pprof_profile_free(a);
 
