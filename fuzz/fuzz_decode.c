@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "merge.h"
 
 static void
 check_error(pprof_status st, const pprof_error *err)
@@ -66,6 +67,64 @@ walk(const pprof_profile *p)
     return acc;
 }
 
+static void
+raw_bytes(pprof_merger *m, pprof_buffer *out)
+{
+    pprof_profile *r = NULL;
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    FUZZ_CHECK(pprof_merger_finish(m, &r, NULL) == PPROF_OK, "finish failed");
+    FUZZ_CHECK(pprof_profile_write_memory(r, &w, out, NULL) == PPROF_OK, "write failed");
+    pprof_profile_free(r);
+}
+
+/* A merge input decodes its samples only while the merger absorbs them. Merging it must agree
+ * with merging the fully read profile (same status, same error path, same bytes), and what the
+ * full read refuses must be refused by the input read or by the merge. */
+static void
+check_merge_input(const uint8_t *data, size_t size, pprof_profile *full, pprof_status full_st)
+{
+    pprof_read_options o = fuzz_read_options();
+    pprof_merge_input *in = NULL;
+    pprof_error e1, e2;
+    pprof_status st_in = pprof_merge_input_read_memory(data, size, &o, &in, &e1);
+    FUZZ_CHECK(full_st != PPROF_OK || st_in == PPROF_OK,
+               "a merge input refuses what a full read accepts: %s", e1.message);
+    if (st_in != PPROF_OK) {
+        FUZZ_CHECK(in == NULL, "failed input read returned an input");
+        check_error(st_in, &e1);
+        return;
+    }
+    pprof_merger *a = NULL, *b = NULL;
+    FUZZ_CHECK(pprof_merger_new(NULL, &a, NULL) == PPROF_OK, "merger_new failed");
+    pprof_status sa = pprof_merger_add_input(a, in, "in", &e1);
+    if (sa != PPROF_OK)
+        check_error(sa, &e1);
+    if (full_st != PPROF_OK) {
+        FUZZ_CHECK(sa != PPROF_OK, "a merge input absorbed what a full read refuses (%s)",
+                   pprof_status_name(full_st));
+    } else {
+        FUZZ_CHECK(pprof_merger_new(NULL, &b, NULL) == PPROF_OK, "merger_new failed");
+        pprof_status sb = pprof_merger_add(b, full, "in", &e2);
+        FUZZ_CHECK(sa == sb, "merge input %s, profile %s", pprof_status_name(sa),
+                   pprof_status_name(sb));
+        if (sa != PPROF_OK) {
+            FUZZ_CHECK(strcmp(e1.path, e2.path) == 0, "error at %s vs %s", e1.path, e2.path);
+        } else {
+            pprof_buffer x = {0}, y = {0};
+            raw_bytes(a, &x);
+            raw_bytes(b, &y);
+            FUZZ_CHECK(x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0),
+                       "merging the input and the profile gave different bytes");
+            pprof_buffer_free(&x);
+            pprof_buffer_free(&y);
+        }
+    }
+    pprof_merger_free(a);
+    pprof_merger_free(b);
+    pprof_merge_input_free(in);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -111,6 +170,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        "an ignored allocation failure changed the outcome");
         }
     }
+    check_merge_input(data, size, p, st);
     pprof_profile_free(p);
     pprof_profile_free(p2);
     return 0;

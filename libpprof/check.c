@@ -151,7 +151,6 @@ off_at(const pprof__vec *offs, size_t i)
 
 /* ---------------------------------------------------------------- helpers */
 
-
 bool
 pprof__utf8_valid(const uint8_t *s, size_t n, size_t *bad_at)
 {
@@ -867,7 +866,7 @@ check_locations(chk *k)
             for (uint32_t j = 0; j < x->n_line; j++) {
                 const pprof_line *y = &ln[x->line_off + j];
                 h = pprof__mix64(h ^ y->function_id ^ ((uint64_t)y->line << 20) ^
-                          ((uint64_t)y->column << 44));
+                                 ((uint64_t)y->column << 44));
             }
             uint32_t d = iset_add(&dups, h, (uint32_t)i, loc_eq, &lc);
             if (d != PPROF_NONE)

@@ -19,13 +19,14 @@ typedef struct dec {
     const pprof_read_options *o;
     pprof_error *err;
     /* Where we are, kept as cheap stores and turned into a path only when something fails. */
-    const char *ent;     /* "sample", "location", ... or NULL at the top level */
-    size_t idx;          /* index of ent */
-    const char *sub;     /* "label", "line" or NULL */
+    const char *ent; /* "sample", "location", ... or NULL at the top level */
+    size_t idx;      /* index of ent */
+    const char *sub; /* "label", "line" or NULL */
     size_t sub_idx;
     const char *const *names; /* field names of the message being read, by number */
     uint32_t n_names;
-    uint32_t field;      /* field being read, 0 when none */
+    uint32_t field; /* field being read, 0 when none */
+    bool lazy;      /* samples are framed and recorded in p->lazy, not decoded */
 } dec;
 
 static void
@@ -50,18 +51,38 @@ make_path(const dec *d, char *out, size_t cap)
 static const char *const VT_NAMES[] = {"", "type", "unit"};
 static const char *const LABEL_NAMES[] = {"", "key", "str", "num", "num_unit"};
 static const char *const SAMPLE_NAMES[] = {"", "location_id", "value", "label"};
-static const char *const MAPPING_NAMES[] = {
-    "", "id", "memory_start", "memory_limit", "file_offset", "filename", "build_id",
-    "has_functions", "has_filenames", "has_line_numbers", "has_inline_frames"};
-static const char *const LOCATION_NAMES[] = {"", "id", "mapping_id", "address", "line",
-                                             "is_folded"};
+static const char *const MAPPING_NAMES[] = {"",
+                                            "id",
+                                            "memory_start",
+                                            "memory_limit",
+                                            "file_offset",
+                                            "filename",
+                                            "build_id",
+                                            "has_functions",
+                                            "has_filenames",
+                                            "has_line_numbers",
+                                            "has_inline_frames"};
+static const char *const LOCATION_NAMES[] = {"",        "id",   "mapping_id",
+                                             "address", "line", "is_folded"};
 static const char *const LINE_NAMES[] = {"", "function_id", "line", "column"};
-static const char *const FUNCTION_NAMES[] = {"", "id", "name", "system_name", "filename",
-                                             "start_line"};
-static const char *const PROFILE_NAMES[] = {
-    "", "sample_type", "sample", "mapping", "location", "function", "string_table",
-    "drop_frames", "keep_frames", "time_nanos", "duration_nanos", "period_type", "period",
-    "comment", "default_sample_type", "doc_url"};
+static const char *const FUNCTION_NAMES[] = {"",         "id",        "name", "system_name",
+                                             "filename", "start_line"};
+static const char *const PROFILE_NAMES[] = {"",
+                                            "sample_type",
+                                            "sample",
+                                            "mapping",
+                                            "location",
+                                            "function",
+                                            "string_table",
+                                            "drop_frames",
+                                            "keep_frames",
+                                            "time_nanos",
+                                            "duration_nanos",
+                                            "period_type",
+                                            "period",
+                                            "comment",
+                                            "default_sample_type",
+                                            "doc_url"};
 
 #define NAMES(d, table)                                                                            \
     do {                                                                                           \
@@ -86,8 +107,7 @@ static const char *const PROFILE_NAMES[] = {
         NAMES(d, PROFILE_NAMES);                                                                   \
     } while (0)
 
-static pprof_status
-fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
+static pprof_status fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static pprof_status
@@ -107,8 +127,8 @@ fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
 static const char *
 wt_name(uint32_t wt)
 {
-    static const char *const n[] = {"varint", "fixed64", "length-delimited", "start-group",
-                                    "end-group", "fixed32", "invalid (6)", "invalid (7)"};
+    static const char *const n[] = {"varint",    "fixed64", "length-delimited", "start-group",
+                                    "end-group", "fixed32", "invalid (6)",      "invalid (7)"};
     return n[wt & 7];
 }
 
@@ -118,8 +138,7 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
 {
     uint64_t v;
     switch (wt) {
-    case PPROF_WT_VARINT:
-        return pprof__varint(pp, end, &v);
+    case PPROF_WT_VARINT: return pprof__varint(pp, end, &v);
     case PPROF_WT_I64:
         if (end - *pp < 8)
             return false;
@@ -135,8 +154,7 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
             return false;
         *pp += v;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -147,7 +165,7 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
         uint32_t field, wt;                                                                        \
         if (!pprof__tag(&p, end, &field, &wt)) {                                                   \
             d->field = 0; /* the broken tag belongs to no field, not the previous one */           \
-            return fail(d, tagp, PPROF_E_WIRE, "bad field tag (truncated, overlong or field 0)"); \
+            return fail(d, tagp, PPROF_E_WIRE, "bad field tag (truncated, overlong or field 0)");  \
         }                                                                                          \
         d->field = field;
 
@@ -171,7 +189,7 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
     do {                                                                                           \
         d->p->unknown_fields++;                                                                    \
         if (!skip_field(&p, end, wt))                                                              \
-            return fail(d, tagp, PPROF_E_WIRE, "unknown field %u: bad %s payload", field,         \
+            return fail(d, tagp, PPROF_E_WIRE, "unknown field %u: bad %s payload", field,          \
                         wt_name(wt));                                                              \
     } while (0)
 
@@ -189,8 +207,7 @@ len_prefix(const uint8_t **pp, const uint8_t *end, const uint8_t **sub_end)
     do {                                                                                           \
         if (!len_prefix(&p, end, &sub_end))                                                        \
             return fail(d, tagp, PPROF_E_WIRE,                                                     \
-                        "declared length exceeds the %zu bytes that remain",                       \
-                        (size_t)(end - p));                                                        \
+                        "declared length exceeds the %zu bytes that remain", (size_t)(end - p));   \
     } while (0)
 
 /* The number of bytes below 0x80 in [p, end): each complete varint ends with one. Reads whole
@@ -266,15 +283,17 @@ varint8(const uint8_t *p, const uint8_t *limit, uint64_t *out)
 /* Appends one scalar or a packed run of varints to vec; *count grows by the number added. */
 static pprof_status
 repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
-                pprof__vec *vec, uint32_t *count, uint64_t limit, const char *what)
+                pprof__vec *vec, uint32_t *count, uint64_t limit, uint64_t used, const char *what)
 {
+    /* used: entries of this kind decoded in earlier batches (lazy samples), which count too */
+    limit = used < limit ? limit - used : 0;
     const uint8_t *p = *pp;
     uint64_t v;
     if (wt == PPROF_WT_VARINT) {
         VARINT(d, p, end, v);
         if (vec->len >= limit)
-            return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit,
-                        what);
+            return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s",
+                        (unsigned long long)(limit + used), what);
         uint64_t *slot = pprof__vec_push(d->a, vec, sizeof(uint64_t));
         if (!slot)
             return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
@@ -284,8 +303,8 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
         return PPROF_OK;
     }
     if (wt != PPROF_WT_LEN)
-        return fail(d, tagp, PPROF_E_WIRE,
-                    "type mismatch: repeated varint field has wire type %s", wt_name(wt));
+        return fail(d, tagp, PPROF_E_WIRE, "type mismatch: repeated varint field has wire type %s",
+                    wt_name(wt));
     const uint8_t *sub_end;
     LEN(d, p, end, sub_end, tagp);
     if (p == sub_end) { /* an empty packed run: the vector may have no storage yet */
@@ -329,7 +348,8 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     }
     size_t n = (size_t)(out - start);
     if (vec->len + n > limit)
-        return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit, what);
+        return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)(limit + used),
+                    what);
     vec->len += n;
     *count += (uint32_t)n;
     *pp = p;
@@ -351,8 +371,7 @@ value_type(dec *d, const uint8_t *p, const uint8_t *end, pprof_value_type *vt)
         else
             vt->unit = (int64_t)v;
         break;
-    default:
-        SKIP(d, p, end, wt, tagp, field);
+    default: SKIP(d, p, end, wt, tagp, field);
     }
     FIELD_LOOP_END
     return PPROF_OK;
@@ -397,13 +416,13 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
     switch (field) {
     case 1:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc, o->max_stack_entries,
-                             "stack entries");
+                             pr->lazy_stack, "stack entries");
         if (st)
             return st;
         break;
     case 2:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
-                             "sample values");
+                             pr->lazy_values, "sample values");
         if (st)
             return st;
         break;
@@ -414,7 +433,7 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
         d->field = 0;
         const uint8_t *sub_end;
         LEN(d, p, end, sub_end, tagp);
-        if (pr->labels.len >= o->max_labels)
+        if (pr->labels.len + pr->lazy_labels >= o->max_labels)
             return fail(d, tagp, PPROF_E_LIMIT, "more than %llu labels",
                         (unsigned long long)o->max_labels);
         pprof_label *l = pprof__vec_push(d->a, &pr->labels, sizeof(*l));
@@ -430,8 +449,7 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     }
-    default:
-        SKIP(d, p, end, wt, tagp, field);
+    default: SKIP(d, p, end, wt, tagp, field);
     }
     FIELD_LOOP_END
     return PPROF_OK;
@@ -534,8 +552,7 @@ location(dec *d, const uint8_t *p, const uint8_t *end, size_t idx)
         p = sub_end;
         break;
     }
-    default:
-        SKIP(d, p, end, wt, tagp, field);
+    default: SKIP(d, p, end, wt, tagp, field);
     }
     FIELD_LOOP_END
     return PPROF_OK;
@@ -565,8 +582,8 @@ function(dec *d, const uint8_t *p, const uint8_t *end, pprof_function *f)
 
 /* Appends a zeroed element to one of the entity tables, with its offset. */
 static void *
-new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs,
-           uint64_t limit, const char *what, pprof_status *st)
+new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs, uint64_t limit,
+           const char *what, pprof_status *st)
 {
     if (v->len >= limit) {
         *st = fail(d, at, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit, what);
@@ -599,8 +616,8 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "sample_type", pr->sample_types.len, VT_NAMES);
         LEN(d, p, end, sub_end, tagp);
-        pprof_value_type *vt = new_entity(d, p, &pr->sample_types, sizeof(*vt), NULL,
-                                          o->max_values, "sample types", &st);
+        pprof_value_type *vt = new_entity(d, p, &pr->sample_types, sizeof(*vt), NULL, o->max_values,
+                                          "sample types", &st);
         if (!vt || (st = value_type(d, p, sub_end, vt)))
             return st;
         LEAVE(d);
@@ -609,10 +626,21 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     }
     case 2:
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "sample", pr->samples.len, SAMPLE_NAMES);
+        ENTER(d, "sample", d->lazy ? pr->lazy.len / 2 : pr->samples.len, SAMPLE_NAMES);
         LEN(d, p, end, sub_end, tagp);
-        if ((st = sample(d, p, sub_end)))
+        if (d->lazy) {
+            if (pr->lazy.len / 2 >= o->max_samples)
+                return fail(d, p, PPROF_E_LIMIT, "more than %llu samples",
+                            (unsigned long long)o->max_samples);
+            if (!pprof__vec_grow(d->a, &pr->lazy, sizeof(uint64_t), pr->lazy.len + 2))
+                return fail(d, p, PPROF_E_NOMEM, "out of memory");
+            uint64_t *span = (uint64_t *)pr->lazy.data + pr->lazy.len;
+            span[0] = (uint64_t)(p - d->base);
+            span[1] = (uint64_t)(sub_end - p);
+            pr->lazy.len += 2;
+        } else if ((st = sample(d, p, sub_end))) {
             return st;
+        }
         LEAVE(d);
         p = sub_end;
         break;
@@ -657,8 +685,8 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "string_table", pr->strings.len, PROFILE_NAMES);
         LEN(d, p, end, sub_end, tagp);
-        pprof_string *s = new_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings,
-                                     "strings", &st);
+        pprof_string *s =
+            new_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings, "strings", &st);
         if (!s)
             return st;
         s->data = (const char *)p;
@@ -681,22 +709,33 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     case 13:
-        st = repeated_varint(d, &p, end, wt, tagp, &pr->comments, &n_comment, o->max_strings,
+        st = repeated_varint(d, &p, end, wt, tagp, &pr->comments, &n_comment, o->max_strings, 0,
                              "comments");
         if (st)
             return st;
         break;
-    case 7: case 8: case 9: case 10: case 12: case 14: case 15: {
+    case 7:
+    case 8:
+    case 9:
+    case 10:
+    case 12:
+    case 14:
+    case 15: {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
-        int64_t *dst[] = {&pr->hdr.drop_frames, &pr->hdr.keep_frames, &pr->hdr.time_nanos,
-                          &pr->hdr.duration_nanos, NULL, &pr->hdr.period, NULL,
-                          &pr->hdr.default_sample_type, &pr->hdr.doc_url};
+        int64_t *dst[] = {&pr->hdr.drop_frames,
+                          &pr->hdr.keep_frames,
+                          &pr->hdr.time_nanos,
+                          &pr->hdr.duration_nanos,
+                          NULL,
+                          &pr->hdr.period,
+                          NULL,
+                          &pr->hdr.default_sample_type,
+                          &pr->hdr.doc_url};
         *dst[field - 7] = (int64_t)v;
         break;
     }
-    default:
-        SKIP(d, p, end, wt, tagp, field);
+    default: SKIP(d, p, end, wt, tagp, field);
     }
     FIELD_LOOP_END
     return PPROF_OK;
@@ -801,11 +840,15 @@ reserve(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t n, uint64_t
 }
 
 static void
-presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_options *o)
+presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_options *o, bool lazy)
 {
     counts c;
     prescan(buf, buf + len, &c);
     const pprof_allocator *a = &p->alloc;
+    if (lazy) { /* the sample tables hold one batch at a time */
+        reserve(a, &p->lazy, 2 * sizeof(uint64_t), c.samples, o->max_samples);
+        c.samples = c.stack = c.values = c.labels = 0;
+    }
     reserve(a, &p->sample_types, sizeof(pprof_value_type), c.sample_types, o->max_values);
     reserve(a, &p->samples, sizeof(pprof__sample), c.samples, o->max_samples);
     reserve(a, &p->sample_offs, sizeof(uint64_t), c.samples, o->max_samples);
@@ -822,16 +865,65 @@ presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_optio
     reserve(a, &p->strings, sizeof(pprof_string), c.strings, o->max_strings);
 }
 
-pprof_status
-pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
-              pprof_error *err)
+static pprof_status
+decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o, bool lazy,
+       pprof_error *err)
 {
     p->buf = buf;
     p->buf_len = len;
     if (len == 0)
         return pprof__error(err, PPROF_E_EMPTY, 0, "", "empty input: no profile data");
-    presize(p, buf, len, o);
-    dec d = {.p = p, .a = &p->alloc, .base = buf, .buf_end = buf + len, .o = o, .err = err};
+    presize(p, buf, len, o, lazy);
+    dec d = {.p = p,
+             .a = &p->alloc,
+             .base = buf,
+             .buf_end = buf + len,
+             .o = o,
+             .err = err,
+             .lazy = lazy};
     LEAVE(&d);
     return profile(&d, buf, buf + len);
+}
+
+pprof_status
+pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
+              pprof_error *err)
+{
+    return decode(p, buf, len, o, false, err);
+}
+
+pprof_status
+pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
+                   pprof_error *err)
+{
+    p->lazy_opts = *o;
+    return decode(p, buf, len, o, true, err);
+}
+
+pprof_status
+pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err)
+{
+    p->samples.len = p->sample_offs.len = p->stack.len = p->values.len = p->labels.len = 0;
+    /* The limits are totals over the profile, as a full decode applies them: sample() counts
+     * p->lazy_* (the earlier batches) in. */
+    const pprof_read_options o = p->lazy_opts;
+    dec d = {.p = p,
+             .a = &p->alloc,
+             .base = p->buf,
+             .buf_end = p->buf + p->buf_len,
+             .o = &o,
+             .err = err};
+    const uint64_t *span = p->lazy.data;
+    size_t total = p->lazy.len / 2;
+    for (size_t i = first; i < first + n && i < total; i++) {
+        const uint8_t *body = p->buf + span[2 * i];
+        ENTER(&d, "sample", i, SAMPLE_NAMES);
+        pprof_status st = sample(&d, body, body + span[2 * i + 1]);
+        if (st)
+            return st;
+    }
+    p->lazy_stack += p->stack.len;
+    p->lazy_values += p->values.len;
+    p->lazy_labels += p->labels.len;
+    return PPROF_OK;
 }

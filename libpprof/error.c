@@ -7,9 +7,18 @@ const char *
 pprof_status_name(pprof_status code)
 {
     static const char *const names[] = {
-        "PPROF_OK",         "PPROF_E_ARG",          "PPROF_E_NOMEM",    "PPROF_E_IO",
-        "PPROF_E_EMPTY",    "PPROF_E_WIRE",         "PPROF_E_LIMIT",    "PPROF_E_COMPRESSION",
-        "PPROF_E_INVALID",  "PPROF_E_INCOMPATIBLE", "PPROF_E_OVERFLOW", "PPROF_E_STALE",
+        "PPROF_OK",
+        "PPROF_E_ARG",
+        "PPROF_E_NOMEM",
+        "PPROF_E_IO",
+        "PPROF_E_EMPTY",
+        "PPROF_E_WIRE",
+        "PPROF_E_LIMIT",
+        "PPROF_E_COMPRESSION",
+        "PPROF_E_INVALID",
+        "PPROF_E_INCOMPATIBLE",
+        "PPROF_E_OVERFLOW",
+        "PPROF_E_STALE",
         "PPROF_E_UNSUPPORTED",
     };
     if ((unsigned)code < sizeof(names) / sizeof(names[0]))

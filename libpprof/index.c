@@ -73,8 +73,7 @@ pprof__profile_index(pprof_profile *p, pprof_error *err)
     if (build(&p->alloc, &p->map_idx, p->mappings.data, sizeof(pprof_mapping), p->mappings.len) ||
         build(&p->alloc, &p->loc_idx, p->locations.data, sizeof(pprof__location),
               p->locations.len) ||
-        build(&p->alloc, &p->fn_idx, p->functions.data, sizeof(pprof_function),
-              p->functions.len))
+        build(&p->alloc, &p->fn_idx, p->functions.data, sizeof(pprof_function), p->functions.len))
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     return PPROF_OK;
 }

@@ -389,6 +389,7 @@ typedef struct in_ctx {
     int32_t *col_of; /* merged type column -> input column, -1 when dropped */
     size_t n_conflicts;
     char conflict_example[256];
+    size_t sample_base; /* global index of the batch's first sample (lazy inputs) */
 } in_ctx;
 
 static pprof_status bad(in_ctx *c, const char *path, const char *fmt, ...)
@@ -727,7 +728,7 @@ sample_stack(in_ctx *c, size_t si, pend *q)
     char path[128];
     q->si = (uint32_t)si;
     if (s.n_value != p->sample_types.len) {
-        pprof__path(path, "sample[%zu].value", si);
+        pprof__path(path, "sample[%zu].value", si + c->sample_base);
         return bad(c, path, "sample has %zu values but there are %zu sample types", s.n_value,
                    p->sample_types.len);
     }
@@ -750,7 +751,7 @@ sample_stack(in_ctx *c, size_t si, pend *q)
     for (size_t j = 0; j < s.n_location_id; j++) {
         uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
         if (li == PPROF_NONE) {
-            pprof__path(path, "sample[%zu].location_id[%zu]", si, j);
+            pprof__path(path, "sample[%zu].location_id[%zu]", si + c->sample_base, j);
             return bad(c, path, "location id %llu does not exist",
                        (unsigned long long)s.location_id[j]);
         }
@@ -802,7 +803,7 @@ sample_labels(in_ctx *c, pend *q)
     }
     q->sid = sid;
     pprof_sample s = pprof_profile_sample(c->p, q->si);
-    size_t si = q->si;
+    size_t si = q->si + c->sample_base;
     if (!pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), m->tmp_labels.len + s.n_label))
         return nomem(m, c->err);
     q->lab_off = (uint32_t)m->tmp_labels.len;
@@ -894,7 +895,8 @@ sample_values(in_ctx *c, const pend *q)
                                        .name);
             }
             char path[128];
-            pprof__path(path, "sample[%zu].value[%zu]", (size_t)q->si, (size_t)c->col_of[t]);
+            pprof__path(path, "sample[%zu].value[%zu]", q->si + c->sample_base,
+                        (size_t)c->col_of[t]);
             m->failed = PPROF_E_OVERFLOW;
             return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
                                 "%s: %.*s total of the sample with leaf '%.*s' overflows int64 "
@@ -1197,13 +1199,44 @@ check_ids(in_ctx *c)
     return PPROF_OK;
 }
 
+/* A merge input's samples are decoded and absorbed a batch at a time, so the input never holds
+ * more than one batch decoded (a decoded sample table is several times its encoding). */
+#define LAZY_BATCH 4096
+
+static pprof_status
+absorb_all_samples(in_ctx *c)
+{
+    pprof_profile *p = (pprof_profile *)c->p; /* only merge inputs, which the merger may decode */
+    size_t total = p->lazy.len / 2;
+    if (total == 0)
+        return absorb_samples(c);
+    p->lazy_stack = p->lazy_values = p->lazy_labels = 0;
+    for (size_t base = 0; base < total; base += LAZY_BATCH) {
+        size_t n = total - base < LAZY_BATCH ? total - base : LAZY_BATCH;
+        pprof_status st = pprof__decode_samples(p, base, n, c->err);
+        if (st) {
+            char msg[sizeof(c->err->message)];
+            if (c->err) { /* name the input, as the merger's own errors do */
+                snprintf(msg, sizeof(msg), "%.100s: %.150s", c->name, c->err->message);
+                memcpy(c->err->message, msg, sizeof(msg));
+            }
+            c->m->failed = st;
+            return st;
+        }
+        c->sample_base = base;
+        if ((st = absorb_samples(c)))
+            return st;
+    }
+    return PPROF_OK;
+}
+
 /* Room for everything p could add, made up front: growing step by step while absorbing
  * rehashes the tables and copies the arrays several times over. */
 static bool
 reserve_for(pprof_merger *m, const pprof_profile *p)
 {
     const pprof_allocator *a = &m->a;
-    size_t ns = p->samples.len, nl = p->locations.len;
+    size_t ns = p->samples.len + p->lazy.len / 2, nl = p->locations.len;
     return ht_reserve(a, &m->str_ht, p->strings.len) &&
            ht_reserve(a, &m->map_ht, p->mappings.len) &&
            ht_reserve(a, &m->fn_ht, p->functions.len) && ht_reserve(a, &m->loc_ht, nl) &&
@@ -1284,7 +1317,7 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
     for (size_t i = 0; i < p->mappings.len; i++)
         if ((st = map_mapping(&c, i)))
             goto done;
-    if ((st = absorb_samples(&c)))
+    if ((st = absorb_all_samples(&c)))
         goto done;
     if (c.n_conflicts)
         warn(m,
@@ -1303,6 +1336,14 @@ done:
     if (st && !m->failed)
         m->failed = st;
     return st;
+}
+
+pprof_status
+pprof_merger_add_input(pprof_merger *m, pprof_merge_input *in, const char *name, pprof_error *err)
+{
+    if (!in)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merge input");
+    return pprof_merger_add(m, in->p, name, err);
 }
 
 /* ------------------------------------------------------------------ canonical output */

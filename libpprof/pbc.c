@@ -50,8 +50,8 @@ pprof_profile_to_protobuf_c(const pprof_profile *p, struct Perftools__Profiles__
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     *out = NULL;
     bool ok = true;
-    Perftools__Profiles__Profile *m = NEW(Perftools__Profiles__Profile,
-                                          PERFTOOLS__PROFILES__PROFILE__INIT);
+    Perftools__Profiles__Profile *m =
+        NEW(Perftools__Profiles__Profile, PERFTOOLS__PROFILES__PROFILE__INIT);
     if (!m)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_header h = pprof_profile_header(p);
@@ -194,8 +194,7 @@ pprof_profile_to_protobuf_c(const pprof_profile *p, struct Perftools__Profiles__
 
 pprof_status
 pprof_profile_from_protobuf_c(const struct Perftools__Profiles__Profile *msg,
-                              const pprof_read_options *opts, pprof_profile **out,
-                              pprof_error *err)
+                              const pprof_read_options *opts, pprof_profile **out, pprof_error *err)
 {
     if (!msg || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no message or no output");
@@ -279,8 +278,8 @@ pprof__pbc_equal(const pprof_profile *p, const Perftools__Profiles__Profile *m, 
             DIFF("sample[%zu].label count differs", i);
         for (size_t j = 0; j < v.n_label; j++) {
             const Perftools__Profiles__Label *l = x->label[j];
-            if (l->key != v.label[j].key || l->str != v.label[j].str ||
-                l->num != v.label[j].num || l->num_unit != v.label[j].num_unit)
+            if (l->key != v.label[j].key || l->str != v.label[j].str || l->num != v.label[j].num ||
+                l->num_unit != v.label[j].num_unit)
                 DIFF("sample[%zu].label[%zu] differs", i, j);
         }
     }

@@ -118,8 +118,9 @@ print_json(out *o, const pprof_profile *p)
     json_sidx(o, p, h.period_type.type);
     P(o, ", \"unit\": ");
     json_sidx(o, p, h.period_type.unit);
-    P(o, "},\n  \"period\": %" PRId64 ",\n  \"time_nanos\": %" PRId64
-         ",\n  \"duration_nanos\": %" PRId64 ",\n  \"drop_frames\": ",
+    P(o,
+      "},\n  \"period\": %" PRId64 ",\n  \"time_nanos\": %" PRId64
+      ",\n  \"duration_nanos\": %" PRId64 ",\n  \"drop_frames\": ",
       h.period, h.time_nanos, h.duration_nanos);
     json_sidx(o, p, h.drop_frames);
     P(o, ",\n  \"keep_frames\": ");

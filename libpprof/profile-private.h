@@ -109,9 +109,22 @@ struct pprof_profile {
 
     /* Lazily built id indices; mutable cache behind a const profile (see pprof__profile_index). */
     pprof__idmap map_idx, loc_idx, fn_idx;
+
+    /* A merge input (merge-input.c) leaves its samples undecoded: (body offset, body length)
+     * pairs into buf, decoded a batch at a time by pprof__decode_samples into samples, stack,
+     * values and labels, which then hold that batch only. */
+    pprof__vec lazy; /* uint64_t, two per sample */
+    pprof_read_options lazy_opts;
+    uint64_t lazy_stack, lazy_values, lazy_labels; /* decoded so far, for the total limits */
+    size_t buf_map_len; /* nonzero: buf is a read-only file mapping of that length */
 };
 
 pprof_profile *pprof__profile_new(const pprof_allocator *a);
+
+/* A merge input is a profile whose samples are decoded lazily (see lazy above). */
+struct pprof_merge_input {
+    pprof_profile *p;
+};
 
 /* Builds the three id indices if needed. Not thread-safe for the first call on a profile; the
  * library calls it from functions documented as needing exclusive use. */
@@ -122,6 +135,12 @@ void pprof__idmap_free(const pprof_allocator *a, pprof__idmap *m);
 /* Decodes a raw protobuf buffer that p takes ownership of (allocated with p->alloc). */
 pprof_status pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
                            pprof_error *err);
+/* The same, but the samples are only framed and recorded in p->lazy (see there). */
+pprof_status pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len,
+                                const pprof_read_options *o, pprof_error *err);
+/* Decodes lazy samples [first, first + n) into p's sample tables, replacing the last batch;
+ * errors carry the samples' global indices and byte offsets. */
+pprof_status pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err);
 
 /* Decompresses into a new buffer allocated with a, within the option limits. */
 pprof_status pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt,

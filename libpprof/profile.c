@@ -1,5 +1,6 @@
 /* Profile lifetime, reading entry points and read-only accessors. */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "profile-private.h"
 
@@ -42,16 +43,19 @@ pprof_profile_free(pprof_profile *p)
     if (!p)
         return;
     const pprof_allocator a = p->alloc;
-    pprof__vec *vecs[] = {&p->strings,     &p->sample_types, &p->samples,      &p->stack,
-                          &p->values,      &p->labels,       &p->mappings,     &p->locations,
-                          &p->lines,       &p->functions,    &p->comments,     &p->sample_offs,
-                          &p->mapping_offs, &p->location_offs, &p->function_offs};
+    pprof__vec *vecs[] = {&p->strings,      &p->sample_types,  &p->samples,       &p->stack,
+                          &p->values,       &p->labels,        &p->mappings,      &p->locations,
+                          &p->lines,        &p->functions,     &p->comments,      &p->sample_offs,
+                          &p->mapping_offs, &p->location_offs, &p->function_offs, &p->lazy};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         pprof__free(&a, vecs[i]->data);
     pprof__idmap_free(&a, &p->map_idx);
     pprof__idmap_free(&a, &p->loc_idx);
     pprof__idmap_free(&a, &p->fn_idx);
-    pprof__free(&a, p->buf);
+    if (p->buf_map_len)
+        munmap(p->buf, p->buf_map_len);
+    else
+        pprof__free(&a, p->buf);
     pprof__arena_destroy(&p->arena);
     pprof__free(&a, p);
 }
@@ -310,11 +314,10 @@ pprof_profile_equal(const pprof_profile *a, const pprof_profile *b)
     }
     for (size_t i = 0; i < a->mappings.len; i++) {
         pprof_mapping x = pprof_profile_mapping(a, i), y = pprof_profile_mapping(b, i);
-        if (x.id != y.id || x.memory_start != y.memory_start ||
-            x.memory_limit != y.memory_limit || x.file_offset != y.file_offset ||
-            !SEQ(x.filename, y.filename) || !SEQ(x.build_id, y.build_id) ||
-            x.has_functions != y.has_functions || x.has_filenames != y.has_filenames ||
-            x.has_line_numbers != y.has_line_numbers ||
+        if (x.id != y.id || x.memory_start != y.memory_start || x.memory_limit != y.memory_limit ||
+            x.file_offset != y.file_offset || !SEQ(x.filename, y.filename) ||
+            !SEQ(x.build_id, y.build_id) || x.has_functions != y.has_functions ||
+            x.has_filenames != y.has_filenames || x.has_line_numbers != y.has_line_numbers ||
             x.has_inline_frames != y.has_inline_frames)
             return false;
     }

@@ -9,6 +9,8 @@
 #include "merge.h"
 #include "profile-private.h"
 #include "tap.h"
+#include "unit/pb.h"
+#include "wire-private.h"
 
 /* ---------------------------------------------------------------- building profiles by hand */
 
@@ -656,10 +658,141 @@ test_invalid(tap *t)
     pprof_merger_free(mg);
 }
 
+/* ---------------------------------------------------------------- merge inputs */
+
+/* A profile of n samples with stack [1, 2, 3]; bad makes sample `bad`'s location ids end in a
+ * truncated varint. */
+static pb
+input_bytes(size_t n, size_t bad)
+{
+    pb b = {0}, s = {0}, l = {0}, ln = {0};
+    const char *const strs[] = {"", "samples", "count", "f"};
+    pb_strings(&b, strs, 4);
+    pb_value_type(&b, 1, 1, 2);
+    for (size_t i = 0; i < n; i++) {
+        if (i == bad) {
+            pb_tag(&s, 1, PPROF_WT_LEN);
+            pb_varint(&s, 2);
+            pb_byte(&s, 1);
+            pb_byte(&s, 0x80); /* a varint that never ends */
+        } else {
+            const uint64_t locs[] = {1, 2, 3};
+            pb_packed(&s, 1, locs, 3);
+        }
+        pb_v(&s, 2, i + 1);
+        pb_msg_free(&b, 2, &s);
+    }
+    for (uint64_t id = 1; id <= 3; id++) {
+        pb_v(&ln, 1, 1);
+        pb_v(&ln, 2, id);
+        pb_v(&l, 1, id);
+        pb_msg_free(&l, 4, &ln);
+        pb_msg_free(&b, 4, &l);
+    }
+    pb_v(&l, 1, 1);
+    pb_v(&l, 2, 3);
+    pb_msg_free(&b, 5, &l);
+    return b;
+}
+
+static void
+test_inputs(tap *t)
+{
+    /* the corpus group merged through inputs (files mapped or inflated) and through profiles */
+    pprof_profile *ps[10];
+    const char *names[10];
+    char paths[10][512];
+    size_t n = load_many(ps, names, paths);
+    pprof_merger *a = NULL, *b = NULL;
+    pprof_merger_new(NULL, &a, NULL);
+    pprof_merger_new(NULL, &b, NULL);
+    bool ok = n == 10;
+    for (size_t i = 0; ok && i < n; i++) {
+        pprof_merge_input *in = NULL;
+        pprof_error e;
+        ok = pprof_merger_add(a, ps[i], names[i], &e) == PPROF_OK &&
+             pprof_merge_input_read_file(paths[i], NULL, &in, &e) == PPROF_OK &&
+             pprof_merger_add_input(b, in, names[i], &e) == PPROF_OK;
+        pprof_merge_input_free(in);
+    }
+    pprof_profile *ma = NULL, *mb = NULL;
+    ok = ok && pprof_merger_finish(a, &ma, NULL) == PPROF_OK &&
+         pprof_merger_finish(b, &mb, NULL) == PPROF_OK && same_bytes(ma, mb);
+    tap_ok(t, ok, "10 corpus files merged as inputs and as profiles: the same bytes");
+    pprof_profile_free(ma);
+    pprof_profile_free(mb);
+    pprof_merger_free(a);
+    pprof_merger_free(b);
+    for (size_t i = 0; i < n; i++)
+        pprof_profile_free(ps[i]);
+
+    /* more samples than one batch, raw and gzip, from memory; an input added twice doubles */
+    pb raw = input_bytes(10000, SIZE_MAX);
+    pprof_profile *full = NULL;
+    pprof_merge_input *in = NULL;
+    pprof_error e;
+    pprof_status st = pprof_profile_read_memory(raw.d, raw.n, NULL, &full, &e);
+    pprof_merger_new(NULL, &a, NULL);
+    ok = st == PPROF_OK && pprof_merge_input_read_memory(raw.d, raw.n, NULL, &in, &e) == PPROF_OK &&
+         pprof_merger_add_input(a, in, "x", &e) == PPROF_OK &&
+         pprof_merger_add_input(a, in, "x", &e) == PPROF_OK;
+    pprof_profile *twice = NULL, *doubled = NULL;
+    pprof_profile *two[2] = {full, full};
+    ok = ok && pprof_merger_finish(a, &twice, &e) == PPROF_OK &&
+         (doubled = merge_n(two, NULL, 2, NULL, &st, NULL)) && same_bytes(twice, doubled);
+    tap_ok(t, ok, "an input of 10000 samples added twice equals the profile merged with itself");
+    pprof_profile_free(twice);
+    pprof_profile_free(doubled);
+    pprof_profile_free(full);
+    pprof_merge_input_free(in);
+    pprof_merger_free(a);
+    pb_free(&raw);
+
+    /* a broken sample: found when absorbed, with the full read's code, path and offset */
+    pb bad = input_bytes(5000, 4321);
+    pprof_error full_err, in_err;
+    st = pprof_profile_read_memory(bad.d, bad.n, NULL, &full, &full_err);
+    in = NULL;
+    pprof_merger_new(NULL, &a, NULL);
+    pprof_status st_read = pprof_merge_input_read_memory(bad.d, bad.n, NULL, &in, &e);
+    pprof_status st_add = in ? pprof_merger_add_input(a, in, "bad.pb", &in_err) : PPROF_E_ARG;
+    tap_ok(t,
+           st == PPROF_E_WIRE && st_read == PPROF_OK && st_add == st &&
+               !strcmp(in_err.path, full_err.path) && in_err.offset == full_err.offset &&
+               strstr(in_err.message, "bad.pb") && strstr(in_err.message, full_err.message),
+           "a bad sample is %s at %s byte %llu, as a full read reports (%s)",
+           pprof_status_name(st_add), in_err.path, (unsigned long long)in_err.offset,
+           in_err.message);
+    tap_ok(t, pprof_merger_finish(a, &twice, &e) == PPROF_E_INVALID || st_add != PPROF_OK,
+           "the merger is unusable after the error");
+    pprof_merge_input_free(in);
+    pprof_merger_free(a);
+    pb_free(&bad);
+
+    /* limits are totals over the input, however it is batched */
+    pb big = input_bytes(6000, SIZE_MAX);
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.max_stack_entries = 3 * 6000 - 1;
+    st = pprof_profile_read_memory(big.d, big.n, &ro, &full, &full_err);
+    pprof_merger_new(NULL, &a, NULL);
+    in = NULL;
+    st_read = pprof_merge_input_read_memory(big.d, big.n, &ro, &in, &e);
+    st_add = in ? pprof_merger_add_input(a, in, "big.pb", &in_err) : PPROF_E_ARG;
+    tap_ok(t,
+           st == PPROF_E_LIMIT && st_read == PPROF_OK && st_add == PPROF_E_LIMIT &&
+               strstr(in_err.message, full_err.message),
+           "max_stack_entries counts every batch: %s", in_err.message);
+    pprof_merge_input_free(in);
+    pprof_merger_free(a);
+    pb_free(&big);
+}
+
 int
 main(void)
 {
     tap t = {0};
+    test_inputs(&t);
     test_corpus(&t);
     test_inline(&t);
     test_address0(&t);

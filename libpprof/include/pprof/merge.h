@@ -66,6 +66,28 @@ PPROF_API void pprof_merger_free(pprof_merger *m);
 PPROF_API pprof_status pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name,
                                         pprof_error *err);
 
+/* A profile read only to be merged: everything but its samples is decoded when it is read
+ * (on any thread: inputs are independent), and the samples are decoded a batch at a time
+ * while pprof_merger_add_input absorbs them, so a large input never holds its whole sample
+ * table decoded (several times the size of its encoding). A regular uncompressed file is
+ * mapped, not copied. Errors inside samples are therefore reported by
+ * pprof_merger_add_input, with the same codes, paths and byte offsets as a full read. */
+typedef struct pprof_merge_input pprof_merge_input;
+
+PPROF_API pprof_status pprof_merge_input_read_memory(const void *data, size_t size,
+                                                     const pprof_read_options *opts,
+                                                     pprof_merge_input **out, pprof_error *err);
+/* path "-" reads standard input. */
+PPROF_API pprof_status pprof_merge_input_read_file(const char *path, const pprof_read_options *opts,
+                                                   pprof_merge_input **out, pprof_error *err);
+/* NULL is a no-op. */
+PPROF_API void pprof_merge_input_free(pprof_merge_input *in);
+
+/* pprof_merger_add for a merge input; the input may be added to other mergers too, one at a
+ * time (adding decodes its samples into it). */
+PPROF_API pprof_status pprof_merger_add_input(pprof_merger *m, pprof_merge_input *in,
+                                              const char *name, pprof_error *err);
+
 /* Number of profiles absorbed so far. */
 PPROF_API size_t pprof_merger_count(const pprof_merger *m);
 
