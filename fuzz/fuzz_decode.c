@@ -106,8 +106,9 @@ check_merge_input(const uint8_t *data, size_t size, pprof_profile *full, pprof_s
     } else {
         FUZZ_CHECK(pprof_merger_new(NULL, &b, NULL) == PPROF_OK, "merger_new failed");
         pprof_status sb = pprof_merger_add(b, full, "in", &e2);
-        FUZZ_CHECK(sa == sb, "merge input %s, profile %s", pprof_status_name(sa),
-                   pprof_status_name(sb));
+        FUZZ_CHECK(sa == sb, "merge input %s (%s: %s), profile %s (%s: %s)",
+                   pprof_status_name(sa), sa ? e1.path : "", sa ? e1.message : "",
+                   pprof_status_name(sb), sb ? e2.path : "", sb ? e2.message : "");
         if (sa != PPROF_OK) {
             FUZZ_CHECK(strcmp(e1.path, e2.path) == 0, "error at %s vs %s", e1.path, e2.path);
         } else {

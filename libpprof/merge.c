@@ -1194,7 +1194,7 @@ check_ids(in_ctx *c)
             }
         }
     }
-    if (p->samples.len && !p->sample_types.len)
+    if ((p->samples.len || p->lazy.len) && !p->sample_types.len)
         return bad(c, "sample_type", "samples but no sample types");
     return PPROF_OK;
 }
