@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "merge.h"
+#include "par-private.h"
 #include "profile-private.h"
 
 /* ------------------------------------------------------------------ hashing */
@@ -1351,6 +1352,20 @@ pprof_merger_add_input(pprof_merger *m, pprof_merge_input *in, const char *name,
 /* Stable merge sort of uint32 items with a context comparator (qsort_r is not portable). */
 typedef int (*cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
 
+/* Merges the sorted runs v[0, h) and v[h, n), stably; tmp holds h items. */
+static void
+merge_halves(uint32_t *v, uint32_t *tmp, size_t h, size_t n, cmp_fn cmp, const void *ctx)
+{
+    if (cmp(ctx, v[h - 1], v[h]) <= 0)
+        return;
+    memcpy(tmp, v, h * sizeof(uint32_t));
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        v[k++] = cmp(ctx, v[j], tmp[i]) < 0 ? v[j++] : tmp[i++];
+    while (i < h)
+        v[k++] = tmp[i++];
+}
+
 static void
 msort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx)
 {
@@ -1369,14 +1384,40 @@ msort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx)
     size_t h = n / 2;
     msort(v, tmp, h, cmp, ctx);
     msort(v + h, tmp, n - h, cmp, ctx);
-    if (cmp(ctx, v[h - 1], v[h]) <= 0)
+    merge_halves(v, tmp, h, n, cmp, ctx);
+}
+
+typedef struct sort_job {
+    uint32_t *v, *tmp;
+    size_t n;
+    cmp_fn cmp;
+    const void *ctx;
+} sort_job;
+
+static void
+sort_half(void *c, size_t lo, size_t hi)
+{
+    const sort_job *j = c;
+    size_t h = j->n / 2; /* where msort splits, so the result is the same as one msort's */
+    for (size_t k = lo; k < hi; k++) {
+        if (k == 0)
+            msort(j->v, j->tmp, h, j->cmp, j->ctx);
+        else
+            msort(j->v + h, j->tmp + h, j->n - h, j->cmp, j->ctx);
+    }
+}
+
+/* msort with its two halves sorted at once (tmp needs n entries here, not n / 2). */
+static void
+psort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx, unsigned threads)
+{
+    if (threads < 2 || n < 4096) {
+        msort(v, tmp, n, cmp, ctx);
         return;
-    memcpy(tmp, v, h * sizeof(uint32_t));
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        v[k++] = cmp(ctx, v[j], tmp[i]) < 0 ? v[j++] : tmp[i++];
-    while (i < h)
-        v[k++] = tmp[i++];
+    }
+    sort_job j = {v, tmp, n, cmp, ctx};
+    pprof__par_for(2, 2, 1, sort_half, &j);
+    merge_halves(v, tmp, n / 2, n, cmp, ctx);
 }
 
 typedef struct fin {
@@ -1482,6 +1523,23 @@ cmp_labels(const void *ctx, uint32_t a, uint32_t b)
     return 0;
 }
 
+typedef struct runs_job {
+    const fin *f;
+    uint32_t *out, *tmp;
+    const uint32_t *pos;
+} runs_job;
+
+static void
+sort_runs(void *c, size_t lo, size_t hi)
+{
+    const runs_job *j = c;
+    for (size_t r = lo; r < hi; r++) {
+        size_t start = r ? j->pos[r - 1] : 0, end = j->pos[r];
+        if (end - start > 1) /* tmp at the run's own offset: runs never share scratch */
+            msort(j->out + start, j->tmp + start, end - start, cmp_labels, j->f);
+    }
+}
+
 /* Samples in canonical order (stack rank, then labels): a stable counting sort by stack rank,
  * then each run of one rank (a few samples that differ in labels) sorted by labels. No full-key
  * comparison crosses stacks, and the rank pass reads the samples sequentially. */
@@ -1504,13 +1562,9 @@ order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp)
         pos[r + 1] += pos[r];
     for (size_t i = 0; i < n; i++)
         out[pos[f->strank[ss[i].stack]]++] = (uint32_t)i;
-    /* pos[r] is now the end of rank r's run */
-    for (size_t r = 0, start = 0; r < n_ranks; r++) {
-        size_t end = pos[r];
-        if (end - start > 1)
-            msort(out + start, tmp, end - start, cmp_labels, f);
-        start = end;
-    }
+    /* pos[r] is now the end of rank r's run; the runs are sorted independently */
+    runs_job j = {f, out, tmp, pos};
+    pprof__par_for(m->o.threads, n_ranks, 8192, sort_runs, &j);
     pprof__free(&m->a, pos);
     return out;
 }
@@ -1533,6 +1587,89 @@ lines_same(const pprof_merger *m, const mlocation *a, const mlocation *b)
     return a->n_line == b->n_line &&
            lines_equal((const mline *)m->lines.data + a->line_off,
                        (const mline *)m->lines.data + b->line_off, a->n_line);
+}
+
+/* The loops of finish that may run on several threads (m->o.threads): each writes only its own
+ * range of the output, so the result does not depend on the split. */
+
+static void
+rank_stack(void *c, size_t lo, size_t hi)
+{
+    const fin *f = c;
+    const uint32_t *stack = f->m->stack.data;
+    for (size_t i = lo; i < hi; i++)
+        f->rstack[i] = f->lrank[f->target[stack[i]]];
+}
+
+static void
+rank_labels(void *c, size_t lo, size_t hi)
+{
+    const fin *f = c;
+    const mlabel *labs = f->m->labels.data;
+    for (size_t i = lo; i < hi; i++) {
+        f->rlabels[i].key = f->srank[labs[i].key];
+        f->rlabels[i].str = f->srank[labs[i].str];
+        f->rlabels[i].unit = f->srank[labs[i].unit];
+        f->rlabels[i].num = labs[i].num;
+    }
+}
+
+typedef struct fill_job {
+    const fin *f;
+    const uint32_t *stord;
+    const uint8_t *live;
+    const uint32_t *ostk_off, *lout;
+    uint64_t *ostk;
+} fill_job;
+
+/* Output location ids of the first stack of each live rank, at the rank's offset. */
+static void
+fill_stacks(void *c, size_t lo, size_t hi)
+{
+    const fill_job *j = c;
+    const fin *f = j->f;
+    const uint32_t *stack = f->m->stack.data;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t r = f->strank[j->stord[i]];
+        if (!j->live[r] || (i && f->strank[j->stord[i - 1]] == r))
+            continue;
+        const mstack *x = &PPROF__AT(f->m->stacks, mstack, j->stord[i]);
+        uint64_t *o = j->ostk + j->ostk_off[r];
+        for (uint32_t k = 0; k < x->n; k++)
+            o[k] = j->lout[f->target[stack[x->off + k]]];
+    }
+}
+
+typedef struct out_job {
+    const fin *f;
+    const uint32_t *sout, *soff, *ostk_off;
+    pprof__sample *osam;
+    pprof_label *olab;
+    size_t nt;
+} out_job;
+
+static void
+out_samples(void *c, size_t lo, size_t hi)
+{
+    const out_job *j = c;
+    const fin *f = j->f;
+    const msample *ss = f->m->samples.data;
+    for (size_t i = lo; i < hi; i++) {
+        const msample *s = &ss[j->sout[i]];
+        pprof__sample *o = &j->osam[i];
+        o->loc_off = j->ostk_off[f->strank[s->stack]];
+        o->n_loc = s->n_loc;
+        o->val_off = (uint32_t)(i * j->nt);
+        o->n_val = (uint32_t)j->nt;
+        o->lab_off = j->soff[i];
+        o->n_lab = s->n_lab;
+        const mlabel *rl = f->rlabels + s->lab_off;
+        pprof_label *ol = j->olab + j->soff[i];
+        for (uint32_t k = 0; k < s->n_lab; k++) {
+            pprof_label x = {rl[k].key, rl[k].str, rl[k].num, rl[k].unit};
+            ol[k] = x;
+        }
+    }
 }
 
 pprof_status
@@ -1578,7 +1715,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     uint32_t *tmp = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
     uint32_t *stord = NULL, *sttmp = NULL;
     uint32_t *sord = NULL, *mord = NULL, *ford = NULL, *lord = NULL, *smord = NULL;
-    uint32_t *lout = NULL, *fout = NULL, *sout = NULL;
+    uint32_t *lout = NULL, *fout = NULL, *sout = NULL, *soff = NULL;
     uint8_t *lreach = NULL, *live = NULL, *lused = NULL;
     uint64_t *ostk = NULL;
     uint32_t *ostk_off = NULL;
@@ -1664,15 +1801,8 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         }
     }
     const uint32_t *stack = m->stack.data;
-    for (size_t i = 0; i < m->stack.len; i++)
-        f.rstack[i] = f.lrank[f.target[stack[i]]];
-    const mlabel *labs = m->labels.data;
-    for (size_t i = 0; i < m->labels.len; i++) {
-        f.rlabels[i].key = f.srank[labs[i].key];
-        f.rlabels[i].str = f.srank[labs[i].str];
-        f.rlabels[i].unit = f.srank[labs[i].unit];
-        f.rlabels[i].num = labs[i].num;
-    }
+    pprof__par_for(m->o.threads, m->stack.len, 1 << 16, rank_stack, &f);
+    pprof__par_for(m->o.threads, m->labels.len, 1 << 16, rank_labels, &f);
     size_t nst = m->stacks.len;
     if (!(f.strank = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
         !(stord = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
@@ -1680,7 +1810,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         goto fail;
     for (size_t i = 0; i < nst; i++)
         stord[i] = (uint32_t)i;
-    msort(stord, sttmp, nst, cmp_stack, &f);
+    psort(stord, sttmp, nst, cmp_stack, &f, m->o.threads);
     size_t n_ranks = 0;
     for (size_t i = 0; i < nst; i++) {
         if (i && cmp_stack(&f, stord[i - 1], stord[i]) != 0)
@@ -1695,12 +1825,13 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
      * samples equal: otherwise distinct stacks have distinct ranks), drop all-zero ones. */
     vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
     sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
+    soff = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
     lreach = pprof__malloc(a, nl + 1);
     lout = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     fout = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
     live = pprof__malloc(a, n_ranks + 1);
     ostk_off = pprof__malloc(a, (n_ranks + 1) * sizeof(uint32_t));
-    if (!vals || !sout || !lreach || !lout || !fout || !live || !ostk_off)
+    if (!vals || !sout || !soff || !lreach || !lout || !fout || !live || !ostk_off)
         goto fail;
     memset(lreach, 0, nl + 1);
     memset(live, 0, n_ranks + 1);
@@ -1731,6 +1862,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         for (size_t t = 0; t < nt; t++)
             nonzero |= v[t] != 0;
         if (nonzero) {
+            soff[n_out] = (uint32_t)lab_out;
             sout[n_out++] = smord[i];
             live[r] = 1;
             lab_out += s->n_lab;
@@ -1770,20 +1902,17 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     size_t ostk_len = 0;
     for (size_t i = 0; i < nst; i++) {
         uint32_t r = f.strank[stord[i]];
-        if (live[r] && !(i && f.strank[stord[i - 1]] == r))
+        if (live[r] && !(i && f.strank[stord[i - 1]] == r)) {
+            if (ostk_len >= UINT32_MAX)
+                goto fail;
+            ostk_off[r] = (uint32_t)ostk_len;
             ostk_len += PPROF__AT(m->stacks, mstack, stord[i]).n;
+        }
     }
     if (ostk_len >= UINT32_MAX || !(ostk = pprof__malloc(a, (ostk_len + 1) * sizeof(uint64_t))))
         goto fail;
-    for (size_t i = 0, o = 0; i < nst; i++) {
-        uint32_t r = f.strank[stord[i]];
-        if (!live[r] || (i && f.strank[stord[i - 1]] == r))
-            continue;
-        const mstack *x = &PPROF__AT(m->stacks, mstack, stord[i]);
-        ostk_off[r] = (uint32_t)o;
-        for (uint32_t k = 0; k < x->n; k++)
-            ostk[o++] = lout[f.target[stack[x->off + k]]];
-    }
+    fill_job fj = {&f, stord, live, ostk_off, lout, ostk};
+    pprof__par_for(m->o.threads, nst, 8192, fill_stacks, &fj);
 
     /* build the profile */
     if (!(p = pprof__profile_new(a)))
@@ -1821,24 +1950,9 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         PPROF__AT(p->sample_types, pprof_value_type, t) = o;
     }
     p->sample_types.len = nt;
-    pprof_label *olab = p->labels.data;
-    pprof__sample *osam = p->samples.data;
-    size_t n_lab = 0; /* a local: stores through olab could alias p's lengths */
-    for (size_t i = 0; i < n_out; i++) {
-        const msample *s = &ss[sout[i]];
-        pprof__sample *o = &osam[i];
-        o->loc_off = ostk_off[f.strank[s->stack]];
-        o->n_loc = s->n_loc;
-        o->val_off = (uint32_t)(i * nt);
-        o->n_val = (uint32_t)nt;
-        o->lab_off = (uint32_t)n_lab;
-        o->n_lab = s->n_lab;
-        const mlabel *rl = f.rlabels + s->lab_off;
-        for (uint32_t k = 0; k < s->n_lab; k++) {
-            pprof_label ol = {rl[k].key, rl[k].str, rl[k].num, rl[k].unit};
-            olab[n_lab++] = ol;
-        }
-    }
+    size_t n_lab = lab_out;
+    out_job oj = {&f, sout, soff, ostk_off, p->samples.data, p->labels.data, nt};
+    pprof__par_for(m->o.threads, n_out, 8192, out_samples, &oj);
     pprof__free(a, p->stack.data);
     p->stack.data = ostk;
     p->stack.cap = ostk_len + 1;
@@ -1933,7 +2047,7 @@ fail:
         pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_profile_free(p);
     uint32_t *bufs[] = {tmp,  f.srank, f.mrank, f.frank, f.lrank, f.target, f.rstack, sord,
-                        mord, ford,    lord,    smord,   lout,    fout,     sout};
+                        mord, ford,    lord,    smord,   lout,    fout,     sout,     soff};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         pprof__free(a, bufs[i]);
     pprof__free(a, f.rlabels);

@@ -548,6 +548,7 @@ merge_all(const merge_opts *o, const path_list *in)
 
     pprof_merge_options mo = o->m;
     mo.allocator = pl.alloc;
+    mo.threads = wo.threads; /* all cores, however few inputs there are */
     mo.warn = print_warning;
     mo.warn_ctx = (void *)o;
     pprof_merger *m = NULL;

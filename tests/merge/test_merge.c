@@ -47,6 +47,8 @@ static void
 mapping(pprof_profile *p, uint64_t id, uint64_t start, uint64_t limit, const char *file)
 {
     pprof_mapping *m = pprof__vec_push(NULL, &p->mappings, sizeof(*m));
+    if (!m)
+        abort();
     memset(m, 0, sizeof(*m));
     m->id = id;
     m->memory_start = start;
@@ -58,6 +60,8 @@ static void
 function(pprof_profile *p, uint64_t id, const char *name)
 {
     pprof_function *f = pprof__vec_push(NULL, &p->functions, sizeof(*f));
+    if (!f)
+        abort();
     memset(f, 0, sizeof(*f));
     f->id = id;
     f->name = S(p, name);
@@ -70,6 +74,8 @@ location(pprof_profile *p, uint64_t id, uint64_t mapping_id, uint64_t addr, size
          const int64_t *lines)
 {
     pprof__location *l = pprof__vec_push(NULL, &p->locations, sizeof(*l));
+    if (!l)
+        abort();
     memset(l, 0, sizeof(*l));
     l->id = id;
     l->mapping_id = mapping_id;
@@ -788,10 +794,63 @@ test_inputs(tap *t)
     pb_free(&big);
 }
 
+static uint64_t
+rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* finish's parallel sorts and copies: the same bytes for any number of threads, on inputs big
+ * enough to be split (tens of thousands of stacks, samples and stack entries). */
+static void
+test_threads(tap *t)
+{
+    pprof_profile *ps[3];
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (size_t k = 0; k < 3; k++) {
+        pprof_profile *p = ps[k] = mk("samples", "count");
+        for (uint64_t fid = 1; fid <= 300; fid++) {
+            char *name = pprof__arena_alloc(&p->arena, 16);
+            snprintf(name, 16, "fn%llu", (unsigned long long)fid);
+            function(p, fid, name);
+        }
+        for (uint64_t lid = 1; lid <= 600; lid++) {
+            int64_t ln[] = {(int64_t)(1 + lid % 300), (int64_t)lid, 0};
+            location(p, lid, 0, 0, 1, ln);
+        }
+        for (size_t i = 0; i < 20000; i++) {
+            uint64_t stk[24];
+            size_t depth = 1 + rnd(&x) % 24;
+            for (size_t d = 0; d < depth; d++)
+                stk[d] = 1 + rnd(&x) % 600;
+            const char *th = rnd(&x) % 2 ? "a" : "b";
+            int64_t span = (int64_t)(rnd(&x) % 3);
+            pprof_label l[2] = {{S(p, "thread"), S(p, th), 0, 0}, {S(p, "span"), 0, span, 0}};
+            sample(p, depth, stk, (int64_t)(rnd(&x) % 100), 2, l);
+        }
+    }
+    pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+    pprof_status st1, st3;
+    pprof_profile *one = merge_n(ps, NULL, 3, &o, &st1, NULL);
+    o.threads = 3;
+    pprof_profile *three = merge_n(ps, NULL, 3, &o, &st3, NULL);
+    tap_ok(
+        t, st1 == PPROF_OK && st3 == PPROF_OK && one->samples.len > 40000 && same_bytes(one, three),
+        "1 and 3 finishing threads give the same bytes (%zu samples)", one ? one->samples.len : 0);
+    pprof_profile_free(one);
+    pprof_profile_free(three);
+    for (size_t k = 0; k < 3; k++)
+        pprof_profile_free(ps[k]);
+}
+
 int
 main(void)
 {
     tap t = {0};
+    test_threads(&t);
     test_inputs(&t);
     test_corpus(&t);
     test_inline(&t);

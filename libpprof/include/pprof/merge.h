@@ -39,14 +39,14 @@ typedef struct pprof_merge_options {
     pprof_warn_fn warn; /* NULL: warnings are dropped */
     void *warn_ctx;
     pprof_allocator allocator;
+    /* Threads pprof_merger_finish may use for its sorts and copies (0 or 1: only the calling
+     * one). The result never depends on it. */
+    unsigned threads;
 } pprof_merge_options;
 
 #define PPROF_MERGE_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        sizeof(pprof_merge_options), false, PPROF_INLINE_KEEP, NULL, NULL,                         \
-        {                                                                                          \
-            0, 0, 0, 0                                                                             \
-        }                                                                                          \
+        sizeof(pprof_merge_options), false, PPROF_INLINE_KEEP, NULL, NULL, {0, 0, 0, 0}, 0         \
     }
 
 typedef struct pprof_merger pprof_merger;
