@@ -198,6 +198,25 @@ cache_take(blk_cache *c, size_t len)
     return h;
 }
 
+/* The smallest cached mapping of at least len bytes, or NULL. */
+static blk *
+cache_take_fit(blk_cache *c, size_t len)
+{
+    pthread_mutex_lock(&c->mu);
+    size_t best = CACHE_SLOTS;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i]->size >= len && (best == CACHE_SLOTS || c->v[i]->size < c->v[best]->size))
+            best = i;
+    blk *h = NULL;
+    if (best != CACHE_SLOTS) {
+        h = c->v[best];
+        c->v[best] = c->v[--c->n];
+        c->bytes -= h->size;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return h;
+}
+
 static bool
 cache_put(blk_cache *c, blk *h)
 {
@@ -296,7 +315,16 @@ blk_realloc(void *ctx, void *p, size_t size)
         size_t len = (size + sizeof(blk) + 4095) & ~(size_t)4095;
         if (len <= h->size)
             return p;
-        blk *r = blk_resize(h, len);
+        /* A cached mapping that fits has its pages already: copying into it is cheaper than
+         * faulting in the grown tail (arrays double, so the copy is at most what was used). */
+        blk *r = cache_take_fit(ctx, len);
+        if (r) {
+            memcpy(r + 1, p, h->size - sizeof(blk));
+            r->mapped = 1;
+            blk_free(ctx, p);
+            return r + 1;
+        }
+        r = blk_resize(h, len);
         return r ? r + 1 : NULL;
     }
 #endif
@@ -614,6 +642,9 @@ merge_all(const merge_opts *o, const path_list *in)
     if (rc == TOOL_EXIT_OK) {
         pprof_profile *out = NULL;
         st = pprof_merger_finish(m, &out, &err);
+        /* freed before writing, so that the encoder reuses the merger's (faulted-in) memory */
+        pprof_merger_free(m);
+        m = NULL;
         double t_finished = now();
         if (st == PPROF_OK)
             st = pprof_profile_write_file(out, o->out, &wo, &err);
