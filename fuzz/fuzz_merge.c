@@ -131,6 +131,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
     o.intersect_types = (h >> 8) & 1;
     o.inline_conflict = (pprof_inline_conflict)((h >> 9) % 3);
+    o.threads = (h >> 12) & 1 ? 2 : 0; /* the merger's own thread, and finish's */
     pprof_buffer forward = {0}, backward = {0}, inc = {0}, inc2 = {0}, grouped = {0};
     pprof_profile *merged = NULL;
     if (merge(ps.p, ps.n, &o, &forward, &merged) != PPROF_OK)

@@ -6,6 +6,7 @@
  * reach the output: finish sorts each table by content and numbers it from that order. Every
  * per-entity attribute that is not part of a key is combined with a commutative, associative
  * rule (min, max, or, sum) so the result is the same for any order and grouping. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -190,6 +191,27 @@ typedef struct msample {
     uint32_t stack;
 } msample;
 
+typedef struct psample {
+    uint32_t si;             /* global sample index, for errors */
+    uint32_t stk_off, n_loc; /* merged location indices in the batch's stk */
+    uint32_t lab_off, n_lab; /* canonical labels in the batch's lab */
+    uint32_t val_off;        /* the batch's n_types values in val */
+    uint32_t h32;            /* stack hash, then sample hash */
+    uint32_t sid;            /* the interned stack */
+} psample;
+
+typedef struct merge_batch {
+    pprof__vec q;   /* psample */
+    pprof__vec stk; /* uint32_t */
+    pprof__vec lab; /* mlabel */
+    pprof__vec val; /* int64_t */
+    size_t n_types;
+    /* stage 2's outcome: PPROF_OK, PPROF_E_NOMEM or PPROF_E_OVERFLOW at (si, column) */
+    pprof_status st;
+    uint32_t bad_si, bad_t, bad_sid;
+    int64_t bad_sum, bad_add;
+} merge_batch;
+
 struct pprof_merger {
     pprof_merge_options o;
     pprof_allocator a;
@@ -229,9 +251,15 @@ struct pprof_merger {
     pprof__vec comments; /* uint32_t, deduplicated */
 
     /* scratch for one lookup */
-    pprof__vec tmp_lines;  /* mline */
-    pprof__vec tmp_stack;  /* uint32_t */
-    pprof__vec tmp_labels; /* mlabel */
+    pprof__vec tmp_lines; /* mline */
+
+    /* samples in flight from stage 1 to stage 2 (see s1_sample), and stage 2's thread */
+    merge_batch batch[2];
+    size_t s2_sent, s2_done; /* batches handed over and absorbed; batch[k % 2] is the k-th */
+    bool s2_running, s2_tried, s2_quit, s2_failed;
+    pthread_t s2;
+    pthread_mutex_t s2_mu;
+    pthread_cond_t s2_cv;
 };
 
 static pprof_status
@@ -292,16 +320,31 @@ intern(pprof_merger *m, const char *data, size_t len)
     return idx;
 }
 
+static void s2_stop(pprof_merger *m);
+
+static bool
+batch_init(pprof_merger *m, int k)
+{
+    merge_batch *b = &m->batch[k];
+    return pprof__vec_grow(&m->a, &b->q, sizeof(psample), 16) &&
+           pprof__vec_grow(&m->a, &b->stk, sizeof(uint32_t), 16) &&
+           pprof__vec_grow(&m->a, &b->lab, sizeof(mlabel), 16) &&
+           pprof__vec_grow(&m->a, &b->val, sizeof(int64_t), 16);
+}
+
 void
 pprof_merger_free(pprof_merger *m)
 {
     if (!m)
         return;
+    s2_stop(m);
     const pprof_allocator a = m->a;
-    pprof__vec *vecs[] = {&m->strings,    &m->mappings, &m->functions, &m->locations, &m->lines,
-                          &m->samples,    &m->stack,    &m->labels,    &m->values,    &m->names,
-                          &m->types,      &m->comments, &m->type_bad,  &m->tmp_lines, &m->tmp_stack,
-                          &m->tmp_labels, &m->stacks};
+    pprof__vec *vecs[] = {&m->strings,      &m->mappings,     &m->functions,    &m->locations,
+                          &m->lines,        &m->samples,      &m->stack,        &m->labels,
+                          &m->values,       &m->names,        &m->types,        &m->comments,
+                          &m->type_bad,     &m->tmp_lines,    &m->stacks,       &m->batch[0].q,
+                          &m->batch[0].stk, &m->batch[0].lab, &m->batch[0].val, &m->batch[1].q,
+                          &m->batch[1].stk, &m->batch[1].lab, &m->batch[1].val};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         pprof__free(&a, vecs[i]->data);
     htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,   &m->loc_ht,
@@ -338,9 +381,8 @@ pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out, pprof_erro
         !pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), 16) ||
         !pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), 16) ||
         !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), 16) ||
-        !pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), 16) ||
-        !pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t), 16) ||
-        !pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), 16)) {
+        !pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), 16) || !batch_init(m, 0) ||
+        !batch_init(m, 1)) {
         pprof_merger_free(m);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     }
@@ -695,22 +737,22 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
     return true;
 }
 
-/* Samples are absorbed in batches through three passes: (1) map the stack's locations and
- * hash the stack, (2) intern the stack and map the labels, (3) find or add the sample and sum
- * its values. Each pass prefetches the hash-table slots the next one reads: with hundreds of
- * thousands of stacks and samples those tables are far larger than the caches, and a miss per
- * probe was most of the merge. Errors are reported as a one-at-a-time merge would: a sample's
- * error wins over any error of a later sample. */
-#define BATCH 32
-
-typedef struct pend {
-    uint32_t si;
-    uint32_t stk_off, n_loc; /* the stack in m->tmp_stack, merged location indices */
-    uint32_t lab_off, n_lab; /* the canonical labels in m->tmp_labels */
-    uint32_t h32;            /* stack hash in pass 1, sample hash in pass 2 */
-    uint32_t sid;            /* the interned stack */
-    bool skip;               /* all values zero */
-} pend;
+/* Samples are absorbed in two stages. Stage 1 (the calling thread) maps a sample onto the
+ * merger's strings, functions and locations: its stack becomes merged location indices, its
+ * labels merged string ids in canonical order, its values the merged columns. Stage 2 interns
+ * the stacks and the samples and sums the values. Stage 2 owns the stack and sample tables and
+ * stage 1 everything else, so with threads >= 2 stage 2 runs on a thread of its own, a batch
+ * behind stage 1 (the merger's thread is joined when the merger is freed). Stage 2 takes the
+ * samples in input order either way, so nothing depends on it. Within a batch, stage 2 works in
+ * groups whose hash-table slots it prefetches a pass ahead: those tables are far larger than the
+ * caches, and a miss per probe was most of the merge. Errors are reported as a one-at-a-time
+ * merge would: a sample's error wins over any error of a later sample. */
+/* Samples per batch handed to stage 2: an eighth of the input, so that the stages overlap on
+ * small inputs too (they wait for each other at the end of every input), within bounds that
+ * keep the handovers rare and the batches in cache. */
+#define SBATCH_MIN 256
+#define SBATCH_MAX 4096
+#define PF 32 /* prefetch group */
 
 static inline void
 prefetch_slot(const htab *t, uint32_t h32)
@@ -719,65 +761,14 @@ prefetch_slot(const htab *t, uint32_t h32)
         __builtin_prefetch(&t->slots[h32 & t->mask]);
 }
 
-/* Pass 1 for one sample: values checked, stack mapped and hashed. */
-static pprof_status
-sample_stack(in_ctx *c, size_t si, pend *q)
+/* Stage 2 for one group: the stack interned, the sample hashed. */
+static bool
+s2_stack(pprof_merger *m, const merge_batch *b, psample *q)
 {
-    pprof_merger *m = c->m;
-    const pprof_profile *p = c->p;
-    pprof_sample s = pprof_profile_sample(p, si);
-    char path[128];
-    q->si = (uint32_t)si;
-    if (s.n_value != p->sample_types.len) {
-        pprof__path(path, "sample[%zu].value", si + c->sample_base);
-        return bad(c, path, "sample has %zu values but there are %zu sample types", s.n_value,
-                   p->sample_types.len);
-    }
-    /* Zero in the input's own columns, not in the merged ones: those depend on the inputs
-     * absorbed so far (type intersection), and whether a sample is checked and its locations
-     * taken must not. A sample zero in the kept columns only is dropped by finish. */
-    bool nonzero = false;
-    for (size_t t = 0; t < s.n_value; t++)
-        nonzero |= s.value[t] != 0;
-    q->skip = !nonzero;
-    q->n_loc = (uint32_t)s.n_location_id;
-    q->stk_off = (uint32_t)m->tmp_stack.len;
-    if (q->skip)
-        return PPROF_OK;
-    if (!pprof__vec_grow(&m->a, &m->tmp_stack, sizeof(uint32_t),
-                         m->tmp_stack.len + s.n_location_id))
-        return nomem(m, c->err);
-    uint32_t *stk = (uint32_t *)m->tmp_stack.data + q->stk_off;
-    uint64_t h = hmix(4, s.n_location_id);
-    for (size_t j = 0; j < s.n_location_id; j++) {
-        uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
-        if (li == PPROF_NONE) {
-            pprof__path(path, "sample[%zu].location_id[%zu]", si + c->sample_base, j);
-            return bad(c, path, "location id %llu does not exist",
-                       (unsigned long long)s.location_id[j]);
-        }
-        pprof_status st = map_location(c, li, &stk[j]);
-        if (st)
-            return st;
-        h = hmix(h, stk[j]);
-    }
-    m->tmp_stack.len += s.n_location_id;
-    q->h32 = (uint32_t)(hfinal(h) >> 32);
-    prefetch_slot(&m->stack_ht, q->h32);
-    return PPROF_OK;
-}
-
-/* Pass 2: the stack interned, the labels mapped into canonical order, the sample hashed. */
-static pprof_status
-sample_labels(in_ctx *c, pend *q)
-{
-    pprof_merger *m = c->m;
-    if (q->skip)
-        return PPROF_OK;
-    const uint32_t *stk = (const uint32_t *)m->tmp_stack.data + q->stk_off;
+    const uint32_t *stk = (const uint32_t *)b->stk.data + q->stk_off;
     uint32_t n_loc = q->n_loc;
     if (ht_need_grow(&m->stack_ht) && !ht_grow(&m->a, &m->stack_ht))
-        return nomem(m, c->err);
+        return false;
     size_t slot;
     uint32_t sid;
     {
@@ -790,10 +781,10 @@ sample_labels(in_ctx *c, pend *q)
     if (sid == PPROF_NONE) {
         if (m->stack.len + n_loc >= UINT32_MAX || m->stacks.len >= UINT32_MAX - 1 ||
             !pprof__vec_grow(&m->a, &m->stack, sizeof(uint32_t), m->stack.len + n_loc))
-            return nomem(m, c->err);
+            return false;
         mstack *ns = pprof__vec_push(&m->a, &m->stacks, sizeof(*ns));
         if (!ns)
-            return nomem(m, c->err);
+            return false;
         ns->off = (uint32_t)m->stack.len;
         ns->n = n_loc;
         if (n_loc)
@@ -803,49 +794,24 @@ sample_labels(in_ctx *c, pend *q)
         ht_put(&m->stack_ht, slot, q->h32, sid);
     }
     q->sid = sid;
-    pprof_sample s = pprof_profile_sample(c->p, q->si);
-    size_t si = q->si + c->sample_base;
-    if (!pprof__vec_grow(&m->a, &m->tmp_labels, sizeof(mlabel), m->tmp_labels.len + s.n_label))
-        return nomem(m, c->err);
-    q->lab_off = (uint32_t)m->tmp_labels.len;
-    q->n_lab = (uint32_t)s.n_label;
-    mlabel *lab = (mlabel *)m->tmp_labels.data + q->lab_off;
-    for (size_t j = 0; j < s.n_label; j++) {
-        const pprof_label *l = &s.label[j];
-        pprof_status st;
-        mlabel x = {0, 0, 0, l->num};
-        if ((st = map_str(c, l->key, &x.key, "sample[%zu].label[%zu].key", si, j)) ||
-            (st = map_str(c, l->str, &x.str, "sample[%zu].label[%zu].str", si, j)) ||
-            (st = map_str(c, l->num_unit, &x.unit, "sample[%zu].label[%zu].num_unit", si, j)))
-            return st;
-        size_t k = j; /* insertion sort keeps equal keys in input order */
-        while (k > 0 && label_order(m, &lab[k - 1], &x) > 0) {
-            lab[k] = lab[k - 1];
-            k--;
-        }
-        lab[k] = x;
-    }
-    m->tmp_labels.len += s.n_label;
-    uint64_t h = hmix(hmix(5, sid), s.n_label);
-    for (size_t j = 0; j < s.n_label; j++)
+    const mlabel *lab = (const mlabel *)b->lab.data + q->lab_off;
+    uint64_t h = hmix(hmix(5, sid), q->n_lab);
+    for (size_t j = 0; j < q->n_lab; j++)
         h = hmix(hmix(hmix(hmix(h, lab[j].key), lab[j].str), lab[j].unit), (uint64_t)lab[j].num);
     q->h32 = (uint32_t)(hfinal(h) >> 32);
     prefetch_slot(&m->sample_ht, q->h32);
-    return PPROF_OK;
+    return true;
 }
 
-/* Pass 3: the sample found or added, its values summed. */
+/* Stage 2: the sample found or added, its values summed. */
 static pprof_status
-sample_values(in_ctx *c, const pend *q)
+s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
 {
-    pprof_merger *m = c->m;
-    if (q->skip)
-        return PPROF_OK;
-    pprof_sample s = pprof_profile_sample(c->p, q->si);
-    const mlabel *lab = (const mlabel *)m->tmp_labels.data + q->lab_off;
+    const mlabel *lab = (const mlabel *)b->lab.data + q->lab_off;
     uint32_t sid = q->sid, h32 = q->h32, n_lab = q->n_lab;
+    size_t nt = b->n_types;
     if (ht_need_grow(&m->sample_ht) && !ht_grow(&m->a, &m->sample_ht))
-        return nomem(m, c->err);
+        return PPROF_E_NOMEM;
     size_t slot;
     uint32_t idx;
     const msample *ss = m->samples.data;
@@ -856,13 +822,13 @@ sample_values(in_ctx *c, const pend *q)
     int64_t *vals;
     if (idx == PPROF_NONE) {
         if (m->labels.len + n_lab >= UINT32_MAX || m->samples.len >= UINT32_MAX - 1)
-            return nomem(m, c->err);
+            return PPROF_E_NOMEM;
         if (!pprof__vec_grow(&m->a, &m->labels, sizeof(mlabel), m->labels.len + n_lab) ||
-            !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + m->n_types))
-            return nomem(m, c->err);
+            !pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + nt))
+            return PPROF_E_NOMEM;
         msample *ns = pprof__vec_push(&m->a, &m->samples, sizeof(*ns));
         if (!ns)
-            return nomem(m, c->err);
+            return PPROF_E_NOMEM;
         const mstack st_ = PPROF__AT(m->stacks, mstack, sid);
         ns->loc_off = st_.off;
         ns->n_loc = st_.n;
@@ -873,78 +839,256 @@ sample_values(in_ctx *c, const pend *q)
             memcpy((mlabel *)m->labels.data + m->labels.len, lab, n_lab * sizeof(mlabel));
         m->labels.len += n_lab;
         vals = (int64_t *)m->values.data + m->values.len;
-        memset(vals, 0, m->n_types * sizeof(int64_t));
-        m->values.len += m->n_types;
+        memset(vals, 0, nt * sizeof(int64_t));
+        m->values.len += nt;
         idx = (uint32_t)(m->samples.len - 1);
         ht_put(&m->sample_ht, slot, h32, idx);
     } else {
-        vals = (int64_t *)m->values.data + (size_t)idx * m->n_types;
+        vals = (int64_t *)m->values.data + (size_t)idx * nt;
     }
-    for (size_t t = 0; t < m->n_types; t++) {
-        int64_t v = s.value[c->col_of[t]], sum;
-        if (__builtin_add_overflow(vals[t], v, &sum)) {
-            const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, t);
-            const pprof_string *tn = mstr(m, (uint32_t)vt->type);
-            const pprof_string *leaf = mstr(m, 0);
-            const mstack *x = &PPROF__AT(m->stacks, mstack, sid);
-            if (x->n) {
-                const mlocation *l0 =
-                    &PPROF__AT(m->locations, mlocation, PPROF__AT(m->stack, uint32_t, x->off));
-                if (l0->n_line)
-                    leaf = mstr(m, PPROF__AT(m->functions, mfunction,
-                                             PPROF__AT(m->lines, mline, l0->line_off).fn)
-                                       .name);
-            }
-            char path[128];
-            pprof__path(path, "sample[%zu].value[%zu]", q->si + c->sample_base,
-                        (size_t)c->col_of[t]);
-            m->failed = PPROF_E_OVERFLOW;
-            return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
-                                "%s: %.*s total of the sample with leaf '%.*s' overflows int64 "
-                                "(%lld + %lld)",
-                                c->name, (int)(tn->len > 40 ? 40 : tn->len), tn->data,
-                                (int)(leaf->len > 80 ? 80 : leaf->len), leaf->data,
-                                (long long)vals[t], (long long)v);
+    const int64_t *add = (const int64_t *)b->val.data + q->val_off;
+    for (size_t t = 0; t < nt; t++) {
+        int64_t sum;
+        if (__builtin_add_overflow(vals[t], add[t], &sum)) {
+            b->bad_si = q->si;
+            b->bad_t = (uint32_t)t;
+            b->bad_sid = sid;
+            b->bad_sum = vals[t];
+            b->bad_add = add[t];
+            return PPROF_E_OVERFLOW;
         }
         vals[t] = sum;
     }
     return PPROF_OK;
 }
 
+/* Stage 2 over a batch; stops at the first failure and records it in the batch. */
+static void
+s2_batch(pprof_merger *m, merge_batch *b)
+{
+    psample *q = b->q.data;
+    size_t n = b->q.len;
+    b->st = PPROF_OK;
+    for (size_t base = 0; base < n; base += PF) {
+        size_t k = n - base < PF ? n - base : PF;
+        for (size_t i = 0; i < k; i++)
+            prefetch_slot(&m->stack_ht, q[base + i].h32);
+        for (size_t i = 0; i < k; i++)
+            if (!s2_stack(m, b, &q[base + i])) {
+                b->st = PPROF_E_NOMEM;
+                return;
+            }
+        for (size_t i = 0; i < k; i++)
+            if ((b->st = s2_sample(m, b, &q[base + i])))
+                return;
+    }
+}
+
+static void *
+s2_thread(void *arg)
+{
+    pprof_merger *m = arg;
+    pthread_mutex_lock(&m->s2_mu);
+    for (;;) {
+        while (m->s2_done == m->s2_sent && !m->s2_quit)
+            pthread_cond_wait(&m->s2_cv, &m->s2_mu);
+        if (m->s2_done == m->s2_sent)
+            break; /* quit, with nothing left */
+        merge_batch *b = &m->batch[m->s2_done % 2];
+        bool skip = m->s2_failed;
+        pthread_mutex_unlock(&m->s2_mu);
+        if (!skip)
+            s2_batch(m, b);
+        pthread_mutex_lock(&m->s2_mu);
+        if (!skip && b->st)
+            m->s2_failed = true;
+        m->s2_done++;
+        pthread_cond_broadcast(&m->s2_cv);
+    }
+    pthread_mutex_unlock(&m->s2_mu);
+    return NULL;
+}
+
+/* Hands the batch being filled to stage 2 and returns the next one to fill, once stage 2 is
+ * done with it. Without a stage-2 thread the batch is processed here and now. */
+static merge_batch *
+s2_send(pprof_merger *m)
+{
+    merge_batch *b = &m->batch[m->s2_sent % 2];
+    if (!m->s2_running) {
+        if (!m->s2_failed) {
+            s2_batch(m, b);
+            m->s2_failed = b->st != PPROF_OK;
+        }
+        m->s2_sent++;
+        m->s2_done++;
+    } else {
+        pthread_mutex_lock(&m->s2_mu);
+        m->s2_sent++;
+        pthread_cond_broadcast(&m->s2_cv);
+        while (m->s2_done + 1 < m->s2_sent) /* the other batch is still being absorbed */
+            pthread_cond_wait(&m->s2_cv, &m->s2_mu);
+        pthread_mutex_unlock(&m->s2_mu);
+    }
+    merge_batch *next = &m->batch[m->s2_sent % 2];
+    next->q.len = next->stk.len = next->lab.len = next->val.len = 0;
+    next->n_types = m->n_types;
+    return next;
+}
+
+/* Waits until stage 2 has absorbed everything sent. */
+static void
+s2_drain(pprof_merger *m)
+{
+    if (!m->s2_running)
+        return;
+    pthread_mutex_lock(&m->s2_mu);
+    while (m->s2_done < m->s2_sent)
+        pthread_cond_wait(&m->s2_cv, &m->s2_mu);
+    pthread_mutex_unlock(&m->s2_mu);
+}
+
+static void
+s2_start(pprof_merger *m)
+{
+    if (m->s2_running || m->o.threads < 2 || m->s2_tried)
+        return;
+    m->s2_tried = true; /* one attempt: without a thread, stage 2 runs inline */
+    if (pthread_mutex_init(&m->s2_mu, NULL))
+        return;
+    if (pthread_cond_init(&m->s2_cv, NULL)) {
+        pthread_mutex_destroy(&m->s2_mu);
+        return;
+    }
+    if (pthread_create(&m->s2, NULL, s2_thread, m)) {
+        pthread_cond_destroy(&m->s2_cv);
+        pthread_mutex_destroy(&m->s2_mu);
+        return;
+    }
+    m->s2_running = true;
+}
+
+static void
+s2_stop(pprof_merger *m)
+{
+    if (!m->s2_running)
+        return;
+    pthread_mutex_lock(&m->s2_mu);
+    m->s2_quit = true;
+    pthread_cond_broadcast(&m->s2_cv);
+    pthread_mutex_unlock(&m->s2_mu);
+    pthread_join(m->s2, NULL);
+    pthread_cond_destroy(&m->s2_cv);
+    pthread_mutex_destroy(&m->s2_mu);
+    m->s2_running = false;
+}
+
+/* Stage 1 for one sample (index si in p's sample table, the input's sample si + sample_base):
+ * checked and mapped into batch b, or nothing when all its values are zero. */
 static pprof_status
-absorb_samples(in_ctx *c)
+s1_sample(in_ctx *c, size_t si, merge_batch *b)
 {
     pprof_merger *m = c->m;
-    size_t ns = c->p->samples.len;
-    pend q[BATCH];
-    for (size_t base = 0; base < ns; base += BATCH) {
-        size_t n = ns - base < BATCH ? ns - base : BATCH;
-        m->tmp_stack.len = 0;
-        m->tmp_labels.len = 0;
-        /* A pass stops at its first error and the later passes run only over the samples
-         * before it, whose errors (written to err later) take precedence. */
-        pprof_status st = PPROF_OK, st2 = PPROF_OK, st3 = PPROF_OK;
-        for (size_t i = 0; i < n; i++)
-            if ((st = sample_stack(c, base + i, &q[i]))) {
-                n = i;
-                break;
-            }
-        for (size_t i = 0; i < n; i++)
-            if ((st2 = sample_labels(c, &q[i]))) {
-                n = i;
-                break;
-            }
-        for (size_t i = 0; i < n; i++)
-            if ((st3 = sample_values(c, &q[i])))
-                break;
-        if (st3)
-            return st3;
-        if (st2)
-            return st2;
+    const pprof_profile *p = c->p;
+    pprof_sample s = pprof_profile_sample(p, si);
+    size_t gsi = si + c->sample_base;
+    char path[128];
+    if (s.n_value != p->sample_types.len) {
+        pprof__path(path, "sample[%zu].value", gsi);
+        return bad(c, path, "sample has %zu values but there are %zu sample types", s.n_value,
+                   p->sample_types.len);
+    }
+    /* Zero in the input's own columns, not in the merged ones: those depend on the inputs
+     * absorbed so far (type intersection), and whether a sample is checked and its locations
+     * taken must not. A sample zero in the kept columns only is dropped by finish. */
+    bool nonzero = false;
+    for (size_t t = 0; t < s.n_value; t++)
+        nonzero |= s.value[t] != 0;
+    if (!nonzero)
+        return PPROF_OK;
+    size_t nt = b->n_types;
+    if (b->stk.len + s.n_location_id >= UINT32_MAX ||
+        !pprof__vec_grow(&m->a, &b->stk, sizeof(uint32_t), b->stk.len + s.n_location_id) ||
+        !pprof__vec_grow(&m->a, &b->lab, sizeof(mlabel), b->lab.len + s.n_label) ||
+        !pprof__vec_grow(&m->a, &b->val, sizeof(int64_t), b->val.len + nt) ||
+        !pprof__vec_grow(&m->a, &b->q, sizeof(psample), b->q.len + 1))
+        return nomem(m, c->err);
+    psample *q = (psample *)b->q.data + b->q.len;
+    q->si = (uint32_t)gsi;
+    q->stk_off = (uint32_t)b->stk.len;
+    q->n_loc = (uint32_t)s.n_location_id;
+    uint32_t *stk = (uint32_t *)b->stk.data + q->stk_off;
+    uint64_t h = hmix(4, s.n_location_id);
+    for (size_t j = 0; j < s.n_location_id; j++) {
+        uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
+        if (li == PPROF_NONE) {
+            pprof__path(path, "sample[%zu].location_id[%zu]", gsi, j);
+            return bad(c, path, "location id %llu does not exist",
+                       (unsigned long long)s.location_id[j]);
+        }
+        pprof_status st = map_location(c, li, &stk[j]);
         if (st)
             return st;
+        h = hmix(h, stk[j]);
     }
+    q->h32 = (uint32_t)(hfinal(h) >> 32);
+    q->lab_off = (uint32_t)b->lab.len;
+    q->n_lab = (uint32_t)s.n_label;
+    mlabel *lab = (mlabel *)b->lab.data + q->lab_off;
+    for (size_t j = 0; j < s.n_label; j++) {
+        const pprof_label *l = &s.label[j];
+        pprof_status st;
+        mlabel x = {0, 0, 0, l->num};
+        if ((st = map_str(c, l->key, &x.key, "sample[%zu].label[%zu].key", gsi, j)) ||
+            (st = map_str(c, l->str, &x.str, "sample[%zu].label[%zu].str", gsi, j)) ||
+            (st = map_str(c, l->num_unit, &x.unit, "sample[%zu].label[%zu].num_unit", gsi, j)))
+            return st;
+        size_t k = j; /* insertion sort keeps equal keys in input order */
+        while (k > 0 && label_order(m, &lab[k - 1], &x) > 0) {
+            lab[k] = lab[k - 1];
+            k--;
+        }
+        lab[k] = x;
+    }
+    q->val_off = (uint32_t)b->val.len;
+    int64_t *val = (int64_t *)b->val.data + q->val_off;
+    for (size_t t = 0; t < nt; t++)
+        val[t] = s.value[c->col_of[t]];
+    b->stk.len += s.n_location_id;
+    b->lab.len += s.n_label;
+    b->val.len += nt;
+    b->q.len++;
     return PPROF_OK;
+}
+
+/* The error stage 2 recorded, as an error of this input. */
+static pprof_status
+s2_error(in_ctx *c, const merge_batch *b)
+{
+    pprof_merger *m = c->m;
+    m->failed = b->st;
+    if (b->st != PPROF_E_OVERFLOW)
+        return nomem(m, c->err);
+    const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, b->bad_t);
+    const pprof_string *tn = mstr(m, (uint32_t)vt->type);
+    const pprof_string *leaf = mstr(m, 0);
+    const mstack *x = &PPROF__AT(m->stacks, mstack, b->bad_sid);
+    if (x->n) {
+        const mlocation *l0 =
+            &PPROF__AT(m->locations, mlocation, PPROF__AT(m->stack, uint32_t, x->off));
+        if (l0->n_line)
+            leaf = mstr(
+                m, PPROF__AT(m->functions, mfunction, PPROF__AT(m->lines, mline, l0->line_off).fn)
+                       .name);
+    }
+    char path[128];
+    pprof__path(path, "sample[%zu].value[%zu]", (size_t)b->bad_si, (size_t)c->col_of[b->bad_t]);
+    return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                        "%s: %.*s total of the sample with leaf '%.*s' overflows int64 "
+                        "(%lld + %lld)",
+                        c->name, (int)(tn->len > 40 ? 40 : tn->len), tn->data,
+                        (int)(leaf->len > 80 ? 80 : leaf->len), leaf->data, (long long)b->bad_sum,
+                        (long long)b->bad_add);
 }
 
 /* ------------------------------------------------------------------ types and header */
@@ -1200,35 +1344,55 @@ check_ids(in_ctx *c)
     return PPROF_OK;
 }
 
-/* A merge input's samples are decoded and absorbed a batch at a time, so the input never holds
- * more than one batch decoded (a decoded sample table is several times its encoding). */
+/* A merge input's samples are decoded a part at a time, so the input never holds more than one
+ * part decoded (a decoded sample table is several times its encoding). */
 #define LAZY_BATCH 4096
 
 static pprof_status
 absorb_all_samples(in_ctx *c)
 {
+    pprof_merger *m = c->m;
     pprof_profile *p = (pprof_profile *)c->p; /* only merge inputs, which the merger may decode */
-    size_t total = p->lazy.len / 2;
-    if (total == 0)
-        return absorb_samples(c);
+    size_t lazy = p->lazy.len / 2, total = lazy ? lazy : p->samples.len;
     p->lazy_stack = p->lazy_values = p->lazy_labels = 0;
-    for (size_t base = 0; base < total; base += LAZY_BATCH) {
+    s2_start(m);
+    merge_batch *b = &m->batch[m->s2_sent % 2];
+    b->q.len = b->stk.len = b->lab.len = b->val.len = 0;
+    b->n_types = m->n_types;
+    size_t sbatch = total / 8 < SBATCH_MIN   ? SBATCH_MIN
+                    : total / 8 > SBATCH_MAX ? SBATCH_MAX
+                                             : total / 8;
+    pprof_status st = PPROF_OK;
+    for (size_t base = 0; base < total && st == PPROF_OK; base += LAZY_BATCH) {
         size_t n = total - base < LAZY_BATCH ? total - base : LAZY_BATCH;
-        pprof_status st = pprof__decode_samples(p, base, n, c->err);
-        if (st) {
-            char msg[sizeof(c->err->message)];
+        if (lazy && (st = pprof__decode_samples(p, base, n, c->err))) {
             if (c->err) { /* name the input, as the merger's own errors do */
+                char msg[sizeof(c->err->message)];
                 snprintf(msg, sizeof(msg), "%.100s: %.150s", c->name, c->err->message);
                 memcpy(c->err->message, msg, sizeof(msg));
             }
-            c->m->failed = st;
-            return st;
+            m->failed = st;
+            break;
         }
-        c->sample_base = base;
-        if ((st = absorb_samples(c)))
-            return st;
+        c->sample_base = lazy ? base : 0;
+        for (size_t i = lazy ? 0 : base; i < (lazy ? n : base + n); i++) {
+            if ((st = s1_sample(c, i, b)))
+                break;
+            if (b->q.len == sbatch)
+                b = s2_send(m);
+        }
     }
-    return PPROF_OK;
+    /* The samples before a stage-1 failure are absorbed first: an overflow among them is the
+     * earlier error. */
+    if (b->q.len)
+        b = s2_send(m);
+    s2_drain(m);
+    if (m->s2_failed) {
+        for (int k = 0; k < 2; k++)
+            if (m->batch[k].st)
+                return s2_error(c, &m->batch[k]);
+    }
+    return st;
 }
 
 /* Room for everything p could add, made up front: growing step by step while absorbing

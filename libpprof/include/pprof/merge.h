@@ -39,8 +39,11 @@ typedef struct pprof_merge_options {
     pprof_warn_fn warn; /* NULL: warnings are dropped */
     void *warn_ctx;
     pprof_allocator allocator;
-    /* Threads pprof_merger_finish may use for its sorts and copies (0 or 1: only the calling
-     * one). The result never depends on it. */
+    /* Threads the merger may use (0 or 1: only the calling one). With 2 or more, a merger keeps
+     * one thread of its own that absorbs samples while the caller's thread maps the next ones
+     * (pprof_merger_add still returns only when its input is absorbed), and
+     * pprof_merger_finish sorts and copies on up to this many threads. The allocator is then
+     * called from those threads too. The result never depends on it. */
     unsigned threads;
 } pprof_merge_options;
 
