@@ -1982,6 +1982,11 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         f.strank[stord[i]] = (uint32_t)n_ranks;
     }
     n_ranks += nst != 0;
+    /* Given back now, so that the output's tables below can reuse the pages. */
+    pprof__free(a, f.rstack);
+    f.rstack = NULL;
+    pprof__free(a, sttmp);
+    sttmp = NULL;
     if (!(smord = order_samples(&f, nsm, n_ranks, tmp)))
         goto fail;
 
