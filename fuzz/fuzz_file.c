@@ -72,7 +72,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
         w.format = size ? (pprof_format)(data[0] % 3) : PPROF_FORMAT_RAW;
         w.level = 1;
+        w.threads = size > 1 && (data[1] & 1) ? 2 : 0; /* gzip: compressing while encoding */
         st = pprof_profile_write_file(p, path, &w, &err);
+        FUZZ_CHECK(st == PPROF_OK || !strstr(err.message, "computed bound"),
+                   "the encoding bound is wrong: %s", err.message);
         if (st == PPROF_OK) {
             pprof_profile *r = NULL;
             st = pprof_profile_read_file(path, &o, &r, &err);

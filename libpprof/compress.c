@@ -228,102 +228,164 @@ pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt, const ppro
     return PPROF_OK;
 }
 
-/* gzip in members of PPROF_GZIP_MEMBER_BYTES input bytes, compressed by up to `threads` threads
- * at once. Member k is compressed into its own bounded region at dst[k]; the regions are packed
- * together afterwards, in order, so the bytes depend only on the input and the level. */
-typedef struct gz_job {
+/* gzip as members of PPROF_GZIP_MEMBER_BYTES input bytes each, compressed by up to `threads`
+ * threads, possibly while the input is still being produced (pprof__gz_stream_ready). Member k
+ * is compressed into its own bounded region of the output; the regions are packed together in
+ * order at the end, so the bytes depend only on the input and the level. */
+#define GZ_MAX_THREADS 64
+#define GZ_M PPROF_GZIP_MEMBER_BYTES
+
+struct pprof__gz_stream {
     const uint8_t *in;
-    size_t in_len, n;
     int level;
-    uint8_t *out;
-    const size_t *dst; /* n + 1 region offsets */
-    size_t *size;      /* compressed size of each member; 0 = failed */
-    atomic_size_t next;
-} gz_job;
+    size_t max_members, region; /* region: room for one compressed member */
+    pprof_buffer *out;
+    uint8_t *base; /* max_members regions, at out's end */
+    size_t *size;  /* compressed size of each member; 0 = failed */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t ready, next; /* input bytes available; next member to take */
+    bool done, abort;   /* ready is final; stop without compressing */
+    pthread_t th[GZ_MAX_THREADS];
+    size_t n_threads;
+};
+
+/* Takes the next member and waits for its input; false when there is none left. */
+static bool
+gz_take(pprof__gz_stream *g, size_t *k, size_t *len)
+{
+    pthread_mutex_lock(&g->mu);
+    *k = g->next++;
+    size_t start = *k * GZ_M;
+    while (!g->done && g->ready < start + GZ_M)
+        pthread_cond_wait(&g->cv, &g->mu);
+    bool ok = !g->abort && *k < g->max_members && (start < g->ready || *k == 0);
+    if (ok)
+        *len = g->ready - start < GZ_M ? g->ready - start : GZ_M;
+    pthread_mutex_unlock(&g->mu);
+    return ok;
+}
 
 static void
-gz_run(gz_job *j, struct libdeflate_compressor *c)
+gz_work(pprof__gz_stream *g)
 {
-    for (;;) {
-        size_t k = atomic_fetch_add(&j->next, 1);
-        if (k >= j->n)
-            return;
-        size_t off = k * PPROF_GZIP_MEMBER_BYTES;
-        size_t len =
-            j->in_len - off < PPROF_GZIP_MEMBER_BYTES ? j->in_len - off : PPROF_GZIP_MEMBER_BYTES;
-        j->size[k] = c ? libdeflate_gzip_compress(c, j->in + off, len, j->out + j->dst[k],
-                                                  j->dst[k + 1] - j->dst[k])
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(g->level);
+    size_t k, len;
+    while (gz_take(g, &k, &len))
+        g->size[k] = c ? libdeflate_gzip_compress(c, g->in + k * GZ_M, len, g->base + k * g->region,
+                                                  g->region)
                        : 0;
-    }
+    libdeflate_free_compressor(c);
 }
 
 static void *
-gz_worker(void *arg)
+gz_thread(void *arg)
 {
-    gz_job *j = arg;
-    struct libdeflate_compressor *c = libdeflate_alloc_compressor(j->level);
-    gz_run(j, c);
-    libdeflate_free_compressor(c);
+    gz_work(arg);
     return NULL;
 }
 
-#define GZ_MAX_THREADS 64
+pprof__gz_stream *
+pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned threads,
+                       const pprof_allocator *a, pprof_buffer *out, pprof_error *err)
+{
+    if (level <= 0)
+        level = 6;
+    if (level > 12)
+        level = 12;
+    pprof__gz_stream *g = calloc(1, sizeof(*g));
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    if (!g || !c)
+        goto nomem;
+    g->in = in;
+    g->level = level;
+    g->out = out;
+    g->max_members = max_len ? (max_len - 1) / GZ_M + 1 : 1;
+    /* every member is full size but the last; the bound of a full one covers all */
+    g->region = libdeflate_gzip_compress_bound(c, max_len < GZ_M ? max_len : GZ_M);
+    libdeflate_free_compressor(c);
+    c = NULL;
+    g->size = calloc(g->max_members, sizeof(size_t));
+    if (!g->size || g->max_members > SIZE_MAX / g->region ||
+        !pprof__buffer_reserve_in(a, out, g->max_members * g->region))
+        goto nomem;
+    g->base = out->data + out->len;
+    if (pthread_mutex_init(&g->mu, NULL))
+        goto nomem;
+    if (pthread_cond_init(&g->cv, NULL)) {
+        pthread_mutex_destroy(&g->mu);
+        goto nomem;
+    }
+    size_t want = threads > 1 ? threads - 1 : 0;
+    if (want > g->max_members - 1)
+        want = g->max_members - 1;
+    if (want > GZ_MAX_THREADS)
+        want = GZ_MAX_THREADS;
+    for (; g->n_threads < want; g->n_threads++) /* fewer threads only means slower */
+        if (pthread_create(&g->th[g->n_threads], NULL, gz_thread, g))
+            break;
+    return g;
+nomem:
+    libdeflate_free_compressor(c);
+    if (g)
+        free(g->size);
+    free(g);
+    pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    return NULL;
+}
+
+void
+pprof__gz_stream_ready(pprof__gz_stream *g, size_t len)
+{
+    pthread_mutex_lock(&g->mu);
+    g->ready = len;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+pprof_status
+pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *err)
+{
+    pthread_mutex_lock(&g->mu);
+    g->ready = len;
+    g->done = true;
+    g->abort = !ok;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    if (ok)
+        gz_work(g); /* the caller compresses what is left, too */
+    for (size_t t = 0; t < g->n_threads; t++)
+        pthread_join(g->th[t], NULL);
+    pprof_status st = PPROF_OK;
+    size_t n = len ? (len - 1) / GZ_M + 1 : 1, at = 0;
+    if (ok && n > g->max_members)
+        st = pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
+                          "gzip: more input than announced");
+    for (size_t k = 0; ok && st == PPROF_OK && k < n; k++) {
+        if (g->size[k] == 0) {
+            st = pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
+                              "gzip compression failed");
+            break;
+        }
+        if (at != k * g->region) /* packing forward: at <= k * region always */
+            memmove(g->base + at, g->base + k * g->region, g->size[k]);
+        at += g->size[k];
+    }
+    if (ok && st == PPROF_OK)
+        g->out->len += at;
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->mu);
+    free(g->size);
+    free(g);
+    return st;
+}
 
 static pprof_status
 gzip_members(const uint8_t *in, size_t in_len, int level, unsigned threads,
              const pprof_allocator *a, pprof_buffer *out, pprof_error *err)
 {
-    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
-    size_t n = in_len ? (in_len - 1) / PPROF_GZIP_MEMBER_BYTES + 1 : 1;
-    size_t *dst = malloc((2 * n + 1) * sizeof(size_t));
-    pprof_status st = PPROF_OK;
-    if (!c || !dst) {
-        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        goto done;
-    }
-    size_t total = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t off = k * PPROF_GZIP_MEMBER_BYTES;
-        size_t len =
-            in_len - off < PPROF_GZIP_MEMBER_BYTES ? in_len - off : PPROF_GZIP_MEMBER_BYTES;
-        dst[k] = total;
-        total += libdeflate_gzip_compress_bound(c, len);
-    }
-    dst[n] = total;
-    if (!pprof__buffer_reserve_in(a, out, total)) {
-        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        goto done;
-    }
-    gz_job j = {in, in_len, n, level, out->data + out->len, dst, dst + n + 1, 0};
-    pthread_t th[GZ_MAX_THREADS];
-    size_t started = 0;
-    size_t want = threads > 1 ? threads - 1 : 0;
-    if (want > n - 1)
-        want = n - 1;
-    if (want > GZ_MAX_THREADS)
-        want = GZ_MAX_THREADS;
-    for (; started < want; started++) /* fewer threads only means slower */
-        if (pthread_create(&th[started], NULL, gz_worker, &j))
-            break;
-    gz_run(&j, c);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    size_t at = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (j.size[k] == 0) {
-            st = pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
-                              "gzip compression failed");
-            goto done;
-        }
-        if (at != dst[k]) /* packing forward: at <= dst[k] always */
-            memmove(j.out + at, j.out + dst[k], j.size[k]);
-        at += j.size[k];
-    }
-    out->len += at;
-done:
-    libdeflate_free_compressor(c);
-    free(dst);
-    return st;
+    pprof__gz_stream *g = pprof__gz_stream_start(in, in_len, level, threads, a, out, err);
+    return g ? pprof__gz_stream_finish(g, in_len, true, err) : PPROF_E_NOMEM;
 }
 
 pprof_status
@@ -338,13 +400,8 @@ pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level, u
         out->len += in_len;
         return PPROF_OK;
     }
-    if (fmt == PPROF_FORMAT_GZIP) {
-        if (level <= 0)
-            level = 6;
-        if (level > 12)
-            level = 12;
+    if (fmt == PPROF_FORMAT_GZIP)
         return gzip_members(in, in_len, level, threads, a, out, err);
-    }
     if (fmt == PPROF_FORMAT_ZSTD) {
         if (level <= 0)
             level = 3;

@@ -126,11 +126,27 @@ typedef struct enc {
     pprof_buffer *b;
     const pprof_allocator *ba; /* grows b; NULL for a caller's buffer (libc) */
     strmap sm;
+    /* Streaming to a compressor: b was sized by encoded_bound and never moves; what is written
+     * is announced a member's worth at a time. */
+    pprof__gz_stream *gs;
+    size_t announce_at;
 } enc;
 
 static uint8_t *
 reserve(enc *e, size_t n)
 {
+    if (e->gs) {
+        if (e->b->len >= e->announce_at) {
+            pprof__gz_stream_ready(e->gs, e->b->len);
+            e->announce_at = (e->b->len / PPROF_GZIP_MEMBER_BYTES + 1) * PPROF_GZIP_MEMBER_BYTES;
+        }
+        if (n <= e->b->cap - e->b->len)
+            return e->b->data + e->b->len;
+        if (e->sm.st == PPROF_OK) /* encoded_bound is wrong: a bug, reported, not a crash */
+            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
+                                    "encoding exceeds its computed bound");
+        return NULL;
+    }
     if (!pprof__buffer_reserve_in(e->ba, e->b, n)) {
         if (e->sm.st == PPROF_OK)
             e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -311,10 +327,30 @@ functions(enc *e)
     }
 }
 
-static pprof_status
-encode_raw(const pprof_profile *pr, pprof_buffer *b, const pprof_allocator *ba, pprof_error *err)
+/* The most bytes encode_raw can write for pr: each entity's fixed fields at their largest
+ * varints, as the reserve() calls of the encoders ask for them. */
+static size_t
+encoded_bound(const pprof_profile *pr)
 {
-    enc e = {.b = b, .ba = ba};
+    size_t n = 8 * 11 + 22 + 11 + 10 * pr->comments.len + 64;
+    n += 33 * pr->sample_types.len + 121 * pr->mappings.len + 66 * pr->functions.len;
+    const pprof__sample *s = pr->samples.data;
+    for (size_t i = 0; i < pr->samples.len; i++)
+        n += 33 + 10 * ((size_t)s[i].n_loc + s[i].n_val) + 46 * (size_t)s[i].n_lab;
+    const pprof__location *l = pr->locations.data;
+    for (size_t i = 0; i < pr->locations.len; i++)
+        n += 55 + 35 * (size_t)l[i].n_line;
+    const pprof_string *str = pr->strings.data;
+    for (size_t i = 0; i < pr->strings.len; i++)
+        n += 11 + str[i].len;
+    return n;
+}
+
+static pprof_status
+encode_raw(const pprof_profile *pr, pprof_buffer *b, const pprof_allocator *ba,
+           pprof__gz_stream *gs, pprof_error *err)
+{
+    enc e = {.b = b, .ba = ba, .gs = gs, .announce_at = PPROF_GZIP_MEMBER_BYTES};
     e.sm.a = &pr->alloc;
     e.sm.p = pr;
     e.sm.err = err;
@@ -403,7 +439,7 @@ pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *op
     pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
-        pprof_status st = encode_raw(p, out, NULL, err);
+        pprof_status st = encode_raw(p, out, NULL, NULL, err);
         if (st)
             out->len = before;
         return st;
@@ -411,7 +447,7 @@ pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *op
     /* The intermediate encoding comes from the profile's allocator (huge pages for large
      * blocks by default): first-touch faults on a large libc buffer cost more than encoding. */
     pprof_buffer raw = {0};
-    pprof_status st = encode_raw(p, &raw, &p->alloc, err);
+    pprof_status st = encode_raw(p, &raw, &p->alloc, NULL, err);
     if (st == PPROF_OK)
         st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, NULL, out, err);
     pprof__free(&p->alloc, raw.data);
@@ -427,11 +463,31 @@ pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_w
     pprof_write_options o = write_options(opts);
     pprof_buffer raw = {0}, packed = {0};
     const pprof_buffer *bytes = &raw;
-    pprof_status st = encode_raw(p, &raw, &p->alloc, err);
-    if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
-        st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc, &packed,
-                             err);
+    pprof_status st;
+    if (o.format == PPROF_FORMAT_GZIP && o.threads > 1) {
+        /* Members are compressed while the rest is still being encoded. */
+        size_t bound = encoded_bound(p);
+        pprof__gz_stream *gs = NULL;
+        if (!pprof__buffer_reserve_in(&p->alloc, &raw, bound))
+            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        else if (!(gs = pprof__gz_stream_start(raw.data, bound, o.level, o.threads, &p->alloc,
+                                               &packed, err)))
+            st = PPROF_E_NOMEM;
+        else
+            st = encode_raw(p, &raw, &p->alloc, gs, err);
+        if (gs) {
+            pprof_status fst = pprof__gz_stream_finish(gs, raw.len, st == PPROF_OK, err);
+            if (st == PPROF_OK)
+                st = fst;
+        }
         bytes = &packed;
+    } else {
+        st = encode_raw(p, &raw, &p->alloc, NULL, err);
+        if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
+            st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc,
+                                 &packed, err);
+            bytes = &packed;
+        }
     }
     if (st == PPROF_OK)
         st = pprof_write_bytes_atomic(path, bytes->data, bytes->len, err);

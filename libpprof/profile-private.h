@@ -152,6 +152,16 @@ pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt,
                              unsigned threads, const pprof_allocator *a, pprof_buffer *out,
                              pprof_error *err);
 
+/* gzip while the input is being produced: start with the most bytes there will be, announce
+ * how many are ready as they are (each complete PPROF_GZIP_MEMBER_BYTES starts a member), and
+ * finish with the final length (ok false: abandon). The output is pprof__compress's. */
+typedef struct pprof__gz_stream pprof__gz_stream;
+pprof__gz_stream *pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level,
+                                         unsigned threads, const pprof_allocator *a,
+                                         pprof_buffer *out, pprof_error *err);
+void pprof__gz_stream_ready(pprof__gz_stream *g, size_t len);
+pprof_status pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *err);
+
 /* Grows b to hold extra more bytes, with a (NULL: libc realloc, as pprof_buffer_free expects). */
 bool pprof__buffer_reserve_in(const pprof_allocator *a, pprof_buffer *b, size_t extra);
 bool pprof__buffer_reserve(pprof_buffer *b, size_t extra);

@@ -1,5 +1,7 @@
 /* The writer: exact bytes for a tiny profile, determinism, the rebuilt string table, packed
  * output, and dangling string indices refused with a path. */
+#include <unistd.h>
+
 #include "pb.h"
 #include "testutil.h"
 
@@ -294,10 +296,81 @@ test_args(tap *t)
     pb_free(&b);
 }
 
+/* Writing a file with threads compresses gzip members while the rest is still being encoded:
+ * the file must hold the same bytes as a one-thread write and as write_memory's gzip. */
+static void
+test_streamed_gzip(tap *t)
+{
+    pb b = {0}, s = {0}, l = {0}, ln = {0};
+    const char *const strs[] = {"", "samples", "count", "f", "k", "v"};
+    pb_strings(&b, strs, 6);
+    pb_value_type(&b, 1, 1, 2);
+    uint64_t x = 7;
+    for (size_t i = 0; i < 300000; i++) { /* about 11 MB encoded: three members */
+        uint64_t locs[24];
+        size_t depth = 4 + pb_rand(&x) % 20;
+        for (size_t d = 0; d < depth; d++)
+            locs[d] = 1 + pb_rand(&x) % 50;
+        pb_packed(&s, 1, locs, depth);
+        pb_v(&s, 2, 1 + pb_rand(&x) % 1000);
+        pb_v(&l, 1, 4);
+        pb_v(&l, 2, 5);
+        pb_msg_free(&s, 3, &l);
+        pb_msg_free(&b, 2, &s);
+    }
+    for (uint64_t id = 1; id <= 50; id++) {
+        pb_v(&ln, 1, 1);
+        pb_v(&ln, 2, id);
+        pb_v(&l, 1, id);
+        pb_msg_free(&l, 4, &ln);
+        pb_msg_free(&b, 4, &l);
+    }
+    pb_v(&l, 1, 1);
+    pb_v(&l, 2, 3);
+    pb_msg_free(&b, 5, &l);
+    pprof_profile *p = decode(&b);
+    char dir[] = "/tmp/pprof-test-stream-XXXXXX";
+    bool ok = p && mkdtemp(dir);
+    char one[64], many[64];
+    snprintf(one, sizeof(one), "%s/one.pb.gz", dir);
+    snprintf(many, sizeof(many), "%s/many.pb.gz", dir);
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.level = 1;
+    pprof_buffer mem = {0};
+    pprof_error err;
+    ok = ok && pprof_profile_write_file(p, one, &w, &err) == PPROF_OK &&
+         pprof_profile_write_memory(p, &w, &mem, &err) == PPROF_OK;
+    w.threads = 3;
+    ok = ok && pprof_profile_write_file(p, many, &w, &err) == PPROF_OK;
+    size_t n1 = 0, n2 = 0;
+    uint8_t *a = ok ? tu_read_file(one, &n1) : NULL, *c = ok ? tu_read_file(many, &n2) : NULL;
+    tap_ok(t,
+           a && c && n1 == n2 && n1 == mem.len && n1 > 1000000 && !memcmp(a, c, n1) &&
+               !memcmp(a, mem.data, n1),
+           "gzip written by 1 and 3 threads (compressing while encoding) and to memory: the "
+           "same %zu bytes",
+           n1);
+    pprof_profile *back = NULL;
+    tap_ok(t,
+           c && pprof_profile_read_memory(c, n2, NULL, &back, &err) == PPROF_OK &&
+               pprof_profile_equal(p, back),
+           "the streamed file reads back as the profile");
+    pprof_profile_free(back);
+    free(a);
+    free(c);
+    unlink(one);
+    unlink(many);
+    rmdir(dir);
+    pprof_buffer_free(&mem);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
 int
 main(void)
 {
     tap t = {0};
+    test_streamed_gzip(&t);
     test_exact_bytes(&t);
     test_deterministic(&t);
     test_no_string_table(&t);
