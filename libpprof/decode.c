@@ -788,7 +788,7 @@ prescan_sub(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, bool i
 }
 
 static void
-prescan(const uint8_t *p, const uint8_t *end, counts *c)
+prescan(const uint8_t *p, const uint8_t *end, bool lazy, counts *c)
 {
     memset(c, 0, sizeof(*c));
     while (p < end) {
@@ -808,7 +808,7 @@ prescan(const uint8_t *p, const uint8_t *end, counts *c)
         case 1: c->sample_types++; break;
         case 2:
             c->samples++;
-            if (!prescan_sub(p, sub_end, end, true, c))
+            if (!lazy && !prescan_sub(p, sub_end, end, true, c)) /* lazy: not decoded now */
                 return;
             break;
         case 3: c->mappings++; break;
@@ -843,7 +843,7 @@ static void
 presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_options *o, bool lazy)
 {
     counts c;
-    prescan(buf, buf + len, &c);
+    prescan(buf, buf + len, lazy, &c);
     const pprof_allocator *a = &p->alloc;
     if (lazy) { /* the sample tables hold one batch at a time */
         reserve(a, &p->lazy, 2 * sizeof(uint64_t), c.samples, o->max_samples);
