@@ -77,16 +77,11 @@ pprof_status
 pprof_merge_input_read_memory(const void *data, size_t size, const pprof_read_options *opts,
                               pprof_merge_input **out, pprof_error *err)
 {
-    if (!out || (!data && size))
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
-    *out = NULL;
+    if (out)
+        *out = NULL;
     pprof_read_options o;
-    pprof__read_options_fill(&o, opts);
-    if (size > o.max_input_bytes)
-        return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                            "input of %zu bytes exceeds the limit of %llu", size,
-                            (unsigned long long)o.max_input_bytes);
-    return from_bytes(&o, data, size, false, 0, out, err);
+    pprof_status st = pprof__read_memory_start(data, size, opts, out, &o, err);
+    return st ? st : from_bytes(&o, data, size, false, 0, out, err);
 }
 
 pprof_status

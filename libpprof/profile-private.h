@@ -121,6 +121,11 @@ struct pprof_profile {
 
 pprof_profile *pprof__profile_new(const pprof_allocator *a);
 
+/* The checks every read from memory starts with (out is the caller's output pointer, only
+ * tested for NULL); fills o from opts. */
+pprof_status pprof__read_memory_start(const void *data, size_t size, const pprof_read_options *opts,
+                                      void *out, pprof_read_options *o, pprof_error *err);
+
 /* A merge input is a profile whose samples are decoded lazily (see lazy above). */
 struct pprof_merge_input {
     pprof_profile *p;

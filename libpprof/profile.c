@@ -61,18 +61,29 @@ pprof_profile_free(pprof_profile *p)
 }
 
 pprof_status
-pprof_profile_read_memory(const void *data, size_t size, const pprof_read_options *opts,
-                          pprof_profile **out, pprof_error *err)
+pprof__read_memory_start(const void *data, size_t size, const pprof_read_options *opts, void *out,
+                         pprof_read_options *o, pprof_error *err)
 {
     if (!out || (!data && size))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
-    *out = NULL;
-    pprof_read_options o;
-    pprof__read_options_fill(&o, opts);
-    if (size > o.max_input_bytes)
+    pprof__read_options_fill(o, opts);
+    if (size > o->max_input_bytes)
         return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
                             "input of %zu bytes exceeds the limit of %llu", size,
-                            (unsigned long long)o.max_input_bytes);
+                            (unsigned long long)o->max_input_bytes);
+    return PPROF_OK;
+}
+
+pprof_status
+pprof_profile_read_memory(const void *data, size_t size, const pprof_read_options *opts,
+                          pprof_profile **out, pprof_error *err)
+{
+    if (out)
+        *out = NULL;
+    pprof_read_options o;
+    pprof_status st0 = pprof__read_memory_start(data, size, opts, out, &o, err);
+    if (st0)
+        return st0;
     pprof_profile *p = pprof__profile_new(&o.allocator);
     if (!p)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");

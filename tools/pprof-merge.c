@@ -5,7 +5,6 @@
  * the threads only change speed. */
 #define _GNU_SOURCE /* mremap */
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -174,39 +173,23 @@ typedef struct blk_cache {
 } blk_cache;
 
 #ifdef MADV_HUGEPAGE
-/* The smallest cached mapping of at least len bytes if there is one, else the largest. */
+/* The smallest cached mapping of at least len bytes if there is one; else, unless fit_only, the
+ * largest (to be grown); else NULL. */
 static blk *
-cache_take(blk_cache *c, size_t len)
+cache_take(blk_cache *c, size_t len, bool fit_only)
 {
     pthread_mutex_lock(&c->mu);
     size_t best = CACHE_SLOTS;
     for (size_t i = 0; i < c->n; i++) {
         size_t s = c->v[i]->size;
+        if (fit_only && s < len)
+            continue;
         if (best == CACHE_SLOTS)
             best = i;
         else if (s >= len ? (c->v[best]->size < len || s < c->v[best]->size)
                           : (c->v[best]->size < len && s > c->v[best]->size))
             best = i;
     }
-    blk *h = NULL;
-    if (best != CACHE_SLOTS) {
-        h = c->v[best];
-        c->v[best] = c->v[--c->n];
-        c->bytes -= h->size;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return h;
-}
-
-/* The smallest cached mapping of at least len bytes, or NULL. */
-static blk *
-cache_take_fit(blk_cache *c, size_t len)
-{
-    pthread_mutex_lock(&c->mu);
-    size_t best = CACHE_SLOTS;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->v[i]->size >= len && (best == CACHE_SLOTS || c->v[i]->size < c->v[best]->size))
-            best = i;
     blk *h = NULL;
     if (best != CACHE_SLOTS) {
         h = c->v[best];
@@ -255,7 +238,7 @@ blk_alloc(void *ctx, size_t size)
 #ifdef MADV_HUGEPAGE
     if (size >= BIG_BLOCK && size < SIZE_MAX / 2) {
         size_t len = (size + sizeof(blk) + 4095) & ~(size_t)4095;
-        blk *h = cache_take(ctx, len);
+        blk *h = cache_take(ctx, len, false);
         /* A much larger cached block is trimmed so that its resident tail is given back. */
         if (h && (h->size < len || h->size / 2 > len)) {
             blk *r = blk_resize(h, len);
@@ -317,7 +300,7 @@ blk_realloc(void *ctx, void *p, size_t size)
             return p;
         /* A cached mapping that fits has its pages already: copying into it is cheaper than
          * faulting in the grown tail (arrays double, so the copy is at most what was used). */
-        blk *r = cache_take_fit(ctx, len);
+        blk *r = cache_take(ctx, len, true);
         if (r) {
             memcpy(r + 1, p, h->size - sizeof(blk));
             r->mapped = 1;
@@ -398,31 +381,6 @@ on_finding(void *ctx, const pprof_finding *f)
 }
 #endif
 
-/* Regular files are mapped with their pages populated instead of read into a buffer: the
- * decoder copies (or inflates) the bytes anyway, and a read buffer costs a zeroed page and a
- * fault for every 4 KiB (a tenth of the run on two 26 MB raw inputs). Anything else, and any
- * failure, goes through pprof_profile_read_file, which also words the errors. */
-static pprof_status
-read_input(const char *path, const pprof_read_options *ro, pprof_profile **out, pprof_error *err)
-{
-    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    struct stat sb;
-    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-        (uint64_t)sb.st_size < SIZE_MAX / 2) {
-        size_t len = (size_t)sb.st_size;
-        void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        close(fd);
-        if (map != MAP_FAILED) {
-            pprof_status st = pprof_profile_read_memory(map, len, ro, out, err);
-            munmap(map, len);
-            return st;
-        }
-    } else if (fd >= 0) {
-        close(fd);
-    }
-    return pprof_profile_read_file(path, ro, out, err);
-}
-
 static void
 decode_one(pool *pl, size_t i)
 {
@@ -434,7 +392,7 @@ decode_one(pool *pl, size_t i)
         s->st = pprof_merge_input_read_file(pl->paths[i], &ro, &s->in, &s->err);
         return;
     }
-    s->st = read_input(pl->paths[i], &ro, &s->p, &s->err);
+    s->st = pprof_profile_read_file(pl->paths[i], &ro, &s->p, &s->err);
 #ifdef PPROF_MERGE_HAVE_CHECK
     if (s->st == PPROF_OK && pl->o->check) {
         check_ctx cc = {pl->paths[i], 0};

@@ -80,7 +80,9 @@ typedef struct pprof_merge_input pprof_merge_input;
 PPROF_API pprof_status pprof_merge_input_read_memory(const void *data, size_t size,
                                                      const pprof_read_options *opts,
                                                      pprof_merge_input **out, pprof_error *err);
-/* path "-" reads standard input. */
+/* path "-" reads standard input. A regular uncompressed file stays mapped until the input is
+ * freed: replace it by renaming (as pprof_profile_write_file does), never truncate it in place
+ * meanwhile, or reading the mapping faults (SIGBUS). */
 PPROF_API pprof_status pprof_merge_input_read_file(const char *path, const pprof_read_options *opts,
                                                    pprof_merge_input **out, pprof_error *err);
 /* NULL is a no-op. */
