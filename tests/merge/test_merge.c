@@ -317,6 +317,59 @@ test_corpus(tap *t)
            "summed overflow fails with PPROF_E_OVERFLOW naming the sample: %s: %s", e.path,
            e.message);
 
+    /* An overflow among one input's samples is that input's error whatever the threads (with a
+     * merger thread, stage 2 absorbs them while stage 1 goes on), and a later input's own error
+     * never hides it. */
+    pprof_profile *broken = reread(ps[1]);
+    for (size_t i = 0; broken && i < broken->stack.len; i++)
+        PPROF__AT(broken->stack, uint64_t, i) = UINT64_MAX - 7; /* a location id nobody has */
+    for (unsigned th = 1; th <= 2; th++) {
+        pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+        mo.threads = th;
+        pprof_merger *mg = NULL;
+        pprof_status s1 = PPROF_E_ARG, s2 = PPROF_E_ARG, s3 = PPROF_E_ARG, s4 = PPROF_E_ARG;
+        pprof_error e3 = {0};
+        if (pprof_merger_new(&mo, &mg, &e) == PPROF_OK) {
+            s1 = pprof_merger_add(mg, big, "big-a.pb", &e);
+            s2 = pprof_merger_add(mg, big, "big-b.pb", &e);
+            s3 = s2 ? s2 : pprof_merger_add(mg, broken, "broken.pb", &e3);
+            if (s2)
+                e3 = e;
+            pprof_profile *x = NULL;
+            s4 = pprof_merger_finish(mg, &x, &e);
+            pprof_profile_free(x);
+        }
+        pprof_merger_free(mg);
+        tap_ok(t,
+               s1 == PPROF_OK && s3 == PPROF_E_OVERFLOW && strstr(e3.message, "big-b.pb") &&
+                   !strstr(e3.message, "broken") && s4 == PPROF_E_OVERFLOW,
+               "%u thread(s): an overflow in one input is reported, not the next input's "
+               "invalid location (%s: %s), and finish then fails too",
+               th, e3.path, e3.message);
+        mo.threads = th;
+        mg = NULL;
+        pprof_error e4 = {0};
+        s4 = PPROF_E_ARG;
+        if (pprof_merger_new(&mo, &mg, &e) == PPROF_OK &&
+            pprof_merger_add(mg, big, "big-a.pb", &e) == PPROF_OK) {
+            pprof_status sb = pprof_merger_add(mg, big, "big-b.pb", &e4);
+            pprof_profile *x = NULL;
+            s4 = sb ? sb : pprof_merger_finish(mg, &x, &e4);
+            pprof_profile_free(x);
+        }
+        pprof_merger_free(mg);
+        tap_ok(t, s4 == PPROF_E_OVERFLOW && strstr(e4.message, "big-b.pb") &&
+                      strstr(e4.path, "sample["),
+               "%u thread(s): an overflow in the last input comes out of add or finish, naming "
+               "it: %s: %s",
+               th, e4.path, e4.message);
+    }
+    pprof_profile *alone[1] = {broken};
+    o = merge_n(alone, NULL, 1, NULL, &st, &e);
+    tap_ok(t, st == PPROF_E_INVALID && !o && strstr(e.path, "location_id"),
+           "(the broken input alone fails: %s: %s)", e.path, e.message);
+    pprof_profile_free(broken);
+
     /* incompatible types: a CPU profile against the heap profiles */
     char cpu_path[512];
     snprintf(cpu_path, sizeof(cpu_path), "%s/parca/query-fib.pb.gz", tap_real_corpus());
