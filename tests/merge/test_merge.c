@@ -358,8 +358,9 @@ test_corpus(tap *t)
             pprof_profile_free(x);
         }
         pprof_merger_free(mg);
-        tap_ok(t, s4 == PPROF_E_OVERFLOW && strstr(e4.message, "big-b.pb") &&
-                      strstr(e4.path, "sample["),
+        tap_ok(t,
+               s4 == PPROF_E_OVERFLOW && strstr(e4.message, "big-b.pb") &&
+                   strstr(e4.path, "sample["),
                "%u thread(s): an overflow in the last input comes out of add or finish, naming "
                "it: %s: %s",
                th, e4.path, e4.message);
