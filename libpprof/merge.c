@@ -1259,7 +1259,8 @@ absorb_header(in_ctx *c)
     const pprof_profile *p = c->p;
     const pprof_header h = pprof_profile_header(p);
     pprof_status st;
-    uint32_t pt, pu, drop, keep, dst, doc;
+    uint32_t pt = 0, pu = 0, drop = 0, keep = 0, dst = 0,
+             doc = 0; /* set by map_str; gcc -O3 cannot tell */
     if ((st = map_str(c, h.period_type.type, &pt, "period_type.type", 0, 0)) ||
         (st = map_str(c, h.period_type.unit, &pu, "period_type.unit", 0, 0)) ||
         (st = map_str(c, h.drop_frames, &drop, "drop_frames", 0, 0)) ||
@@ -1593,7 +1594,6 @@ typedef struct fin {
     uint32_t *target; /* location -> location it is rewritten to (inline policy longest) */
     uint32_t *rstack; /* ranked stacks, at each distinct stack's offset */
     uint32_t *strank; /* distinct stack -> rank (equal ranks for stacks made equal) */
-    mlabel *rlabels;  /* ranked labels */
 } fin;
 
 static int
@@ -1676,12 +1676,14 @@ cmp_labels(const void *ctx, uint32_t a, uint32_t b)
     const fin *f = ctx;
     const msample *x = &PPROF__AT(f->m->samples, msample, a);
     const msample *y = &PPROF__AT(f->m->samples, msample, b);
-    const mlabel *lx = f->rlabels + x->lab_off, *ly = f->rlabels + y->lab_off;
+    const mlabel *labs = f->m->labels.data;
+    const mlabel *lx = labs + x->lab_off, *ly = labs + y->lab_off;
+    const uint32_t *r = f->srank;
     for (uint32_t i = 0; i < x->n_lab && i < y->n_lab; i++) {
-        CMP(lx[i].key, ly[i].key);
-        CMP(lx[i].str, ly[i].str);
+        CMP(r[lx[i].key], r[ly[i].key]);
+        CMP(r[lx[i].str], r[ly[i].str]);
         CMP(lx[i].num, ly[i].num);
-        CMP(lx[i].unit, ly[i].unit);
+        CMP(r[lx[i].unit], r[ly[i].unit]);
     }
     CMP(x->n_lab, y->n_lab);
     return 0;
@@ -1765,19 +1767,6 @@ rank_stack(void *c, size_t lo, size_t hi)
         f->rstack[i] = f->lrank[f->target[stack[i]]];
 }
 
-static void
-rank_labels(void *c, size_t lo, size_t hi)
-{
-    const fin *f = c;
-    const mlabel *labs = f->m->labels.data;
-    for (size_t i = lo; i < hi; i++) {
-        f->rlabels[i].key = f->srank[labs[i].key];
-        f->rlabels[i].str = f->srank[labs[i].str];
-        f->rlabels[i].unit = f->srank[labs[i].unit];
-        f->rlabels[i].num = labs[i].num;
-    }
-}
-
 typedef struct fill_job {
     const fin *f;
     const uint32_t *stord;
@@ -1827,10 +1816,11 @@ out_samples(void *c, size_t lo, size_t hi)
         o->n_val = (uint32_t)j->nt;
         o->lab_off = j->soff[i];
         o->n_lab = s->n_lab;
-        const mlabel *rl = f->rlabels + s->lab_off;
+        const mlabel *ml = (const mlabel *)f->m->labels.data + s->lab_off;
+        const uint32_t *r = f->srank;
         pprof_label *ol = j->olab + j->soff[i];
         for (uint32_t k = 0; k < s->n_lab; k++) {
-            pprof_label x = {rl[k].key, rl[k].str, rl[k].num, rl[k].unit};
+            pprof_label x = {r[ml[k].key], r[ml[k].str], ml[k].num, r[ml[k].unit]};
             ol[k] = x;
         }
     }
@@ -1890,9 +1880,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     f.lrank = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     f.target = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     f.rstack = pprof__malloc(a, (m->stack.len + 1) * sizeof(uint32_t));
-    f.rlabels = pprof__malloc(a, (m->labels.len + 1) * sizeof(mlabel));
-    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !f.rstack ||
-        !f.rlabels)
+    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !f.rstack)
         goto fail;
 
     /* strings, then mappings (main candidate first), functions, locations, samples */
@@ -1966,7 +1954,6 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     }
     const uint32_t *stack = m->stack.data;
     pprof__par_for(m->o.threads, m->stack.len, 1 << 16, rank_stack, &f);
-    pprof__par_for(m->o.threads, m->labels.len, 1 << 16, rank_labels, &f);
     size_t nst = m->stacks.len;
     if (!(f.strank = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
         !(stord = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
@@ -2219,7 +2206,6 @@ fail:
                         mord, ford,    lord,    smord,   lout,    fout,     sout,     soff};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         pprof__free(a, bufs[i]);
-    pprof__free(a, f.rlabels);
     pprof__free(a, f.strank);
     pprof__free(a, stord);
     pprof__free(a, sttmp);
