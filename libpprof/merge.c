@@ -1699,8 +1699,18 @@ static void
 sort_runs(void *c, size_t lo, size_t hi)
 {
     const runs_job *j = c;
+    const msample *ss = j->f->m->samples.data;
+    const mlabel *labs = j->f->m->labels.data;
     for (size_t r = lo; r < hi; r++) {
         size_t start = r ? j->pos[r - 1] : 0, end = j->pos[r];
+        /* The runs' samples lie at random: their records are fetched two runs ahead, their
+         * labels one run ahead (the records are there by then). */
+        if (r + 2 < hi)
+            for (size_t k = j->pos[r + 1], e = j->pos[r + 2]; k < e && k < j->pos[r + 1] + 8; k++)
+                __builtin_prefetch(&ss[j->out[k]]);
+        if (r + 1 < hi && j->pos[r + 1] - end > 1) /* only runs of two or more compare */
+            for (size_t k = end, e = j->pos[r + 1]; k < e && k < end + 8; k++)
+                __builtin_prefetch(&labs[ss[j->out[k]].lab_off]);
         if (end - start > 1) /* tmp at the run's own offset: runs never share scratch */
             msort(j->out + start, j->tmp + start, end - start, cmp_labels, j->f);
     }
@@ -1808,6 +1818,10 @@ out_samples(void *c, size_t lo, size_t hi)
     const fin *f = j->f;
     const msample *ss = f->m->samples.data;
     for (size_t i = lo; i < hi; i++) {
+        if (i + 16 < hi) /* canonical order visits the samples at random */
+            __builtin_prefetch(&ss[j->sout[i + 16]]);
+        if (i + 8 < hi) /* and their labels */
+            __builtin_prefetch((const mlabel *)f->m->labels.data + ss[j->sout[i + 8]].lab_off);
         const msample *s = &ss[j->sout[i]];
         pprof__sample *o = &j->osam[i];
         o->loc_off = j->ostk_off[f->strank[s->stack]];
@@ -1997,6 +2011,10 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     const int64_t *mv = m->values.data;
     for (size_t i = 0; i < nsm;) {
         size_t j = i + 1;
+        if (i + 16 < nsm) { /* canonical order visits the samples at random */
+            __builtin_prefetch(&ss[smord[i + 16]]);
+            __builtin_prefetch(mv + (size_t)smord[i + 16] * nt);
+        }
         const msample *s = &ss[smord[i]];
         uint32_t r = f.strank[s->stack];
         int64_t *v = vals + n_out * nt;
