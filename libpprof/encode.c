@@ -124,7 +124,8 @@ lput(uint8_t *p, unsigned field, size_t len)
 
 typedef struct enc {
     pprof_buffer *b;
-    const pprof_allocator *ba; /* grows b; NULL for a caller's buffer (libc) */
+    const pprof__sample_src *src; /* NULL: the profile's samples */
+    const pprof_allocator *ba;    /* grows b; NULL for a caller's buffer (libc) */
     strmap sm;
     /* Streaming to a compressor: b was sized by encoded_bound and never moves; what is written
      * is announced a member's worth at a time. */
@@ -194,8 +195,13 @@ static void
 samples(enc *e)
 {
     const pprof_profile *pr = e->sm.p;
-    for (size_t i = 0; i < pr->samples.len; i++) {
-        pprof_sample s = pprof_profile_sample(pr, i);
+    size_t n = e->src ? e->src->n : pr->samples.len;
+    for (size_t i = 0; i < n; i++) {
+        pprof_sample s;
+        if (e->src)
+            e->src->get(e->src->ctx, i, &s);
+        else
+            s = pprof_profile_sample(pr, i);
         size_t ls = packed_size(s.location_id, s.n_location_id);
         size_t vs = packed_size((const uint64_t *)s.value, s.n_value);
         size_t body = (s.n_location_id ? 1 + vsz(ls) + ls : 0) + (s.n_value ? 1 + vsz(vs) + vs : 0);
@@ -330,13 +336,14 @@ functions(enc *e)
 /* The most bytes encode_raw can write for pr: each entity's fixed fields at their largest
  * varints, as the reserve() calls of the encoders ask for them. */
 static size_t
-encoded_bound(const pprof_profile *pr)
+encoded_bound(const pprof_profile *pr, const pprof__sample_src *src)
 {
     size_t n = 8 * 11 + 22 + 11 + 10 * pr->comments.len + 64;
     n += 33 * pr->sample_types.len + 121 * pr->mappings.len + 66 * pr->functions.len;
     const pprof__sample *s = pr->samples.data;
-    for (size_t i = 0; i < pr->samples.len; i++)
+    for (size_t i = 0; !src && i < pr->samples.len; i++)
         n += 33 + 10 * ((size_t)s[i].n_loc + s[i].n_val) + 46 * (size_t)s[i].n_lab;
+    n += src ? src->bound : 0;
     const pprof__location *l = pr->locations.data;
     for (size_t i = 0; i < pr->locations.len; i++)
         n += 55 + 35 * (size_t)l[i].n_line;
@@ -347,10 +354,10 @@ encoded_bound(const pprof_profile *pr)
 }
 
 static pprof_status
-encode_raw(const pprof_profile *pr, pprof_buffer *b, const pprof_allocator *ba,
-           pprof__gz_stream *gs, pprof_error *err)
+encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *b,
+           const pprof_allocator *ba, pprof__gz_stream *gs, pprof_error *err)
 {
-    enc e = {.b = b, .ba = ba, .gs = gs, .announce_at = PPROF_GZIP_MEMBER_BYTES};
+    enc e = {.b = b, .src = src, .ba = ba, .gs = gs, .announce_at = PPROF_GZIP_MEMBER_BYTES};
     e.sm.a = &pr->alloc;
     e.sm.p = pr;
     e.sm.err = err;
@@ -434,12 +441,19 @@ pprof_status
 pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *opts,
                            pprof_buffer *out, pprof_error *err)
 {
+    return pprof__write_memory_src(p, NULL, opts, out, err);
+}
+
+pprof_status
+pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
+                        const pprof_write_options *opts, pprof_buffer *out, pprof_error *err)
+{
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
-        pprof_status st = encode_raw(p, out, NULL, NULL, err);
+        pprof_status st = encode_raw(p, src, out, NULL, NULL, err);
         if (st)
             out->len = before;
         return st;
@@ -447,7 +461,7 @@ pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *op
     /* The intermediate encoding comes from the profile's allocator (huge pages for large
      * blocks by default): first-touch faults on a large libc buffer cost more than encoding. */
     pprof_buffer raw = {0};
-    pprof_status st = encode_raw(p, &raw, &p->alloc, NULL, err);
+    pprof_status st = encode_raw(p, src, &raw, &p->alloc, NULL, err);
     if (st == PPROF_OK)
         st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, NULL, out, err);
     pprof__free(&p->alloc, raw.data);
@@ -458,6 +472,13 @@ pprof_status
 pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_write_options *opts,
                          pprof_error *err)
 {
+    return pprof__write_file_src(p, NULL, path, opts, err);
+}
+
+pprof_status
+pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, const char *path,
+                      const pprof_write_options *opts, pprof_error *err)
+{
     if (!p || !path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output path");
     pprof_write_options o = write_options(opts);
@@ -466,7 +487,7 @@ pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_w
     pprof_status st;
     if (o.format == PPROF_FORMAT_GZIP && o.threads > 1) {
         /* Members are compressed while the rest is still being encoded. */
-        size_t bound = encoded_bound(p);
+        size_t bound = encoded_bound(p, src);
         pprof__gz_stream *gs = NULL;
         if (!pprof__buffer_reserve_in(&p->alloc, &raw, bound))
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -474,7 +495,7 @@ pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_w
                                                &packed, err)))
             st = PPROF_E_NOMEM;
         else
-            st = encode_raw(p, &raw, &p->alloc, gs, err);
+            st = encode_raw(p, src, &raw, &p->alloc, gs, err);
         if (gs) {
             pprof_status fst = pprof__gz_stream_finish(gs, raw.len, st == PPROF_OK, err);
             if (st == PPROF_OK)
@@ -482,7 +503,7 @@ pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_w
         }
         bytes = &packed;
     } else {
-        st = encode_raw(p, &raw, &p->alloc, NULL, err);
+        st = encode_raw(p, src, &raw, &p->alloc, NULL, err);
         if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
             st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc,
                                  &packed, err);

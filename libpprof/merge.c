@@ -1840,12 +1840,93 @@ out_samples(void *c, size_t lo, size_t hi)
     }
 }
 
+/* Writing straight out: the output profile is built without its samples, and the encoder takes
+ * them from here, one at a time, as finish would have laid them out. */
+typedef struct merge_sink {
+    const char *path;  /* pprof_merger_write_file */
+    pprof_buffer *mem; /* pprof_merger_write_memory */
+    const pprof_write_options *opts;
+    pprof_merge_summary *sum;
+} merge_sink;
+
+typedef struct sample_gen {
+    const fin *f;
+    const uint32_t *sout, *lout;
+    const int64_t *vals;
+    size_t nt, n;
+    uint64_t *loc;    /* one sample's location ids */
+    pprof_label *lab; /* one sample's labels */
+} sample_gen;
+
+static void
+gen_sample(void *ctx, size_t i, pprof_sample *out)
+{
+    const sample_gen *g = ctx;
+    const pprof_merger *m = g->f->m;
+    const msample *ss = m->samples.data;
+    const mlabel *labs = m->labels.data;
+    const uint32_t *stack = m->stack.data;
+    const mstack *sts = m->stacks.data;
+    /* canonical order visits the samples at random: records, then their stacks and labels */
+    if (i + 16 < g->n)
+        __builtin_prefetch(&ss[g->sout[i + 16]]);
+    if (i + 8 < g->n) {
+        const msample *ahead = &ss[g->sout[i + 8]];
+        __builtin_prefetch(&sts[ahead->stack]);
+        __builtin_prefetch(&labs[ahead->lab_off]);
+    }
+    if (i + 4 < g->n)
+        __builtin_prefetch(&stack[sts[ss[g->sout[i + 4]].stack].off]);
+    const msample *s = &ss[g->sout[i]];
+    const mstack *x = &sts[s->stack];
+    const uint32_t *target = g->f->target, *r = g->f->srank;
+    for (uint32_t k = 0; k < x->n; k++)
+        g->loc[k] = g->lout[target[stack[x->off + k]]];
+    const mlabel *ml = labs + s->lab_off;
+    for (uint32_t k = 0; k < s->n_lab; k++) {
+        pprof_label l = {r[ml[k].key], r[ml[k].str], ml[k].num, r[ml[k].unit]};
+        g->lab[k] = l;
+    }
+    pprof_sample o = {g->loc, x->n, g->vals + i * g->nt, g->nt, g->lab, s->n_lab};
+    *out = o;
+}
+
+static pprof_status emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out,
+                         pprof_error *err);
+
 pprof_status
 pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
 {
     if (!m || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no output");
     *out = NULL;
+    return emit(m, NULL, out, err);
+}
+
+pprof_status
+pprof_merger_write_file(pprof_merger *m, const char *path, const pprof_write_options *opts,
+                        pprof_merge_summary *sum, pprof_error *err)
+{
+    if (!m || !path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no path");
+    merge_sink sink = {path, NULL, opts, sum};
+    return emit(m, &sink, NULL, err);
+}
+
+pprof_status
+pprof_merger_write_memory(pprof_merger *m, const pprof_write_options *opts, pprof_buffer *out,
+                          pprof_merge_summary *sum, pprof_error *err)
+{
+    if (!m || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no output");
+    merge_sink sink = {NULL, out, opts, sum};
+    return emit(m, &sink, NULL, err);
+}
+
+/* Emits the merged profile into *out, or with a sink writes it out without its sample table. */
+static pprof_status
+emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *err)
+{
     if (m->failed)
         return pprof__error(err, m->failed, PPROF_NO_OFFSET, "",
                             "the merger failed earlier and cannot be used");
@@ -1878,6 +1959,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     if (nsm > nmax)
         nmax = nsm;
     pprof_status st = PPROF_E_NOMEM;
+    bool reported = false;
     pprof_profile *p = NULL;
     fin f = {.m = m};
     uint32_t *tmp = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
@@ -2007,7 +2089,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     memset(live, 0, n_ranks + 1);
     const bool longest = m->o.inline_conflict == PPROF_INLINE_LONGEST;
     const msample *ss = m->samples.data;
-    size_t n_out = 0, lab_out = 0;
+    size_t n_out = 0, lab_out = 0, src_bound = 0, max_loc = 0, max_lab = 0;
     const int64_t *mv = m->values.data;
     for (size_t i = 0; i < nsm;) {
         size_t j = i + 1;
@@ -2040,6 +2122,9 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
             sout[n_out++] = smord[i];
             live[r] = 1;
             lab_out += s->n_lab;
+            src_bound += 33 + 10 * ((size_t)s->n_loc + nt) + 46 * (size_t)s->n_lab;
+            max_loc = s->n_loc > max_loc ? s->n_loc : max_loc;
+            max_lab = s->n_lab > max_lab ? s->n_lab : max_lab;
         }
         i = j;
     }
@@ -2074,7 +2159,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
      * stack table, and the samples of one rank (which differ in labels) share their rank's
      * entries instead of each holding a copy: the copies were most of the output model. */
     size_t ostk_len = 0;
-    for (size_t i = 0; i < nst; i++) {
+    for (size_t i = 0; !sink && i < nst; i++) {
         uint32_t r = f.strank[stord[i]];
         if (live[r] && !(i && f.strank[stord[i - 1]] == r)) {
             if (ostk_len >= UINT32_MAX)
@@ -2083,10 +2168,12 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
             ostk_len += PPROF__AT(m->stacks, mstack, stord[i]).n;
         }
     }
-    if (ostk_len >= UINT32_MAX || !(ostk = pprof__malloc(a, (ostk_len + 1) * sizeof(uint64_t))))
-        goto fail;
-    fill_job fj = {&f, stord, live, ostk_off, lout, ostk};
-    pprof__par_for(m->o.threads, nst, 8192, fill_stacks, &fj);
+    if (!sink) {
+        if (ostk_len >= UINT32_MAX || !(ostk = pprof__malloc(a, (ostk_len + 1) * sizeof(uint64_t))))
+            goto fail;
+        fill_job fj = {&f, stord, live, ostk_off, lout, ostk};
+        pprof__par_for(m->o.threads, nst, 8192, fill_stacks, &fj);
+    }
 
     /* build the profile */
     if (!(p = pprof__profile_new(a)))
@@ -2097,8 +2184,8 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     char *sbuf = pprof__arena_alloc(&p->arena, total + 1);
     if (!sbuf || !pprof__vec_grow(a, &p->strings, sizeof(pprof_string), ns) ||
         !pprof__vec_grow(a, &p->sample_types, sizeof(pprof_value_type), nt + 1) ||
-        !pprof__vec_grow(a, &p->samples, sizeof(pprof__sample), n_out + 1) ||
-        !pprof__vec_grow(a, &p->labels, sizeof(pprof_label), lab_out + 1) ||
+        (!sink && !pprof__vec_grow(a, &p->samples, sizeof(pprof__sample), n_out + 1)) ||
+        (!sink && !pprof__vec_grow(a, &p->labels, sizeof(pprof_label), lab_out + 1)) ||
         !pprof__vec_grow(a, &p->mappings, sizeof(pprof_mapping), nm + 1) ||
         !pprof__vec_grow(a, &p->locations, sizeof(pprof__location), n_loc_out + 1) ||
         !pprof__vec_grow(a, &p->lines, sizeof(pprof_line), n_line_out + 1) ||
@@ -2124,22 +2211,23 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
         PPROF__AT(p->sample_types, pprof_value_type, t) = o;
     }
     p->sample_types.len = nt;
-    size_t n_lab = lab_out;
-    out_job oj = {&f, sout, soff, ostk_off, p->samples.data, p->labels.data, nt};
-    pprof__par_for(m->o.threads, n_out, 8192, out_samples, &oj);
-    pprof__free(a, p->stack.data);
-    p->stack.data = ostk;
-    p->stack.cap = ostk_len + 1;
-    p->stack.len = ostk_len;
-    ostk = NULL;
-    p->labels.len = n_lab;
-    p->samples.len = n_out;
-    /* the summed values are already in output order: the profile takes the buffer */
-    pprof__free(a, p->values.data);
-    p->values.data = vals;
-    p->values.cap = nsm * nt + 1;
-    p->values.len = n_out * nt;
-    vals = NULL;
+    if (!sink) {
+        out_job oj = {&f, sout, soff, ostk_off, p->samples.data, p->labels.data, nt};
+        pprof__par_for(m->o.threads, n_out, 8192, out_samples, &oj);
+        pprof__free(a, p->stack.data);
+        p->stack.data = ostk;
+        p->stack.cap = ostk_len + 1;
+        p->stack.len = ostk_len;
+        ostk = NULL;
+        p->labels.len = lab_out;
+        p->samples.len = n_out;
+        /* the summed values are already in output order: the profile takes the buffer */
+        pprof__free(a, p->values.data);
+        p->values.data = vals;
+        p->values.cap = nsm * nt + 1;
+        p->values.len = n_out * nt;
+        vals = NULL;
+    }
     for (size_t i = 0; i < nm; i++) {
         const mmapping *x = &PPROF__AT(m->mappings, mmapping, mord[i]);
         pprof_mapping o = {
@@ -2213,11 +2301,32 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
      * fallback would be written out and then compete as an input's default in the next merge,
      * so a grouped merge could pick another one. */
 #undef R
+    if (sink) {
+        if (sink->sum) {
+            sink->sum->samples = n_out;
+            sink->sum->locations = n_loc_out;
+            sink->sum->functions = n_fn_out;
+        }
+        sample_gen g = {&f, sout, lout, vals, nt, n_out, NULL, NULL};
+        g.loc = pprof__malloc(a, (max_loc + 1) * sizeof(uint64_t));
+        g.lab = pprof__malloc(a, (max_lab + 1) * sizeof(pprof_label));
+        pprof__sample_src src = {n_out, src_bound, gen_sample, &g};
+        if (!g.loc || !g.lab)
+            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        else if (sink->path)
+            st = pprof__write_file_src(p, &src, sink->path, sink->opts, err);
+        else
+            st = pprof__write_memory_src(p, &src, sink->opts, sink->mem, err);
+        pprof__free(a, g.loc);
+        pprof__free(a, g.lab);
+        reported = true; /* whatever the writer returned, it said why */
+        goto fail;       /* the profile was only the vehicle: freed there */
+    }
     *out = p;
     p = NULL;
     st = PPROF_OK;
 fail:
-    if (st == PPROF_E_NOMEM)
+    if (st == PPROF_E_NOMEM && !reported)
         pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_profile_free(p);
     uint32_t *bufs[] = {tmp,  f.srank, f.mrank, f.frank, f.lrank, f.target, f.rstack, sord,

@@ -121,6 +121,26 @@ struct pprof_profile {
 
 pprof_profile *pprof__profile_new(const pprof_allocator *a);
 
+/* Where the encoder takes the samples from instead of the profile's own table (which it then
+ * ignores): a merger writing straight out produces them one at a time (merge.c). */
+typedef struct pprof__sample_src {
+    size_t n;
+    /* The most bytes the samples can encode to, at encoded_bound's rates (encode.c): per
+     * sample 33 + 10 * (locations + values) + 46 * labels. */
+    size_t bound;
+    /* Sample i, in order; the arrays stay valid until the next call. */
+    void (*get)(void *ctx, size_t i, pprof_sample *s);
+    void *ctx;
+} pprof__sample_src;
+
+/* pprof_profile_write_file and _write_memory with the samples taken from src (NULL: p's). */
+pprof_status pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src,
+                                   const char *path, const pprof_write_options *opts,
+                                   pprof_error *err);
+pprof_status pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
+                                     const pprof_write_options *opts, pprof_buffer *out,
+                                     pprof_error *err);
+
 /* The checks every read from memory starts with (out is the caller's output pointer, only
  * tested for NULL); fills o from opts. */
 pprof_status pprof__read_memory_start(const void *data, size_t size, const pprof_read_options *opts,

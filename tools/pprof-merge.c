@@ -598,28 +598,23 @@ merge_all(const merge_opts *o, const path_list *in)
     }
     double t_absorbed = now();
     if (rc == TOOL_EXIT_OK) {
-        pprof_profile *out = NULL;
-        st = pprof_merger_finish(m, &out, &err);
-        /* freed before writing, so that the encoder reuses the merger's (faulted-in) memory */
-        pprof_merger_free(m);
-        m = NULL;
-        double t_finished = now();
-        if (st == PPROF_OK)
-            st = pprof_profile_write_file(out, o->out, &wo, &err);
+        /* Straight from the merger to the file: the output's sample table is never built. */
+        pprof_merge_summary sum;
+        st = pprof_merger_write_file(m, o->out, &wo, &sum, &err);
         if (st == PPROF_OK && o->verbose)
             fprintf(stderr,
                     "%s: %zu inputs; read and absorb %.3f s (%.3f s waiting for decoding), "
-                    "finish %.3f s, write %.3f s; output %zu samples, %zu locations, "
-                    "%zu functions\n",
-                    prog, n, t_absorbed - t_start, waited, t_finished - t_absorbed,
-                    now() - t_finished, pprof_profile_count(out, PPROF_TABLE_SAMPLE),
-                    pprof_profile_count(out, PPROF_TABLE_LOCATION),
-                    pprof_profile_count(out, PPROF_TABLE_FUNCTION));
+                    "order and write %.3f s; output %zu samples, %zu locations, %zu functions\n",
+                    prog, n, t_absorbed - t_start, waited, now() - t_absorbed, sum.samples,
+                    sum.locations, sum.functions);
         if (st) {
-            tool_print_error(stderr, prog, strcmp(o->out, "-") ? o->out : "<stdout>", &err);
+            /* a merge error names its input(s); anything else is about writing the output */
+            if (st == PPROF_E_OVERFLOW || st == PPROF_E_INCOMPATIBLE)
+                print_merge_error(&err);
+            else
+                tool_print_error(stderr, prog, strcmp(o->out, "-") ? o->out : "<stdout>", &err);
             rc = tool_exit_for(st);
         }
-        pprof_profile_free(out);
     }
     pprof_merger_free(m);
     cache_drain(&cache);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "merge.h"
@@ -201,6 +202,59 @@ load_many(pprof_profile **ps, const char **names, char paths[][512])
 
 /* ---------------------------------------------------------------- tests on the real corpus */
 
+/* pprof_merger_write_memory and _write_file give the bytes of finish + write, and say the size of
+ * what they wrote. */
+static void
+check_direct_write(tap *t, pprof_profile *const *ps, size_t n, const pprof_merge_options *o,
+                   const char *what)
+{
+    pprof_merger *m = NULL;
+    pprof_error e;
+    pprof_status st = pprof_merger_new(o, &m, &e);
+    for (size_t i = 0; st == PPROF_OK && i < n; i++)
+        st = pprof_merger_add(m, ps[i], NULL, &e);
+    pprof_profile *fin = NULL;
+    pprof_buffer via = {0}, direct = {0}, gz_via = {0}, gz_direct = {0};
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT, gz = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    gz.threads = 3;
+    pprof_merge_summary sum = {0, 0, 0};
+    bool ok = st == PPROF_OK && pprof_merger_finish(m, &fin, &e) == PPROF_OK &&
+              pprof_profile_write_memory(fin, &raw, &via, &e) == PPROF_OK &&
+              pprof_merger_write_memory(m, &raw, &direct, &sum, &e) == PPROF_OK &&
+              pprof_profile_write_memory(fin, &gz, &gz_via, &e) == PPROF_OK &&
+              pprof_merger_write_memory(m, &gz, &gz_direct, NULL, &e) == PPROF_OK;
+    tap_ok(t,
+           ok && via.len == direct.len && !memcmp(via.data, direct.data, via.len) &&
+               gz_via.len == gz_direct.len && !memcmp(gz_via.data, gz_direct.data, gz_via.len) &&
+               sum.samples == fin->samples.len && sum.locations == fin->locations.len &&
+               sum.functions == fin->functions.len,
+           "%s: writing straight from the merger gives finish's bytes (%zu bytes, %zu samples)",
+           what, direct.len, sum.samples);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/direct-%d.pb.gz", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
+    uint8_t *file = NULL;
+    size_t flen = 0;
+    ok = ok && pprof_merger_write_file(m, path, &gz, NULL, &e) == PPROF_OK;
+    FILE *fp = ok ? fopen(path, "rb") : NULL;
+    if (fp) {
+        file = malloc(gz_via.len + 1);
+        flen = file ? fread(file, 1, gz_via.len + 1, fp) : 0;
+        fclose(fp);
+    }
+    remove(path);
+    tap_ok(t, ok && file && flen == gz_via.len && !memcmp(file, gz_via.data, flen),
+           "%s: pprof_merger_write_file writes the same bytes", what);
+    free(file);
+    pprof_buffer_free(&via);
+    pprof_buffer_free(&direct);
+    pprof_buffer_free(&gz_via);
+    pprof_buffer_free(&gz_direct);
+    pprof_profile_free(fin);
+    pprof_merger_free(m);
+}
+
 static void
 test_corpus(tap *t)
 {
@@ -216,6 +270,7 @@ test_corpus(tap *t)
     pprof_status st;
     pprof_profile *all = merge_n(ps, names, n, NULL, &st, NULL);
     tap_ok(t, st == PPROF_OK && all, "merge of %zu query-many profiles", n);
+    check_direct_write(t, ps, n, NULL, "query-many");
 
     /* conservation of every value total */
     size_t nt = ps[0]->sample_types.len;
@@ -593,6 +648,9 @@ test_longest_cancelled(tap *t)
            "policy longest: an expansion whose samples cancelled out does not win");
     tap_ok(t, same_bytes(all, grouped),
            "policy longest: merging the cancelling pair first gives the same bytes");
+    check_direct_write(t, abc, 3, &o, "policy longest, cancelled expansion");
+    pprof_profile *cancel[2] = {a, b};
+    check_direct_write(t, cancel, 2, NULL, "merge(p, -p)");
     pprof_profile *objs[] = {a, b, c, all, mid, back, grouped};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         pprof_profile_free(objs[i]);
@@ -894,6 +952,10 @@ test_threads(tap *t)
     tap_ok(
         t, st1 == PPROF_OK && st3 == PPROF_OK && one->samples.len > 40000 && same_bytes(one, three),
         "1 and 3 finishing threads give the same bytes (%zu samples)", one ? one->samples.len : 0);
+    check_direct_write(t, ps, 3, &o, "3 x 20000 samples, 3 threads");
+    o.threads = 1;
+    o.inline_conflict = PPROF_INLINE_LONGEST;
+    check_direct_write(t, ps, 3, &o, "3 x 20000 samples, 1 thread, policy longest");
     pprof_profile_free(one);
     pprof_profile_free(three);
     for (size_t k = 0; k < 3; k++)

@@ -100,6 +100,22 @@ PPROF_API size_t pprof_merger_count(const pprof_merger *m);
  * added and finish called again. Fails with PPROF_E_ARG when nothing was added. */
 PPROF_API pprof_status pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err);
 
+/* The size of a merged profile written by pprof_merger_write_file or _write_memory. */
+typedef struct pprof_merge_summary {
+    size_t samples, locations, functions;
+} pprof_merge_summary;
+
+/* Writes the merged profile: the same bytes as pprof_merger_finish followed by
+ * pprof_profile_write_file (or _write_memory, appending to *out), without building the output's
+ * sample table, which is most of the merged profile's memory: the samples are encoded straight
+ * from the merger. The merger is not consumed. sum (may be NULL) receives the output's size. */
+PPROF_API pprof_status pprof_merger_write_file(pprof_merger *m, const char *path,
+                                               const pprof_write_options *opts,
+                                               pprof_merge_summary *sum, pprof_error *err);
+PPROF_API pprof_status pprof_merger_write_memory(pprof_merger *m, const pprof_write_options *opts,
+                                                 pprof_buffer *out, pprof_merge_summary *sum,
+                                                 pprof_error *err);
+
 /* Convenience: merges n profiles (names may be NULL, or n names, each may be NULL). */
 PPROF_API pprof_status pprof_merge(const pprof_profile *const *profiles, const char *const *names,
                                    size_t n, const pprof_merge_options *opts, pprof_profile **out,
