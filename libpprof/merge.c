@@ -2307,6 +2307,14 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
             sink->sum->locations = n_loc_out;
             sink->sum->functions = n_fn_out;
         }
+        /* What the samples are not made from goes back first, for the encoding to reuse. */
+        uint32_t **done_with[] = {&tmp,  &f.mrank,  &f.frank, &f.lrank, &sord,
+                                  &mord, &ford,     &lord,    &smord,   &fout,
+                                  &soff, &f.strank, &stord,   &ostk_off};
+        for (size_t i = 0; i < sizeof(done_with) / sizeof(done_with[0]); i++) {
+            pprof__free(a, *done_with[i]);
+            *done_with[i] = NULL;
+        }
         sample_gen g = {&f, sout, lout, vals, nt, n_out, NULL, NULL};
         g.loc = pprof__malloc(a, (max_loc + 1) * sizeof(uint64_t));
         g.lab = pprof__malloc(a, (max_lab + 1) * sizeof(pprof_label));
