@@ -117,6 +117,16 @@ ht_put(htab *t, size_t slot, uint32_t h32, uint32_t idx)
     t->n++;
 }
 
+/* Inserts an entry known to be absent (rebuilding a table). */
+static void
+ht_add(htab *t, uint32_t h32, uint32_t idx)
+{
+    size_t slot = ht_first(t, h32);
+    while (t->slots[slot])
+        slot = (slot + 1) & t->mask;
+    ht_put(t, slot, h32, idx);
+}
+
 static inline bool
 ht_need_grow(const htab *t)
 {
@@ -237,6 +247,7 @@ struct pprof_merger {
     pprof__vec labels; /* mlabel */
     pprof__vec values; /* int64_t, n_types per sample */
     htab sample_ht;
+    bool s2_tables_gone; /* stack_ht and sample_ht were given back (release_s2_tables) */
 
     pprof__vec names; /* const char *, one per input */
 
@@ -754,6 +765,61 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
 #define SBATCH_MAX 4096
 #define PF 32 /* prefetch group */
 
+/* The stage-2 keys' hash bits (stage 1 computes a stack's while mapping it, the same way). */
+static uint32_t
+stack_hash(const uint32_t *stk, size_t n)
+{
+    uint64_t h = hmix(4, n);
+    for (size_t j = 0; j < n; j++)
+        h = hmix(h, stk[j]);
+    return (uint32_t)(hfinal(h) >> 32);
+}
+
+static uint32_t
+sample_hash(uint32_t sid, const mlabel *lab, size_t n_lab)
+{
+    uint64_t h = hmix(hmix(5, sid), n_lab);
+    for (size_t j = 0; j < n_lab; j++)
+        h = hmix(hmix(hmix(hmix(h, lab[j].key), lab[j].str), lab[j].unit), (uint64_t)lab[j].num);
+    return (uint32_t)(hfinal(h) >> 32);
+}
+
+/* The stacks' and samples' hash tables serve absorbing only, and are the largest of the
+ * merger's: writing gives them back for the encoding to reuse, and the next add builds them
+ * again from the stacks and samples (stage 2 is idle between adds). */
+static void
+release_s2_tables(pprof_merger *m)
+{
+    htab *ts[] = {&m->stack_ht, &m->sample_ht};
+    for (int k = 0; k < 2; k++) {
+        pprof__free(&m->a, ts[k]->slots);
+        ts[k]->slots = NULL;
+        ts[k]->mask = ts[k]->n = 0;
+    }
+    m->s2_tables_gone = true;
+}
+
+static bool
+rebuild_s2_tables(pprof_merger *m)
+{
+    if (!m->s2_tables_gone)
+        return true;
+    if (!ht_reserve(&m->a, &m->stack_ht, m->stacks.len) ||
+        !ht_reserve(&m->a, &m->sample_ht, m->samples.len))
+        return false;
+    const mstack *sts = m->stacks.data;
+    for (size_t i = 0; i < m->stacks.len; i++)
+        ht_add(&m->stack_ht, stack_hash((const uint32_t *)m->stack.data + sts[i].off, sts[i].n),
+               (uint32_t)i);
+    const msample *ss = m->samples.data;
+    const mlabel *labs = m->labels.data;
+    for (size_t i = 0; i < m->samples.len; i++)
+        ht_add(&m->sample_ht, sample_hash(ss[i].stack, labs + ss[i].lab_off, ss[i].n_lab),
+               (uint32_t)i);
+    m->s2_tables_gone = false;
+    return true;
+}
+
 static inline void
 prefetch_slot(const htab *t, uint32_t h32)
 {
@@ -795,10 +861,7 @@ s2_stack(pprof_merger *m, const merge_batch *b, psample *q)
     }
     q->sid = sid;
     const mlabel *lab = (const mlabel *)b->lab.data + q->lab_off;
-    uint64_t h = hmix(hmix(5, sid), q->n_lab);
-    for (size_t j = 0; j < q->n_lab; j++)
-        h = hmix(hmix(hmix(hmix(h, lab[j].key), lab[j].str), lab[j].unit), (uint64_t)lab[j].num);
-    q->h32 = (uint32_t)(hfinal(h) >> 32);
+    q->h32 = sample_hash(sid, lab, q->n_lab);
     prefetch_slot(&m->sample_ht, q->h32);
     return true;
 }
@@ -1018,7 +1081,6 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
     q->stk_off = (uint32_t)b->stk.len;
     q->n_loc = (uint32_t)s.n_location_id;
     uint32_t *stk = (uint32_t *)b->stk.data + q->stk_off;
-    uint64_t h = hmix(4, s.n_location_id);
     for (size_t j = 0; j < s.n_location_id; j++) {
         uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
         if (li == PPROF_NONE) {
@@ -1029,9 +1091,8 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
         pprof_status st = map_location(c, li, &stk[j]);
         if (st)
             return st;
-        h = hmix(h, stk[j]);
     }
-    q->h32 = (uint32_t)(hfinal(h) >> 32);
+    q->h32 = stack_hash(stk, s.n_location_id);
     q->lab_off = (uint32_t)b->lab.len;
     q->n_lab = (uint32_t)s.n_label;
     mlabel *lab = (mlabel *)b->lab.data + q->lab_off;
@@ -1356,6 +1417,8 @@ absorb_all_samples(in_ctx *c)
     pprof_profile *p = (pprof_profile *)c->p; /* only merge inputs, which the merger may decode */
     size_t lazy = p->lazy.len / 2, total = lazy ? lazy : p->samples.len;
     p->lazy_stack = p->lazy_values = p->lazy_labels = 0;
+    if (!rebuild_s2_tables(m))
+        return nomem(m, c->err);
     s2_start(m);
     merge_batch *b = &m->batch[m->s2_sent % 2];
     b->q.len = b->stk.len = b->lab.len = b->val.len = 0;
@@ -2315,6 +2378,7 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
             pprof__free(a, *done_with[i]);
             *done_with[i] = NULL;
         }
+        release_s2_tables(m);
         sample_gen g = {&f, sout, lout, vals, nt, n_out, NULL, NULL};
         g.loc = pprof__malloc(a, (max_loc + 1) * sizeof(uint64_t));
         g.lab = pprof__malloc(a, (max_lab + 1) * sizeof(pprof_label));

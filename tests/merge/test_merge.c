@@ -953,6 +953,33 @@ test_threads(tap *t)
         t, st1 == PPROF_OK && st3 == PPROF_OK && one->samples.len > 40000 && same_bytes(one, three),
         "1 and 3 finishing threads give the same bytes (%zu samples)", one ? one->samples.len : 0);
     check_direct_write(t, ps, 3, &o, "3 x 20000 samples, 3 threads");
+    /* Writing gives back the tables of absorbing (rebuilt by the next add): adding after a
+     * write merges as if no write had happened. */
+    for (unsigned th = 1; th <= 3; th += 2) {
+        o.threads = th;
+        pprof_merger *m = NULL;
+        pprof_error e;
+        pprof_buffer early = {0}, late = {0};
+        pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+        raw.format = PPROF_FORMAT_RAW;
+        bool ok = pprof_merger_new(&o, &m, &e) == PPROF_OK &&
+                  pprof_merger_add(m, ps[0], NULL, &e) == PPROF_OK &&
+                  pprof_merger_add(m, ps[1], NULL, &e) == PPROF_OK &&
+                  pprof_merger_write_memory(m, &raw, &early, NULL, &e) == PPROF_OK &&
+                  pprof_merger_add(m, ps[1], NULL, &e) == PPROF_OK &&
+                  pprof_merger_add(m, ps[2], NULL, &e) == PPROF_OK &&
+                  pprof_merger_write_memory(m, &raw, &late, NULL, &e) == PPROF_OK;
+        pprof_merger_free(m);
+        pprof_profile *again[4] = {ps[0], ps[1], ps[1], ps[2]};
+        pprof_profile *want = merge_n(again, NULL, 4, &o, &st1, NULL);
+        pprof_buffer w = bytes(want);
+        tap_ok(t, ok && early.len && w.len == late.len && !memcmp(w.data, late.data, w.len),
+               "%u thread(s): adding after a write merges as if nothing had been written", th);
+        pprof_buffer_free(&w);
+        pprof_buffer_free(&early);
+        pprof_buffer_free(&late);
+        pprof_profile_free(want);
+    }
     o.threads = 1;
     o.inline_conflict = PPROF_INLINE_LONGEST;
     check_direct_write(t, ps, 3, &o, "3 x 20000 samples, 1 thread, policy longest");
