@@ -1918,13 +1918,14 @@ typedef struct sample_gen {
     const int64_t *vals;
     size_t nt, n;
     uint64_t *loc;    /* one sample's location ids */
+    uint32_t loc_sid; /* the stack they are of (samples of one stack come in a row) */
     pprof_label *lab; /* one sample's labels */
 } sample_gen;
 
 static void
 gen_sample(void *ctx, size_t i, pprof_sample *out)
 {
-    const sample_gen *g = ctx;
+    sample_gen *g = ctx;
     const pprof_merger *m = g->f->m;
     const msample *ss = m->samples.data;
     const mlabel *labs = m->labels.data;
@@ -1943,8 +1944,11 @@ gen_sample(void *ctx, size_t i, pprof_sample *out)
     const msample *s = &ss[g->sout[i]];
     const mstack *x = &sts[s->stack];
     const uint32_t *target = g->f->target, *r = g->f->srank;
-    for (uint32_t k = 0; k < x->n; k++)
-        g->loc[k] = g->lout[target[stack[x->off + k]]];
+    if (s->stack != g->loc_sid) {
+        for (uint32_t k = 0; k < x->n; k++)
+            g->loc[k] = g->lout[target[stack[x->off + k]]];
+        g->loc_sid = s->stack;
+    }
     const mlabel *ml = labs + s->lab_off;
     for (uint32_t k = 0; k < s->n_lab; k++) {
         pprof_label l = {r[ml[k].key], r[ml[k].str], ml[k].num, r[ml[k].unit]};
@@ -2379,7 +2383,7 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
             *done_with[i] = NULL;
         }
         release_s2_tables(m);
-        sample_gen g = {&f, sout, lout, vals, nt, n_out, NULL, NULL};
+        sample_gen g = {&f, sout, lout, vals, nt, n_out, NULL, PPROF_NONE, NULL};
         g.loc = pprof__malloc(a, (max_loc + 1) * sizeof(uint64_t));
         g.lab = pprof__malloc(a, (max_lab + 1) * sizeof(pprof_label));
         pprof__sample_src src = {n_out, src_bound, gen_sample, &g};
