@@ -333,24 +333,34 @@ functions(enc *e)
     }
 }
 
+size_t
+pprof__encoded_bound_of(const pprof__encoded_counts *c)
+{
+    return 8 * 11 + 22 + 11 + 10 * c->comments + 64 + 33 * c->sample_types + 121 * c->mappings +
+           66 * c->functions + 55 * c->locations + 35 * c->lines + 11 * c->strings +
+           c->string_bytes + c->sample_bound;
+}
+
 /* The most bytes encode_raw can write for pr: each entity's fixed fields at their largest
  * varints, as the reserve() calls of the encoders ask for them. */
 static size_t
 encoded_bound(const pprof_profile *pr, const pprof__sample_src *src)
 {
-    size_t n = 8 * 11 + 22 + 11 + 10 * pr->comments.len + 64;
-    n += 33 * pr->sample_types.len + 121 * pr->mappings.len + 66 * pr->functions.len;
+    pprof__encoded_counts c = {pr->comments.len,    pr->sample_types.len,
+                               pr->mappings.len,    pr->functions.len,
+                               pr->locations.len,   0,
+                               pr->strings.len,     0,
+                               src ? src->bound : 0};
     const pprof__sample *s = pr->samples.data;
     for (size_t i = 0; !src && i < pr->samples.len; i++)
-        n += 33 + 10 * ((size_t)s[i].n_loc + s[i].n_val) + 46 * (size_t)s[i].n_lab;
-    n += src ? src->bound : 0;
+        c.sample_bound += PPROF__SAMPLE_BOUND(s[i].n_loc, s[i].n_val, s[i].n_lab);
     const pprof__location *l = pr->locations.data;
     for (size_t i = 0; i < pr->locations.len; i++)
-        n += 55 + 35 * (size_t)l[i].n_line;
+        c.lines += l[i].n_line;
     const pprof_string *str = pr->strings.data;
     for (size_t i = 0; i < pr->strings.len; i++)
-        n += 11 + str[i].len;
-    return n;
+        c.string_bytes += str[i].len;
+    return pprof__encoded_bound_of(&c);
 }
 
 static pprof_status
@@ -472,17 +482,21 @@ pprof_status
 pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_write_options *opts,
                          pprof_error *err)
 {
-    return pprof__write_file_src(p, NULL, path, opts, err);
+    return pprof__write_file_src(p, NULL, NULL, path, opts, err);
 }
 
 pprof_status
-pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, const char *path,
-                      const pprof_write_options *opts, pprof_error *err)
+pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, pprof_buffer *pre,
+                      const char *path, const pprof_write_options *opts, pprof_error *err)
 {
     if (!p || !path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output path");
     pprof_write_options o = write_options(opts);
     pprof_buffer raw = {0}, packed = {0};
+    if (pre) {
+        raw = *pre;
+        raw.len = 0;
+    }
     const pprof_buffer *bytes = &raw;
     pprof_status st;
     if (o.format == PPROF_FORMAT_GZIP && o.threads > 1) {
@@ -512,7 +526,10 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, cons
     }
     if (st == PPROF_OK)
         st = pprof_write_bytes_atomic(path, bytes->data, bytes->len, err);
-    pprof__free(&p->alloc, raw.data);
+    if (pre)
+        *pre = raw; /* the caller's to free */
+    else
+        pprof__free(&p->alloc, raw.data);
     pprof__free(&p->alloc, packed.data);
     return st;
 }

@@ -7,8 +7,10 @@
  * per-entity attribute that is not part of a key is combined with a commutative, associative
  * rule (min, max, or, sum) so the result is the same for any order and grouping. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "merge.h"
 #include "par-private.h"
@@ -248,6 +250,8 @@ struct pprof_merger {
     pprof__vec values; /* int64_t, n_types per sample */
     htab sample_ht;
     bool s2_tables_gone; /* stack_ht and sample_ht were given back (release_s2_tables) */
+    /* Over all samples: PPROF__SAMPLE_BOUND summed, and a guess of their encoded size. */
+    size_t sample_bound, sample_guess;
 
     pprof__vec names; /* const char *, one per input */
 
@@ -898,6 +902,8 @@ s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
         ns->lab_off = (uint32_t)m->labels.len;
         ns->n_lab = n_lab;
         ns->stack = sid;
+        m->sample_bound += PPROF__SAMPLE_BOUND(st_.n, nt, n_lab);
+        m->sample_guess += 4 + 2 * (size_t)st_.n + 5 * nt + 12 * (size_t)n_lab;
         if (n_lab)
             memcpy((mlabel *)m->labels.data + m->labels.len, lab, n_lab * sizeof(mlabel));
         m->labels.len += n_lab;
@@ -1958,6 +1964,39 @@ gen_sample(void *ctx, size_t i, pprof_sample *out)
     *out = o;
 }
 
+/* The encoding buffer is faulted in by a thread of its own while the output is being ordered,
+ * mostly on one thread: a fresh page costs about as much as encoding into it on this kind of
+ * VM, and MADV_POPULATE_WRITE faults pages in without touching their bytes. */
+typedef struct prefault {
+    uint8_t *p;
+    size_t len;
+    pthread_t th;
+    bool running;
+} prefault;
+
+static void *
+prefault_run(void *arg)
+{
+#ifdef MADV_POPULATE_WRITE
+    const prefault *pf = arg;
+    uintptr_t start = ((uintptr_t)pf->p + 4095) & ~(uintptr_t)4095;
+    uintptr_t end = ((uintptr_t)pf->p + pf->len) & ~(uintptr_t)4095;
+    if (end > start)
+        madvise((void *)start, end - start, MADV_POPULATE_WRITE); /* advice: failure is harmless */
+#else
+    (void)arg;
+#endif
+    return NULL;
+}
+
+static void
+prefault_join(prefault *pf)
+{
+    if (pf->running)
+        pthread_join(pf->th, NULL);
+    pf->running = false;
+}
+
 static pprof_status emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out,
                          pprof_error *err);
 
@@ -2028,6 +2067,25 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     pprof_status st = PPROF_E_NOMEM;
     bool reported = false;
     pprof_profile *p = NULL;
+    /* Writing a file: its encoding buffer, sized for the largest output this merger can give
+     * (every table whole), is allocated now and faulted in meanwhile (see prefault). */
+    pprof_buffer raw = {0};
+    prefault pf = {0};
+    if (sink && sink->path) {
+        size_t string_bytes = 0;
+        for (size_t i = 0; i < ns; i++)
+            string_bytes += mstr(m, (uint32_t)i)->len;
+        pprof__encoded_counts c = {m->comments.len, nt, nm, nf, nl, m->lines.len, ns, string_bytes,
+                                   m->sample_bound};
+        size_t bound = pprof__encoded_bound_of(&c);
+        size_t guess = m->sample_guess + 16 * (nl + m->lines.len + nf) + 2 * ns + string_bytes;
+        if (pprof__buffer_reserve_in(a, &raw, bound)) {
+            pf.p = raw.data;
+            pf.len = guess < raw.cap ? guess : raw.cap;
+            pf.running = pf.len >= ((size_t)1 << 20) && m->o.threads >= 2 &&
+                         pthread_create(&pf.th, NULL, prefault_run, &pf) == 0;
+        }
+    }
     fin f = {.m = m};
     uint32_t *tmp = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
     uint32_t *stord = NULL, *sttmp = NULL;
@@ -2189,7 +2247,7 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
             sout[n_out++] = smord[i];
             live[r] = 1;
             lab_out += s->n_lab;
-            src_bound += 33 + 10 * ((size_t)s->n_loc + nt) + 46 * (size_t)s->n_lab;
+            src_bound += PPROF__SAMPLE_BOUND(s->n_loc, nt, s->n_lab);
             max_loc = s->n_loc > max_loc ? s->n_loc : max_loc;
             max_lab = s->n_lab > max_lab ? s->n_lab : max_lab;
         }
@@ -2389,9 +2447,10 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         pprof__sample_src src = {n_out, src_bound, gen_sample, &g};
         if (!g.loc || !g.lab)
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        else if (sink->path)
-            st = pprof__write_file_src(p, &src, sink->path, sink->opts, err);
-        else
+        else if (sink->path) {
+            prefault_join(&pf); /* before the writer may move the buffer */
+            st = pprof__write_file_src(p, &src, &raw, sink->path, sink->opts, err);
+        } else
             st = pprof__write_memory_src(p, &src, sink->opts, sink->mem, err);
         pprof__free(a, g.loc);
         pprof__free(a, g.lab);
@@ -2402,6 +2461,8 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     p = NULL;
     st = PPROF_OK;
 fail:
+    prefault_join(&pf);
+    pprof__free(a, raw.data);
     if (st == PPROF_E_NOMEM && !reported)
         pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_profile_free(p);

@@ -125,18 +125,29 @@ pprof_profile *pprof__profile_new(const pprof_allocator *a);
  * ignores): a merger writing straight out produces them one at a time (merge.c). */
 typedef struct pprof__sample_src {
     size_t n;
-    /* The most bytes the samples can encode to, at encoded_bound's rates (encode.c): per
-     * sample 33 + 10 * (locations + values) + 46 * labels. */
+    /* The most bytes the samples can encode to: PPROF__SAMPLE_BOUND summed. */
     size_t bound;
     /* Sample i, in order; the arrays stay valid until the next call. */
     void (*get)(void *ctx, size_t i, pprof_sample *s);
     void *ctx;
 } pprof__sample_src;
 
-/* pprof_profile_write_file and _write_memory with the samples taken from src (NULL: p's). */
+/* What encoded_bound (encode.c) counts; the bound is a sum of per-entity maxima. */
+#define PPROF__SAMPLE_BOUND(n_loc, n_val, n_lab)                                                   \
+    (33 + 10 * ((size_t)(n_loc) + (size_t)(n_val)) + 46 * (size_t)(n_lab))
+typedef struct pprof__encoded_counts {
+    size_t comments, sample_types, mappings, functions, locations, lines, strings, string_bytes;
+    size_t sample_bound; /* the sum of PPROF__SAMPLE_BOUND over the samples */
+} pprof__encoded_counts;
+/* The most bytes a profile of these counts can encode to, before compression. */
+size_t pprof__encoded_bound_of(const pprof__encoded_counts *c);
+
+/* pprof_profile_write_file and _write_memory with the samples taken from src (NULL: p's). With
+ * pre, the encoding goes into *pre (its capacity is used when it is large enough), which the
+ * caller then frees with p's allocator. */
 pprof_status pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src,
-                                   const char *path, const pprof_write_options *opts,
-                                   pprof_error *err);
+                                   pprof_buffer *pre, const char *path,
+                                   const pprof_write_options *opts, pprof_error *err);
 pprof_status pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
                                      const pprof_write_options *opts, pprof_buffer *out,
                                      pprof_error *err);
