@@ -1788,17 +1788,13 @@ sort_runs(void *c, size_t lo, size_t hi)
 /* Samples in canonical order (stack rank, then labels): a stable counting sort by stack rank,
  * then each run of one rank (a few samples that differ in labels) sorted by labels. No full-key
  * comparison crosses stacks, and the rank pass reads the samples sequentially. */
-static uint32_t *
-order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp)
+static bool
+order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp, uint32_t *out)
 {
     const pprof_merger *m = f->m;
-    uint32_t *out = pprof__malloc(&m->a, (n + 1) * sizeof(uint32_t));
     uint32_t *pos = pprof__malloc(&m->a, (n_ranks + 1) * sizeof(uint32_t));
-    if (!out || !pos) {
-        pprof__free(&m->a, out);
-        pprof__free(&m->a, pos);
-        return NULL;
-    }
+    if (!pos)
+        return false;
     memset(pos, 0, (n_ranks + 1) * sizeof(uint32_t));
     const msample *ss = m->samples.data;
     for (size_t i = 0; i < n; i++)
@@ -1811,7 +1807,7 @@ order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp)
     runs_job j = {f, out, tmp, pos};
     pprof__par_for(m->o.threads, n_ranks, 8192, sort_runs, &j);
     pprof__free(&m->a, pos);
-    return out;
+    return true;
 }
 
 static uint32_t *
@@ -1964,29 +1960,48 @@ gen_sample(void *ctx, size_t i, pprof_sample *out)
     *out = o;
 }
 
-/* The encoding buffer is faulted in by a thread of its own while the output is being ordered,
- * mostly on one thread: a fresh page costs about as much as encoding into it on this kind of
- * VM, and MADV_POPULATE_WRITE faults pages in without touching their bytes. */
+/* The large buffers of ordering and writing are allocated up front and faulted in by a thread
+ * of their own, in the order they are needed, while the output is being ordered (mostly on one
+ * thread): a fresh page costs about as much as filling it on this kind of VM. MADV_POPULATE_WRITE
+ * faults pages in without touching their bytes, so the buffers may be in use meanwhile. */
+#define PREFAULT_MAX 8
 typedef struct prefault {
-    uint8_t *p;
-    size_t len;
+    void *p[PREFAULT_MAX];
+    size_t len[PREFAULT_MAX], n;
     pthread_t th;
     bool running;
 } prefault;
+
+static void
+prefault_add(prefault *pf, void *p, size_t len)
+{
+    if (p && len >= ((size_t)1 << 20) && pf->n < PREFAULT_MAX) {
+        pf->p[pf->n] = p;
+        pf->len[pf->n++] = len;
+    }
+}
 
 static void *
 prefault_run(void *arg)
 {
 #ifdef MADV_POPULATE_WRITE
     const prefault *pf = arg;
-    uintptr_t start = ((uintptr_t)pf->p + 4095) & ~(uintptr_t)4095;
-    uintptr_t end = ((uintptr_t)pf->p + pf->len) & ~(uintptr_t)4095;
-    if (end > start)
-        madvise((void *)start, end - start, MADV_POPULATE_WRITE); /* advice: failure is harmless */
+    for (size_t i = 0; i < pf->n; i++) {
+        uintptr_t start = ((uintptr_t)pf->p[i] + 4095) & ~(uintptr_t)4095;
+        uintptr_t end = ((uintptr_t)pf->p[i] + pf->len[i]) & ~(uintptr_t)4095;
+        if (end > start) /* advice: a failure only leaves the faults to the first touch */
+            madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+    }
 #else
     (void)arg;
 #endif
     return NULL;
+}
+
+static void
+prefault_start(prefault *pf, unsigned threads)
+{
+    pf->running = pf->n && threads >= 2 && pthread_create(&pf->th, NULL, prefault_run, pf) == 0;
 }
 
 static void
@@ -2067,25 +2082,8 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     pprof_status st = PPROF_E_NOMEM;
     bool reported = false;
     pprof_profile *p = NULL;
-    /* Writing a file: its encoding buffer, sized for the largest output this merger can give
-     * (every table whole), is allocated now and faulted in meanwhile (see prefault). */
     pprof_buffer raw = {0};
     prefault pf = {0};
-    if (sink && sink->path) {
-        size_t string_bytes = 0;
-        for (size_t i = 0; i < ns; i++)
-            string_bytes += mstr(m, (uint32_t)i)->len;
-        pprof__encoded_counts c = {m->comments.len, nt, nm, nf, nl, m->lines.len, ns, string_bytes,
-                                   m->sample_bound};
-        size_t bound = pprof__encoded_bound_of(&c);
-        size_t guess = m->sample_guess + 16 * (nl + m->lines.len + nf) + 2 * ns + string_bytes;
-        if (pprof__buffer_reserve_in(a, &raw, bound)) {
-            pf.p = raw.data;
-            pf.len = guess < raw.cap ? guess : raw.cap;
-            pf.running = pf.len >= ((size_t)1 << 20) && m->o.threads >= 2 &&
-                         pthread_create(&pf.th, NULL, prefault_run, &pf) == 0;
-        }
-    }
     fin f = {.m = m};
     uint32_t *tmp = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
     uint32_t *stord = NULL, *sttmp = NULL;
@@ -2101,8 +2099,31 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     f.lrank = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     f.target = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     f.rstack = pprof__malloc(a, (m->stack.len + 1) * sizeof(uint32_t));
-    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !f.rstack)
+    smord = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
+    vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
+    sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
+    soff = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
+    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !f.rstack || !smord ||
+        !vals || !sout || !soff)
         goto fail;
+    prefault_add(&pf, f.rstack, m->stack.len * sizeof(uint32_t));
+    prefault_add(&pf, smord, nsm * sizeof(uint32_t));
+    prefault_add(&pf, vals, nsm * nt * sizeof(int64_t));
+    prefault_add(&pf, sout, nsm * sizeof(uint32_t));
+    prefault_add(&pf, soff, nsm * sizeof(uint32_t));
+    if (sink && sink->path) {
+        /* the encoding buffer, sized for the largest output this merger can give (every table
+         * whole), faulted in as far as the output is likely to fill it */
+        size_t string_bytes = 0;
+        for (size_t i = 0; i < ns; i++)
+            string_bytes += mstr(m, (uint32_t)i)->len;
+        pprof__encoded_counts c = {m->comments.len, nt, nm, nf, nl, m->lines.len, ns, string_bytes,
+                                   m->sample_bound};
+        size_t guess = m->sample_guess + 16 * (nl + m->lines.len + nf) + 2 * ns + string_bytes;
+        if (pprof__buffer_reserve_in(a, &raw, pprof__encoded_bound_of(&c)))
+            prefault_add(&pf, raw.data, guess < raw.cap ? guess : raw.cap);
+    }
+    prefault_start(&pf, m->o.threads);
 
     /* strings, then mappings (main candidate first), functions, locations, samples */
     if (!(sord = order(m, ns, cmp_str, &f, tmp)))
@@ -2195,20 +2216,17 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     f.rstack = NULL;
     pprof__free(a, sttmp);
     sttmp = NULL;
-    if (!(smord = order_samples(&f, nsm, n_ranks, tmp)))
+    if (!order_samples(&f, nsm, n_ranks, tmp, smord))
         goto fail;
 
     /* Combine samples that became equal (only the inline policy "longest" makes distinct
      * samples equal: otherwise distinct stacks have distinct ranks), drop all-zero ones. */
-    vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
-    sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
-    soff = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
     lreach = pprof__malloc(a, nl + 1);
     lout = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     fout = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
     live = pprof__malloc(a, n_ranks + 1);
     ostk_off = pprof__malloc(a, (n_ranks + 1) * sizeof(uint32_t));
-    if (!vals || !sout || !soff || !lreach || !lout || !fout || !live || !ostk_off)
+    if (!lreach || !lout || !fout || !live || !ostk_off)
         goto fail;
     memset(lreach, 0, nl + 1);
     memset(live, 0, n_ranks + 1);
