@@ -1818,7 +1818,7 @@ order(const pprof_merger *m, size_t n, cmp_fn cmp, const fin *f, uint32_t *tmp)
         return NULL;
     for (size_t i = 0; i < n; i++)
         v[i] = (uint32_t)i;
-    msort(v, tmp, n, cmp, f);
+    psort(v, tmp, n, cmp, f, m->o.threads); /* tmp holds nmax + 1 entries */
     return v;
 }
 
@@ -2271,15 +2271,14 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         }
         i = j;
     }
-    /* Reachable locations, from one representative of each live stack rank (stacks of one rank
-     * have the same target locations), instead of from every sample. */
+    /* Reachable locations, from the stacks of live ranks (each stack once, not once per sample),
+     * in the order they are stored: it reads them as a stream. */
+    const mstack *sts = m->stacks.data;
     for (size_t i = 0; i < nst; i++) {
-        uint32_t r = f.strank[stord[i]];
-        if (!live[r] || (i && f.strank[stord[i - 1]] == r))
+        if (!live[f.strank[i]])
             continue;
-        const mstack *x = &PPROF__AT(m->stacks, mstack, stord[i]);
-        for (uint32_t k = 0; k < x->n; k++)
-            lreach[f.target[stack[x->off + k]]] = 1;
+        for (uint32_t k = 0; k < sts[i].n; k++)
+            lreach[f.target[stack[sts[i].off + k]]] = 1;
     }
     /* output ids: reachable locations and their functions, in canonical order */
     uint8_t *freach = (uint8_t *)tmp; /* tmp holds nmax+1 uint32, enough for nf bytes */
