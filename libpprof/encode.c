@@ -196,13 +196,21 @@ samples(enc *e)
 {
     const pprof_profile *pr = e->sm.p;
     size_t n = e->src ? e->src->n : pr->samples.len;
+    const pprof__sample *ps = pr->samples.data;
+    /* Samples that differ only in labels come in a row in merged profiles, with one stack: its
+     * packed location ids are copied from the previous record instead of encoded again. */
+    size_t prev_at = 0, prev_len = 0, prev_ls = 0;
     for (size_t i = 0; i < n; i++) {
         pprof_sample s;
-        if (e->src)
-            e->src->get(e->src->ctx, i, &s);
-        else
+        bool same;
+        if (e->src) {
+            e->src->get(e->src->ctx, i, &s, &same);
+        } else {
             s = pprof_profile_sample(pr, i);
-        size_t ls = packed_size(s.location_id, s.n_location_id);
+            same = i && ps[i].loc_off == ps[i - 1].loc_off && ps[i].n_loc == ps[i - 1].n_loc;
+        }
+        same = same && prev_len;
+        size_t ls = same ? prev_ls : packed_size(s.location_id, s.n_location_id);
         size_t vs = packed_size((const uint64_t *)s.value, s.n_value);
         size_t body = (s.n_location_id ? 1 + vsz(ls) + ls : 0) + (s.n_value ? 1 + vsz(vs) + vs : 0);
         uint64_t lab[4 * 8];
@@ -226,7 +234,16 @@ samples(enc *e)
         if (!p)
             return;
         p = lput(p, 2, body);
-        p = packed_put(p, 1, s.location_id, s.n_location_id, ls);
+        if (same) {
+            memcpy(p, e->b->data + prev_at, prev_len);
+            p += prev_len;
+        } else {
+            uint8_t *at = p;
+            p = packed_put(p, 1, s.location_id, s.n_location_id, ls);
+            prev_at = (size_t)(at - e->b->data);
+            prev_len = (size_t)(p - at);
+            prev_ls = ls;
+        }
         p = packed_put(p, 2, (const uint64_t *)s.value, s.n_value, vs);
         for (size_t j = 0; j < s.n_label; j++) {
             const pprof_label *l = &s.label[j];

@@ -1925,7 +1925,7 @@ typedef struct sample_gen {
 } sample_gen;
 
 static void
-gen_sample(void *ctx, size_t i, pprof_sample *out)
+gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
 {
     sample_gen *g = ctx;
     const pprof_merger *m = g->f->m;
@@ -1946,7 +1946,8 @@ gen_sample(void *ctx, size_t i, pprof_sample *out)
     const msample *s = &ss[g->sout[i]];
     const mstack *x = &sts[s->stack];
     const uint32_t *target = g->f->target, *r = g->f->srank;
-    if (s->stack != g->loc_sid) {
+    *same = s->stack == g->loc_sid;
+    if (!*same) {
         for (uint32_t k = 0; k < x->n; k++)
             g->loc[k] = g->lout[target[stack[x->off + k]]];
         g->loc_sid = s->stack;

@@ -127,8 +127,9 @@ typedef struct pprof__sample_src {
     size_t n;
     /* The most bytes the samples can encode to: PPROF__SAMPLE_BOUND summed. */
     size_t bound;
-    /* Sample i, in order; the arrays stay valid until the next call. */
-    void (*get)(void *ctx, size_t i, pprof_sample *s);
+    /* Sample i, in order; the arrays stay valid until the next call. *same: its location ids
+     * are those of sample i - 1 (a hint: false is always correct). */
+    void (*get)(void *ctx, size_t i, pprof_sample *s, bool *same);
     void *ctx;
 } pprof__sample_src;
 
