@@ -663,7 +663,7 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
     uint64_t h = hmix(hmix(hmix(hmix(2, k.mapping), k.rel), k.folded), k.n_line);
     for (uint32_t j = 0; j < sl->n_line; j++) {
         const pprof_line *sline = &PPROF__AT(p->lines, pprof_line, sl->line_off + j);
-        uint32_t fi = pprof__idmap_get(&p->fn_idx, sline->function_id);
+        uint32_t fi = pprof__idmap_find(&p->fn_idx, sline->function_id);
         if (fi == PPROF_NONE) {
             char path[128];
             pprof__path(path, "location[%zu].line[%u].function_id", li, j);
@@ -1088,15 +1088,18 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
     q->n_loc = (uint32_t)s.n_location_id;
     uint32_t *stk = (uint32_t *)b->stk.data + q->stk_off;
     for (size_t j = 0; j < s.n_location_id; j++) {
-        uint32_t li = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
+        uint32_t li = pprof__idmap_find(&p->loc_idx, s.location_id[j]);
         if (li == PPROF_NONE) {
             pprof__path(path, "sample[%zu].location_id[%zu]", gsi, j);
             return bad(c, path, "location id %llu does not exist",
                        (unsigned long long)s.location_id[j]);
         }
-        pprof_status st = map_location(c, li, &stk[j]);
-        if (st)
-            return st;
+        stk[j] = c->loc_memo[li]; /* most frames were mapped before */
+        if (stk[j] == PPROF_NONE) {
+            pprof_status st = map_location(c, li, &stk[j]);
+            if (st)
+                return st;
+        }
     }
     q->h32 = stack_hash(stk, s.n_location_id);
     q->lab_off = (uint32_t)b->lab.len;

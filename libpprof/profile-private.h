@@ -167,6 +167,14 @@ struct pprof_merge_input {
  * library calls it from functions documented as needing exclusive use. */
 pprof_status pprof__profile_index(pprof_profile *p, pprof_error *err);
 uint32_t pprof__idmap_get(const pprof__idmap *m, uint64_t id);
+/* The same, with the common case (ids 1..n in order) inline, for per-frame lookups. */
+static inline uint32_t
+pprof__idmap_find(const pprof__idmap *m, uint64_t id)
+{
+    if (m->dense)
+        return id - 1 <= m->mask ? (uint32_t)(id - 1) : PPROF_NONE; /* mask = n-1 when dense */
+    return pprof__idmap_get(m, id);
+}
 void pprof__idmap_free(const pprof_allocator *a, pprof__idmap *m);
 
 /* Decodes a raw protobuf buffer that p takes ownership of (allocated with p->alloc). */
