@@ -149,6 +149,61 @@ ht_need_grow(const htab *t)
         }                                                                                          \
     }
 
+/* ------------------------------------------------------------------ prefaulting */
+
+/* Large buffers that are about to be filled are faulted in by a thread of their own: a fresh
+ * page costs about as much as filling it on this kind of VM, and the thread doing the filling
+ * is the one that limits the run (stage 2 while absorbing a large input, the mostly
+ * single-threaded ordering before writing). MADV_POPULATE_WRITE faults pages in without
+ * touching their bytes, so the buffers may be in use, even grown and moved, meanwhile. */
+#define PREFAULT_MAX 8
+typedef struct prefault {
+    void *p[PREFAULT_MAX];
+    size_t len[PREFAULT_MAX], n;
+    pthread_t th;
+    bool running;
+} prefault;
+
+static void
+prefault_add(prefault *pf, void *p, size_t len)
+{
+    if (p && len >= ((size_t)1 << 20) && pf->n < PREFAULT_MAX) {
+        pf->p[pf->n] = p;
+        pf->len[pf->n++] = len;
+    }
+}
+
+static void *
+prefault_run(void *arg)
+{
+#ifdef MADV_POPULATE_WRITE
+    const prefault *pf = arg;
+    for (size_t i = 0; i < pf->n; i++) {
+        uintptr_t start = ((uintptr_t)pf->p[i] + 4095) & ~(uintptr_t)4095;
+        uintptr_t end = ((uintptr_t)pf->p[i] + pf->len[i]) & ~(uintptr_t)4095;
+        if (end > start) /* advice: a failure only leaves the faults to the first touch */
+            madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+    }
+#else
+    (void)arg;
+#endif
+    return NULL;
+}
+
+static void
+prefault_start(prefault *pf, unsigned threads)
+{
+    pf->running = pf->n && threads >= 2 && pthread_create(&pf->th, NULL, prefault_run, pf) == 0;
+}
+
+static void
+prefault_join(prefault *pf)
+{
+    if (pf->running)
+        pthread_join(pf->th, NULL);
+    pf->running = false;
+}
+
 /* ------------------------------------------------------------------ merger state */
 
 typedef struct mmapping {
@@ -213,6 +268,11 @@ typedef struct psample {
 } psample;
 
 typedef struct merge_batch {
+    /* The first batch of an input; and (want_rest) how many samples of a large input are still
+     * to come after this batch: stage 2 makes room for what they will likely add, going by what
+     * the input's samples added so far, and has the room faulted in meanwhile. */
+    bool input_start;
+    size_t want_rest;
     pprof__vec q;   /* psample */
     pprof__vec stk; /* uint32_t */
     pprof__vec lab; /* mlabel */
@@ -249,7 +309,9 @@ struct pprof_merger {
     pprof__vec labels; /* mlabel */
     pprof__vec values; /* int64_t, n_types per sample */
     htab sample_ht;
-    bool s2_tables_gone; /* stack_ht and sample_ht were given back (release_s2_tables) */
+    bool s2_tables_gone;        /* stack_ht and sample_ht were given back (release_s2_tables) */
+    prefault s2_pf;             /* stage 2's: its tables' room for the rest of a large input */
+    size_t s2_mark[4], s2_seen; /* stage 2's table lengths at the input's start, samples since */
     /* Over all samples: PPROF__SAMPLE_BOUND summed, and a guess of their encoded size. */
     size_t sample_bound, sample_guess;
 
@@ -353,6 +415,7 @@ pprof_merger_free(pprof_merger *m)
     if (!m)
         return;
     s2_stop(m);
+    prefault_join(&m->s2_pf);
     const pprof_allocator a = m->a;
     pprof__vec *vecs[] = {&m->strings,      &m->mappings,     &m->functions,    &m->locations,
                           &m->lines,        &m->samples,      &m->stack,        &m->labels,
@@ -931,6 +994,40 @@ s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
     return PPROF_OK;
 }
 
+/* Room in stage 2's tables for what stage 1 expects of the rest of the input, faulted in by a
+ * thread of its own while stage 2 goes on. A hint: failing to grow here is no error (growing
+ * later is, where it is needed). */
+static void
+s2_make_room(pprof_merger *m, const merge_batch *b)
+{
+    prefault *pf = &m->s2_pf;
+    prefault_join(pf);
+    memset(pf, 0, sizeof(*pf));
+    if (!m->s2_seen)
+        return;
+    struct {
+        pprof__vec *v;
+        size_t elem;
+    } t[4] = {{&m->stack, sizeof(uint32_t)},
+              {&m->labels, sizeof(mlabel)},
+              {&m->samples, sizeof(msample)},
+              {&m->stacks, sizeof(mstack)}};
+    size_t new_samples = 0;
+    for (size_t i = 0; i < 4; i++) {
+        /* what the input's samples so far added, per sample, for the rest and an eighth */
+        size_t added = t[i].v->len - m->s2_mark[i];
+        size_t more = (size_t)((double)added / (double)m->s2_seen * (double)b->want_rest * 1.125);
+        if (i == 2)
+            new_samples = more;
+        if (more && pprof__vec_grow(&m->a, t[i].v, t[i].elem, t[i].v->len + more))
+            prefault_add(pf, (uint8_t *)t[i].v->data + t[i].v->len * t[i].elem, more * t[i].elem);
+    }
+    size_t nv = new_samples * b->n_types;
+    if (nv && pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + nv))
+        prefault_add(pf, (int64_t *)m->values.data + m->values.len, nv * sizeof(int64_t));
+    prefault_start(pf, m->o.threads);
+}
+
 /* Stage 2 over a batch; stops at the first failure and records it in the batch. */
 static void
 s2_batch(pprof_merger *m, merge_batch *b)
@@ -938,6 +1035,15 @@ s2_batch(pprof_merger *m, merge_batch *b)
     psample *q = b->q.data;
     size_t n = b->q.len;
     b->st = PPROF_OK;
+    if (b->input_start) {
+        const pprof__vec *v[4] = {&m->stack, &m->labels, &m->samples, &m->stacks};
+        for (int i = 0; i < 4; i++)
+            m->s2_mark[i] = v[i]->len;
+        m->s2_seen = 0;
+    }
+    if (b->want_rest)
+        s2_make_room(m, b);
+    m->s2_seen += n;
     for (size_t base = 0; base < n; base += PF) {
         size_t k = n - base < PF ? n - base : PF;
         for (size_t i = 0; i < k; i++)
@@ -1000,6 +1106,8 @@ s2_send(pprof_merger *m)
         pthread_mutex_unlock(&m->s2_mu);
     }
     merge_batch *next = &m->batch[m->s2_sent % 2];
+    next->input_start = false;
+    next->want_rest = 0;
     next->q.len = next->stk.len = next->lab.len = next->val.len = 0;
     next->n_types = m->n_types;
     return next;
@@ -1430,6 +1538,8 @@ absorb_all_samples(in_ctx *c)
         return nomem(m, c->err);
     s2_start(m);
     merge_batch *b = &m->batch[m->s2_sent % 2];
+    b->input_start = true;
+    b->want_rest = 0;
     b->q.len = b->stk.len = b->lab.len = b->val.len = 0;
     b->n_types = m->n_types;
     size_t sbatch = total / 8 < SBATCH_MIN   ? SBATCH_MIN
@@ -1438,6 +1548,8 @@ absorb_all_samples(in_ctx *c)
     pprof_status st = PPROF_OK;
     for (size_t base = 0; base < total && st == PPROF_OK; base += LAZY_BATCH) {
         size_t n = total - base < LAZY_BATCH ? total - base : LAZY_BATCH;
+        if (base == LAZY_BATCH) /* stage 2 has seen a batch's worth of this input by then */
+            b->want_rest = total - base;
         if (lazy && (st = pprof__decode_samples(p, base, n, c->err))) {
             if (c->err) { /* name the input, as the merger's own errors do */
                 char msg[sizeof(c->err->message)];
@@ -1460,6 +1572,7 @@ absorb_all_samples(in_ctx *c)
     if (b->q.len)
         b = s2_send(m);
     s2_drain(m);
+    prefault_join(&m->s2_pf); /* stage 2 is idle */
     if (m->s2_failed) {
         for (int k = 0; k < 2; k++)
             if (m->batch[k].st)
@@ -1962,58 +2075,6 @@ gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
     }
     pprof_sample o = {g->loc, x->n, g->vals + i * g->nt, g->nt, g->lab, s->n_lab};
     *out = o;
-}
-
-/* The large buffers of ordering and writing are allocated up front and faulted in by a thread
- * of their own, in the order they are needed, while the output is being ordered (mostly on one
- * thread): a fresh page costs about as much as filling it on this kind of VM. MADV_POPULATE_WRITE
- * faults pages in without touching their bytes, so the buffers may be in use meanwhile. */
-#define PREFAULT_MAX 8
-typedef struct prefault {
-    void *p[PREFAULT_MAX];
-    size_t len[PREFAULT_MAX], n;
-    pthread_t th;
-    bool running;
-} prefault;
-
-static void
-prefault_add(prefault *pf, void *p, size_t len)
-{
-    if (p && len >= ((size_t)1 << 20) && pf->n < PREFAULT_MAX) {
-        pf->p[pf->n] = p;
-        pf->len[pf->n++] = len;
-    }
-}
-
-static void *
-prefault_run(void *arg)
-{
-#ifdef MADV_POPULATE_WRITE
-    const prefault *pf = arg;
-    for (size_t i = 0; i < pf->n; i++) {
-        uintptr_t start = ((uintptr_t)pf->p[i] + 4095) & ~(uintptr_t)4095;
-        uintptr_t end = ((uintptr_t)pf->p[i] + pf->len[i]) & ~(uintptr_t)4095;
-        if (end > start) /* advice: a failure only leaves the faults to the first touch */
-            madvise((void *)start, end - start, MADV_POPULATE_WRITE);
-    }
-#else
-    (void)arg;
-#endif
-    return NULL;
-}
-
-static void
-prefault_start(prefault *pf, unsigned threads)
-{
-    pf->running = pf->n && threads >= 2 && pthread_create(&pf->th, NULL, prefault_run, pf) == 0;
-}
-
-static void
-prefault_join(prefault *pf)
-{
-    if (pf->running)
-        pthread_join(pf->th, NULL);
-    pf->running = false;
 }
 
 static pprof_status emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out,
