@@ -41,9 +41,10 @@ typedef struct pprof_merge_options {
     pprof_allocator allocator;
     /* Threads the merger may use (0 or 1: only the calling one). With 2 or more, a merger keeps
      * one thread of its own that absorbs samples while the caller's thread maps the next ones
-     * (pprof_merger_add still returns only when its input is absorbed), and
-     * pprof_merger_finish sorts and copies on up to this many threads. The allocator is then
-     * called from those threads too. The result never depends on it. */
+     * (pprof_merger_add still returns only when its input is absorbed), pprof_merger_finish
+     * and _write_* sort and copy on up to this many threads, and a short-lived thread faults
+     * large buffers in ahead of their use. The allocator is then called from those threads
+     * too. The result never depends on it. */
     unsigned threads;
 } pprof_merge_options;
 
