@@ -2529,10 +2529,9 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         pprof__sample_src src = {n_out, src_bound, gen_sample, &g};
         if (!g.loc || !g.lab)
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        else if (sink->path) {
-            prefault_join(&pf); /* before the writer may move the buffer */
+        else if (sink->path) /* the prefault thread may still be ahead of the encoder */
             st = pprof__write_file_src(p, &src, &raw, sink->path, sink->opts, err);
-        } else
+        else
             st = pprof__write_memory_src(p, &src, sink->opts, sink->mem, err);
         pprof__free(a, g.loc);
         pprof__free(a, g.lab);

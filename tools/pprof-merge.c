@@ -153,7 +153,7 @@ read_list(path_list *l, const char *from)
  * block carries a 16-byte header saying how it was obtained.
  *
  * Freed mappings are kept in a small cache and handed out again (resized with mremap): the
- * decoded inputs are freed just before the merger's finish builds the output model, and the
+ * decoded inputs are freed just before the merger orders and writes the output, and the
  * kernel zeroes every fresh page, which here costs more than any other single part of the run.
  * The cache is bounded, so peak RSS stays close to the live data. */
 

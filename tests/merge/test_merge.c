@@ -783,7 +783,7 @@ test_invalid(tap *t)
 static pb
 input_bytes(size_t n, size_t bad)
 {
-    pb b = {0}, s = {0}, l = {0}, ln = {0};
+    pb b = {0}, s = {0};
     const char *const strs[] = {"", "samples", "count", "f"};
     pb_strings(&b, strs, 4);
     pb_value_type(&b, 1, 1, 2);
@@ -800,16 +800,7 @@ input_bytes(size_t n, size_t bad)
         pb_v(&s, 2, i + 1);
         pb_msg_free(&b, 2, &s);
     }
-    for (uint64_t id = 1; id <= 3; id++) {
-        pb_v(&ln, 1, 1);
-        pb_v(&ln, 2, id);
-        pb_v(&l, 1, id);
-        pb_msg_free(&l, 4, &ln);
-        pb_msg_free(&b, 4, &l);
-    }
-    pb_v(&l, 1, 1);
-    pb_v(&l, 2, 3);
-    pb_msg_free(&b, 5, &l);
+    pb_simple_locations(&b, 3);
     return b;
 }
 

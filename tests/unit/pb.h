@@ -137,6 +137,24 @@ pb_strings(pb *b, const char *const *s, size_t n)
         pb_str(b, 6, s[i]);
 }
 
+/* Locations 1..n, each with one line of function 1 at line = its id, and function 1, named by
+ * string 3: the smallest table that samples with location ids up to n can refer to. */
+static inline void
+pb_simple_locations(pb *b, uint64_t n)
+{
+    pb l = {0}, ln = {0};
+    for (uint64_t id = 1; id <= n; id++) {
+        pb_v(&ln, 1, 1);
+        pb_v(&ln, 2, id);
+        pb_v(&l, 1, id);
+        pb_msg_free(&l, 4, &ln);
+        pb_msg_free(b, 4, &l);
+    }
+    pb_v(&l, 1, 1);
+    pb_v(&l, 2, 3);
+    pb_msg_free(b, 5, &l);
+}
+
 /* A deterministic xorshift generator for corrupted variants. */
 static inline uint64_t
 pb_rand(uint64_t *state)

@@ -301,7 +301,7 @@ test_args(tap *t)
 static void
 test_streamed_gzip(tap *t)
 {
-    pb b = {0}, s = {0}, l = {0}, ln = {0};
+    pb b = {0}, s = {0}, l = {0};
     const char *const strs[] = {"", "samples", "count", "f", "k", "v"};
     pb_strings(&b, strs, 6);
     pb_value_type(&b, 1, 1, 2);
@@ -318,16 +318,7 @@ test_streamed_gzip(tap *t)
         pb_msg_free(&s, 3, &l);
         pb_msg_free(&b, 2, &s);
     }
-    for (uint64_t id = 1; id <= 50; id++) {
-        pb_v(&ln, 1, 1);
-        pb_v(&ln, 2, id);
-        pb_v(&l, 1, id);
-        pb_msg_free(&l, 4, &ln);
-        pb_msg_free(&b, 4, &l);
-    }
-    pb_v(&l, 1, 1);
-    pb_v(&l, 2, 3);
-    pb_msg_free(&b, 5, &l);
+    pb_simple_locations(&b, 50);
     pprof_profile *p = decode(&b);
     char dir[] = "/tmp/pprof-test-stream-XXXXXX";
     bool ok = p && mkdtemp(dir);
