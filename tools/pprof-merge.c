@@ -173,6 +173,14 @@ typedef struct blk_cache {
 } blk_cache;
 
 #ifdef MADV_HUGEPAGE
+/* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
+ * aligned 2 MiB ranges can be huge pages. */
+static size_t
+big_len(size_t size)
+{
+    return (size + sizeof(blk) + BIG_BLOCK - 1) & ~(BIG_BLOCK - 1);
+}
+
 /* The smallest cached mapping of at least len bytes if there is one; else, unless fit_only, the
  * largest (to be grown); else NULL. */
 static blk *
@@ -237,7 +245,7 @@ blk_alloc(void *ctx, size_t size)
 {
 #ifdef MADV_HUGEPAGE
     if (size >= BIG_BLOCK && size < SIZE_MAX / 2) {
-        size_t len = (size + sizeof(blk) + 4095) & ~(size_t)4095;
+        size_t len = big_len(size);
         blk *h = cache_take(ctx, len, false);
         /* A much larger cached block is trimmed so that its resident tail is given back. */
         if (h && (h->size < len || h->size / 2 > len)) {
@@ -295,7 +303,7 @@ blk_realloc(void *ctx, void *p, size_t size)
     blk *h = (blk *)p - 1;
 #ifdef MADV_HUGEPAGE
     if (h->mapped && size >= BIG_BLOCK && size < SIZE_MAX / 2) {
-        size_t len = (size + sizeof(blk) + 4095) & ~(size_t)4095;
+        size_t len = big_len(size);
         if (len <= h->size)
             return p;
         /* A cached mapping that fits has its pages already: copying into it is cheaper than
