@@ -368,18 +368,31 @@ sid_cmp(const pprof_merger *m, uint32_t a, uint32_t b)
     return a == b ? 0 : str_cmp(mstr(m, a), mstr(m, b));
 }
 
+/* The string with these bytes, or PPROF_NONE; *slot is where it would go. */
+static uint32_t
+str_find(const pprof_merger *m, const char *data, size_t len, uint32_t h32, size_t *slot)
+{
+    uint32_t idx;
+    HT_SCAN(&m->str_ht, h32, *slot, idx,
+            (mstr(m, idx)->len == len && (len == 0 || !memcmp(mstr(m, idx)->data, data, len))));
+    return idx;
+}
+
+static uint32_t
+str_hash(const char *data, size_t len)
+{
+    return (uint32_t)(hash_bytes(data, len) >> 32);
+}
+
 /* Interns by content; returns PPROF_NONE when out of memory. */
 static uint32_t
 intern(pprof_merger *m, const char *data, size_t len)
 {
     if (ht_need_grow(&m->str_ht) && !ht_grow(&m->a, &m->str_ht))
         return PPROF_NONE;
-    uint64_t h = hash_bytes(data, len);
-    uint32_t h32 = (uint32_t)(h >> 32);
+    uint32_t h32 = str_hash(data, len);
     size_t slot;
-    uint32_t idx;
-    HT_SCAN(&m->str_ht, h32, slot, idx,
-            (mstr(m, idx)->len == len && (len == 0 || !memcmp(mstr(m, idx)->data, data, len))));
+    uint32_t idx = str_find(m, data, len, h32, &slot);
     if (idx != PPROF_NONE)
         return idx;
     if (m->strings.len >= UINT32_MAX - 1)
@@ -629,6 +642,25 @@ map_mapping(in_ctx *c, size_t mi)
     return PPROF_OK;
 }
 
+static uint32_t
+fn_hash(const mfunction *k)
+{
+    return (uint32_t)(hfinal(hmix(hmix(hmix(hmix(1, k->name), k->system_name), k->filename),
+                                  (uint64_t)k->start_line)) >>
+                      32);
+}
+
+static uint32_t
+fn_find(const pprof_merger *m, const mfunction *k, uint32_t h32, size_t *slot)
+{
+    const mfunction *fs = m->functions.data;
+    uint32_t idx;
+    HT_SCAN(&m->fn_ht, h32, *slot, idx,
+            (fs[idx].name == k->name && fs[idx].system_name == k->system_name &&
+             fs[idx].filename == k->filename && fs[idx].start_line == k->start_line));
+    return idx;
+}
+
 static pprof_status
 map_function(in_ctx *c, size_t fi, uint32_t *out)
 {
@@ -644,17 +676,11 @@ map_function(in_ctx *c, size_t fi, uint32_t *out)
         (st = map_str(c, sf->system_name, &k.system_name, "function[%zu].system_name", fi, 0)) ||
         (st = map_str(c, sf->filename, &k.filename, "function[%zu].filename", fi, 0)))
         return st;
-    uint64_t h = hfinal(
-        hmix(hmix(hmix(hmix(1, k.name), k.system_name), k.filename), (uint64_t)k.start_line));
-    uint32_t h32 = (uint32_t)(h >> 32);
+    uint32_t h32 = fn_hash(&k);
     if (ht_need_grow(&m->fn_ht) && !ht_grow(&m->a, &m->fn_ht))
         return nomem(m, c->err);
     size_t slot;
-    uint32_t idx;
-    const mfunction *fs = m->functions.data;
-    HT_SCAN(&m->fn_ht, h32, slot, idx,
-            (fs[idx].name == k.name && fs[idx].system_name == k.system_name &&
-             fs[idx].filename == k.filename && fs[idx].start_line == k.start_line));
+    uint32_t idx = fn_find(m, &k, h32, &slot);
     if (idx == PPROF_NONE) {
         mfunction *f = pprof__vec_push(&m->a, &m->functions, sizeof(*f));
         if (!f)
@@ -692,17 +718,17 @@ note_conflict(in_ctx *c, const mlocation *old, const mlocation *new_loc)
     }
 }
 
+/* The merged key of input location li in *key, its lines in m->tmp_lines, and its hash. With
+ * add, functions not seen yet are added and a broken reference is an error; without, nothing is
+ * added, nothing is reported, and *unresolved says that some function was not known yet. */
 static pprof_status
-map_location(in_ctx *c, size_t li, uint32_t *out)
+loc_key(in_ctx *c, size_t li, bool add, mlocation *key, uint32_t *h32, bool *unresolved)
 {
-    if (c->loc_memo[li] != PPROF_NONE) {
-        *out = c->loc_memo[li];
-        return PPROF_OK;
-    }
     pprof_merger *m = c->m;
     const pprof_profile *p = c->p;
     const pprof__location *sl = &PPROF__AT(p->locations, pprof__location, li);
     mlocation k = {PPROF_NONE, 0, sl->n_line, c->input, sl->address, sl->is_folded};
+    *unresolved = false;
     if (sl->mapping_id) {
         /* A dangling mapping id means "no mapping", as Go's decoder reads it. The key must
          * survive rebasing onto another start (the merged mapping's start is the lowest of its
@@ -727,30 +753,63 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
     for (uint32_t j = 0; j < sl->n_line; j++) {
         const pprof_line *sline = &PPROF__AT(p->lines, pprof_line, sl->line_off + j);
         uint32_t fi = pprof__idmap_find(&p->fn_idx, sline->function_id);
-        if (fi == PPROF_NONE) {
+        if (fi == PPROF_NONE || (!add && c->fn_memo[fi] == PPROF_NONE)) {
+            *unresolved = true;
+            if (!add)
+                return PPROF_OK;
             char path[128];
             pprof__path(path, "location[%zu].line[%u].function_id", li, j);
             return bad(c, path, "function id %llu does not exist",
                        (unsigned long long)sline->function_id);
         }
-        pprof_status st = map_function(c, fi, &ln[j].fn);
-        if (st)
-            return st;
+        if (!add) {
+            ln[j].fn = c->fn_memo[fi];
+        } else {
+            pprof_status st = map_function(c, fi, &ln[j].fn);
+            if (st)
+                return st;
+        }
         ln[j].line = sline->line;
         ln[j].column = sline->column;
         h = hmix(hmix(hmix(h, ln[j].fn), (uint64_t)ln[j].line), (uint64_t)ln[j].column);
     }
-    h = hfinal(h);
-    uint32_t h32 = (uint32_t)(h >> 32);
+    *h32 = (uint32_t)(hfinal(h) >> 32);
+    *key = k;
+    return PPROF_OK;
+}
+
+static uint32_t
+loc_find(const pprof_merger *m, const mlocation *k, const mline *ln, uint32_t h32, size_t *slot)
+{
+    const mlocation *ls = m->locations.data;
+    const mline *all = m->lines.data;
+    uint32_t idx;
+    HT_SCAN(&m->loc_ht, h32, *slot, idx,
+            (ls[idx].mapping == k->mapping && ls[idx].rel == k->rel &&
+             ls[idx].folded == k->folded && ls[idx].n_line == k->n_line &&
+             lines_equal(all + ls[idx].line_off, ln, k->n_line)));
+    return idx;
+}
+
+static pprof_status
+map_location(in_ctx *c, size_t li, uint32_t *out)
+{
+    if (c->loc_memo[li] != PPROF_NONE) {
+        *out = c->loc_memo[li];
+        return PPROF_OK;
+    }
+    pprof_merger *m = c->m;
+    mlocation k;
+    uint32_t h32;
+    bool unresolved;
+    pprof_status st = loc_key(c, li, true, &k, &h32, &unresolved);
+    if (st)
+        return st;
+    const mline *ln = m->tmp_lines.data;
     if (ht_need_grow(&m->loc_ht) && !ht_grow(&m->a, &m->loc_ht))
         return nomem(m, c->err);
     size_t slot;
-    uint32_t idx;
-    const mlocation *ls = m->locations.data;
-    const mline *all = m->lines.data;
-    HT_SCAN(&m->loc_ht, h32, slot, idx,
-            (ls[idx].mapping == k.mapping && ls[idx].rel == k.rel && ls[idx].folded == k.folded &&
-             ls[idx].n_line == k.n_line && lines_equal(all + ls[idx].line_off, ln, k.n_line)));
+    uint32_t idx = loc_find(m, &k, ln, h32, &slot);
     if (idx == PPROF_NONE) {
         if (m->lines.len + k.n_line >= UINT32_MAX || m->locations.len >= UINT32_MAX - 1)
             return nomem(m, c->err);
@@ -771,8 +830,8 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
             if (ht_need_grow(&m->addr_ht) && !ht_grow(&m->a, &m->addr_ht))
                 return nomem(m, c->err);
             uint32_t first;
-            ls = m->locations.data;
-            all = m->lines.data;
+            const mlocation *ls = m->locations.data;
+            const mline *all = m->lines.data;
             HT_SCAN(&m->addr_ht, a32, slot, first,
                     (ls[first].mapping == k.mapping && ls[first].rel == k.rel));
             if (first == PPROF_NONE) {
@@ -792,6 +851,53 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
     }
     *out = c->loc_memo[li] = idx;
     return PPROF_OK;
+}
+
+/* Before an input's samples are mapped (in their order, which visits the tables at random),
+ * its strings, functions and locations that the merger already holds are looked up in table
+ * order: inputs of one program list them in much the same order, so both the input's tables
+ * and the merger's are read nearly as streams. Only lookups: nothing is added and nothing is
+ * reported (what does not resolve is left to the samples, which add it, warn and word errors
+ * as before), so the merger ends up exactly as without this pass. Locations are skipped when
+ * few functions were found (an input of another program). */
+static void
+preresolve(in_ctx *c)
+{
+    pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    if (m->strings.len == 0 || !m->str_ht.mask || !m->fn_ht.mask || !m->loc_ht.mask)
+        return;
+    size_t ns = p->strings.len;
+    for (size_t i = 0; i < ns; i++) {
+        const pprof_string *x = &PPROF__AT(p->strings, pprof_string, i);
+        size_t slot;
+        c->str_memo[i] = str_find(m, x->data, x->len, str_hash(x->data, x->len), &slot);
+    }
+    size_t nf = p->functions.len, found = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const pprof_function *sf = &PPROF__AT(p->functions, pprof_function, i);
+        if (sf->name < 0 || (uint64_t)sf->name >= ns || sf->system_name < 0 ||
+            (uint64_t)sf->system_name >= ns || sf->filename < 0 || (uint64_t)sf->filename >= ns)
+            continue;
+        mfunction k = {c->str_memo[sf->name], c->str_memo[sf->system_name],
+                       c->str_memo[sf->filename], sf->start_line};
+        if (k.name == PPROF_NONE || k.system_name == PPROF_NONE || k.filename == PPROF_NONE)
+            continue;
+        size_t slot;
+        c->fn_memo[i] = fn_find(m, &k, fn_hash(&k), &slot);
+        found += c->fn_memo[i] != PPROF_NONE;
+    }
+    if (found * 2 < nf)
+        return;
+    for (size_t i = 0; i < p->locations.len; i++) {
+        mlocation k;
+        uint32_t h32;
+        bool unresolved;
+        if (loc_key(c, i, false, &k, &h32, &unresolved) || unresolved)
+            continue;
+        size_t slot;
+        c->loc_memo[i] = loc_find(m, &k, m->tmp_lines.data, h32, &slot);
+    }
 }
 
 /* Labels in canonical order: string labels (str set) before numeric ones, each group stably
@@ -1707,6 +1813,7 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
         if ((st = map_mapping(&c, i)))
             goto done;
     warm_input(p);
+    preresolve(&c);
     if ((st = absorb_all_samples(&c)))
         goto done;
     if (c.n_conflicts)
