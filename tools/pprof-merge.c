@@ -558,10 +558,23 @@ merge_all(const merge_opts *o, const path_list *in)
             decode_one(&pl, i);
             pl.slots[i].done = true;
         } else {
+            /* Rather than wait, this thread decodes an input of the window itself: the
+             * decoding threads share the cores with the merger's own, and which of them is
+             * short of time changes from input to input. */
             double t_wait = now();
             pthread_mutex_lock(&pl.mu);
-            while (!pl.slots[i].done)
+            while (!pl.slots[i].done) {
+                if (pl.next < pl.n && pl.next < pl.consumed + pl.window) {
+                    size_t j = pl.next++;
+                    pthread_mutex_unlock(&pl.mu);
+                    decode_one(&pl, j);
+                    pthread_mutex_lock(&pl.mu);
+                    pl.slots[j].done = true;
+                    pthread_cond_broadcast(&pl.cv);
+                    continue;
+                }
                 pthread_cond_wait(&pl.cv, &pl.mu);
+            }
             pthread_mutex_unlock(&pl.mu);
             waited += now() - t_wait;
         }
