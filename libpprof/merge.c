@@ -865,8 +865,8 @@ preresolve(in_ctx *c)
 {
     pprof_merger *m = c->m;
     const pprof_profile *p = c->p;
-    if (m->strings.len == 0 || !m->str_ht.mask || !m->fn_ht.mask || !m->loc_ht.mask)
-        return;
+    if (m->n_inputs == 0 || !m->str_ht.mask || !m->fn_ht.mask || !m->loc_ht.mask)
+        return; /* nothing to find */
     size_t ns = p->strings.len;
     for (size_t i = 0; i < ns; i++) {
         const pprof_string *x = &PPROF__AT(p->strings, pprof_string, i);
