@@ -776,6 +776,99 @@ test_invalid(tap *t)
     pprof_merger_free(mg);
 }
 
+/* A second input is first looked up in table order against what the merger holds (see
+ * preresolve): only lookups, so it must fail, warn and leave broken unreferenced entries alone
+ * exactly as a first input does. known: functions f, g at locations 1, 2. */
+static pprof_profile *
+known(void)
+{
+    pprof_profile *p = mk("samples", "count");
+    mapping(p, 1, 0x1000, 0x9000, "bin");
+    function(p, 1, "f");
+    function(p, 2, "g");
+    int64_t lf[] = {1, 10, 0}, lg[] = {2, 20, 0};
+    location(p, 1, 1, 0x1100, 1, lf);
+    location(p, 2, 1, 0x1200, 1, lg);
+    uint64_t stk[] = {1, 2};
+    sample(p, 2, stk, 1, 0, NULL);
+    return p;
+}
+
+/* known's content in another order, plus: location 5 at f's address expanded into g and f (an
+ * inline conflict), locations 3 and 4 naming missing functions 9 and 8 (4 used first when
+ * used_bad), location 6 naming missing function 7 that no sample uses, function 3 with a string
+ * index out of range that no location uses. */
+static pprof_profile *
+second(bool used_bad)
+{
+    pprof_profile *p = mk("samples", "count");
+    mapping(p, 1, 0x1000, 0x9000, "bin");
+    function(p, 2, "g");
+    function(p, 1, "f");
+    function(p, 3, "h");
+    PPROF__AT(p->functions, pprof_function, 2).name = 1000;
+    int64_t lf[] = {1, 10, 0}, lg[] = {2, 20, 0}, l9[] = {9, 1, 0}, l8[] = {8, 1, 0};
+    int64_t lgf[] = {2, 20, 0, 1, 10, 0}, l7[] = {7, 1, 0};
+    location(p, 2, 1, 0x1200, 1, lg);
+    location(p, 1, 1, 0x1100, 1, lf);
+    location(p, 3, 1, 0x1300, 1, l9);
+    location(p, 4, 1, 0x1400, 1, l8);
+    location(p, 5, 1, 0x1100, 2, lgf);
+    location(p, 6, 1, 0x1600, 1, l7);
+    uint64_t s1[] = {1, 2}, s2[] = {5, 2}, s3[] = {4, 3};
+    sample(p, 2, s1, 2, 0, NULL);
+    sample(p, 2, s2, 3, 0, NULL);
+    if (used_bad)
+        sample(p, 2, s3, 1, 0, NULL);
+    return p;
+}
+
+static void
+test_known_content(tap *t)
+{
+    pprof_profile *k = known(), *ok = second(false), *bad = second(true);
+    const char *names[] = {"known.pb", "second.pb"};
+    for (int order = 0; order < 2; order++) {
+        /* second as the first input (nothing to look up), then after known */
+        pprof_profile *ps[2] = {order ? k : ok, order ? ok : k};
+        const char *ns[2] = {names[order ? 0 : 1], names[order ? 1 : 0]};
+        warnings w = {0};
+        pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+        o.warn = on_warn;
+        o.warn_ctx = &w;
+        pprof_status st;
+        pprof_error e;
+        pprof_profile *m = merge_n(ps, ns, 2, &o, &st, &e);
+        tap_ok(t,
+               st == PPROF_OK && m && m->samples.len == 2 && m->locations.len == 3 &&
+                   m->functions.len == 2 && w.n == 1 && strstr(w.last, "second.pb") &&
+                   strstr(w.last, "1 location"),
+               "second input %s: unused broken entries are left alone, one conflict warned: %s",
+               order ? "after known content" : "first", w.last);
+        pprof_profile_free(m);
+
+        ps[order ? 1 : 0] = bad;
+        m = merge_n(ps, ns, 2, &o, &st, &e);
+        tap_ok(t,
+               st == PPROF_E_INVALID && !m && !strcmp(e.path, "location[3].line[0].function_id") &&
+                   strstr(e.message, "second.pb") && strstr(e.message, "function id 8"),
+               "second input %s: the first broken location in sample order is named: %s %s",
+               order ? "after known content" : "first", e.path, e.message);
+        pprof_profile_free(m);
+
+        o.inline_conflict = PPROF_INLINE_ERROR;
+        ps[order ? 1 : 0] = ok;
+        m = merge_n(ps, ns, 2, &o, &st, &e);
+        tap_ok(t, st == PPROF_E_INVALID && !m && !strcmp(e.path, "location[4]"),
+               "second input %s, policy error: the conflict is location[4]: %s",
+               order ? "after known content" : "first", e.path);
+        pprof_profile_free(m);
+    }
+    pprof_profile_free(k);
+    pprof_profile_free(ok);
+    pprof_profile_free(bad);
+}
+
 /* ---------------------------------------------------------------- merge inputs */
 
 /* A profile of n samples with stack [1, 2, 3]; bad makes sample `bad`'s location ids end in a
@@ -992,5 +1085,6 @@ main(void)
     test_longest_cancelled(&t);
     test_labels(&t);
     test_invalid(&t);
+    test_known_content(&t);
     return tap_done(&t);
 }
