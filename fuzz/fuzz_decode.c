@@ -67,15 +67,20 @@ walk(const pprof_profile *p)
     return acc;
 }
 
-static void
+/* Finishes m into raw bytes; a sum past int64 is found only here (PPROF_E_OVERFLOW). */
+static pprof_status
 raw_bytes(pprof_merger *m, pprof_buffer *out)
 {
     pprof_profile *r = NULL;
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_RAW;
-    FUZZ_CHECK(pprof_merger_finish(m, &r, NULL) == PPROF_OK, "finish failed");
-    FUZZ_CHECK(pprof_profile_write_memory(r, &w, out, NULL) == PPROF_OK, "write failed");
+    pprof_error e;
+    pprof_status st = pprof_merger_finish(m, &r, &e);
+    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_OVERFLOW, "finish failed: %s", e.message);
+    if (st == PPROF_OK)
+        FUZZ_CHECK(pprof_profile_write_memory(r, &w, out, NULL) == PPROF_OK, "write failed");
     pprof_profile_free(r);
+    return st;
 }
 
 /* A merge input decodes its samples only while the merger absorbs them. Merging it must agree
@@ -106,15 +111,16 @@ check_merge_input(const uint8_t *data, size_t size, pprof_profile *full, pprof_s
     } else {
         FUZZ_CHECK(pprof_merger_new(NULL, &b, NULL) == PPROF_OK, "merger_new failed");
         pprof_status sb = pprof_merger_add(b, full, "in", &e2);
-        FUZZ_CHECK(sa == sb, "merge input %s (%s: %s), profile %s (%s: %s)",
-                   pprof_status_name(sa), sa ? e1.path : "", sa ? e1.message : "",
-                   pprof_status_name(sb), sb ? e2.path : "", sb ? e2.message : "");
+        FUZZ_CHECK(sa == sb, "merge input %s (%s: %s), profile %s (%s: %s)", pprof_status_name(sa),
+                   sa ? e1.path : "", sa ? e1.message : "", pprof_status_name(sb),
+                   sb ? e2.path : "", sb ? e2.message : "");
         if (sa != PPROF_OK) {
             FUZZ_CHECK(strcmp(e1.path, e2.path) == 0, "error at %s vs %s", e1.path, e2.path);
         } else {
             pprof_buffer x = {0}, y = {0};
-            raw_bytes(a, &x);
-            raw_bytes(b, &y);
+            pprof_status fa = raw_bytes(a, &x), fb = raw_bytes(b, &y);
+            FUZZ_CHECK(fa == fb, "finishing: merge input %s, profile %s", pprof_status_name(fa),
+                       pprof_status_name(fb));
             FUZZ_CHECK(x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0),
                        "merging the input and the profile gave different bytes");
             pprof_buffer_free(&x);

@@ -267,6 +267,16 @@ typedef struct psample {
     uint32_t sid;            /* the interned stack */
 } psample;
 
+/* Sums wrap, and each wrap is counted here (sparse: only values that ever wrapped): a value
+ * overflows iff its count is not 0 at the end. Checking each partial sum instead made the
+ * outcome depend on the order of the inputs (MAX + 1 - 1 failed, -1 + 1 + MAX did not). */
+typedef struct carry {
+    uint64_t at;        /* sample * n_types + column */
+    int64_t n;          /* wraps upward minus wraps downward */
+    uint32_t input, si; /* the first wrap, for the message */
+    int64_t sum, add;
+} carry;
+
 typedef struct merge_batch {
     /* The first batch of an input; and (want_rest) how many samples of a large input are still
      * to come after this batch: stage 2 makes room for what they will likely add, going by what
@@ -278,10 +288,8 @@ typedef struct merge_batch {
     pprof__vec lab; /* mlabel */
     pprof__vec val; /* int64_t */
     size_t n_types;
-    /* stage 2's outcome: PPROF_OK, PPROF_E_NOMEM or PPROF_E_OVERFLOW at (si, column) */
-    pprof_status st;
-    uint32_t bad_si, bad_t, bad_sid;
-    int64_t bad_sum, bad_add;
+    uint32_t input;
+    pprof_status st; /* stage 2's outcome: PPROF_OK or PPROF_E_NOMEM */
 } merge_batch;
 
 struct pprof_merger {
@@ -309,6 +317,8 @@ struct pprof_merger {
     pprof__vec labels; /* mlabel */
     pprof__vec values; /* int64_t, n_types per sample */
     htab sample_ht;
+    pprof__vec carries; /* carry, stage 2's */
+    htab carry_ht;
     bool s2_tables_gone;        /* stack_ht and sample_ht were given back (release_s2_tables) */
     prefault s2_pf;             /* stage 2's: its tables' room for the rest of a large input */
     size_t s2_mark[4], s2_seen; /* stage 2's table lengths at the input's start, samples since */
@@ -324,6 +334,8 @@ struct pprof_merger {
     uint32_t first_input; /* the input whose type list came first, for messages */
     uint32_t period_type, period_unit;
     int64_t period, duration, time;
+    int64_t duration_carry; /* as a carry's n; the first wrap was in input duration_input */
+    uint32_t duration_input;
     uint32_t drop_frames, keep_frames, default_sample_type, doc_url;
     pprof__vec comments; /* uint32_t, deduplicated */
 
@@ -435,11 +447,11 @@ pprof_merger_free(pprof_merger *m)
                           &m->values,       &m->names,        &m->types,        &m->comments,
                           &m->type_bad,     &m->tmp_lines,    &m->stacks,       &m->batch[0].q,
                           &m->batch[0].stk, &m->batch[0].lab, &m->batch[0].val, &m->batch[1].q,
-                          &m->batch[1].stk, &m->batch[1].lab, &m->batch[1].val};
+                          &m->batch[1].stk, &m->batch[1].lab, &m->batch[1].val, &m->carries};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         pprof__free(&a, vecs[i]->data);
-    htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,   &m->loc_ht,
-                   &m->addr_ht, &m->sample_ht, &m->stack_ht};
+    htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,    &m->loc_ht,
+                   &m->addr_ht, &m->sample_ht, &m->stack_ht, &m->carry_ht};
     for (size_t i = 0; i < sizeof(hts) / sizeof(hts[0]); i++)
         pprof__free(&a, hts[i]->slots);
     pprof__arena_destroy(&m->arena);
@@ -1039,6 +1051,71 @@ s2_stack(pprof_merger *m, const merge_batch *b, psample *q)
     return true;
 }
 
+static uint32_t
+carry_hash(uint64_t at)
+{
+    return (uint32_t)(hfinal(hmix(4, at)) >> 32);
+}
+
+static carry *
+carry_find(const pprof_merger *m, uint64_t at)
+{
+    if (!m->carries.len)
+        return NULL;
+    carry *cs = m->carries.data;
+    size_t slot;
+    uint32_t idx;
+    HT_SCAN(&m->carry_ht, carry_hash(at), slot, idx, cs[idx].at == at);
+    return idx == PPROF_NONE ? NULL : &cs[idx];
+}
+
+/* Counts a wrap of value `at` (dir +1 upward, -1 downward); false when out of memory. */
+static bool
+carry_note(pprof_merger *m, uint64_t at, int dir, uint32_t input, uint32_t si, int64_t sum,
+           int64_t add)
+{
+    carry *c = carry_find(m, at);
+    if (c) {
+        c->n += dir;
+        return true;
+    }
+    if (ht_need_grow(&m->carry_ht) && !ht_grow(&m->a, &m->carry_ht))
+        return false;
+    if (!(c = pprof__vec_push(&m->a, &m->carries, sizeof(*c))))
+        return false;
+    carry x = {at, dir, input, si, sum, add};
+    *c = x;
+    ht_add(&m->carry_ht, carry_hash(at), (uint32_t)(m->carries.len - 1));
+    return true;
+}
+
+/* The carries after the columns were reshaped (keep[i] = old column of new column i). */
+static bool
+carry_reshape(pprof_merger *m, const uint32_t *keep, size_t n_old, size_t n_new)
+{
+    carry *cs = m->carries.data;
+    size_t k = 0;
+    for (size_t i = 0; i < m->carries.len; i++) {
+        uint64_t s = cs[i].at / n_old, t = cs[i].at % n_old;
+        for (size_t j = 0; j < n_new; j++) {
+            if (keep[j] == t) {
+                cs[k] = cs[i];
+                cs[k++].at = s * n_new + j;
+                break;
+            }
+        }
+    }
+    m->carries.len = k;
+    if (m->carry_ht.mask)
+        memset(m->carry_ht.slots, 0, (m->carry_ht.mask + 1) * sizeof(uint64_t));
+    m->carry_ht.n = 0;
+    if (k && !ht_reserve(&m->a, &m->carry_ht, k))
+        return false;
+    for (size_t i = 0; i < k; i++)
+        ht_add(&m->carry_ht, carry_hash(cs[i].at), (uint32_t)i);
+    return true;
+}
+
 /* Stage 2: the sample found or added, its values summed. */
 static pprof_status
 s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
@@ -1087,14 +1164,10 @@ s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
     const int64_t *add = (const int64_t *)b->val.data + q->val_off;
     for (size_t t = 0; t < nt; t++) {
         int64_t sum;
-        if (__builtin_add_overflow(vals[t], add[t], &sum)) {
-            b->bad_si = q->si;
-            b->bad_t = (uint32_t)t;
-            b->bad_sid = sid;
-            b->bad_sum = vals[t];
-            b->bad_add = add[t];
-            return PPROF_E_OVERFLOW;
-        }
+        if (__builtin_add_overflow(vals[t], add[t], &sum) &&
+            !carry_note(m, (uint64_t)idx * nt + t, add[t] > 0 ? 1 : -1, b->input, q->si, vals[t],
+                        add[t]))
+            return PPROF_E_NOMEM;
         vals[t] = sum;
     }
     return PPROF_OK;
@@ -1216,6 +1289,7 @@ s2_send(pprof_merger *m)
     next->want_rest = 0;
     next->q.len = next->stk.len = next->lab.len = next->val.len = 0;
     next->n_types = m->n_types;
+    next->input = (uint32_t)m->n_inputs;
     return next;
 }
 
@@ -1345,34 +1419,12 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
     return PPROF_OK;
 }
 
-/* The error stage 2 recorded, as an error of this input. */
+/* The error stage 2 recorded (out of memory), as an error of this input. */
 static pprof_status
 s2_error(in_ctx *c, const merge_batch *b)
 {
-    pprof_merger *m = c->m;
-    m->failed = b->st;
-    if (b->st != PPROF_E_OVERFLOW)
-        return nomem(m, c->err);
-    const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, b->bad_t);
-    const pprof_string *tn = mstr(m, (uint32_t)vt->type);
-    const pprof_string *leaf = mstr(m, 0);
-    const mstack *x = &PPROF__AT(m->stacks, mstack, b->bad_sid);
-    if (x->n) {
-        const mlocation *l0 =
-            &PPROF__AT(m->locations, mlocation, PPROF__AT(m->stack, uint32_t, x->off));
-        if (l0->n_line)
-            leaf = mstr(
-                m, PPROF__AT(m->functions, mfunction, PPROF__AT(m->lines, mline, l0->line_off).fn)
-                       .name);
-    }
-    char path[128];
-    pprof__path(path, "sample[%zu].value[%zu]", (size_t)b->bad_si, (size_t)c->col_of[b->bad_t]);
-    return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
-                        "%s: %.*s total of the sample with leaf '%.*s' overflows int64 "
-                        "(%lld + %lld)",
-                        c->name, (int)(tn->len > 40 ? 40 : tn->len), tn->data,
-                        (int)(leaf->len > 80 ? 80 : leaf->len), leaf->data, (long long)b->bad_sum,
-                        (long long)b->bad_add);
+    c->m->failed = b->st;
+    return nomem(c->m, c->err);
 }
 
 /* ------------------------------------------------------------------ types and header */
@@ -1436,6 +1488,8 @@ reshape_types(pprof_merger *m, const uint32_t *keep, size_t n_new, pprof_error *
     if (tmp != row)
         pprof__free(&m->a, tmp);
     m->values.len = ns * n_new;
+    if (!carry_reshape(m, keep, n_old, n_new))
+        return nomem(m, err);
     m->n_types = n_new;
     return PPROF_OK;
 }
@@ -1568,9 +1622,9 @@ absorb_header(in_ctx *c)
     if (h.period > m->period)
         m->period = h.period;
     if (__builtin_add_overflow(m->duration, h.duration_nanos, &m->duration)) {
-        m->failed = PPROF_E_OVERFLOW;
-        return pprof__error(c->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "duration_nanos",
-                            "%s: the summed duration overflows int64", c->name);
+        if (m->duration_carry == 0)
+            m->duration_input = c->input;
+        m->duration_carry += h.duration_nanos > 0 ? 1 : -1;
     }
     if (h.time_nanos != 0 && (m->time == 0 || h.time_nanos < m->time))
         m->time = h.time_nanos;
@@ -1645,6 +1699,7 @@ absorb_all_samples(in_ctx *c)
     s2_start(m);
     merge_batch *b = &m->batch[m->s2_sent % 2];
     b->input_start = true;
+    b->input = c->input;
     b->want_rest = 0;
     b->q.len = b->stk.len = b->lab.len = b->val.len = 0;
     b->n_types = m->n_types;
@@ -2226,6 +2281,50 @@ gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
 static pprof_status emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out,
                          pprof_error *err);
 
+/* Adds sample's carries to cy (one per column); *first keeps the first carry seen. */
+static void
+carries_of(const pprof_merger *m, uint32_t sample, size_t nt, int64_t *cy, const carry **first)
+{
+    for (size_t t = 0; m->carries.len && t < nt; t++) {
+        const carry *c = carry_find(m, (uint64_t)sample * nt + t);
+        if (c) {
+            cy[t] += c->n;
+            if (!*first && c->n)
+                *first = c;
+        }
+    }
+}
+
+/* A summed value left int64: names the type, the leaf function and, when the sums of one input
+ * wrapped, that input and its sample with the first wrapping addition. */
+static pprof_status
+overflow_error(const pprof_merger *m, const carry *c, uint32_t sample, size_t t, pprof_error *err)
+{
+    const pprof_value_type *vt = &PPROF__AT(m->types, pprof_value_type, t);
+    const pprof_string *tn = mstr(m, (uint32_t)vt->type);
+    const pprof_string *leaf = mstr(m, 0);
+    const mstack *x = &PPROF__AT(m->stacks, mstack, PPROF__AT(m->samples, msample, sample).stack);
+    if (x->n) {
+        const mlocation *l0 =
+            &PPROF__AT(m->locations, mlocation, PPROF__AT(m->stack, uint32_t, x->off));
+        if (l0->n_line)
+            leaf = mstr(
+                m, PPROF__AT(m->functions, mfunction, PPROF__AT(m->lines, mline, l0->line_off).fn)
+                       .name);
+    }
+    char path[128] = "";
+    char first[200] = "after inline expansions were unified";
+    if (c) {
+        snprintf(path, sizeof(path), "sample[%u]", c->si);
+        snprintf(first, sizeof(first), "first past the limit in %s (%lld + %lld)",
+                 input_name(m, c->input), (long long)c->sum, (long long)c->add);
+    }
+    return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                        "%.*s total of the sample with leaf '%.*s' overflows int64: %s",
+                        (int)(tn->len > 40 ? 40 : tn->len), tn->data,
+                        (int)(leaf->len > 80 ? 80 : leaf->len), leaf->data, first);
+}
+
 pprof_status
 pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
 {
@@ -2277,6 +2376,10 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
                             (int)t->len, t->data, input_name(m, bad->input), (int)u2->len, u2->data,
                             input_name(m, m->first_input), (int)u1->len, u1->data);
     }
+    if (m->duration_carry != 0)
+        return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "duration_nanos",
+                            "the summed duration overflows int64 (first past the limit with %s)",
+                            input_name(m, m->duration_input));
 
     const pprof_allocator *a = &m->a;
     size_t ns = m->strings.len, nm = m->mappings.len, nf = m->functions.len, nl = m->locations.len,
@@ -2303,7 +2406,7 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     uint8_t *lreach = NULL, *live = NULL, *lused = NULL;
     uint64_t *ostk = NULL;
     uint32_t *ostk_off = NULL;
-    int64_t *vals = NULL;
+    int64_t *vals = NULL, *cyt = NULL;
     f.srank = pprof__malloc(a, (ns + 1) * sizeof(uint32_t));
     f.mrank = pprof__malloc(a, (nm + 1) * sizeof(uint32_t));
     f.frank = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
@@ -2375,8 +2478,10 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         const int64_t *msv = m->values.data;
         for (size_t i = 0; i < nsm; i++) {
             bool nonzero = false;
-            for (size_t t = 0; t < nt && !nonzero; t++)
-                nonzero = msv[i * nt + t] != 0;
+            for (size_t t = 0; t < nt && !nonzero; t++) {
+                const carry *cy = carry_find(m, i * nt + t); /* wrapped to 0 is not 0 */
+                nonzero = msv[i * nt + t] != 0 || (cy && cy->n);
+            }
             const mstack *x = &PPROF__AT(m->stacks, mstack, ms[i].stack);
             for (uint32_t k = 0; nonzero && k < x->n; k++)
                 lused[PPROF__AT(m->stack, uint32_t, x->off + k)] = 1;
@@ -2442,6 +2547,9 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     memset(lreach, 0, nl + 1);
     memset(live, 0, n_ranks + 1);
     const bool longest = m->o.inline_conflict == PPROF_INLINE_LONGEST;
+    const carry *first = NULL;
+    if ((longest || m->carries.len) && !(cyt = pprof__malloc(a, (nt + 1) * sizeof(int64_t))))
+        goto fail;
     const msample *ss = m->samples.data;
     size_t n_out = 0, lab_out = 0, src_bound = 0, max_loc = 0, max_lab = 0;
     const int64_t *mv = m->values.data;
@@ -2455,18 +2563,26 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         uint32_t r = f.strank[s->stack];
         int64_t *v = vals + n_out * nt;
         memcpy(v, mv + (size_t)smord[i] * nt, nt * sizeof(int64_t));
+        if (cyt) {
+            memset(cyt, 0, nt * sizeof(int64_t));
+            carries_of(m, smord[i], nt, cyt, &first);
+        }
         while (longest && j < nsm && f.strank[ss[smord[j]].stack] == r &&
                cmp_labels(&f, smord[i], smord[j]) == 0) {
+            carries_of(m, smord[j], nt, cyt, &first);
             for (size_t t = 0; t < nt; t++) {
-                if (__builtin_add_overflow(v[t], mv[(size_t)smord[j] * nt + t], &v[t])) {
-                    st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "",
-                                      "value %zu of a sample overflows int64 after inline "
-                                      "expansions were unified",
-                                      t);
-                    goto fail;
-                }
+                int64_t x = mv[(size_t)smord[j] * nt + t];
+                if (__builtin_add_overflow(v[t], x, &v[t]))
+                    cyt[t] += x > 0 ? 1 : -1;
             }
             j++;
+        }
+        for (size_t t = 0; cyt && t < nt; t++) {
+            if (cyt[t] != 0) {
+                st = overflow_error(m, first, smord[i], t, err);
+                reported = true;
+                goto fail;
+            }
         }
         bool nonzero = false;
         for (size_t t = 0; t < nt; t++)
@@ -2706,6 +2822,7 @@ fail:
     pprof__free(a, ostk);
     pprof__free(a, ostk_off);
     pprof__free(a, vals);
+    pprof__free(a, cyt);
     return st;
 }
 

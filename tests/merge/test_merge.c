@@ -372,9 +372,10 @@ test_corpus(tap *t)
            "summed overflow fails with PPROF_E_OVERFLOW naming the sample: %s: %s", e.path,
            e.message);
 
-    /* An overflow among one input's samples is that input's error whatever the threads (with a
-     * merger thread, stage 2 absorbs them while stage 1 goes on), and a later input's own error
-     * never hides it. */
+    /* Whether a sum overflows is judged on the final sums, at finish, whatever the threads (with
+     * a merger thread, stage 2 absorbs the samples while stage 1 goes on): a partial sum past
+     * the limit is no error by itself, so adding goes on and a later input's own error is its
+     * own. */
     pprof_profile *broken = reread(ps[1]);
     for (size_t i = 0; broken && i < broken->stack.len; i++)
         PPROF__AT(broken->stack, uint64_t, i) = UINT64_MAX - 7; /* a location id nobody has */
@@ -382,29 +383,24 @@ test_corpus(tap *t)
         pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
         mo.threads = th;
         pprof_merger *mg = NULL;
-        pprof_status s1 = PPROF_E_ARG, s2 = PPROF_E_ARG, s3 = PPROF_E_ARG, s4 = PPROF_E_ARG;
+        pprof_status s1 = PPROF_E_ARG, s2 = PPROF_E_ARG, s3 = PPROF_E_ARG;
         pprof_error e3 = {0};
         if (pprof_merger_new(&mo, &mg, &e) == PPROF_OK) {
             s1 = pprof_merger_add(mg, big, "big-a.pb", &e);
             s2 = pprof_merger_add(mg, big, "big-b.pb", &e);
-            s3 = s2 ? s2 : pprof_merger_add(mg, broken, "broken.pb", &e3);
-            if (s2)
-                e3 = e;
-            pprof_profile *x = NULL;
-            s4 = pprof_merger_finish(mg, &x, &e);
-            pprof_profile_free(x);
+            s3 = pprof_merger_add(mg, broken, "broken.pb", &e3);
         }
         pprof_merger_free(mg);
         tap_ok(t,
-               s1 == PPROF_OK && s3 == PPROF_E_OVERFLOW && strstr(e3.message, "big-b.pb") &&
-                   !strstr(e3.message, "broken") && s4 == PPROF_E_OVERFLOW,
-               "%u thread(s): an overflow in one input is reported, not the next input's "
-               "invalid location (%s: %s), and finish then fails too",
+               s1 == PPROF_OK && s2 == PPROF_OK && s3 == PPROF_E_INVALID &&
+                   strstr(e3.message, "broken.pb"),
+               "%u thread(s): a sum past the limit is judged at finish; the next input's "
+               "invalid location is its own error (%s: %s)",
                th, e3.path, e3.message);
         mo.threads = th;
         mg = NULL;
         pprof_error e4 = {0};
-        s4 = PPROF_E_ARG;
+        pprof_status s4 = PPROF_E_ARG;
         if (pprof_merger_new(&mo, &mg, &e) == PPROF_OK &&
             pprof_merger_add(mg, big, "big-a.pb", &e) == PPROF_OK) {
             pprof_status sb = pprof_merger_add(mg, big, "big-b.pb", &e4);
@@ -416,10 +412,49 @@ test_corpus(tap *t)
         tap_ok(t,
                s4 == PPROF_E_OVERFLOW && strstr(e4.message, "big-b.pb") &&
                    strstr(e4.path, "sample["),
-               "%u thread(s): an overflow in the last input comes out of add or finish, naming "
-               "it: %s: %s",
+               "%u thread(s): an overflow comes out of finish, naming the input where the sum "
+               "first passed the limit: %s: %s",
                th, e4.path, e4.message);
     }
+    /* MAX + 1 - 1 in every order: the partial sums pass the limit in some orders only, the
+     * total never does, so every order gives merge(big) */
+    pprof_profile *plus = reread(ps[0]), *minus = reread(ps[0]);
+    for (size_t i = 0; plus && minus && i < plus->values.len; i++)
+        PPROF__AT(plus->values, int64_t, i) = PPROF__AT(minus->values, int64_t, i) = 0;
+    if (plus && minus) {
+        PPROF__AT(plus->values, int64_t, 0) = 1;
+        PPROF__AT(minus->values, int64_t, 0) = -1;
+        plus->hdr.duration_nanos = 1; /* and the same for the summed duration */
+        minus->hdr.duration_nanos = -1;
+    }
+    int64_t big_duration = big->hdr.duration_nanos;
+    big->hdr.duration_nanos = INT64_MAX;
+    pprof_profile *only_big = merge_n(&big, NULL, 1, NULL, &st, NULL);
+    const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    int same_all = 0;
+    for (int pi = 0; pi < 6; pi++) {
+        pprof_profile *three[3] = {big, plus, minus}, *order[3];
+        for (int q = 0; q < 3; q++)
+            order[q] = three[perms[pi][q]];
+        for (unsigned th = 1; th <= 2; th++) {
+            pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+            mo.threads = th;
+            mo.inline_conflict = pi % 2 ? PPROF_INLINE_LONGEST : PPROF_INLINE_KEEP;
+            pprof_profile *x = merge_n(order, NULL, 3, &mo, &st, NULL);
+            same_all += st == PPROF_OK && same_bytes(x, only_big);
+            pprof_profile_free(x);
+        }
+    }
+    tap_ok(t, same_all == 12, "MAX + 1 - 1 merges to MAX in all 6 orders (1 and 2 threads): %d/12",
+           same_all);
+    pprof_profile *bp[2] = {plus, big};
+    o = merge_n(bp, NULL, 2, NULL, &st, &e);
+    tap_ok(t, st == PPROF_E_OVERFLOW && !o && strstr(e.message, "overflows"),
+           "MAX + 1 fails in either order: %s", e.message);
+    big->hdr.duration_nanos = big_duration;
+    pprof_profile_free(only_big);
+    pprof_profile_free(plus);
+    pprof_profile_free(minus);
     pprof_profile *alone[1] = {broken};
     o = merge_n(alone, NULL, 1, NULL, &st, &e);
     tap_ok(t, st == PPROF_E_INVALID && !o && strstr(e.path, "location_id"),
