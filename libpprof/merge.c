@@ -157,6 +157,7 @@ ht_need_grow(const htab *t)
  * single-threaded ordering before writing). MADV_POPULATE_WRITE faults pages in without
  * touching their bytes, so the buffers may be in use, even grown and moved, meanwhile. */
 #define PREFAULT_MAX 8
+#define PREFAULT_STEP ((uintptr_t)2 << 20)
 typedef struct prefault {
     void *p[PREFAULT_MAX];
     size_t len[PREFAULT_MAX], n;
@@ -181,8 +182,12 @@ prefault_run(void *arg)
     for (size_t i = 0; i < pf->n; i++) {
         uintptr_t start = ((uintptr_t)pf->p[i] + 4095) & ~(uintptr_t)4095;
         uintptr_t end = ((uintptr_t)pf->p[i] + pf->len[i]) & ~(uintptr_t)4095;
-        if (end > start) /* advice: a failure only leaves the faults to the first touch */
-            madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+        /* In steps of 2 MiB: the call holds the address space's lock, and the threads that
+         * map, grow or free memory meanwhile wait for it (30-50 ms stalls when a whole encoding
+         * buffer went in one call). A failure only leaves the faults to the first touch. */
+        for (uintptr_t at = start; at < end; at += PREFAULT_STEP)
+            madvise((void *)at, end - at < PREFAULT_STEP ? end - at : PREFAULT_STEP,
+                    MADV_POPULATE_WRITE);
     }
 #else
     (void)arg;
