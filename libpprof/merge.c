@@ -1983,7 +1983,6 @@ typedef struct fin {
     uint32_t *frank;  /* function -> rank */
     uint32_t *lrank;  /* location -> rank */
     uint32_t *target; /* location -> location it is rewritten to (inline policy longest) */
-    uint32_t *rstack; /* ranked stacks, at each distinct stack's offset */
     uint32_t *strank; /* distinct stack -> rank (equal ranks for stacks made equal) */
 } fin;
 
@@ -2053,9 +2052,11 @@ cmp_stack(const void *ctx, uint32_t a, uint32_t b)
     const fin *f = ctx;
     const mstack *x = &PPROF__AT(f->m->stacks, mstack, a);
     const mstack *y = &PPROF__AT(f->m->stacks, mstack, b);
-    const uint32_t *sx = f->rstack + x->off, *sy = f->rstack + y->off;
+    /* ranks through two small tables that stay in cache, not a ranked copy of every stack */
+    const uint32_t *stack = f->m->stack.data, *lr = f->lrank, *tg = f->target;
+    const uint32_t *sx = stack + x->off, *sy = stack + y->off;
     for (uint32_t i = 0; i < x->n && i < y->n; i++)
-        CMP(sx[i], sy[i]);
+        CMP(lr[tg[sx[i]]], lr[tg[sy[i]]]);
     CMP(x->n, y->n);
     return 0;
 }
@@ -2154,15 +2155,6 @@ lines_same(const pprof_merger *m, const mlocation *a, const mlocation *b)
 
 /* The loops of finish that may run on several threads (m->o.threads): each writes only its own
  * range of the output, so the result does not depend on the split. */
-
-static void
-rank_stack(void *c, size_t lo, size_t hi)
-{
-    const fin *f = c;
-    const uint32_t *stack = f->m->stack.data;
-    for (size_t i = lo; i < hi; i++)
-        f->rstack[i] = f->lrank[f->target[stack[i]]];
-}
 
 typedef struct fill_job {
     const fin *f;
@@ -2417,15 +2409,13 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     f.frank = pprof__malloc(a, (nf + 1) * sizeof(uint32_t));
     f.lrank = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     f.target = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
-    f.rstack = pprof__malloc(a, (m->stack.len + 1) * sizeof(uint32_t));
     smord = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
     vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
     sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
     soff = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
-    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !f.rstack || !smord ||
-        !vals || !sout || !soff)
+    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !smord || !vals ||
+        !sout || !soff)
         goto fail;
-    prefault_add(&pf, f.rstack, m->stack.len * sizeof(uint32_t));
     prefault_add(&pf, smord, nsm * sizeof(uint32_t));
     prefault_add(&pf, vals, nsm * nt * sizeof(int64_t));
     prefault_add(&pf, sout, nsm * sizeof(uint32_t));
@@ -2516,7 +2506,6 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         }
     }
     const uint32_t *stack = m->stack.data;
-    pprof__par_for(m->o.threads, m->stack.len, 1 << 16, rank_stack, &f);
     size_t nst = m->stacks.len;
     if (!(f.strank = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
         !(stord = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
@@ -2533,8 +2522,6 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     }
     n_ranks += nst != 0;
     /* Given back now, so that the output's tables below can reuse the pages. */
-    pprof__free(a, f.rstack);
-    f.rstack = NULL;
     pprof__free(a, sttmp);
     sttmp = NULL;
     if (!order_samples(&f, nsm, n_ranks, tmp, smord))
@@ -2814,8 +2801,8 @@ fail:
     if (st == PPROF_E_NOMEM && !reported)
         pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_profile_free(p);
-    uint32_t *bufs[] = {tmp,  f.srank, f.mrank, f.frank, f.lrank, f.target, f.rstack, sord,
-                        mord, ford,    lord,    smord,   lout,    fout,     sout,     soff};
+    uint32_t *bufs[] = {tmp,  f.srank, f.mrank, f.frank, f.lrank, f.target, sord, mord,
+                        ford, lord,    smord,   lout,    fout,    sout,     soff};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         pprof__free(a, bufs[i]);
     pprof__free(a, f.strank);
