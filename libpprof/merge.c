@@ -2254,6 +2254,8 @@ gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
         const msample *ahead = &ss[g->sout[i + 8]];
         __builtin_prefetch(&sts[ahead->stack]);
         __builtin_prefetch(&labs[ahead->lab_off]);
+        if (!g->vals)
+            __builtin_prefetch((const int64_t *)m->values.data + (size_t)g->sout[i + 8] * g->nt);
     }
     if (i + 4 < g->n)
         __builtin_prefetch(&stack[sts[ss[g->sout[i + 4]].stack].off]);
@@ -2271,7 +2273,9 @@ gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
         pprof_label l = {r[ml[k].key], r[ml[k].str], ml[k].num, r[ml[k].unit]};
         g->lab[k] = l;
     }
-    pprof_sample o = {g->loc, x->n, g->vals + i * g->nt, g->nt, g->lab, s->n_lab};
+    const int64_t *v = g->vals ? g->vals + i * g->nt
+                               : (const int64_t *)m->values.data + (size_t)g->sout[i] * g->nt;
+    pprof_sample o = {g->loc, x->n, v, g->nt, g->lab, s->n_lab};
     *out = o;
 }
 
@@ -2410,14 +2414,19 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
     f.lrank = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     f.target = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
     smord = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
-    vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
+    /* The summed values in output order: what finish's profile takes, and where samples made
+     * equal are combined; written straight out otherwise, they are read where they are. */
+    const bool own_vals = !sink || m->o.inline_conflict == PPROF_INLINE_LONGEST;
+    if (own_vals)
+        vals = pprof__malloc(a, (nsm * nt + 1) * sizeof(int64_t));
     sout = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
     soff = pprof__malloc(a, (nsm + 1) * sizeof(uint32_t));
-    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !smord || !vals ||
-        !sout || !soff)
+    if (!tmp || !f.srank || !f.mrank || !f.frank || !f.lrank || !f.target || !smord ||
+        (own_vals && !vals) || !sout || !soff)
         goto fail;
     prefault_add(&pf, smord, nsm * sizeof(uint32_t));
-    prefault_add(&pf, vals, nsm * nt * sizeof(int64_t));
+    if (vals)
+        prefault_add(&pf, vals, nsm * nt * sizeof(int64_t));
     prefault_add(&pf, sout, nsm * sizeof(uint32_t));
     prefault_add(&pf, soff, nsm * sizeof(uint32_t));
     if (sink && sink->path) {
@@ -2553,8 +2562,12 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         }
         const msample *s = &ss[smord[i]];
         uint32_t r = f.strank[s->stack];
-        int64_t *v = vals + n_out * nt;
-        memcpy(v, mv + (size_t)smord[i] * nt, nt * sizeof(int64_t));
+        int64_t *v = vals ? vals + n_out * nt : NULL;
+        const int64_t *vr = mv + (size_t)smord[i] * nt; /* the values, combined when vals */
+        if (v) {
+            memcpy(v, vr, nt * sizeof(int64_t));
+            vr = v;
+        }
         if (cyt) {
             memset(cyt, 0, nt * sizeof(int64_t));
             carries_of(m, smord[i], nt, cyt, &first);
@@ -2578,7 +2591,7 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         }
         bool nonzero = false;
         for (size_t t = 0; t < nt; t++)
-            nonzero |= v[t] != 0;
+            nonzero |= vr[t] != 0;
         if (nonzero) {
             soff[n_out] = (uint32_t)lab_out;
             sout[n_out++] = smord[i];
