@@ -258,7 +258,6 @@ typedef struct mstack {
 } mstack;
 
 typedef struct msample {
-    uint32_t loc_off, n_loc; /* copies of the stack's */
     uint32_t lab_off, n_lab;
     uint32_t stack;
 } msample;
@@ -1148,8 +1147,6 @@ s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
         if (!ns)
             return PPROF_E_NOMEM;
         const mstack st_ = PPROF__AT(m->stacks, mstack, sid);
-        ns->loc_off = st_.off;
-        ns->n_loc = st_.n;
         ns->lab_off = (uint32_t)m->labels.len;
         ns->n_lab = n_lab;
         ns->stack = sid;
@@ -2204,7 +2201,7 @@ out_samples(void *c, size_t lo, size_t hi)
         const msample *s = &ss[j->sout[i]];
         pprof__sample *o = &j->osam[i];
         o->loc_off = j->ostk_off[f->strank[s->stack]];
-        o->n_loc = s->n_loc;
+        o->n_loc = PPROF__AT(f->m->stacks, mstack, s->stack).n;
         o->val_off = (uint32_t)(i * j->nt);
         o->n_val = (uint32_t)j->nt;
         o->lab_off = j->soff[i];
@@ -2597,8 +2594,9 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
             sout[n_out++] = smord[i];
             live[r] = 1;
             lab_out += s->n_lab;
-            src_bound += PPROF__SAMPLE_BOUND(s->n_loc, nt, s->n_lab);
-            max_loc = s->n_loc > max_loc ? s->n_loc : max_loc;
+            uint32_t n_loc = PPROF__AT(m->stacks, mstack, s->stack).n;
+            src_bound += PPROF__SAMPLE_BOUND(n_loc, nt, s->n_lab);
+            max_loc = n_loc > max_loc ? n_loc : max_loc;
             max_lab = s->n_lab > max_lab ? s->n_lab : max_lab;
         }
         i = j;
