@@ -37,6 +37,7 @@ _Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
 #define PPROF_HUGE_BLOCKS 1
 #endif
 
+#ifdef PPROF_HUGE_BLOCKS
 /* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
  * aligned 2 MiB ranges can become huge pages (4 KiB-rounded lengths left most of a growing
  * array in small pages: 14 k page faults merging 100 small profiles). */
@@ -45,6 +46,7 @@ big_len(size_t size)
 {
     return (size + sizeof(blk) + BIG_BLOCK - 1) & ~(BIG_BLOCK - 1);
 }
+#endif
 
 static void *
 blk_alloc(size_t size)
