@@ -2567,6 +2567,7 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         }
         if (cyt) {
             memset(cyt, 0, nt * sizeof(int64_t));
+            first = NULL; /* this sample's, not one whose carries were made up for before */
             carries_of(m, smord[i], nt, cyt, &first);
         }
         while (longest && j < nsm && f.strank[ss[smord[j]].stack] == r &&
@@ -2581,7 +2582,8 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         }
         for (size_t t = 0; cyt && t < nt; t++) {
             if (cyt[t] != 0) {
-                st = overflow_error(m, first, smord[i], t, err);
+                const carry *c = carry_find(m, (uint64_t)smord[i] * nt + t);
+                st = overflow_error(m, c && c->n ? c : first, smord[i], t, err);
                 reported = true;
                 goto fail;
             }
