@@ -2043,19 +2043,144 @@ cmp_location(const void *ctx, uint32_t a, uint32_t b)
     return 0;
 }
 
-static int
-cmp_stack(const void *ctx, uint32_t a, uint32_t b)
+/* The ranks of frames [from, from + per) of a stack packed into one integer, most significant
+ * first, each as rank + 1 in `bits` bits and 0 past the stack's end: keys order as cmp_stack
+ * orders those frames: rank by rank, and a stack that ends before one that goes on. */
+static inline uint64_t
+stack_key(const fin *f, uint32_t s, uint32_t from, unsigned bits, unsigned per)
 {
-    const fin *f = ctx;
-    const mstack *x = &PPROF__AT(f->m->stacks, mstack, a);
-    const mstack *y = &PPROF__AT(f->m->stacks, mstack, b);
-    /* ranks through two small tables that stay in cache, not a ranked copy of every stack */
-    const uint32_t *stack = f->m->stack.data, *lr = f->lrank, *tg = f->target;
-    const uint32_t *sx = stack + x->off, *sy = stack + y->off;
-    for (uint32_t i = 0; i < x->n && i < y->n; i++)
-        CMP(lr[tg[sx[i]]], lr[tg[sy[i]]]);
-    CMP(x->n, y->n);
-    return 0;
+    const mstack *x = &PPROF__AT(f->m->stacks, mstack, s);
+    const uint32_t *st = (const uint32_t *)f->m->stack.data + x->off;
+    uint64_t k = 0;
+    for (uint32_t j = from; j < from + per; j++)
+        k = (k << bits) | (j < x->n ? (uint64_t)f->lrank[f->target[st[j]]] + 1 : 0);
+    return k;
+}
+
+#define RADIX_BITS 11
+#define RADIX (1u << RADIX_BITS)
+
+/* Stable sort of n (key, item) pairs: insertion sort when short, else LSD radix sort that skips
+ * digits every key shares. kt and vt are scratch of n entries; cnt has RADIX. */
+static void
+sort_pairs(uint64_t *k, uint32_t *v, uint64_t *kt, uint32_t *vt, size_t n, uint32_t *cnt)
+{
+    if (n < 48) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = k[i];
+            uint32_t y = v[i];
+            size_t j = i;
+            for (; j > 0 && k[j - 1] > x; j--) {
+                k[j] = k[j - 1];
+                v[j] = v[j - 1];
+            }
+            k[j] = x;
+            v[j] = y;
+        }
+        return;
+    }
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) {
+        any |= k[i];
+        all &= k[i];
+    }
+    for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+        if ((((any ^ all) >> shift) & (RADIX - 1)) == 0) /* the same digit in every key */
+            continue;
+        memset(cnt, 0, RADIX * sizeof(uint32_t));
+        for (size_t i = 0; i < n; i++)
+            cnt[(k[i] >> shift) & (RADIX - 1)]++;
+        uint32_t sum = 0;
+        for (size_t d = 0; d < RADIX; d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t at = cnt[(k[i] >> shift) & (RADIX - 1)]++;
+            kt[at] = k[i];
+            vt[at] = v[i];
+        }
+        memcpy(k, kt, n * sizeof(uint64_t));
+        memcpy(v, vt, n * sizeof(uint32_t));
+    }
+}
+
+typedef struct stack_run {
+    uint32_t lo, hi, from; /* ord[lo, hi) share frames [0, from) */
+} stack_run;
+
+/* Stacks in canonical order: the order of their location ranks frame by frame, a stack before
+ * any longer one it begins (ties in index order, as a stable comparison sort gives), found
+ * without comparing stacks: a stable sort by the first frames packed in one key (stack_key),
+ * then each run of equal keys whose stacks go on sorted by the next frames' key, and so on.
+ * Each stack's frames are read once per level, in order; the comparison sort this replaces
+ * read two stacks at random for every comparison (20-45 ms of ordering 150 k stacks).
+ * Ranks go to f->strank (stacks made equal share one); returns the number of ranks, or
+ * SIZE_MAX when out of memory. */
+static size_t
+sort_stacks(const fin *f, uint32_t *ord, uint32_t *tmp, size_t n)
+{
+    const pprof_merger *m = f->m;
+    const pprof_allocator *a = &m->a;
+    unsigned bits = 1;
+    while (bits < 32 && ((uint64_t)1 << bits) <= m->locations.len)
+        bits++;
+    const unsigned per = 64 / bits;
+    uint64_t *key = pprof__malloc(a, (n + 1) * sizeof(uint64_t));
+    uint64_t *kt = pprof__malloc(a, (n + 1) * sizeof(uint64_t));
+    uint32_t *cnt = pprof__malloc(a, RADIX * sizeof(uint32_t));
+    uint8_t *brk = pprof__malloc(a, n + 1); /* brk[i]: ord[i] differs from ord[i - 1] */
+    pprof__vec work = {0};
+    size_t ranks = SIZE_MAX;
+    if (!key || !kt || !cnt || !brk)
+        goto done;
+    memset(brk, 0, n + 1);
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (uint32_t)i;
+    stack_run *w = n > 1 ? pprof__vec_push(a, &work, sizeof(stack_run)) : NULL;
+    if (n > 1 && !w)
+        goto done;
+    if (w) {
+        w->lo = 0;
+        w->hi = (uint32_t)n;
+        w->from = 0;
+    }
+    while (work.len) {
+        stack_run r = PPROF__AT(work, stack_run, --work.len);
+        for (uint32_t i = r.lo; i < r.hi; i++)
+            key[i] = stack_key(f, ord[i], r.from, bits, per);
+        sort_pairs(key + r.lo, ord + r.lo, kt, tmp, r.hi - r.lo, cnt);
+        for (uint32_t i = r.lo; i < r.hi;) {
+            uint32_t j = i + 1;
+            while (j < r.hi && key[j] == key[i])
+                j++;
+            if (i > r.lo)
+                brk[i] = 1;
+            /* equal keys that hold a last frame: their stacks may go on */
+            if (j - i > 1 && (key[i] & (((uint64_t)1 << bits) - 1)) != 0) {
+                if (!(w = pprof__vec_push(a, &work, sizeof(stack_run))))
+                    goto done;
+                w->lo = i;
+                w->hi = j;
+                w->from = r.from + per;
+            }
+            i = j;
+        }
+    }
+    ranks = 0;
+    for (size_t i = 0; i < n; i++) {
+        ranks += brk[i];
+        f->strank[ord[i]] = (uint32_t)ranks;
+    }
+    ranks += n != 0;
+done:
+    pprof__free(a, key);
+    pprof__free(a, kt);
+    pprof__free(a, cnt);
+    pprof__free(a, brk);
+    pprof__free(a, work.data);
+    return ranks;
 }
 
 /* Labels of two samples (ranked), the second part of the sample key. */
@@ -2517,16 +2642,9 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         !(stord = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))) ||
         !(sttmp = pprof__malloc(a, (nst + 1) * sizeof(uint32_t))))
         goto fail;
-    for (size_t i = 0; i < nst; i++)
-        stord[i] = (uint32_t)i;
-    psort(stord, sttmp, nst, cmp_stack, &f, m->o.threads);
-    size_t n_ranks = 0;
-    for (size_t i = 0; i < nst; i++) {
-        if (i && cmp_stack(&f, stord[i - 1], stord[i]) != 0)
-            n_ranks++;
-        f.strank[stord[i]] = (uint32_t)n_ranks;
-    }
-    n_ranks += nst != 0;
+    size_t n_ranks = sort_stacks(&f, stord, sttmp, nst);
+    if (n_ranks == SIZE_MAX)
+        goto fail;
     /* Given back now, so that the output's tables below can reuse the pages. */
     pprof__free(a, sttmp);
     sttmp = NULL;

@@ -1108,11 +1108,61 @@ test_threads(tap *t)
         pprof_profile_free(ps[k]);
 }
 
+/* Stacks come out in canonical order (finish sorts them by packed runs of frames, not by
+ * comparing them): the merged samples' location id lists increase strictly, a stack before any
+ * longer one it begins. With few locations and with many (fewer frames to a packed key), shared
+ * prefixes longer than a key, and stacks that are prefixes of others. */
+static void
+test_stack_order(tap *t)
+{
+    static const uint64_t nlocs[] = {50, 70000};
+    for (size_t c = 0; c < 2; c++) {
+        uint64_t nl = nlocs[c], x = 0x2545F4914F6CDD1Du + c;
+        pprof_profile *p = mk("samples", "count");
+        for (uint64_t lid = 1; lid <= nl; lid++)
+            location(p, lid, 0, 0x1000 + 16 * lid, 0, NULL);
+        uint64_t prev[48] = {0}, stk[48];
+        size_t prev_n = 0;
+        for (size_t i = 0; i < 20000; i++) {
+            size_t depth = 1 + rnd(&x) % 48, keep = 0;
+            if (prev_n && rnd(&x) % 2) /* the previous stack cut short or gone on */
+                keep = depth < prev_n ? depth : prev_n;
+            memcpy(stk, prev, keep * sizeof(uint64_t));
+            for (size_t d = keep; d < depth; d++) /* two choices a frame: long shared prefixes */
+                stk[d] = 1 + (d * 977 + rnd(&x) % 2 + (c ? rnd(&x) % 3 * 30011 : 0)) % nl;
+            sample(p, depth, stk, 1 + (int64_t)(rnd(&x) % 5), 0, NULL);
+            memcpy(prev, stk, depth * sizeof(uint64_t));
+            prev_n = depth;
+        }
+        pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+        pprof_status st;
+        pprof_profile *out = merge_n(&p, NULL, 1, &o, &st, NULL);
+        size_t bad = 0, n = out ? out->samples.len : 0;
+        for (size_t i = 1; i < n; i++) {
+            pprof_sample a = pprof_profile_sample(out, i - 1), b = pprof_profile_sample(out, i);
+            size_t k = 0;
+            while (k < a.n_location_id && k < b.n_location_id &&
+                   a.location_id[k] == b.location_id[k])
+                k++;
+            bool less = k < a.n_location_id && k < b.n_location_id
+                            ? a.location_id[k] < b.location_id[k]
+                            : a.n_location_id < b.n_location_id;
+            bad += !less;
+        }
+        tap_ok(t, st == PPROF_OK && n > 5000 && bad == 0,
+               "%llu locations: %zu merged stacks in canonical order (%zu out of order)",
+               (unsigned long long)nl, n, bad);
+        pprof_profile_free(out);
+        pprof_profile_free(p);
+    }
+}
+
 int
 main(void)
 {
     tap t = {0};
     test_threads(&t);
+    test_stack_order(&t);
     test_inputs(&t);
     test_corpus(&t);
     test_inline(&t);
