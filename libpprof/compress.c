@@ -246,6 +246,12 @@ struct pprof__gz_stream {
     pthread_cond_t cv;
     size_t ready, next; /* input bytes available; next member to take */
     bool done, abort;   /* ready is final; stop without compressing */
+    /* With a sink, members go out in order as soon as they and those before are compressed,
+     * by one thread at a time (writing), instead of being packed into out at the end. */
+    pprof__out_file *sink;
+    uint8_t *compressed; /* per member: its size is final */
+    size_t n_written;
+    bool writing;
     pthread_t th[GZ_MAX_THREADS];
     size_t n_threads;
 };
@@ -266,15 +272,42 @@ gz_take(pprof__gz_stream *g, size_t *k, size_t *len)
     return ok;
 }
 
+/* Writes the members that are next in order and compressed, unless another thread is at it
+ * (it will see these too); called with g->mu held. A failed member stops the writing: finish
+ * reports it. */
+static void
+gz_flush_locked(pprof__gz_stream *g)
+{
+    if (g->writing)
+        return;
+    g->writing = true;
+    while (g->n_written < g->max_members && g->compressed[g->n_written] &&
+           g->size[g->n_written] != 0) {
+        size_t k = g->n_written;
+        pthread_mutex_unlock(&g->mu);
+        pprof__out_write(g->sink, g->base + k * g->region, g->size[k]);
+        pthread_mutex_lock(&g->mu);
+        g->n_written++;
+    }
+    g->writing = false;
+}
+
 static void
 gz_work(pprof__gz_stream *g)
 {
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(g->level);
     size_t k, len;
-    while (gz_take(g, &k, &len))
+    while (gz_take(g, &k, &len)) {
         g->size[k] = c ? libdeflate_gzip_compress(c, g->in + k * GZ_M, len, g->base + k * g->region,
                                                   g->region)
                        : 0;
+        if (g->sink) {
+            pthread_mutex_lock(&g->mu);
+            g->compressed[k] = 1;
+            gz_flush_locked(g);
+            pthread_mutex_unlock(&g->mu);
+        }
+    }
     libdeflate_free_compressor(c);
 }
 
@@ -287,7 +320,8 @@ gz_thread(void *arg)
 
 pprof__gz_stream *
 pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned threads,
-                       const pprof_allocator *a, pprof_buffer *out, pprof_error *err)
+                       const pprof_allocator *a, pprof_buffer *out, pprof__out_file *sink,
+                       pprof_error *err)
 {
     if (level <= 0)
         level = 6;
@@ -306,6 +340,9 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
     libdeflate_free_compressor(c);
     c = NULL;
     g->size = calloc(g->max_members, sizeof(size_t));
+    g->sink = sink;
+    if (sink && !(g->compressed = calloc(g->max_members, 1)))
+        goto nomem;
     if (!g->size || g->max_members > SIZE_MAX / g->region ||
         !pprof__buffer_reserve_in(a, out, g->max_members * g->region))
         goto nomem;
@@ -327,8 +364,10 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
     return g;
 nomem:
     libdeflate_free_compressor(c);
-    if (g)
+    if (g) {
         free(g->size);
+        free(g->compressed);
+    }
     free(g);
     pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     return NULL;
@@ -367,6 +406,11 @@ pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *e
                               "gzip compression failed");
             break;
         }
+        if (g->sink) {
+            if (k >= g->n_written) /* every thread is done: what is left goes out here */
+                pprof__out_write(g->sink, g->base + k * g->region, g->size[k]);
+            continue;
+        }
         if (at != k * g->region) /* packing forward: at <= k * region always */
             memmove(g->base + at, g->base + k * g->region, g->size[k]);
         at += g->size[k];
@@ -376,6 +420,7 @@ pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *e
     pthread_cond_destroy(&g->cv);
     pthread_mutex_destroy(&g->mu);
     free(g->size);
+    free(g->compressed);
     free(g);
     return st;
 }
@@ -384,7 +429,7 @@ static pprof_status
 gzip_members(const uint8_t *in, size_t in_len, int level, unsigned threads,
              const pprof_allocator *a, pprof_buffer *out, pprof_error *err)
 {
-    pprof__gz_stream *g = pprof__gz_stream_start(in, in_len, level, threads, a, out, err);
+    pprof__gz_stream *g = pprof__gz_stream_start(in, in_len, level, threads, a, out, NULL, err);
     return g ? pprof__gz_stream_finish(g, in_len, true, err) : PPROF_E_NOMEM;
 }
 

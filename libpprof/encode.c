@@ -516,14 +516,20 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
     }
     const pprof_buffer *bytes = &raw;
     pprof_status st;
+    pprof__out_file out;
+    bool streamed = false;
     if (o.format == PPROF_FORMAT_GZIP && o.threads > 1) {
-        /* Members are compressed while the rest is still being encoded. */
+        /* Members are compressed while the rest is still being encoded, and written to the
+         * temporary file as they come (standard output gets all or nothing, as below). */
         size_t bound = encoded_bound(p, src);
         pprof__gz_stream *gs = NULL;
+        streamed = strcmp(path, "-") != 0;
+        if (streamed && (st = pprof__out_open(path, &out, err)))
+            return st;
         if (!pprof__buffer_reserve_in(&p->alloc, &raw, bound))
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         else if (!(gs = pprof__gz_stream_start(raw.data, bound, o.level, o.threads, &p->alloc,
-                                               &packed, err)))
+                                               &packed, streamed ? &out : NULL, err)))
             st = PPROF_E_NOMEM;
         else
             st = encode_raw(p, src, &raw, &p->alloc, gs, err);
@@ -541,7 +547,11 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
             bytes = &packed;
         }
     }
-    if (st == PPROF_OK)
+    if (streamed && st == PPROF_OK)
+        st = pprof__out_commit(&out, err);
+    else if (streamed)
+        pprof__out_abort(&out);
+    else if (st == PPROF_OK)
         st = pprof_write_bytes_atomic(path, bytes->data, bytes->len, err);
     if (pre)
         *pre = raw; /* the caller's to free */

@@ -1,5 +1,5 @@
 /* Files and buffers: capped whole-file reads, atomic writes, growable output buffers. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -169,58 +169,122 @@ write_full(int fd, const uint8_t *p, size_t n)
 }
 
 pprof_status
-pprof_write_bytes_atomic(const char *path, const void *data, size_t size, pprof_error *err)
+pprof__out_open(const char *path, pprof__out_file *o, pprof_error *err)
 {
-    if (!path || (!data && size))
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path or no data");
+    memset(o, 0, sizeof(*o));
+    o->fd = -1;
+    if (!path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path");
+    o->path = path;
     if (strcmp(path, "-") == 0) {
-        if (!write_full(STDOUT_FILENO, data, size))
-            return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
-                                "cannot write standard output: %s", strerror(errno));
+        o->fd = STDOUT_FILENO;
         return PPROF_OK;
     }
     /* temp file in the target's directory, so rename() stays on one file system */
     size_t plen = strlen(path);
-    char *tmp = malloc(plen + 64);
-    if (!tmp)
+    if (!(o->tmp = malloc(plen + 64)))
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    memcpy(tmp, path, dirlen);
+    memcpy(o->tmp, path, dirlen);
     /* O_EXCL with mode 0666 lets the kernel apply the umask; no process-wide umask dance */
-    int fd = -1;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        snprintf(tmp + dirlen, plen + 64 - dirlen, ".%s.%ld.%lx%u", slash ? slash + 1 : path,
+    for (unsigned attempt = 0; o->fd < 0 && attempt < 100; attempt++) {
+        snprintf(o->tmp + dirlen, plen + 64 - dirlen, ".%s.%ld.%lx%u", slash ? slash + 1 : path,
                  (long)getpid(), (unsigned long)ts.tv_nsec, attempt);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (o->fd < 0 && errno != EEXIST)
             break;
     }
-    if (fd < 0) {
+    if (o->fd < 0) {
         pprof_status st =
             pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
                          "cannot create a temporary file beside it: %s", strerror(errno));
-        free(tmp);
+        free(o->tmp);
+        o->tmp = NULL;
         return st;
     }
-    /* a file being replaced keeps its mode */
-    struct stat sb;
-    bool chmod_ok = stat(path, &sb) != 0 || fchmod(fd, sb.st_mode & 07777) == 0;
-    bool ok = write_full(fd, data, size) && chmod_ok && fsync(fd) == 0;
-    int saved = errno;
-    ok = close(fd) == 0 && ok;
-    if (ok && rename(tmp, path) != 0) {
-        saved = errno;
-        ok = false;
-    }
-    if (!ok) {
-        unlink(tmp);
-        free(tmp);
-        return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "", "cannot write: %s",
-                            strerror(saved));
-    }
-    free(tmp);
     return PPROF_OK;
+}
+
+bool
+pprof__out_write(pprof__out_file *o, const void *data, size_t n)
+{
+    if (o->errnum)
+        return false;
+    if (!write_full(o->fd, data, n)) {
+        o->errnum = errno ? errno : EIO;
+        return false;
+    }
+#ifdef SYNC_FILE_RANGE_WRITE
+    /* Start writing back what is there now, so that the fsync at the end waits for the tail
+     * only; advice: a failure here shows up at fsync. */
+    if (o->tmp)
+        sync_file_range(o->fd, (off_t)o->written, (off_t)n, SYNC_FILE_RANGE_WRITE);
+#endif
+    o->written += n;
+    return true;
+}
+
+void
+pprof__out_abort(pprof__out_file *o)
+{
+    if (o->tmp) {
+        close(o->fd);
+        unlink(o->tmp);
+        free(o->tmp);
+    }
+    o->tmp = NULL;
+    o->fd = -1;
+}
+
+pprof_status
+pprof__out_commit(pprof__out_file *o, pprof_error *err)
+{
+    int saved = o->errnum;
+    bool ok = saved == 0;
+    if (ok && o->tmp) {
+        /* a file being replaced keeps its mode */
+        struct stat sb;
+        ok = (stat(o->path, &sb) != 0 || fchmod(o->fd, sb.st_mode & 07777) == 0) &&
+             fsync(o->fd) == 0;
+        saved = errno;
+        ok = close(o->fd) == 0 && ok;
+        o->fd = -1;
+        if (ok && rename(o->tmp, o->path) != 0) {
+            saved = errno;
+            ok = false;
+        }
+        if (ok) {
+            free(o->tmp);
+            o->tmp = NULL;
+        }
+    }
+    if (ok)
+        return PPROF_OK;
+    if (o->tmp) {
+        if (o->fd >= 0)
+            close(o->fd);
+        unlink(o->tmp);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    if (!strcmp(o->path, "-"))
+        return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
+                            "cannot write standard output: %s", strerror(saved));
+    return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "", "cannot write: %s", strerror(saved));
+}
+
+pprof_status
+pprof_write_bytes_atomic(const char *path, const void *data, size_t size, pprof_error *err)
+{
+    if (!path || (!data && size))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path or no data");
+    pprof__out_file o;
+    pprof_status st = pprof__out_open(path, &o, err);
+    if (st)
+        return st;
+    pprof__out_write(&o, data, size);
+    return pprof__out_commit(&o, err);
 }

@@ -197,13 +197,30 @@ pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt,
                              unsigned threads, const pprof_allocator *a, pprof_buffer *out,
                              pprof_error *err);
 
+/* An output written as it is produced: a temporary file beside path, renamed over it by commit
+ * after fsync (abort, or a failed write, leaves path as it was), or standard output for "-".
+ * Writes stop at the first error, which commit reports. */
+typedef struct pprof__out_file {
+    const char *path;
+    char *tmp; /* NULL for standard output */
+    int fd, errnum;
+    size_t written;
+} pprof__out_file;
+pprof_status pprof__out_open(const char *path, pprof__out_file *o, pprof_error *err);
+bool pprof__out_write(pprof__out_file *o, const void *data, size_t n);
+pprof_status pprof__out_commit(pprof__out_file *o, pprof_error *err);
+void pprof__out_abort(pprof__out_file *o);
+
 /* gzip while the input is being produced: start with the most bytes there will be, announce
  * how many are ready as they are (each complete PPROF_GZIP_MEMBER_BYTES starts a member), and
- * finish with the final length (ok false: abandon). The output is pprof__compress's. */
+ * finish with the final length (ok false: abandon). The output is pprof__compress's, appended
+ * to out, or with a sink written to it member by member as soon as each is compressed (out
+ * then only holds the members meanwhile, and its length stays). */
 typedef struct pprof__gz_stream pprof__gz_stream;
 pprof__gz_stream *pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level,
                                          unsigned threads, const pprof_allocator *a,
-                                         pprof_buffer *out, pprof_error *err);
+                                         pprof_buffer *out, pprof__out_file *sink,
+                                         pprof_error *err);
 void pprof__gz_stream_ready(pprof__gz_stream *g, size_t len);
 pprof_status pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *err);
 

@@ -1,5 +1,6 @@
 /* The writer: exact bytes for a tiny profile, determinism, the rebuilt string table, packed
  * output, and dangling string indices refused with a path. */
+#include <dirent.h>
 #include <unistd.h>
 
 #include "pb.h"
@@ -347,6 +348,23 @@ test_streamed_gzip(tap *t)
                pprof_profile_equal(p, back),
            "the streamed file reads back as the profile");
     pprof_profile_free(back);
+    /* A write that fails part way (a dangling function name, met after members of samples went
+     * out to the temporary file) leaves the target as it was and nothing beside it. */
+    PPROF__AT(p->functions, pprof_function, 0).name = 1000;
+    pprof_status st = ok ? pprof_profile_write_file(p, many, &w, &err) : PPROF_OK;
+    size_t n3 = 0, left = 0;
+    uint8_t *d = tu_read_file(many, &n3);
+    DIR *dd = ok ? opendir(dir) : NULL;
+    for (struct dirent *e; dd && (e = readdir(dd));)
+        left += e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, ".."));
+    if (dd)
+        closedir(dd);
+    tap_ok(t,
+           st == PPROF_E_INVALID && strstr(err.path, "function[0].name") && d && n3 == n2 && c &&
+               !memcmp(d, c, n2) && left == 2,
+           "a streamed write that fails part way leaves the file as it was (%s: %s; %zu files)",
+           err.path, err.message, left);
+    free(d);
     free(a);
     free(c);
     unlink(one);
