@@ -254,7 +254,7 @@ typedef struct pprof_write_options {
     unsigned threads;
 } pprof_write_options;
 
-#define PPROF_GZIP_MEMBER_BYTES ((size_t)4 << 20)
+#define PPROF_GZIP_MEMBER_BYTES ((size_t)1 << 20)
 
 #define PPROF_WRITE_OPTIONS_INIT                                                                   \
     {                                                                                              \
