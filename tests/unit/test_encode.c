@@ -1,6 +1,9 @@
 /* The writer: exact bytes for a tiny profile, determinism, the rebuilt string table, packed
  * output, and dangling string indices refused with a path. */
 #include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pb.h"
@@ -348,6 +351,29 @@ test_streamed_gzip(tap *t)
                pprof_profile_equal(p, back),
            "the streamed file reads back as the profile");
     pprof_profile_free(back);
+    /* A streamed write the file system refuses part way (a file size limit of 200 kB, in a
+     * child, as a full disk would) is an I/O error, and the target stays as it was. */
+    pid_t pid = ok ? fork() : -1;
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {200000, 200000};
+        pprof_error e2;
+        pprof_status st2 = setrlimit(RLIMIT_FSIZE, &rl) == 0
+                               ? pprof_profile_write_file(p, many, &w, &e2)
+                               : PPROF_E_ARG;
+        _exit(st2 == PPROF_E_IO && strstr(e2.message, "cannot write") ? 0 : 1);
+    }
+    int status = -1;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    size_t n4 = 0;
+    uint8_t *kept = tu_read_file(many, &n4);
+    tap_ok(t,
+           pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && kept && n4 == n2 && c &&
+               !memcmp(kept, c, n2),
+           "a streamed write refused part way (file size limit) is an I/O error and leaves the "
+           "file as it was");
+    free(kept);
     /* A write that fails part way (a dangling function name, met after members of samples went
      * out to the temporary file) leaves the target as it was and nothing beside it. */
     PPROF__AT(p->functions, pprof_function, 0).name = 1000;
