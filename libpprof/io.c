@@ -231,7 +231,8 @@ void
 pprof__out_abort(pprof__out_file *o)
 {
     if (o->tmp) {
-        close(o->fd);
+        if (o->fd >= 0)
+            close(o->fd);
         unlink(o->tmp);
         free(o->tmp);
     }
@@ -263,13 +264,7 @@ pprof__out_commit(pprof__out_file *o, pprof_error *err)
     }
     if (ok)
         return PPROF_OK;
-    if (o->tmp) {
-        if (o->fd >= 0)
-            close(o->fd);
-        unlink(o->tmp);
-        free(o->tmp);
-        o->tmp = NULL;
-    }
+    pprof__out_abort(o);
     if (!strcmp(o->path, "-"))
         return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "",
                             "cannot write standard output: %s", strerror(saved));

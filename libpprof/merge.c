@@ -2044,8 +2044,8 @@ cmp_location(const void *ctx, uint32_t a, uint32_t b)
 }
 
 /* The ranks of frames [from, from + per) of a stack packed into one integer, most significant
- * first, each as rank + 1 in `bits` bits and 0 past the stack's end: keys order as cmp_stack
- * orders those frames: rank by rank, and a stack that ends before one that goes on. */
+ * first, each as rank + 1 in `bits` bits and 0 past the stack's end: keys order those frames
+ * as canonical order does, rank by rank, and a stack that ends before one that goes on. */
 static inline uint64_t
 stack_key(const fin *f, uint32_t s, uint32_t from, unsigned bits, unsigned per)
 {
@@ -2138,10 +2138,10 @@ sort_stacks(const fin *f, uint32_t *ord, uint32_t *tmp, size_t n)
     memset(brk, 0, n + 1);
     for (size_t i = 0; i < n; i++)
         ord[i] = (uint32_t)i;
-    stack_run *w = n > 1 ? pprof__vec_push(a, &work, sizeof(stack_run)) : NULL;
-    if (n > 1 && !w)
-        goto done;
-    if (w) {
+    stack_run *w;
+    if (n > 1) {
+        if (!(w = pprof__vec_push(a, &work, sizeof(stack_run))))
+            goto done;
         w->lo = 0;
         w->hi = (uint32_t)n;
         w->from = 0;
