@@ -7,7 +7,7 @@ dump=$2
 src="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-fib.pb.gz"
 if [ ! -f "$src" ]; then
     echo "1..0 # SKIP no corpus file $src"
-    exit 77
+    exit 0 # a TAP plan of 0 with SKIP: meson counts it skipped
 fi
 cp "$src" "$tmp/in.pb.gz"
 

@@ -8,7 +8,7 @@ corpus="${PPROF_REAL_CORPUS:-../shared/corpus/real}"
 src="$corpus/parca/query-profile-with-labels.pb.gz"
 if [ ! -f "$src" ]; then
     echo "1..0 # SKIP no corpus file $src"
-    exit 77
+    exit 0 # a TAP plan of 0 with SKIP: meson counts it skipped
 fi
 
 run "$dump" --help
