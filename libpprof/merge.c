@@ -135,6 +135,29 @@ ht_need_grow(const htab *t)
     return !t->mask || (t->n + 1) * 4 > (t->mask + 1) * 3;
 }
 
+static inline void
+prefetch_slot(const htab *t, uint32_t h32)
+{
+    if (t->mask)
+        __builtin_prefetch(&t->slots[h32 & t->mask]);
+}
+
+/* The first entry whose stored hash bits are h32 (most likely the match), or PPROF_NONE: a
+ * guess for prefetching, never an answer. */
+static inline uint32_t
+ht_peek(const htab *t, uint32_t h32)
+{
+    if (!t->mask)
+        return PPROF_NONE;
+    for (size_t slot = h32 & t->mask;; slot = (slot + 1) & t->mask) {
+        uint64_t v = t->slots[slot];
+        if (!v)
+            return PPROF_NONE;
+        if ((uint32_t)(v >> 32) == h32)
+            return (uint32_t)(v & 0xffffffffu) - 1;
+    }
+}
+
 #define HT_SCAN(t, h32, slot, idx, EQ)                                                             \
     for (slot = ht_first(t, h32);; slot = (slot + 1) & (t)->mask) {                                \
         uint64_t v_ = (t)->slots[slot];                                                            \
@@ -745,6 +768,7 @@ loc_key(in_ctx *c, size_t li, bool add, mlocation *key, uint32_t *h32, bool *unr
     const pprof__location *sl = &PPROF__AT(p->locations, pprof__location, li);
     mlocation k = {PPROF_NONE, 0, sl->n_line, c->input, sl->address, sl->is_folded};
     *unresolved = false;
+    *h32 = 0;
     if (sl->mapping_id) {
         /* A dangling mapping id means "no mapping", as Go's decoder reads it. The key must
          * survive rebasing onto another start (the merged mapping's start is the lowest of its
@@ -869,51 +893,134 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
     return PPROF_OK;
 }
 
+/* Lookups of an input's entities that the merger holds go a group at a time: each needs its
+ * table slot, then the entity there, then (strings, locations) what that points to, and each of
+ * those reads was a cache miss (the tables are visited at random). Prefetching a step ahead for
+ * the whole group overlaps those misses. */
+#define PRE_GROUP 64
+
+static void
+preresolve_strings(in_ctx *c)
+{
+    const pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    const pprof_string *xs = p->strings.data, *ms = m->strings.data;
+    uint32_t h[PRE_GROUP], cand[PRE_GROUP];
+    for (size_t base = 0; base < p->strings.len; base += PRE_GROUP) {
+        size_t k = p->strings.len - base < PRE_GROUP ? p->strings.len - base : PRE_GROUP;
+        const pprof_string *x = xs + base;
+        for (size_t i = 0; i < k; i++) {
+            h[i] = str_hash(x[i].data, x[i].len);
+            prefetch_slot(&m->str_ht, h[i]);
+        }
+        for (size_t i = 0; i < k; i++)
+            if ((cand[i] = ht_peek(&m->str_ht, h[i])) != PPROF_NONE)
+                __builtin_prefetch(&ms[cand[i]]);
+        for (size_t i = 0; i < k; i++)
+            if (cand[i] != PPROF_NONE)
+                __builtin_prefetch(ms[cand[i]].data);
+        for (size_t i = 0; i < k; i++) {
+            size_t slot;
+            c->str_memo[base + i] = str_find(m, x[i].data, x[i].len, h[i], &slot);
+        }
+    }
+}
+
+/* Returns how many of the input's functions were found. */
+static size_t
+preresolve_functions(in_ctx *c)
+{
+    const pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    size_t ns = p->strings.len, nf = p->functions.len, found = 0;
+    const pprof_function *fs = p->functions.data;
+    const mfunction *mf = m->functions.data;
+    mfunction key[PRE_GROUP];
+    uint32_t h[PRE_GROUP], cand;
+    for (size_t base = 0; base < nf; base += PRE_GROUP) {
+        size_t k = nf - base < PRE_GROUP ? nf - base : PRE_GROUP;
+        for (size_t i = 0; i < k; i++) {
+            const pprof_function *sf = &fs[base + i];
+            h[i] = 0;
+            key[i].name = PPROF_NONE;
+            if (sf->name < 0 || (uint64_t)sf->name >= ns || sf->system_name < 0 ||
+                (uint64_t)sf->system_name >= ns || sf->filename < 0 || (uint64_t)sf->filename >= ns)
+                continue;
+            mfunction x = {c->str_memo[sf->name], c->str_memo[sf->system_name],
+                           c->str_memo[sf->filename], sf->start_line};
+            if (x.name == PPROF_NONE || x.system_name == PPROF_NONE || x.filename == PPROF_NONE)
+                continue;
+            key[i] = x;
+            h[i] = fn_hash(&x);
+            prefetch_slot(&m->fn_ht, h[i]);
+        }
+        for (size_t i = 0; i < k; i++)
+            if (key[i].name != PPROF_NONE && (cand = ht_peek(&m->fn_ht, h[i])) != PPROF_NONE)
+                __builtin_prefetch(&mf[cand]);
+        for (size_t i = 0; i < k; i++) {
+            if (key[i].name == PPROF_NONE)
+                continue;
+            size_t slot;
+            c->fn_memo[base + i] = fn_find(m, &key[i], h[i], &slot);
+            found += c->fn_memo[base + i] != PPROF_NONE;
+        }
+    }
+    return found;
+}
+
+static void
+preresolve_locations(in_ctx *c)
+{
+    const pprof_merger *m = c->m;
+    const pprof_profile *p = c->p;
+    const mlocation *ml = m->locations.data;
+    const mline *lines = m->lines.data;
+    uint32_t h[PRE_GROUP], cand[PRE_GROUP];
+    bool ok[PRE_GROUP];
+    for (size_t base = 0; base < p->locations.len; base += PRE_GROUP) {
+        size_t k = p->locations.len - base < PRE_GROUP ? p->locations.len - base : PRE_GROUP;
+        mlocation key;
+        bool unresolved;
+        for (size_t i = 0; i < k; i++) {
+            ok[i] = !loc_key(c, base + i, false, &key, &h[i], &unresolved) && !unresolved;
+            if (ok[i])
+                prefetch_slot(&m->loc_ht, h[i]);
+        }
+        for (size_t i = 0; i < k; i++)
+            if (ok[i] && (cand[i] = ht_peek(&m->loc_ht, h[i])) != PPROF_NONE)
+                __builtin_prefetch(&ml[cand[i]]);
+            else
+                cand[i] = PPROF_NONE;
+        for (size_t i = 0; i < k; i++)
+            if (cand[i] != PPROF_NONE)
+                __builtin_prefetch(&lines[ml[cand[i]].line_off]);
+        /* The keys again (cheap: the input's own tables, now cached) rather than kept. */
+        for (size_t i = 0; i < k; i++) {
+            if (!ok[i] || loc_key(c, base + i, false, &key, &h[i], &unresolved) || unresolved)
+                continue;
+            size_t slot;
+            c->loc_memo[base + i] = loc_find(m, &key, m->tmp_lines.data, h[i], &slot);
+        }
+    }
+}
+
 /* Before an input's samples are mapped (in their order, which visits the tables at random),
  * its strings, functions and locations that the merger already holds are looked up in table
- * order: inputs of one program list them in much the same order, so both the input's tables
- * and the merger's are read nearly as streams. Only lookups: nothing is added and nothing is
- * reported (what does not resolve is left to the samples, which add it, warn and word errors
- * as before), so the merger ends up exactly as without this pass. Locations are skipped when
- * few functions were found (an input of another program). */
+ * order. Only lookups: nothing is added and nothing is reported (what does not resolve is left
+ * to the samples, which add it, warn and word errors as before), so the merger ends up exactly
+ * as without this pass. Locations are skipped when few functions were found (an input of
+ * another program). */
 static void
 preresolve(in_ctx *c)
 {
-    pprof_merger *m = c->m;
-    const pprof_profile *p = c->p;
+    const pprof_merger *m = c->m;
     if (m->n_inputs == 0 || !m->str_ht.mask || !m->fn_ht.mask || !m->loc_ht.mask)
         return; /* nothing to find */
-    size_t ns = p->strings.len;
-    for (size_t i = 0; i < ns; i++) {
-        const pprof_string *x = &PPROF__AT(p->strings, pprof_string, i);
-        size_t slot;
-        c->str_memo[i] = str_find(m, x->data, x->len, str_hash(x->data, x->len), &slot);
-    }
-    size_t nf = p->functions.len, found = 0;
-    for (size_t i = 0; i < nf; i++) {
-        const pprof_function *sf = &PPROF__AT(p->functions, pprof_function, i);
-        if (sf->name < 0 || (uint64_t)sf->name >= ns || sf->system_name < 0 ||
-            (uint64_t)sf->system_name >= ns || sf->filename < 0 || (uint64_t)sf->filename >= ns)
-            continue;
-        mfunction k = {c->str_memo[sf->name], c->str_memo[sf->system_name],
-                       c->str_memo[sf->filename], sf->start_line};
-        if (k.name == PPROF_NONE || k.system_name == PPROF_NONE || k.filename == PPROF_NONE)
-            continue;
-        size_t slot;
-        c->fn_memo[i] = fn_find(m, &k, fn_hash(&k), &slot);
-        found += c->fn_memo[i] != PPROF_NONE;
-    }
-    if (found * 2 < nf)
+    preresolve_strings(c);
+    size_t found = preresolve_functions(c);
+    if (found * 2 < c->p->functions.len)
         return;
-    for (size_t i = 0; i < p->locations.len; i++) {
-        mlocation k;
-        uint32_t h32;
-        bool unresolved;
-        if (loc_key(c, i, false, &k, &h32, &unresolved) || unresolved)
-            continue;
-        size_t slot;
-        c->loc_memo[i] = loc_find(m, &k, m->tmp_lines.data, h32, &slot);
-    }
+    preresolve_locations(c);
 }
 
 /* Labels in canonical order: string labels (str set) before numeric ones, each group stably
@@ -1007,13 +1114,6 @@ rebuild_s2_tables(pprof_merger *m)
                (uint32_t)i);
     m->s2_tables_gone = false;
     return true;
-}
-
-static inline void
-prefetch_slot(const htab *t, uint32_t h32)
-{
-    if (t->mask)
-        __builtin_prefetch(&t->slots[h32 & t->mask]);
 }
 
 /* Stage 2 for one group: the stack interned, the sample hashed. */
