@@ -903,6 +903,21 @@ pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_
 pprof_status
 pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err)
 {
+    size_t total = p->lazy.len / 2;
+    if (first > total)
+        first = total;
+    if (n > total - first)
+        n = total - first;
+    if (p->lazy_n && p->lazy_first == first && p->lazy_n == n)
+        return PPROF_OK;
+    if (p->lazy_n) { /* the batch there counts as decoded before this one */
+        p->lazy_stack += p->stack.len;
+        p->lazy_values += p->values.len;
+        p->lazy_labels += p->labels.len;
+    }
+    if (first == 0)
+        p->lazy_stack = p->lazy_values = p->lazy_labels = 0;
+    p->lazy_n = 0;
     p->samples.len = p->sample_offs.len = p->stack.len = p->values.len = p->labels.len = 0;
     /* The limits are totals over the profile, as a full decode applies them: sample() counts
      * p->lazy_* (the earlier batches) in. */
@@ -914,16 +929,14 @@ pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err
              .o = &o,
              .err = err};
     const uint64_t *span = p->lazy.data;
-    size_t total = p->lazy.len / 2;
-    for (size_t i = first; i < first + n && i < total; i++) {
+    for (size_t i = first; i < first + n; i++) {
         const uint8_t *body = p->buf + span[2 * i];
         ENTER(&d, "sample", i, SAMPLE_NAMES);
         pprof_status st = sample(&d, body, body + span[2 * i + 1]);
         if (st)
             return st;
     }
-    p->lazy_stack += p->stack.len;
-    p->lazy_values += p->values.len;
-    p->lazy_labels += p->labels.len;
+    p->lazy_first = first;
+    p->lazy_n = n;
     return PPROF_OK;
 }

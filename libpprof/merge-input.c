@@ -32,6 +32,13 @@ wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len, si
     pprof_status st = pprof__decode_lazy(p, buf, len, o, err); /* p owns buf from here on */
     if (st == PPROF_OK)
         st = pprof__profile_index(p, err); /* here, not in the merger's thread */
+    if (st == PPROF_OK && p->lazy.len) {
+        /* The first batch too: this is a decoding thread, the merger's is the one short of
+         * time. A failure is left to the merger, which meets it again and reports it as its
+         * own, naming the input. */
+        pprof_error ignored;
+        pprof__decode_samples(p, 0, PPROF__LAZY_BATCH, &ignored);
+    }
     if (st) {
         pprof_profile_free(p);
         pprof__free(&o->allocator, in);

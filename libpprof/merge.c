@@ -1787,15 +1787,12 @@ check_ids(in_ctx *c)
 
 /* A merge input's samples are decoded a part at a time, so the input never holds more than one
  * part decoded (a decoded sample table is several times its encoding). */
-#define LAZY_BATCH 4096
-
 static pprof_status
 absorb_all_samples(in_ctx *c)
 {
     pprof_merger *m = c->m;
     pprof_profile *p = (pprof_profile *)c->p; /* only merge inputs, which the merger may decode */
     size_t lazy = p->lazy.len / 2, total = lazy ? lazy : p->samples.len;
-    p->lazy_stack = p->lazy_values = p->lazy_labels = 0;
     if (!rebuild_s2_tables(m))
         return nomem(m, c->err);
     s2_start(m);
@@ -1809,9 +1806,9 @@ absorb_all_samples(in_ctx *c)
                     : total / 8 > SBATCH_MAX ? SBATCH_MAX
                                              : total / 8;
     pprof_status st = PPROF_OK;
-    for (size_t base = 0; base < total && st == PPROF_OK; base += LAZY_BATCH) {
-        size_t n = total - base < LAZY_BATCH ? total - base : LAZY_BATCH;
-        if (base == LAZY_BATCH) /* stage 2 has seen a batch's worth of this input by then */
+    for (size_t base = 0; base < total && st == PPROF_OK; base += PPROF__LAZY_BATCH) {
+        size_t n = total - base < PPROF__LAZY_BATCH ? total - base : PPROF__LAZY_BATCH;
+        if (base == PPROF__LAZY_BATCH) /* stage 2 has seen a batch's worth of this input by then */
             b->want_rest = total - base;
         if (lazy && (st = pprof__decode_samples(p, base, n, c->err))) {
             if (c->err) { /* name the input, as the merger's own errors do */

@@ -115,7 +115,8 @@ struct pprof_profile {
      * values and labels, which then hold that batch only. */
     pprof__vec lazy; /* uint64_t, two per sample */
     pprof_read_options lazy_opts;
-    uint64_t lazy_stack, lazy_values, lazy_labels; /* decoded so far, for the total limits */
+    uint64_t lazy_stack, lazy_values, lazy_labels; /* decoded before the batch, for limits */
+    size_t lazy_first, lazy_n;                     /* the batch the sample tables hold */
     size_t buf_map_len; /* nonzero: buf is a read-only file mapping of that length */
 };
 
@@ -184,8 +185,11 @@ pprof_status pprof__decode(pprof_profile *p, uint8_t *buf, size_t len, const ppr
 pprof_status pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len,
                                 const pprof_read_options *o, pprof_error *err);
 /* Decodes lazy samples [first, first + n) into p's sample tables, replacing the last batch;
- * errors carry the samples' global indices and byte offsets. */
+ * errors carry the samples' global indices and byte offsets. Batches go in order from 0 (the
+ * limits are totals over the batches so far); one that is already there is not decoded again. */
 pprof_status pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err);
+/* Samples per batch of a lazy merge input. */
+#define PPROF__LAZY_BATCH 4096
 
 /* Decompresses into a new buffer allocated with a, within the option limits. */
 pprof_status pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt,
