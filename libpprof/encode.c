@@ -203,14 +203,18 @@ samples(enc *e)
     for (size_t i = 0; i < n; i++) {
         pprof_sample s;
         bool same;
+        const uint8_t *packed = NULL;
+        size_t packed_len = 0;
         if (e->src) {
-            e->src->get(e->src->ctx, i, &s, &same);
+            e->src->get(e->src->ctx, i, &s, &same, &packed, &packed_len);
         } else {
             s = pprof_profile_sample(pr, i);
             same = i && ps[i].loc_off == ps[i - 1].loc_off && ps[i].n_loc == ps[i - 1].n_loc;
         }
         same = same && prev_len;
-        size_t ls = same ? prev_ls : packed_size(s.location_id, s.n_location_id);
+        size_t ls = same     ? prev_ls
+                    : packed ? packed_len
+                             : packed_size(s.location_id, s.n_location_id);
         size_t vs = packed_size((const uint64_t *)s.value, s.n_value);
         size_t body = (s.n_location_id ? 1 + vsz(ls) + ls : 0) + (s.n_value ? 1 + vsz(vs) + vs : 0);
         uint64_t lab[4 * 8];
@@ -239,7 +243,13 @@ samples(enc *e)
             p += prev_len;
         } else {
             uint8_t *at = p;
-            p = packed_put(p, 1, s.location_id, s.n_location_id, ls);
+            if (!packed) {
+                p = packed_put(p, 1, s.location_id, s.n_location_id, ls);
+            } else if (s.n_location_id) {
+                p = lput(p, 1, ls);
+                memcpy(p, packed, ls);
+                p += ls;
+            }
             prev_at = (size_t)(at - e->b->data);
             prev_len = (size_t)(p - at);
             prev_ls = ls;

@@ -15,6 +15,7 @@
 #include "merge.h"
 #include "par-private.h"
 #include "profile-private.h"
+#include "wire-private.h"
 
 /* ------------------------------------------------------------------ hashing */
 
@@ -140,6 +141,15 @@ prefetch_slot(const htab *t, uint32_t h32)
 {
     if (t->mask)
         __builtin_prefetch(&t->slots[h32 & t->mask]);
+}
+
+/* Every cache line of [p, p + n). */
+static inline void
+prefetch_range(const void *p, size_t n)
+{
+    uintptr_t at = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + n;
+    for (; at < end; at += 64)
+        __builtin_prefetch((const void *)at);
 }
 
 /* The first entry whose stored hash bits are h32 (most likely the match), or PPROF_NONE: a
@@ -1874,14 +1884,6 @@ reserve_for(pprof_merger *m, const pprof_profile *p)
 #define WARM_MAX ((size_t)16 << 20)
 
 static void
-prefetch_range(const void *p, size_t n)
-{
-    const char *c = p;
-    for (size_t i = 0; i < n; i += 64)
-        __builtin_prefetch(c + i);
-}
-
-static void
 warm_input(const pprof_profile *p)
 {
     size_t nloc = p->locations.len * sizeof(pprof__location),
@@ -2449,16 +2451,21 @@ typedef struct merge_sink {
 
 typedef struct sample_gen {
     const fin *f;
-    const uint32_t *sout, *lout;
+    const uint32_t *sout;
     const int64_t *vals;
     size_t nt, n;
-    uint64_t *loc;    /* one sample's location ids */
+    /* Per merged location, its output id as a varint: the bytes from the lowest up, the
+     * length in the top byte (ids are 32-bit: at most 5 bytes). */
+    const uint64_t *lenc;
+    uint8_t *packed; /* one sample's location ids, as packed varints, and 8 bytes of slack */
+    size_t packed_len;
     uint32_t loc_sid; /* the stack they are of (samples of one stack come in a row) */
     pprof_label *lab; /* one sample's labels */
 } sample_gen;
 
 static void
-gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
+gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same, const uint8_t **packed,
+           size_t *packed_len)
 {
     sample_gen *g = ctx;
     const pprof_merger *m = g->f->m;
@@ -2476,17 +2483,26 @@ gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
         if (!g->vals)
             __builtin_prefetch((const int64_t *)m->values.data + (size_t)g->sout[i + 8] * g->nt);
     }
-    if (i + 4 < g->n)
-        __builtin_prefetch(&stack[sts[ss[g->sout[i + 4]].stack].off]);
+    if (i + 4 < g->n) { /* the whole stack: deep ones span several lines */
+        const mstack *xa = &sts[ss[g->sout[i + 4]].stack];
+        prefetch_range(&stack[xa->off], xa->n * sizeof(uint32_t));
+    }
     const msample *s = &ss[g->sout[i]];
     const mstack *x = &sts[s->stack];
-    const uint32_t *target = g->f->target, *r = g->f->srank;
+    const uint32_t *r = g->f->srank;
     *same = s->stack == g->loc_sid;
     if (!*same) {
-        for (uint32_t k = 0; k < x->n; k++)
-            g->loc[k] = g->lout[target[stack[x->off + k]]];
+        uint8_t *q = g->packed;
+        for (uint32_t k = 0; k < x->n; k++) {
+            uint64_t w = g->lenc[stack[x->off + k]];
+            memcpy(q, &w, 8); /* the slack takes the bytes past the varint */
+            q += w >> 56;
+        }
+        g->packed_len = (size_t)(q - g->packed);
         g->loc_sid = s->stack;
     }
+    *packed = g->packed;
+    *packed_len = g->packed_len;
     const mlabel *ml = labs + s->lab_off;
     for (uint32_t k = 0; k < s->n_lab; k++) {
         pprof_label l = {r[ml[k].key], r[ml[k].str], ml[k].num, r[ml[k].unit]};
@@ -2494,7 +2510,7 @@ gen_sample(void *ctx, size_t i, pprof_sample *out, bool *same)
     }
     const int64_t *v = g->vals ? g->vals + i * g->nt
                                : (const int64_t *)m->values.data + (size_t)g->sout[i] * g->nt;
-    pprof_sample o = {g->loc, x->n, v, g->nt, g->lab, s->n_lab};
+    pprof_sample o = {NULL, x->n, v, g->nt, g->lab, s->n_lab};
     *out = o;
 }
 
@@ -3005,17 +3021,27 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
             *done_with[i] = NULL;
         }
         release_s2_tables(m);
-        sample_gen g = {&f, sout, lout, vals, nt, n_out, NULL, PPROF_NONE, NULL};
-        g.loc = pprof__malloc(a, (max_loc + 1) * sizeof(uint64_t));
+        sample_gen g = {
+            .f = &f, .sout = sout, .vals = vals, .nt = nt, .n = n_out, .loc_sid = PPROF_NONE};
+        uint64_t *lenc = pprof__malloc(a, (nl + 1) * sizeof(uint64_t));
+        g.lenc = lenc;
+        g.packed = pprof__malloc(a, max_loc * 5 + 8);
         g.lab = pprof__malloc(a, (max_lab + 1) * sizeof(pprof_label));
+        for (size_t l = 0; lenc && l < nl; l++) {
+            uint8_t b[10] = {0};
+            uint64_t id = lout[f.target[l]], len = (uint64_t)(pprof__put_varint(b, id) - b), w;
+            memcpy(&w, b, 8);
+            lenc[l] = (w & ((UINT64_C(1) << 56) - 1)) | len << 56;
+        }
         pprof__sample_src src = {n_out, src_bound, gen_sample, &g};
-        if (!g.loc || !g.lab)
+        if (!lenc || !g.packed || !g.lab)
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         else if (sink->path) /* the prefault thread may still be ahead of the encoder */
             st = pprof__write_file_src(p, &src, &raw, sink->path, sink->opts, err);
         else
             st = pprof__write_memory_src(p, &src, sink->opts, sink->mem, err);
-        pprof__free(a, g.loc);
+        pprof__free(a, lenc);
+        pprof__free(a, g.packed);
         pprof__free(a, g.lab);
         reported = true; /* whatever the writer returned, it said why */
         goto fail;       /* the profile was only the vehicle: freed there */
