@@ -2209,12 +2209,88 @@ typedef struct stack_run {
     uint32_t lo, hi, from; /* ord[lo, hi) share frames [0, from) */
 } stack_run;
 
+typedef struct stack_sort {
+    const fin *f;
+    uint32_t *ord, *tmp; /* tmp: scratch of n */
+    uint64_t *key, *kt;  /* kt: scratch of n */
+    uint8_t *brk;        /* brk[i]: ord[i] differs from ord[i - 1] */
+    uint32_t *rest;      /* rest[lo]: end of a first-level run to sort on, else 0 */
+    unsigned bits, per;
+    bool failed; /* a part ran out of memory (set atomically) */
+} stack_sort;
+
+/* Sorts run r by its next key; the runs of equal keys whose stacks go on are pushed on work,
+ * or (rest, the first level) recorded there. Runs are disjoint, and so is all they touch. */
+static bool
+sort_run(stack_sort *j, stack_run r, uint32_t *cnt, pprof__vec *work, bool keys_done)
+{
+    const pprof_allocator *a = &j->f->m->a;
+    if (!keys_done)
+        for (uint32_t i = r.lo; i < r.hi; i++)
+            j->key[i] = stack_key(j->f, j->ord[i], r.from, j->bits, j->per);
+    sort_pairs(j->key + r.lo, j->ord + r.lo, j->kt + r.lo, j->tmp + r.lo, r.hi - r.lo, cnt);
+    for (uint32_t i = r.lo; i < r.hi;) {
+        uint32_t k = i + 1;
+        while (k < r.hi && j->key[k] == j->key[i])
+            k++;
+        if (i > r.lo)
+            j->brk[i] = 1;
+        /* equal keys that hold a last frame: their stacks may go on */
+        if (k - i > 1 && (j->key[i] & (((uint64_t)1 << j->bits) - 1)) != 0) {
+            if (!work) {
+                j->rest[i] = k;
+            } else {
+                stack_run *w = pprof__vec_push(a, work, sizeof(stack_run));
+                if (!w)
+                    return false;
+                *w = (stack_run){i, k, r.from + j->per};
+            }
+        }
+        i = k;
+    }
+    return true;
+}
+
+static void
+first_keys(void *c, size_t lo, size_t hi)
+{
+    stack_sort *j = c;
+    for (size_t i = lo; i < hi; i++)
+        j->key[i] = stack_key(j->f, (uint32_t)i, 0, j->bits, j->per);
+}
+
+/* The first-level runs that start in [lo, hi), each sorted to the end. */
+static void
+sort_rest(void *c, size_t lo, size_t hi)
+{
+    stack_sort *j = c;
+    const pprof_allocator *a = &j->f->m->a;
+    uint32_t *cnt = pprof__malloc(a, RADIX * sizeof(uint32_t));
+    pprof__vec work = {0};
+    bool ok = cnt != NULL;
+    for (size_t i = lo; ok && i < hi; i++) {
+        if (!j->rest[i])
+            continue;
+        stack_run *w = pprof__vec_push(a, &work, sizeof(stack_run));
+        ok = w != NULL;
+        if (w)
+            *w = (stack_run){(uint32_t)i, j->rest[i], j->per};
+        while (ok && work.len)
+            ok = sort_run(j, PPROF__AT(work, stack_run, --work.len), cnt, &work, false);
+    }
+    if (!ok)
+        __atomic_store_n(&j->failed, true, __ATOMIC_RELAXED);
+    pprof__free(a, cnt);
+    pprof__free(a, work.data);
+}
+
 /* Stacks in canonical order: the order of their location ranks frame by frame, a stack before
  * any longer one it begins (ties in index order, as a stable comparison sort gives), found
  * without comparing stacks: a stable sort by the first frames packed in one key (stack_key),
  * then each run of equal keys whose stacks go on sorted by the next frames' key, and so on.
  * Each stack's frames are read once per level, in order; the comparison sort this replaces
- * read two stacks at random for every comparison (20-45 ms of ordering 150 k stacks).
+ * read two stacks at random for every comparison (20-45 ms of ordering 150 k stacks). The
+ * first keys, and the runs they leave, are shared out among the threads.
  * Ranks go to f->strank (stacks made equal share one); returns the number of ranks, or
  * SIZE_MAX when out of memory. */
 static size_t
@@ -2225,60 +2301,38 @@ sort_stacks(const fin *f, uint32_t *ord, uint32_t *tmp, size_t n)
     unsigned bits = 1;
     while (bits < 32 && ((uint64_t)1 << bits) <= m->locations.len)
         bits++;
-    const unsigned per = 64 / bits;
-    uint64_t *key = pprof__malloc(a, (n + 1) * sizeof(uint64_t));
-    uint64_t *kt = pprof__malloc(a, (n + 1) * sizeof(uint64_t));
+    stack_sort j = {.f = f, .ord = ord, .tmp = tmp, .bits = bits, .per = 64 / bits};
+    j.key = pprof__malloc(a, (n + 1) * sizeof(uint64_t));
+    j.kt = pprof__malloc(a, (n + 1) * sizeof(uint64_t));
+    j.brk = pprof__malloc(a, n + 1);
+    j.rest = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
     uint32_t *cnt = pprof__malloc(a, RADIX * sizeof(uint32_t));
-    uint8_t *brk = pprof__malloc(a, n + 1); /* brk[i]: ord[i] differs from ord[i - 1] */
-    pprof__vec work = {0};
     size_t ranks = SIZE_MAX;
-    if (!key || !kt || !cnt || !brk)
+    if (!j.key || !j.kt || !j.brk || !j.rest || !cnt)
         goto done;
-    memset(brk, 0, n + 1);
+    memset(j.brk, 0, n + 1);
+    memset(j.rest, 0, (n + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < n; i++)
         ord[i] = (uint32_t)i;
-    stack_run *w;
     if (n > 1) {
-        if (!(w = pprof__vec_push(a, &work, sizeof(stack_run))))
+        pprof__par_for(m->o.threads, n, 8192, first_keys, &j);
+        sort_run(&j, (stack_run){0, (uint32_t)n, 0}, cnt, NULL, true);
+        pprof__par_for(m->o.threads, n, 8192, sort_rest, &j);
+        if (j.failed)
             goto done;
-        w->lo = 0;
-        w->hi = (uint32_t)n;
-        w->from = 0;
-    }
-    while (work.len) {
-        stack_run r = PPROF__AT(work, stack_run, --work.len);
-        for (uint32_t i = r.lo; i < r.hi; i++)
-            key[i] = stack_key(f, ord[i], r.from, bits, per);
-        sort_pairs(key + r.lo, ord + r.lo, kt, tmp, r.hi - r.lo, cnt);
-        for (uint32_t i = r.lo; i < r.hi;) {
-            uint32_t j = i + 1;
-            while (j < r.hi && key[j] == key[i])
-                j++;
-            if (i > r.lo)
-                brk[i] = 1;
-            /* equal keys that hold a last frame: their stacks may go on */
-            if (j - i > 1 && (key[i] & (((uint64_t)1 << bits) - 1)) != 0) {
-                if (!(w = pprof__vec_push(a, &work, sizeof(stack_run))))
-                    goto done;
-                w->lo = i;
-                w->hi = j;
-                w->from = r.from + per;
-            }
-            i = j;
-        }
     }
     ranks = 0;
     for (size_t i = 0; i < n; i++) {
-        ranks += brk[i];
+        ranks += j.brk[i];
         f->strank[ord[i]] = (uint32_t)ranks;
     }
     ranks += n != 0;
 done:
-    pprof__free(a, key);
-    pprof__free(a, kt);
+    pprof__free(a, j.key);
+    pprof__free(a, j.kt);
+    pprof__free(a, j.brk);
+    pprof__free(a, j.rest);
     pprof__free(a, cnt);
-    pprof__free(a, brk);
-    pprof__free(a, work.data);
     return ranks;
 }
 

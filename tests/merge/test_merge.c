@@ -1164,6 +1164,13 @@ test_stack_order(tap *t)
         tap_ok(t, st == PPROF_OK && n > 5000 && bad == 0,
                "%llu locations: %zu merged stacks in canonical order (%zu out of order)",
                (unsigned long long)nl, n, bad);
+        /* two threads share out the first keys and the runs they leave */
+        o.threads = 2;
+        pprof_profile *two = merge_n(&p, NULL, 1, &o, &st, NULL);
+        tap_ok(t, st == PPROF_OK && out && two && same_bytes(out, two),
+               "%llu locations: 1 and 2 sorting threads give the same bytes",
+               (unsigned long long)nl);
+        pprof_profile_free(two);
         pprof_profile_free(out);
         pprof_profile_free(p);
     }
