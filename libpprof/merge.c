@@ -2368,16 +2368,16 @@ sort_runs(void *c, size_t lo, size_t hi)
     const runs_job *j = c;
     const msample *ss = j->f->m->samples.data;
     const mlabel *labs = j->f->m->labels.data;
+    size_t first = lo ? j->pos[lo - 1] : 0, last = hi ? j->pos[hi - 1] : 0;
+    size_t rec_at = first, lab_at = first; /* how far records and labels were fetched */
     for (size_t r = lo; r < hi; r++) {
         size_t start = r ? j->pos[r - 1] : 0, end = j->pos[r];
-        /* The runs' samples lie at random: their records are fetched two runs ahead, their
-         * labels one run ahead (the records are there by then). */
-        if (r + 2 < hi)
-            for (size_t k = j->pos[r + 1], e = j->pos[r + 2]; k < e && k < j->pos[r + 1] + 8; k++)
-                __builtin_prefetch(&ss[j->out[k]]);
-        if (r + 1 < hi && j->pos[r + 1] - end > 1) /* only runs of two or more compare */
-            for (size_t k = end, e = j->pos[r + 1]; k < e && k < end + 8; k++)
-                __builtin_prefetch(&labs[ss[j->out[k]].lab_off]);
+        /* The runs' samples lie at random, and most runs hold one or two: their records are
+         * fetched 32 samples ahead, their labels 16 ahead (the records are there by then). */
+        for (; rec_at < last && rec_at < end + 32; rec_at++)
+            __builtin_prefetch(&ss[j->out[rec_at]]);
+        for (; lab_at < last && lab_at < end + 16; lab_at++)
+            __builtin_prefetch(&labs[ss[j->out[lab_at]].lab_off]);
         if (end - start > 1) /* tmp at the run's own offset: runs never share scratch */
             msort(j->out + start, j->tmp + start, end - start, cmp_labels, j->f);
     }
