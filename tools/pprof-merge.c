@@ -3,17 +3,17 @@
  * Inputs are decoded in parallel by worker threads into a bounded window of slots and absorbed
  * by the main thread in input order; the merge result does not depend on that order anyway, so
  * the threads only change speed. */
-#define _GNU_SOURCE /* mremap */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "blocks.h"
 #include "common.h"
 #include "merge.h"
 #ifdef PPROF_MERGE_HAVE_CHECK
@@ -144,203 +144,6 @@ read_list(path_list *l, const char *from)
         s = e + 1;
     }
     return TOOL_EXIT_OK;
-}
-
-/* ---------------------------------------------------------------- allocation
- * Blocks of 2 MiB and more get their own mapping with transparent huge pages requested: the
- * merge walks large hash tables and arrays, and with 4 KiB pages TLB misses and page faults
- * cost about a third of the run (measured: user 4.05 s -> 2.64 s on two 26 MB inputs). Every
- * block carries a 16-byte header saying how it was obtained.
- *
- * Freed mappings are kept in a small cache and handed out again (resized with mremap): the
- * decoded inputs are freed just before the merger orders and writes the output, and the
- * kernel zeroes every fresh page, which here costs more than any other single part of the run.
- * The cache is bounded, so peak RSS stays close to the live data. */
-
-typedef struct blk {
-    size_t size;   /* mapping length, or the malloc'd payload size */
-    size_t mapped; /* 1 when the block is its own mapping */
-} blk;
-
-#define BIG_BLOCK ((size_t)2 << 20)
-#define CACHE_SLOTS 16
-#define CACHE_BYTES ((size_t)256 << 20)
-
-typedef struct blk_cache {
-    pthread_mutex_t mu;
-    blk *v[CACHE_SLOTS];
-    size_t n, bytes;
-} blk_cache;
-
-#ifdef MADV_HUGEPAGE
-/* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
- * aligned 2 MiB ranges can be huge pages. */
-static size_t
-big_len(size_t size)
-{
-    return (size + sizeof(blk) + BIG_BLOCK - 1) & ~(BIG_BLOCK - 1);
-}
-
-/* The smallest cached mapping of at least len bytes if there is one; else, unless fit_only, the
- * largest (to be grown); else NULL. */
-static blk *
-cache_take(blk_cache *c, size_t len, bool fit_only)
-{
-    pthread_mutex_lock(&c->mu);
-    size_t best = CACHE_SLOTS;
-    for (size_t i = 0; i < c->n; i++) {
-        size_t s = c->v[i]->size;
-        if (fit_only && s < len)
-            continue;
-        if (best == CACHE_SLOTS)
-            best = i;
-        else if (s >= len ? (c->v[best]->size < len || s < c->v[best]->size)
-                          : (c->v[best]->size < len && s > c->v[best]->size))
-            best = i;
-    }
-    blk *h = NULL;
-    if (best != CACHE_SLOTS) {
-        h = c->v[best];
-        c->v[best] = c->v[--c->n];
-        c->bytes -= h->size;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return h;
-}
-
-static bool
-cache_put(blk_cache *c, blk *h)
-{
-    bool kept = false;
-    pthread_mutex_lock(&c->mu);
-    if (c->n < CACHE_SLOTS && c->bytes + h->size <= CACHE_BYTES) {
-        c->v[c->n++] = h;
-        c->bytes += h->size;
-        kept = true;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return kept;
-}
-
-/* Resizes a mapping to len bytes (its pages move along); NULL on failure, h still valid. */
-static blk *
-blk_resize(blk *h, size_t len)
-{
-    size_t old = h->size;
-    if (old == len)
-        return h;
-    void *b = mremap(h, old, len, MREMAP_MAYMOVE);
-    if (b == MAP_FAILED)
-        return NULL;
-    if (len > old)
-        madvise(b, len, MADV_HUGEPAGE); /* advice only: failure is harmless */
-    h = b;
-    h->size = len;
-    return h;
-}
-#endif
-
-static void *
-blk_alloc(void *ctx, size_t size)
-{
-#ifdef MADV_HUGEPAGE
-    if (size >= BIG_BLOCK && size < SIZE_MAX / 2) {
-        size_t len = big_len(size);
-        blk *h = cache_take(ctx, len, false);
-        /* A much larger cached block is trimmed so that its resident tail is given back. */
-        if (h && (h->size < len || h->size / 2 > len)) {
-            blk *r = blk_resize(h, len);
-            if (!r)
-                munmap(h, h->size);
-            h = r;
-        }
-        if (!h) {
-            void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (b == MAP_FAILED)
-                return NULL;
-            madvise(b, len, MADV_HUGEPAGE); /* advice only: failure is harmless */
-            h = b;
-            h->size = len;
-        }
-        h->mapped = 1;
-        return h + 1;
-    }
-#else
-    (void)ctx;
-#endif
-    blk *h = malloc(size + sizeof(blk));
-    if (!h)
-        return NULL;
-    h->size = size;
-    h->mapped = 0;
-    return h + 1;
-}
-
-static void
-blk_free(void *ctx, void *p)
-{
-    if (!p)
-        return;
-    blk *h = (blk *)p - 1;
-    if (!h->mapped) {
-        free(h);
-        return;
-    }
-#ifdef MADV_HUGEPAGE
-    if (cache_put(ctx, h))
-        return;
-#else
-    (void)ctx;
-#endif
-    munmap(h, h->size);
-}
-
-static void *
-blk_realloc(void *ctx, void *p, size_t size)
-{
-    if (!p)
-        return blk_alloc(ctx, size);
-    blk *h = (blk *)p - 1;
-#ifdef MADV_HUGEPAGE
-    if (h->mapped && size >= BIG_BLOCK && size < SIZE_MAX / 2) {
-        size_t len = big_len(size);
-        if (len <= h->size)
-            return p;
-        /* A cached mapping that fits has its pages already: copying into it is cheaper than
-         * faulting in the grown tail (arrays double, so the copy is at most what was used). */
-        blk *r = cache_take(ctx, len, true);
-        if (r) {
-            memcpy(r + 1, p, h->size - sizeof(blk));
-            r->mapped = 1;
-            blk_free(ctx, p);
-            return r + 1;
-        }
-        r = blk_resize(h, len);
-        return r ? r + 1 : NULL;
-    }
-#endif
-    if (!h->mapped && size < BIG_BLOCK) {
-        blk *n = realloc(h, size + sizeof(blk));
-        if (!n)
-            return NULL;
-        n->size = size;
-        return n + 1;
-    }
-    void *n = blk_alloc(ctx, size);
-    if (!n)
-        return NULL;
-    size_t old = h->mapped ? h->size - sizeof(blk) : h->size;
-    memcpy(n, p, old < size ? old : size);
-    blk_free(ctx, p);
-    return n;
-}
-
-static void
-cache_drain(blk_cache *c)
-{
-    for (size_t i = 0; i < c->n; i++)
-        munmap(c->v[i], c->v[i]->size);
-    c->n = c->bytes = 0;
 }
 
 /* ---------------------------------------------------------------- parallel decoding */
@@ -507,17 +310,20 @@ merge_all(const merge_opts *o, const path_list *in)
         jobs = (unsigned)n;
     if (jobs > 256)
         jobs = 256;
-    blk_cache cache = {.n = 0};
-    pthread_mutex_init(&cache.mu, NULL);
+    tool_blocks blocks;
+    if (!tool_blocks_init(&blocks)) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return TOOL_EXIT_IO;
+    }
     pool pl = {.paths = in->v,
                .n = n,
                .window = (size_t)jobs * 2,
                .o = o,
-               .alloc = {blk_alloc, blk_realloc, blk_free, &cache}};
+               .alloc = tool_blocks_allocator(&blocks)};
     pl.slots = calloc(n, sizeof(slot));
     progress pr = {.on = !o->quiet && isatty(2) && n > 1};
     if (!pl.slots) {
-        pthread_mutex_destroy(&cache.mu);
+        tool_blocks_destroy(&blocks);
         fprintf(stderr, "%s: out of memory\n", prog);
         return TOOL_EXIT_IO;
     }
@@ -638,8 +444,7 @@ merge_all(const merge_opts *o, const path_list *in)
         }
     }
     pprof_merger_free(m);
-    cache_drain(&cache);
-    pthread_mutex_destroy(&cache.mu);
+    tool_blocks_destroy(&blocks);
     pthread_cond_destroy(&pl.cv);
     pthread_mutex_destroy(&pl.mu);
     free(pl.slots);
@@ -752,11 +557,11 @@ int
 main(int argc, char **argv)
 {
 #ifdef M_TRIM_THRESHOLD
-    /* Decoded inputs below BIG_BLOCK come from malloc and are freed after each absorb; by
-     * default glibc hands freed heap tops back to the kernel and maps mid-sized blocks afresh,
-     * and every page of that comes back zeroed through a fault (most of the faults of a merge of
-     * many small inputs). Keeping them lets the next input reuse them; peak RSS is unchanged. */
-    mallopt(M_MMAP_THRESHOLD, (int)BIG_BLOCK);
+    /* What still comes from malloc (blocks under 8 KiB, libdeflate's and zstd's state) is
+     * freed and allocated again for every input; by default glibc hands freed heap tops back
+     * to the kernel and maps mid-sized blocks afresh, and every page of that comes back zeroed
+     * through a fault. Keeping them lets the next input reuse them. */
+    mallopt(M_MMAP_THRESHOLD, 2 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
     return run(argc, argv);
