@@ -232,30 +232,37 @@ pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt, const ppro
 }
 
 /* gzip as members of PPROF_GZIP_MEMBER_BYTES input bytes each, compressed by up to `threads`
- * threads, possibly while the input is still being produced (pprof__gz_stream_ready). Member k
- * is compressed into its own bounded region of the output; the regions are packed together in
- * order at the end, so the bytes depend only on the input and the level. */
+ * threads, possibly while the input is still being produced (pprof__gz_stream_ready). Without a
+ * sink, member k is compressed into its own bounded region of out; the regions are packed
+ * together in order at the end. With a sink, each thread compresses into a region of its own,
+ * reused for every member it takes, and writes the member when those before it are out: a
+ * member fills about a fifth of its region, and on some virtual machines every 4 KiB page
+ * touched for the first time costs microseconds. The bytes depend only on the input and the
+ * level. */
 #define GZ_MAX_THREADS 64
 #define GZ_M PPROF_GZIP_MEMBER_BYTES
+
+typedef struct gz_worker {
+    struct pprof__gz_stream *g;
+    uint8_t *scratch; /* with a sink: this worker's region */
+} gz_worker;
 
 struct pprof__gz_stream {
     const uint8_t *in;
     int level;
     size_t max_members, region; /* region: room for one compressed member */
+    const pprof_allocator *a;
     pprof_buffer *out;
-    uint8_t *base; /* max_members regions, at out's end */
+    uint8_t *base; /* without a sink: max_members regions, at out's end */
     size_t *size;  /* compressed size of each member; 0 = failed */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t ready, next; /* input bytes available; next member to take */
     bool done, abort;   /* ready is final; stop without compressing */
-    /* With a sink, members go out in order as soon as they and those before are compressed,
-     * by one thread at a time (writing), instead of being packed into out at the end. */
     pprof__out_file *sink;
-    uint8_t *compressed; /* per member: its size is final */
-    size_t n_written;
-    bool writing;
+    size_t n_written; /* with a sink: members written, in order */
     pthread_t th[GZ_MAX_THREADS];
+    gz_worker w[GZ_MAX_THREADS + 1]; /* the last one is the caller's, in finish */
     size_t n_threads;
 };
 
@@ -275,41 +282,38 @@ gz_take(pprof__gz_stream *g, size_t *k, size_t *len)
     return ok;
 }
 
-/* Writes the members that are next in order and compressed, unless another thread is at it
- * (it will see these too); called with g->mu held. A failed member stops the writing: finish
- * reports it. */
+/* Writes member k, compressed into at, once every member before it is out. Members are taken
+ * in order and a taken member is always finished, so the wait ends; a failed member stops
+ * everything (finish reports it). */
 static void
-gz_flush_locked(pprof__gz_stream *g)
+gz_write_in_order(pprof__gz_stream *g, size_t k, const uint8_t *at)
 {
-    if (g->writing)
-        return;
-    g->writing = true;
-    while (g->n_written < g->max_members && g->compressed[g->n_written] &&
-           g->size[g->n_written] != 0) {
-        size_t k = g->n_written;
+    pthread_mutex_lock(&g->mu);
+    while (g->n_written != k && !g->abort)
+        pthread_cond_wait(&g->cv, &g->mu);
+    if (!g->abort && g->size[k] == 0)
+        g->abort = true;
+    if (!g->abort) {
         pthread_mutex_unlock(&g->mu);
-        pprof__out_write(g->sink, g->base + k * g->region, g->size[k]);
+        pprof__out_write(g->sink, at, g->size[k]);
         pthread_mutex_lock(&g->mu);
         g->n_written++;
     }
-    g->writing = false;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
 }
 
 static void
-gz_work(pprof__gz_stream *g)
+gz_work(gz_worker *w)
 {
+    pprof__gz_stream *g = w->g;
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(g->level);
     size_t k, len;
     while (gz_take(g, &k, &len)) {
-        g->size[k] = c ? libdeflate_gzip_compress(c, g->in + k * GZ_M, len, g->base + k * g->region,
-                                                  g->region)
-                       : 0;
-        if (g->sink) {
-            pthread_mutex_lock(&g->mu);
-            g->compressed[k] = 1;
-            gz_flush_locked(g);
-            pthread_mutex_unlock(&g->mu);
-        }
+        uint8_t *at = g->sink ? w->scratch : g->base + k * g->region;
+        g->size[k] = c ? libdeflate_gzip_compress(c, g->in + k * GZ_M, len, at, g->region) : 0;
+        if (g->sink)
+            gz_write_in_order(g, k, at);
     }
     libdeflate_free_compressor(c);
 }
@@ -319,6 +323,15 @@ gz_thread(void *arg)
 {
     gz_work(arg);
     return NULL;
+}
+
+static void
+gz_free(pprof__gz_stream *g)
+{
+    for (size_t t = 0; t <= GZ_MAX_THREADS; t++)
+        pprof__free(g->a, g->w[t].scratch);
+    free(g->size);
+    free(g);
 }
 
 pprof__gz_stream *
@@ -336,6 +349,7 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
         goto nomem;
     g->in = in;
     g->level = level;
+    g->a = a;
     g->out = out;
     g->max_members = max_len ? (max_len - 1) / GZ_M + 1 : 1;
     /* every member is full size but the last; the bound of a full one covers all */
@@ -344,43 +358,50 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
     c = NULL;
     g->size = calloc(g->max_members, sizeof(size_t));
     g->sink = sink;
-    if (sink && !(g->compressed = calloc(g->max_members, 1)))
+    if (!g->size)
         goto nomem;
-    if (!g->size || g->max_members > SIZE_MAX / g->region ||
-        !pprof__buffer_reserve_in(a, out, g->max_members * g->region))
-        goto nomem;
-    g->base = out->data + out->len;
+    size_t want = threads > 1 ? threads - 1 : 0;
+    if (want > g->max_members - 1)
+        want = g->max_members - 1;
+    if (want > GZ_MAX_THREADS)
+        want = GZ_MAX_THREADS;
+    for (size_t t = 0; t <= GZ_MAX_THREADS; t++)
+        g->w[t].g = g;
+    if (sink) {
+        for (size_t t = 0; t < want; t++)
+            if (!(g->w[t].scratch = pprof__malloc(a, g->region)))
+                goto nomem;
+        if (!(g->w[GZ_MAX_THREADS].scratch = pprof__malloc(a, g->region)))
+            goto nomem;
+    } else {
+        if (g->max_members > SIZE_MAX / g->region ||
+            !pprof__buffer_reserve_in(a, out, g->max_members * g->region))
+            goto nomem;
+        g->base = out->data + out->len;
 #ifdef MADV_NOHUGEPAGE
-    /* A member fills a fraction of its region: in huge pages, every region would be faulted in
-     * whole (advice only: failing changes nothing but memory). */
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)g->base + pg - 1) & ~(pg - 1);
-    uintptr_t hi = ((uintptr_t)g->base + g->max_members * g->region) & ~(pg - 1);
-    if (pg && hi > lo)
-        madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
+        /* A member fills a fraction of its region: in huge pages, every region would be
+         * faulted in whole (advice only: failing changes nothing but memory). */
+        uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)g->base + pg - 1) & ~(pg - 1);
+        uintptr_t hi = ((uintptr_t)g->base + g->max_members * g->region) & ~(pg - 1);
+        if (pg && hi > lo)
+            madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
 #endif
+    }
     if (pthread_mutex_init(&g->mu, NULL))
         goto nomem;
     if (pthread_cond_init(&g->cv, NULL)) {
         pthread_mutex_destroy(&g->mu);
         goto nomem;
     }
-    size_t want = threads > 1 ? threads - 1 : 0;
-    if (want > g->max_members - 1)
-        want = g->max_members - 1;
-    if (want > GZ_MAX_THREADS)
-        want = GZ_MAX_THREADS;
     for (; g->n_threads < want; g->n_threads++) /* fewer threads only means slower */
-        if (pthread_create(&g->th[g->n_threads], NULL, gz_thread, g))
+        if (pthread_create(&g->th[g->n_threads], NULL, gz_thread, &g->w[g->n_threads]))
             break;
     return g;
 nomem:
     libdeflate_free_compressor(c);
-    if (g) {
-        free(g->size);
-        free(g->compressed);
-    }
-    free(g);
+    if (g)
+        gz_free(g);
     pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     return NULL;
 }
@@ -404,7 +425,7 @@ pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *e
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
     if (ok)
-        gz_work(g); /* the caller compresses what is left, too */
+        gz_work(&g->w[GZ_MAX_THREADS]); /* the caller compresses what is left, too */
     for (size_t t = 0; t < g->n_threads; t++)
         pthread_join(g->th[t], NULL);
     pprof_status st = PPROF_OK;
@@ -413,16 +434,13 @@ pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *e
         st = pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
                           "gzip: more input than announced");
     for (size_t k = 0; ok && st == PPROF_OK && k < n; k++) {
-        if (g->size[k] == 0) {
+        if (g->size[k] == 0 || (g->sink && k >= g->n_written)) {
             st = pprof__error(err, PPROF_E_COMPRESSION, PPROF_NO_OFFSET, "",
                               "gzip compression failed");
             break;
         }
-        if (g->sink) {
-            if (k >= g->n_written) /* every thread is done: what is left goes out here */
-                pprof__out_write(g->sink, g->base + k * g->region, g->size[k]);
+        if (g->sink)
             continue;
-        }
         if (at != k * g->region) /* packing forward: at <= k * region always */
             memmove(g->base + at, g->base + k * g->region, g->size[k]);
         at += g->size[k];
@@ -431,9 +449,7 @@ pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *e
         g->out->len += at;
     pthread_cond_destroy(&g->cv);
     pthread_mutex_destroy(&g->mu);
-    free(g->size);
-    free(g->compressed);
-    free(g);
+    gz_free(g);
     return st;
 }
 

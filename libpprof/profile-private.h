@@ -222,7 +222,7 @@ void pprof__out_abort(pprof__out_file *o);
  * how many are ready as they are (each complete PPROF_GZIP_MEMBER_BYTES starts a member), and
  * finish with the final length (ok false: abandon). The output is pprof__compress's, appended
  * to out, or with a sink written to it member by member as soon as each is compressed (out
- * then only holds the members meanwhile, and its length stays). */
+ * is then left alone). */
 typedef struct pprof__gz_stream pprof__gz_stream;
 pprof__gz_stream *pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level,
                                          unsigned threads, const pprof_allocator *a,
