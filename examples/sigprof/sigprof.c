@@ -103,14 +103,22 @@ out:
 }
 
 /* ---------------------------------------------------------------- the workload
- * Not static: -rdynamic exports them so dladdr can name them. noinline keeps them as frames. */
+ * Not static: -rdynamic exports them so dladdr can name them. noinline keeps them as frames;
+ * gcc at -O3 would still run a private constant-propagated clone (workload_hot.constprop.0),
+ * which dladdr cannot name, so it gets noclone too (clang has no such attribute and does not
+ * clone these). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KEEP_FRAME __attribute__((noinline, noclone))
+#else
+#define KEEP_FRAME __attribute__((noinline))
+#endif
 
 double workload_hot(long n);
 double workload_warm(long n);
 double workload_cold(long n);
 void run_workload(double seconds);
 
-__attribute__((noinline)) double
+KEEP_FRAME double
 workload_hot(long n)
 {
     volatile double x = 1.0;
@@ -119,7 +127,7 @@ workload_hot(long n)
     return x;
 }
 
-__attribute__((noinline)) double
+KEEP_FRAME double
 workload_warm(long n)
 {
     volatile double x = 2.0;
@@ -128,7 +136,7 @@ workload_warm(long n)
     return x;
 }
 
-__attribute__((noinline)) double
+KEEP_FRAME double
 workload_cold(long n)
 {
     volatile double x = 3.0;
@@ -146,7 +154,7 @@ thread_cpu_seconds(void)
 }
 
 /* About 70% hot, 22% warm, 8% cold, until the thread has used `seconds` of CPU. */
-__attribute__((noinline)) void
+KEEP_FRAME void
 run_workload(double seconds)
 {
     double start = thread_cpu_seconds(), sink = 0;
