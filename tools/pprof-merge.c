@@ -153,6 +153,7 @@ typedef struct slot {
     pprof_profile *p;      /* with --check, which needs the whole profile */
     pprof_status st;
     pprof_error err;
+    uint64_t bytes; /* the file's size, counted against WINDOW_BYTES */
     bool done;
     bool check_failed;
     uint64_t check_errors;
@@ -165,7 +166,8 @@ typedef struct pool {
     size_t n;
     size_t next;     /* next index to decode */
     size_t consumed; /* slots below this were absorbed */
-    size_t window;
+    size_t window_min, window_max;
+    uint64_t ahead_bytes; /* of the slots taken and not yet absorbed */
     bool stop;
     slot *slots;
     const merge_opts *o;
@@ -192,10 +194,38 @@ on_finding(void *ctx, const pprof_finding *f)
 }
 #endif
 
+/* How far decoding runs ahead of absorbing. Two inputs per thread always; up to four while the
+ * files taken and not yet absorbed add up to less than WINDOW_BYTES, so that memory stays
+ * bounded for large inputs. The deeper window is for many small inputs: with two per thread, the
+ * merger's thread often found its next input not ready and decoded one itself (it does rather
+ * than wait), and that delayed the merge, which is what limits the run; 100 inputs of 200 KB
+ * went from 0.37 to 0.31 s (median of 15). */
+#define WINDOW_MIN_PER_JOB 2
+#define WINDOW_MAX_PER_JOB 4
+#define WINDOW_BYTES ((uint64_t)16 << 20)
+
+/* Whether the next input may be decoded now; called with pl->mu held. */
+static bool
+may_take(const pool *pl)
+{
+    if (pl->next >= pl->n)
+        return false;
+    size_t ahead = pl->next - pl->consumed;
+    return ahead < pl->window_min || (ahead < pl->window_max && pl->ahead_bytes < WINDOW_BYTES);
+}
+
+/* Called without pl->mu held. */
 static void
 decode_one(pool *pl, size_t i)
 {
     slot *s = &pl->slots[i];
+    struct stat sb;
+    s->bytes = strcmp(pl->paths[i], "-") && stat(pl->paths[i], &sb) == 0 && sb.st_size >= 0
+                   ? (uint64_t)sb.st_size
+                   : WINDOW_BYTES; /* unknown: as if it filled the window */
+    pthread_mutex_lock(&pl->mu);
+    pl->ahead_bytes += s->bytes;
+    pthread_mutex_unlock(&pl->mu);
     pprof_read_options ro;
     pprof_read_options_init(&ro);
     ro.allocator = pl->alloc;
@@ -225,7 +255,7 @@ worker(void *arg)
     pthread_setname_np(pthread_self(), "pprof-decode");
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + pl->window)
+        while (!pl->stop && pl->next < pl->n && !may_take(pl))
             pthread_cond_wait(&pl->cv, &pl->mu);
         if (pl->stop || pl->next >= pl->n)
             break;
@@ -317,7 +347,8 @@ merge_all(const merge_opts *o, const path_list *in)
     }
     pool pl = {.paths = in->v,
                .n = n,
-               .window = (size_t)jobs * 2,
+               .window_min = (size_t)jobs * WINDOW_MIN_PER_JOB,
+               .window_max = (size_t)jobs * WINDOW_MAX_PER_JOB,
                .o = o,
                .alloc = tool_blocks_allocator(&blocks)};
     pl.slots = calloc(n, sizeof(slot));
@@ -370,7 +401,7 @@ merge_all(const merge_opts *o, const path_list *in)
             double t_wait = now();
             pthread_mutex_lock(&pl.mu);
             while (!pl.slots[i].done) {
-                if (pl.next < pl.n && pl.next < pl.consumed + pl.window) {
+                if (may_take(&pl)) {
                     size_t j = pl.next++;
                     pthread_mutex_unlock(&pl.mu);
                     decode_one(&pl, j);
@@ -408,6 +439,7 @@ merge_all(const merge_opts *o, const path_list *in)
         }
         pthread_mutex_lock(&pl.mu);
         pl.consumed = i + 1;
+        pl.ahead_bytes -= s->bytes;
         if (rc != TOOL_EXIT_OK)
             pl.stop = true;
         pthread_cond_broadcast(&pl.cv);
