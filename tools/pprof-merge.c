@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,6 +204,7 @@ on_finding(void *ctx, const pprof_finding *f)
 #define WINDOW_MIN_PER_JOB 2
 #define WINDOW_MAX_PER_JOB 4
 #define WINDOW_BYTES ((uint64_t)16 << 20)
+#define DECODE_NICE 10
 
 /* Whether the next input may be decoded now; called with pl->mu held. */
 static bool
@@ -253,6 +255,15 @@ worker(void *arg)
 {
     pool *pl = arg;
     pthread_setname_np(pthread_self(), "pprof-decode");
+#ifdef __linux__
+    /* The merger's thread limits the run and decoding has the window's slack: at equal
+     * priority, four runnable threads on two cores halved the merger's share whenever all ran
+     * (100 inputs of 200 KB, medians of alternating runs: 335 -> 313 ms of 30, 297 -> 283 ms of
+     * 20). Should other work
+     * starve these threads, the merger decodes its next input itself. Per thread on Linux;
+     * failing changes nothing but speed. */
+    setpriority(PRIO_PROCESS, (id_t)gettid(), DECODE_NICE);
+#endif
     pthread_mutex_lock(&pl->mu);
     for (;;) {
         while (!pl->stop && pl->next < pl->n && !may_take(pl))
