@@ -258,10 +258,9 @@ worker(void *arg)
 #ifdef __linux__
     /* The merger's thread limits the run and decoding has the window's slack: at equal
      * priority, four runnable threads on two cores halved the merger's share whenever all ran
-     * (100 inputs of 200 KB, medians of alternating runs: 335 -> 313 ms of 30, 297 -> 283 ms of
-     * 20). Should other work
-     * starve these threads, the merger decodes its next input itself. Per thread on Linux;
-     * failing changes nothing but speed. */
+     * (100 inputs of 200 KB, medians of alternating runs: 335 -> 313 ms of 30, 297 -> 283 ms
+     * of 20). Should other work starve these threads, the merger decodes its next input
+     * itself. Per thread on Linux; failing changes nothing but speed. */
     setpriority(PRIO_PROCESS, (id_t)gettid(), DECODE_NICE);
 #endif
     pthread_mutex_lock(&pl->mu);
