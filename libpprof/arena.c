@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "blk-private.h"
 #include "profile-private.h"
 
 struct pprof__arena_chunk {
@@ -14,64 +15,19 @@ struct pprof__arena_chunk {
 /* The default allocator. Blocks of 2 MiB and more get their own mapping with transparent huge
  * pages requested: a decoded model is about three times its input, and with 4 KiB pages first-
  * touch page faults dominate a one-shot decode on virtual machines (measured 17-25 us each, which
- * held cold decoding to ~80 MB/s). Every block carries a header saying how it was obtained. */
-typedef struct blk {
-    size_t size;   /* mapping length, or the malloc'd payload size */
-    size_t mapped; /* 1 when the block is its own mapping */
-} blk;
-
-_Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
-
-#define BIG_BLOCK ((size_t)2 << 20)
-
-/* Under AddressSanitizer every block stays on the heap, where it gets redzones. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PPROF_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define PPROF_ASAN 1
-#endif
-#if defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && !defined(PPROF_ASAN)
-#define PPROF_HUGE_BLOCKS 1
-#endif
-
-#ifdef PPROF_HUGE_BLOCKS
-/* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
- * aligned 2 MiB ranges can become huge pages (4 KiB-rounded lengths left most of a growing
- * array in small pages: 14 k page faults merging 100 small profiles). */
-static size_t
-big_len(size_t size)
-{
-    return (size + sizeof(blk) + BIG_BLOCK - 1) & ~(BIG_BLOCK - 1);
-}
-#endif
-
+ * held cold decoding to ~80 MB/s). */
 static void *
 blk_alloc(size_t size)
 {
-    if (size > SIZE_MAX - sizeof(blk) - BIG_BLOCK)
+    if (size > SIZE_MAX - sizeof(pprof__blk) - PPROF__BIG_BLOCK)
         return NULL;
-#ifdef PPROF_HUGE_BLOCKS
-    if (size >= BIG_BLOCK) {
-        size_t len = big_len(size);
-        void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (b == MAP_FAILED)
-            return NULL;
-        madvise(b, len, MADV_HUGEPAGE); /* advice only: failure is harmless */
-        blk *h = b;
-        h->size = len;
-        h->mapped = 1;
-        return h + 1;
+#ifdef PPROF__HUGE_BLOCKS
+    if (size >= PPROF__BIG_BLOCK) {
+        pprof__blk *h = pprof__big_map(pprof__big_len(size));
+        return h ? h + 1 : NULL;
     }
 #endif
-    blk *h = malloc(size + sizeof(blk));
-    if (!h)
-        return NULL;
-    h->size = size;
-    h->mapped = 0;
-    return h + 1;
+    return pprof__heap_blk(size);
 }
 
 static void
@@ -79,7 +35,7 @@ blk_free(void *p)
 {
     if (!p)
         return;
-    blk *h = (blk *)p - 1;
+    pprof__blk *h = (pprof__blk *)p - 1;
     if (h->mapped)
         munmap(h, h->size);
     else
@@ -91,34 +47,21 @@ blk_realloc(void *p, size_t size)
 {
     if (!p)
         return blk_alloc(size);
-    if (size > SIZE_MAX - sizeof(blk) - BIG_BLOCK)
+    if (size > SIZE_MAX - sizeof(pprof__blk) - PPROF__BIG_BLOCK)
         return NULL;
-    blk *h = (blk *)p - 1;
-#ifdef PPROF_HUGE_BLOCKS
-    if (h->mapped && size >= BIG_BLOCK) {
-        size_t len = big_len(size);
-        if (len == h->size)
-            return p;
-        void *b = mremap(h, h->size, len, MREMAP_MAYMOVE);
-        if (b == MAP_FAILED)
-            return NULL;
-        madvise(b, len, MADV_HUGEPAGE);
-        h = b;
-        h->size = len;
-        return h + 1;
+    pprof__blk *h = (pprof__blk *)p - 1;
+#ifdef PPROF__HUGE_BLOCKS
+    if (h->mapped && size >= PPROF__BIG_BLOCK) {
+        pprof__blk *r = pprof__big_resize(h, pprof__big_len(size));
+        return r ? r + 1 : NULL;
     }
 #endif
-    if (!h->mapped && size < BIG_BLOCK) {
-        blk *n = realloc(h, size + sizeof(blk));
-        if (!n)
-            return NULL;
-        n->size = size;
-        return n + 1;
-    }
+    if (!h->mapped && size < PPROF__BIG_BLOCK)
+        return pprof__heap_blk_resize(h, size);
     void *n = blk_alloc(size);
     if (!n)
         return NULL;
-    size_t old = h->mapped ? h->size - sizeof(blk) : h->size;
+    size_t old = h->mapped ? h->size - sizeof(pprof__blk) : h->size;
     memcpy(n, p, old < size ? old : size);
     blk_free(p);
     return n;

@@ -1,34 +1,20 @@
 /* The tools' allocator (see blocks.h for why). */
 #define _GNU_SOURCE /* mremap */
 #include "blocks.h"
+#include "blk-private.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-/* Under AddressSanitizer every block comes from malloc, where it gets redzones. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BLOCKS_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define BLOCKS_ASAN 1
-#endif
-#if defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && defined(MAP_NORESERVE) &&                 \
-    !defined(BLOCKS_ASAN)
+/* Big and malloc'd blocks carry the library's block header; medium blocks are known by their
+ * address. Under AddressSanitizer every block comes from malloc, where it gets redzones. */
+#if defined(PPROF__HUGE_BLOCKS) && defined(MAP_NORESERVE)
 #define BLOCKS_HUGE 1
 #endif
 
-/* Big and malloc'd blocks carry this header; medium blocks are known by their address. */
-typedef struct blk {
-    size_t size;   /* mapping length, or the malloc'd payload size */
-    size_t mapped; /* 1 when the block is its own mapping */
-} blk;
-
-_Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
-
-#define BIG_BLOCK ((size_t)2 << 20)
+typedef pprof__blk blk;
+#define BIG_BLOCK PPROF__BIG_BLOCK
 #define CACHE_BYTES ((size_t)256 << 20)
 #define UNIT_SHIFT 13 /* medium blocks are 8 KiB << order */
 #define UNIT ((size_t)1 << UNIT_SHIFT)
@@ -176,13 +162,6 @@ block_bytes(const tool_blocks *b, const void *p)
     return UNIT << (b->unit[unit_of(b, p)] & U_ORDER);
 }
 
-/* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB. */
-static size_t
-big_len(size_t size)
-{
-    return (size + sizeof(blk) + BIG_BLOCK - 1) & ~(BIG_BLOCK - 1);
-}
-
 /* The smallest cached mapping of at least len bytes if there is one; else, unless fit_only, the
  * largest (to be grown); else NULL. Called with the lock held. */
 static blk *
@@ -206,45 +185,22 @@ cache_take(tool_blocks *b, size_t len, bool fit_only)
     return h;
 }
 
-/* Resizes a mapping to len bytes (its pages move along); NULL on failure, h still valid. */
-static blk *
-blk_resize(blk *h, size_t len)
-{
-    size_t old = h->size;
-    if (old == len)
-        return h;
-    void *m = mremap(h, old, len, MREMAP_MAYMOVE);
-    if (m == MAP_FAILED)
-        return NULL;
-    if (len > old)
-        madvise(m, len, MADV_HUGEPAGE); /* advice only: failure is harmless */
-    h = m;
-    h->size = len;
-    return h;
-}
-
 static void *
 big_alloc(tool_blocks *b, size_t size)
 {
-    size_t len = big_len(size);
+    size_t len = pprof__big_len(size);
     pthread_mutex_lock(&b->mu);
     blk *h = cache_take(b, len, false);
     pthread_mutex_unlock(&b->mu);
     /* A much larger cached block is trimmed so that its resident tail is given back. */
     if (h && (h->size < len || h->size / 2 > len)) {
-        blk *r = blk_resize(h, len);
+        blk *r = pprof__big_resize(h, len);
         if (!r)
             munmap(h, h->size);
         h = r;
     }
-    if (!h) {
-        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            return NULL;
-        madvise(m, len, MADV_HUGEPAGE); /* advice only: failure is harmless */
-        h = m;
-        h->size = len;
-    }
+    if (!h && !(h = pprof__big_map(len)))
+        return NULL;
     h->mapped = 1;
     return h + 1;
 }
@@ -263,17 +219,6 @@ big_free(tool_blocks *b, blk *h)
         munmap(h, h->size);
 }
 #endif
-
-static void *
-heap_alloc(size_t size)
-{
-    blk *h = malloc(size + sizeof(blk));
-    if (!h)
-        return NULL;
-    h->size = size;
-    h->mapped = 0;
-    return h + 1;
-}
 
 void *
 tool_blocks_alloc(void *ctx, size_t size)
@@ -294,7 +239,7 @@ tool_blocks_alloc(void *ctx, size_t size)
 #else
     (void)ctx;
 #endif
-    return heap_alloc(size);
+    return pprof__heap_blk(size);
 }
 
 void
@@ -340,7 +285,7 @@ tool_blocks_realloc(void *ctx, void *p, size_t size)
     } else {
         blk *h = (blk *)p - 1;
         if (h->mapped && size >= BIG_BLOCK) {
-            size_t len = big_len(size);
+            size_t len = pprof__big_len(size);
             if (len <= h->size)
                 return p;
             /* A cached mapping that fits has its pages already: copying into it is cheaper
@@ -355,16 +300,11 @@ tool_blocks_realloc(void *ctx, void *p, size_t size)
                 big_free(b, h);
                 return r + 1;
             }
-            r = blk_resize(h, len);
+            r = pprof__big_resize(h, len);
             return r ? r + 1 : NULL;
         }
-        if (!h->mapped && size < MED_MIN) {
-            blk *n = realloc(h, size + sizeof(blk));
-            if (!n)
-                return NULL;
-            n->size = size;
-            return n + 1;
-        }
+        if (!h->mapped && size < MED_MIN)
+            return pprof__heap_blk_resize(h, size);
         have = h->mapped ? h->size - sizeof(blk) : h->size;
     }
     void *n = tool_blocks_alloc(ctx, size);
@@ -375,11 +315,7 @@ tool_blocks_realloc(void *ctx, void *p, size_t size)
     return n;
 #else
     (void)ctx;
-    blk *n = realloc((blk *)p - 1, size + sizeof(blk));
-    if (!n)
-        return NULL;
-    n->size = size;
-    return n + 1;
+    return pprof__heap_blk_resize((blk *)p - 1, size);
 #endif
 }
 

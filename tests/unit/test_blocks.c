@@ -129,8 +129,8 @@ main(void)
 
     /* two threads at once, each freeing what the other allocated at the end */
     live h0[SLOTS], h1[SLOTS];
-    stress s[2] = {{&b, 0x9e3779b97f4a7c15u, 4000, false, false, h0, 0},
-                   {&b, 0xd1b54a32d192ed03u, 4000, false, false, h1, 0}};
+    stress s[2] = {{&b, 0x9e3779b97f4a7c15u, 1000, false, false, h0, 0},
+                   {&b, 0xd1b54a32d192ed03u, 1000, false, false, h1, 0}};
     pthread_t th;
     int started = pthread_create(&th, NULL, run_stress, &s[1]) == 0;
     run_stress(&s[0]);
