@@ -604,6 +604,21 @@ new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *of
     return e;
 }
 
+/* A non-empty string_table[0], quoted with anything unprintable shown as '?'. */
+static pprof_status
+string0_error(dec *d, const uint8_t *at, const pprof_string *s)
+{
+    char q[41];
+    size_t n = s->len < sizeof(q) - 1 ? s->len : sizeof(q) - 1;
+    for (size_t i = 0; i < n; i++)
+        q[i] = s->data[i] >= 0x20 && s->data[i] < 0x7f && s->data[i] != '"' ? s->data[i] : '?';
+    q[n] = 0;
+    return fail(d, at, PPROF_E_INVALID,
+                "string_table[0] must be '' but holds \"%s\"%s (rule W6-string-table-0): every "
+                "field meaning \"no string\" would read it",
+                q, s->len > n ? "..." : "");
+}
+
 static pprof_status
 profile(dec *d, const uint8_t *p, const uint8_t *end)
 {
@@ -695,6 +710,8 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         s->data = (const char *)p;
         s->len = (size_t)(sub_end - p);
         pr->has_string_table = true;
+        if (pr->strings.len == 1 && s->len && !(o->relax & PPROF_RELAX_STRING0))
+            return string0_error(d, tagp, s);
         LEAVE(d);
         p = sub_end;
         break;
@@ -725,6 +742,11 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     case 14:
     case 15: {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        /* Go's test: only a second profile's header sets time_nanos after a nonzero one */
+        if (field == 9 && pr->hdr.time_nanos && !(o->relax & PPROF_RELAX_CONCATENATED))
+            return fail(d, tagp, PPROF_E_INVALID,
+                        "concatenated profiles detected: a second time_nanos after a nonzero "
+                        "one (rule W8-concatenated); expected one profile");
         VARINT(d, p, end, v);
         int64_t *dst[] = {&pr->hdr.drop_frames,
                           &pr->hdr.keep_frames,
