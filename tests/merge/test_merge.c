@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -996,6 +997,38 @@ test_inputs(tap *t)
     pprof_profile_free(full);
     pprof_merge_input_free(in);
     pprof_merger_free(a);
+    pb_free(&raw);
+
+    /* a raw input file that shrinks after it is opened, before its samples are decoded
+     * (issue 16 item 12: a mapped file raised SIGBUS): the input keeps what was read. In a
+     * child, so that a crash is a failure here, not the end of the test program. */
+    raw = input_bytes(10000, SIZE_MAX);
+    char tmpl[] = "/tmp/test_merge_shrinkXXXXXX";
+    int fd = mkstemp(tmpl);
+    ok = fd >= 0 && write(fd, raw.d, raw.n) == (ssize_t)raw.n;
+    pid_t pid = ok ? fork() : -1;
+    if (pid == 0) {
+        pprof_merger *c = NULL;
+        pprof_profile *got = NULL, *want = NULL;
+        in = NULL;
+        bool good = pprof_merge_input_read_file(tmpl, NULL, &in, &e) == PPROF_OK &&
+                    ftruncate(fd, 100) == 0 && pprof_merger_new(NULL, &c, NULL) == PPROF_OK &&
+                    pprof_merger_add_input(c, in, tmpl, &e) == PPROF_OK &&
+                    pprof_merger_finish(c, &got, &e) == PPROF_OK &&
+                    pprof_profile_read_memory(raw.d, raw.n, NULL, &full, &e) == PPROF_OK &&
+                    (want = merge_n(&full, NULL, 1, NULL, &st, NULL)) && same_bytes(got, want);
+        _exit(good ? 0 : 1);
+    }
+    int status = -1;
+    ok = ok && pid > 0 && waitpid(pid, &status, 0) == pid;
+    tap_ok(t, ok && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "a raw input file cut to 100 bytes after it is read merges what was read (%s %d)",
+           WIFSIGNALED(status) ? "signal" : "exit",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmpl);
+    }
     pb_free(&raw);
 
     /* a broken sample: found when absorbed, with the full read's code, path and offset */
