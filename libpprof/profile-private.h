@@ -120,7 +120,6 @@ struct pprof_profile {
     pprof_read_options lazy_opts;
     uint64_t lazy_stack, lazy_values, lazy_labels; /* decoded before the batch, for limits */
     size_t lazy_first, lazy_n;                     /* the batch the sample tables hold */
-    size_t buf_map_len; /* nonzero: buf is a read-only file mapping of that length */
 };
 
 pprof_profile *pprof__profile_new(const pprof_allocator *a);

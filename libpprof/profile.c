@@ -1,6 +1,5 @@
 /* Profile lifetime, reading entry points and read-only accessors. */
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "profile-private.h"
 
@@ -53,10 +52,7 @@ pprof_profile_free(pprof_profile *p)
     pprof__idmap_free(&a, &p->map_idx);
     pprof__idmap_free(&a, &p->loc_idx);
     pprof__idmap_free(&a, &p->fn_idx);
-    if (p->buf_map_len)
-        munmap(p->buf, p->buf_map_len);
-    else
-        pprof__free(&a, p->buf);
+    pprof__free(&a, p->buf);
     pprof__arena_destroy(&p->arena);
     pprof__free(&a, p);
 }
