@@ -844,6 +844,45 @@ test_concatenated(tap *t)
     pb_free(&one);
 }
 
+/* Text and other non-protobuf bytes say so instead of naming a wire-type error; a damaged
+ * profile keeps its own error. */
+static void
+test_not_a_profile(tap *t)
+{
+    static const char *const texts[] = {"hello world, this is text\n", "{\"a\": 1}\n",
+                                        "# comment\n", "PeriodType: cpu nanoseconds\n",
+                                        "caf\xc3\xa9 au lait\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        pprof_profile *p = NULL;
+        pprof_error err = {0};
+        pprof_status st =
+            tu_decode_raw((const uint8_t *)texts[i], strlen(texts[i]), NULL, &p, &err);
+        char want[80];
+        snprintf(want, sizeof(want), "not a pprof profile (no protobuf structure at byte %llu)",
+                 (unsigned long long)err.offset);
+        tap_ok(t, st == PPROF_E_WIRE && !p && strncmp(err.message, want, strlen(want)) == 0,
+               "text %zu: %s", i, err.message);
+    }
+    uint8_t zeros[64] = {0};
+    pprof_profile *p = NULL;
+    pprof_error err = {0};
+    tap_ok(t,
+           tu_decode_raw(zeros, sizeof(zeros), NULL, &p, &err) == PPROF_E_WIRE && err.offset == 0 &&
+               strstr(err.message, "not a pprof profile (no protobuf "
+                                   "structure at byte 0)"),
+           "zero bytes: %s", err.message);
+    pb b = {0};
+    pb_str(&b, 6, "");
+    pb_tag(&b, 2, 2); /* a profile cut inside a sample keeps the decoder's error */
+    pb_varint(&b, 50);
+    pb_v(&b, 1, 1);
+    tap_ok(t,
+           tu_decode_raw(b.d, b.n, NULL, &p, &err) == PPROF_E_WIRE &&
+               !strstr(err.message, "not a pprof profile") && strcmp(err.path, "sample[0]") == 0,
+           "a truncated profile: %s", err.message);
+    pb_free(&b);
+}
+
 int
 main(void)
 {
@@ -857,5 +896,6 @@ main(void)
     test_varint_overflow(&t);
     test_string0(&t);
     test_concatenated(&t);
+    test_not_a_profile(&t);
     return tap_done(&t);
 }
