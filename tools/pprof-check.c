@@ -486,7 +486,11 @@ run(int argc, char **argv)
         pprof_error err;
         pprof_profile *p = NULL;
         w.file = in;
-        pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+        /* Reporting only: read what the decoder would refuse, so the findings name it. */
+        pprof_read_options ro;
+        pprof_read_options_init(&ro);
+        ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+        pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
         if (st) {
             unreadable++;
             if (!report_read_error(&w, &co, in, &err)) {
