@@ -1,0 +1,102 @@
+#!/bin/sh
+# Outputs of every tool: special files and symlinks, temporaries on signals, text over an input,
+# binary to a terminal, write errors on stdout, the format from the output's name.
+# Usage: test_output.sh PPROF-CONVERT PPROF-DUMP PPROF-CHECK PPROF-MERGE
+conv=$1
+dump=$2
+check=$3
+merge=$4
+. "$(dirname "$0")/tap.sh"
+src="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-fib.pb.gz"
+if [ ! -f "$src" ]; then
+    echo "1..0 # SKIP no corpus file $src"
+    exit 0
+fi
+cp "$src" "$tmp/in.pb.gz"
+# no hidden temporary left in a directory
+no_temps() {
+    [ -z "$(ls -A "$1" | grep '^\.')" ]
+}
+
+# ---- 1. special files and symlinks
+# A private mount namespace with its own /dev: as root, an output renamed over /dev/null would
+# replace the machine's /dev/null. Each line of the inner script's output is "STATUS TEXT".
+cat >"$tmp/ns.sh" <<'INNER'
+conv=$1 in=$2 work=$3
+mount -t tmpfs tmpfs /dev || exit 0
+mknod -m 666 /dev/null c 1 3 && ln -s /proc/self/fd/1 /dev/stdout || exit 0
+echo "0 ready"
+"$conv" "$in" -o /dev/null
+echo "$? -o /dev/null succeeds"
+[ -c /dev/null ]
+echo "$? /dev/null is still a character device"
+[ -z "$(ls -A /dev | grep -v '^null$' | grep -v '^stdout$')" ]
+echo "$? nothing else was created in /dev"
+"$conv" "$in" -o /dev/stdout >"$work/devstdout.gz"
+echo "$? -o /dev/stdout, stdout a file"
+[ -L /dev/stdout ] && [ "$(od -An -tx1 -N2 "$work/devstdout.gz" | tr -d ' ')" = 1f8b ]
+echo "$? /dev/stdout stays a link and the output went to standard output"
+"$conv" "$in" -o /dev/stdout | cat >"$work/devstdout-pipe.gz"
+cmp -s "$work/devstdout.gz" "$work/devstdout-pipe.gz"
+echo "$? -o /dev/stdout into a pipe"
+[ -z "$(ls -A /dev | grep -v '^null$' | grep -v '^stdout$')" ]
+echo "$? still nothing else in /dev"
+INNER
+if unshare -m sh "$tmp/ns.sh" "$conv" "$tmp/in.pb.gz" "$tmp" >"$tmp/ns.out" 2>"$tmp/ns.err" &&
+    grep -q '^0 ready$' "$tmp/ns.out"; then
+    grep -v '^0 ready$' "$tmp/ns.out" >"$tmp/ns.res"
+    while read -r st text; do
+        ok "$st" "$text (private /dev)"
+    done <"$tmp/ns.res"
+    [ -s "$tmp/ns.err" ] && diag "$(cat "$tmp/ns.err")"
+else
+    skip "-o on devices in a private /dev" "unshare -m or mounting a tmpfs is not permitted"
+fi
+
+# a FIFO is written in place (a reader gets the profile; the FIFO stays)
+mkfifo "$tmp/fifo"
+timeout 20 cat "$tmp/fifo" >"$tmp/from-fifo.gz" &
+reader=$!
+run timeout 20 "$conv" "$tmp/in.pb.gz" -o "$tmp/fifo"
+expect_rc 0 "-o FIFO"
+wait $reader
+[ -p "$tmp/fifo" ] && [ "$(magic "$tmp/from-fifo.gz" | cut -c1-4)" = 1f8b ]
+ok $? "the FIFO stays a FIFO and its reader got the profile"
+# a Unix socket is connected to and written
+py=$(command -v python3)
+if [ -n "$py" ]; then
+    "$py" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); s.settimeout(20)
+c, _ = s.accept(); out = open(sys.argv[2], "wb")
+while True:
+    b = c.recv(65536)
+    if not b: break
+    out.write(b)
+' "$tmp/sock" "$tmp/from-sock.gz" &
+    listener=$!
+    i=0
+    while [ ! -S "$tmp/sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    run timeout 20 "$conv" "$tmp/in.pb.gz" -o "$tmp/sock"
+    expect_rc 0 "-o socket"
+    wait $listener
+    [ -S "$tmp/sock" ] && [ "$(magic "$tmp/from-sock.gz" | cut -c1-4)" = 1f8b ]
+    ok $? "the socket stays and its listener got the profile"
+    rm -f "$tmp/sock"
+else
+    skip "-o socket" "no python3 to listen"
+fi
+# a symlink is followed: the target is replaced atomically, the link stays
+mkdir "$tmp/links"
+printf 'old' >"$tmp/links/target"
+ln -s target "$tmp/links/link"
+ln -s "$tmp/links/dangling-target" "$tmp/links/dangling"
+run "$conv" "$tmp/in.pb.gz" -o "$tmp/links/link"
+expect_rc 0 "-o symlink"
+[ -L "$tmp/links/link" ] && [ "$(magic "$tmp/links/target" | cut -c1-4)" = 1f8b ]
+ok $? "the link stays and its target holds the profile"
+run "$conv" "$tmp/in.pb.gz" -o "$tmp/links/dangling"
+[ -L "$tmp/links/dangling" ] && [ "$(magic "$tmp/links/dangling-target" | cut -c1-4)" = 1f8b ]
+ok $? "a dangling link: the file it names is created"
+no_temps "$tmp/links"
+ok $? "no temporary left beside the links"
