@@ -1,9 +1,11 @@
 #include "common.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void
 tool_args_init(tool_args *a, int argc, char **argv)
@@ -134,4 +136,53 @@ void
 tool_print_version(FILE *out, const char *prog)
 {
     fprintf(out, "%s (libpprof) %s\n", prog, pprof_version_string());
+}
+
+/* The temporary output file the signal handler removes. The one static of the tools: a handler
+ * has nowhere else to look, and a tool writes one output at a time. The path is copied while
+ * the handler is disarmed, so the handler never sees half a path. */
+static char temp_path[4096];
+static volatile sig_atomic_t temp_armed;
+
+static void
+note_temporary(void *ctx, const char *path)
+{
+    (void)ctx;
+    temp_armed = 0;
+    size_t n = path ? strlen(path) : 0;
+    if (path && n < sizeof(temp_path)) {
+        memcpy(temp_path, path, n + 1);
+        temp_armed = 1;
+    }
+}
+
+static void
+on_fatal_signal(int sig)
+{
+    /* unlink and raise only: both async-signal-safe */
+    if (temp_armed)
+        unlink(temp_path);
+    /* SA_RESETHAND restored the default action: dying of the same signal tells the parent */
+    raise(sig);
+}
+
+void
+tool_output_init(pprof_write_options *w)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+    if (w) {
+        w->on_temporary = note_temporary;
+        w->temporary_ctx = NULL;
+    }
 }

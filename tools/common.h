@@ -43,4 +43,12 @@ bool tool_parse_u64(const char *s, unsigned long long *out);
 bool tool_parse_format(const char *s, pprof_format *out);
 void tool_print_version(FILE *out, const char *prog);
 
+/* ---- outputs: every tool that writes a file calls this once, before writing. */
+/* Installs the handlers that remove the temporary output file when SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT ends the process (a signal the caller ignored stays ignored), ignores SIGXFSZ so that
+ * a write past the file size limit fails with EFBIG and is reported as an I/O error, and sets
+ * w's temporary-file callback (w may be NULL for a tool that writes only standard output).
+ * SIGKILL cannot be caught: its temporary stays. */
+void tool_output_init(pprof_write_options *w);
+
 #endif

@@ -459,6 +459,7 @@ run(int argc, char **argv)
         return rc;
     }
 
+    tool_output_init(&o.wopts);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     co.max_findings = o.max_findings;
     co.enabled = o.enabled;

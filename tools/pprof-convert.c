@@ -66,6 +66,7 @@ run(int argc, char **argv)
     }
     if (!o.in)
         return tool_usage_error(prog, "no input file");
+    tool_output_init(&o.w);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);

@@ -46,6 +46,8 @@ run(int argc, char **argv)
     }
     if (!in)
         return tool_usage_error(prog, "no input file");
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    tool_output_init(&w);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
@@ -56,7 +58,7 @@ run(int argc, char **argv)
     pprof_buffer b = {0};
     st = pprof_profile_print(p, fmt, &b, &err);
     if (st == PPROF_OK)
-        st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
+        st = pprof_write_bytes_file(out, b.data, b.len, &w, &err);
     if (st)
         tool_print_error(stderr, prog, strcmp(out, "-") ? out : "<stdout>", &err);
     pprof_buffer_free(&b);

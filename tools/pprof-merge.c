@@ -604,8 +604,10 @@ run(int argc, char **argv)
         rc = tool_usage_error(prog, "no input files");
     if (rc == TOOL_EXIT_OK && stdin_uses > 1)
         rc = tool_usage_error(prog, "standard input can be used only once");
-    if (rc == TOOL_EXIT_OK)
+    if (rc == TOOL_EXIT_OK) {
+        tool_output_init(&o.w);
         rc = merge_all(&o, &in);
+    }
     paths_free(&in);
     return rc;
 }

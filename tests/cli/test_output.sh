@@ -100,3 +100,76 @@ run "$conv" "$tmp/in.pb.gz" -o "$tmp/links/dangling"
 ok $? "a dangling link: the file it names is created"
 no_temps "$tmp/links"
 ok $? "no temporary left beside the links"
+
+# ---- 2. temporaries removed on signals; the file size limit is an I/O error
+py=$(command -v python3)
+if [ -n "$py" ] && "$py" - "$tmp/big.pb" 150000 <<'GEN'; then
+# A raw profile of unique random stacks: large enough that merging and compressing it at level
+# 12 keeps the temporary output in place for a while.
+import random, sys
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        if not n:
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+def msg(num, data):
+    return varint(num << 3 | 2) + varint(len(data)) + data
+def num(num, v):
+    return varint(num << 3) + varint(v)
+locs, samples = 20000, int(sys.argv[2])
+rnd = random.Random(1)
+vs = [varint(i) for i in range(locs + 1)]
+out = bytearray(msg(1, num(1, 1) + num(2, 2)))
+for _ in range(samples):
+    ids = b"".join(vs[rnd.randrange(1, locs + 1)] for _ in range(16))
+    out += msg(2, msg(1, ids) + msg(2, varint(rnd.randrange(1, 1000))))
+for i in range(1, locs + 1):
+    out += msg(4, num(1, i) + num(3, 0x400000 + 16 * i))
+for s in (b"", b"cpu", b"nanoseconds"):
+    out += msg(6, s)
+open(sys.argv[1], "wb").write(out)
+GEN
+    mkdir "$tmp/sig"
+    ulimit -c 0 # SIGQUIT dumps core by default
+    for sig in INT TERM HUP QUIT; do
+        # env --default-signal: an asynchronous list of a script starts with SIGINT and SIGQUIT
+        # ignored, and a tool keeps a signal its caller ignored
+        env --default-signal="$sig" "$merge" -q -j 2 --level 12 "$tmp/big.pb" \
+            -o "$tmp/sig/out.pb.gz" 2>"$tmp/sig.err" &
+        pid=$!
+        i=0
+        while [ $i -lt 1000 ] && [ -z "$(ls -A "$tmp/sig")" ]; do
+            sleep 0.01
+            i=$((i + 1))
+        done
+        seen=$(ls -A "$tmp/sig")
+        kill -"$sig" $pid
+        wait $pid
+        rc=$?
+        [ $rc -gt 128 ] && [ "$(kill -l $((rc - 128)))" = "$sig" ]
+        ok $? "SIG$sig mid-write: the tool dies of it (exit $rc)"
+        case $seen in .out.pb.gz.*) true ;; *) false ;; esac
+        ok $? "SIG$sig: the temporary existed when the signal came ($seen)"
+        [ -z "$(ls -A "$tmp/sig")" ]
+        ok $? "SIG$sig: the temporary is removed, no output"
+        rm -f "$tmp/sig"/.out* "$tmp/sig/out.pb.gz"
+    done
+    # 64 blocks: the raw output does not fit, the write fails with EFBIG
+    (
+        ulimit -f 64
+        exec "$conv" --compress=none "$tmp/big.pb" -o "$tmp/sig/big-out.pb"
+    ) 2>"$tmp/xfsz.err"
+    rc=$?
+    [ $rc -eq 3 ]
+    ok $? "past the file size limit: exit 3, not SIGXFSZ (exit $rc)"
+    grep -q "big-out\.pb: .*File too large.*\[PPROF_E_IO\]" "$tmp/xfsz.err"
+    ok $? "the output is named with 'File too large'"
+    [ -z "$(ls -A "$tmp/sig")" ]
+    ok $? "no temporary and no output left past the file size limit"
+else
+    skip "signals" "no python3 to make a large profile"
+fi
