@@ -186,3 +186,21 @@ tool_output_init(pprof_write_options *w)
         w->temporary_ctx = NULL;
     }
 }
+
+int
+tool_finish(const char *prog, int rc)
+{
+    /* ferror catches a failed write of any earlier printf whose error was not looked at */
+    int e = 0;
+    bool failed = fflush(stdout) != 0 ? (e = errno, true) : ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !failed && errno != EBADF) {
+        /* EBADF: the caller closed standard output and nothing was written to it */
+        e = errno;
+        failed = true;
+    }
+    if (!failed)
+        return rc;
+    fprintf(stderr, "%s: <stdout>: error: cannot write: %s [PPROF_E_IO]\n", prog,
+            e ? strerror(e) : "write error");
+    return TOOL_EXIT_IO;
+}

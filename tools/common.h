@@ -50,5 +50,8 @@ void tool_print_version(FILE *out, const char *prog);
  * w's temporary-file callback (w may be NULL for a tool that writes only standard output).
  * SIGKILL cannot be caught: its temporary stays. */
 void tool_output_init(pprof_write_options *w);
+/* The end of every tool's main: flushes and closes standard output and turns a failure there
+ * (a full disk, /dev/full, a closed pipe's EIO) into exit 3 with a message; else returns rc. */
+int tool_finish(const char *prog, int rc);
 
 #endif

@@ -528,5 +528,5 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-check", run(argc, argv));
 }

@@ -623,5 +623,5 @@ main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 2 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
-    return run(argc, argv);
+    return tool_finish(prog, run(argc, argv));
 }

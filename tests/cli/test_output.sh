@@ -173,3 +173,35 @@ GEN
 else
     skip "signals" "no python3 to make a large profile"
 fi
+
+# ---- 4. every write checked, the final flush and close of stdout included
+if [ -c /dev/full ]; then
+    printf 'garbage\n' >"$tmp/garbage.txt"
+    "$check" "$tmp/in.pb.gz" >/dev/full 2>"$tmp/full.err"
+    rc=$?
+    err=$(cat "$tmp/full.err")
+    [ $rc -eq 3 ]
+    ok $? "pprof-check FILE >/dev/full: exit 3 (exit $rc)"
+    has "$err" "<stdout>: error: cannot write: No space left on device" \
+        "pprof-check: the lost report is reported"
+    "$check" --format=json "$tmp/in.pb.gz" >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-check --format=json >/dev/full: exit 3"
+    "$check" "$tmp/garbage.txt" >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-check with findings >/dev/full: exit 3, not 1"
+    "$check" --list-rules >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-check --list-rules >/dev/full: exit 3"
+    for t in "$conv" "$dump" "$check" "$merge"; do
+        "$t" --help >/dev/full 2>/dev/null
+        ok $(($? != 3)) "$(basename "$t") --help >/dev/full: exit 3"
+    done
+    "$dump" "$tmp/in.pb.gz" >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-dump >/dev/full: exit 3"
+    "$conv" "$tmp/in.pb.gz" >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-convert >/dev/full: exit 3"
+    "$merge" -q "$tmp/in.pb.gz" >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-merge >/dev/full: exit 3"
+    "$dump" "$tmp/in.pb.gz" -o /dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-dump -o /dev/full: exit 3"
+else
+    skip "writes to /dev/full" "no /dev/full"
+fi
