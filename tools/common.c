@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 void
@@ -130,6 +131,33 @@ tool_parse_format(const char *s, pprof_format *out)
     else
         return false;
     return true;
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+pprof_format
+tool_format_from_name(const char *out)
+{
+    if (ends_with(out, ".zst"))
+        return PPROF_FORMAT_ZSTD;
+    if (ends_with(out, ".pb"))
+        return PPROF_FORMAT_RAW;
+    return PPROF_FORMAT_GZIP;
+}
+
+void
+tool_note_format(const char *prog, pprof_format fmt, bool quiet)
+{
+    if (fmt == PPROF_FORMAT_ZSTD && !quiet)
+        fprintf(stderr,
+                "%s: note: writing zstd, which `go tool pprof` cannot read (Go's reader takes "
+                "gzip and uncompressed profiles only); --compress=gzip for Go\n",
+                prog);
 }
 
 void

@@ -41,6 +41,11 @@ int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((form
 bool tool_parse_u64(const char *s, unsigned long long *out);
 /* --compress=gzip|zstd|none */
 bool tool_parse_format(const char *s, pprof_format *out);
+/* The output format when --compress was not given, from the output's name: .zst zstd, .gz
+ * gzip, .pb none, anything else (standard output too) gzip, which every pprof reader takes. */
+pprof_format tool_format_from_name(const char *out);
+/* Says on stderr, unless quiet, that Go's pprof cannot read a zstd output. */
+void tool_note_format(const char *prog, pprof_format fmt, bool quiet);
 void tool_print_version(FILE *out, const char *prog);
 
 /* ---- outputs: every tool that writes a file calls this once, before writing. */

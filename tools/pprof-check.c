@@ -27,7 +27,8 @@ static const char usage[] =
     "  --fix                 repair the one input and write it to -o; prints the number of\n"
     "                        fixes of each kind. The input is never modified.\n"
     "  -o, --output FILE     where --fix writes ('-' = stdout), atomically\n"
-    "  --compress=FORMAT     gzip (default), zstd or none, for --fix\n"
+    "  --compress=FORMAT     gzip, zstd or none, for --fix; default: from OUT's name\n"
+    "                        (.zst zstd, .pb none, else gzip)\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -41,7 +42,7 @@ typedef struct opts {
     pprof_severity fail_on;
     unsigned long long max_findings;
     bool enabled[PPROF_RULE_COUNT];
-    bool quiet, fix;
+    bool quiet, fix, compress_given;
     const char *output;
     pprof_write_options wopts;
 } opts;
@@ -444,6 +445,7 @@ run(int argc, char **argv)
                 rc = TOOL_EXIT_USAGE;
             else if (!tool_parse_format(v, &o.wopts.format))
                 rc = tool_usage_error(prog, "--compress takes gzip, zstd or none");
+            o.compress_given = true;
         } else {
             rc = tool_usage_error(prog, "unknown option %s", opt);
         }
@@ -460,6 +462,10 @@ run(int argc, char **argv)
     }
 
     tool_output_init(&o.wopts);
+    if (o.fix && !o.compress_given)
+        o.wopts.format = tool_format_from_name(o.output);
+    if (o.fix)
+        tool_note_format(prog, o.wopts.format, o.quiet);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     co.max_findings = o.max_findings;
     co.enabled = o.enabled;

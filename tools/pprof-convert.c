@@ -9,7 +9,8 @@ static const char usage[] =
     "deterministically, with the string table rebuilt from the strings in use.\n"
     "\n"
     "  -o, --output FILE     output path ('-' = stdout, the default); written atomically\n"
-    "  --compress=FORMAT     gzip (default), zstd or none\n"
+    "  --compress=FORMAT     gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
+    "                        .pb none, else gzip)\n"
     "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
@@ -19,6 +20,7 @@ static const char usage[] =
 typedef struct convert_opts {
     const char *in;
     const char *out;
+    bool compress_given;
     pprof_write_options w;
 } convert_opts;
 
@@ -52,6 +54,7 @@ run(int argc, char **argv)
                 return TOOL_EXIT_USAGE;
             if (!tool_parse_format(v, &o.w.format))
                 return tool_usage_error(prog, "unknown compression '%s' (gzip, zstd, none)", v);
+            o.compress_given = true;
         } else if (tool_opt_is(opt, NULL, "--level")) {
             const char *v = tool_args_value(&a, prog);
             unsigned long long n;
@@ -67,6 +70,8 @@ run(int argc, char **argv)
     if (!o.in)
         return tool_usage_error(prog, "no input file");
     tool_output_init(&o.w);
+    if (!o.compress_given)
+        o.w.format = tool_format_from_name(o.out);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
@@ -74,6 +79,7 @@ run(int argc, char **argv)
         tool_print_error(stderr, prog, o.in, &err);
         return tool_exit_for(st);
     }
+    tool_note_format(prog, o.w.format, false);
     st = pprof_profile_write_file(p, o.out, &o.w, &err);
     if (st)
         tool_print_error(stderr, prog, strcmp(o.out, "-") ? o.out : "<stdout>", &err);

@@ -205,3 +205,48 @@ if [ -c /dev/full ]; then
 else
     skip "writes to /dev/full" "no /dev/full"
 fi
+
+# ---- 5. the output format from the output's name unless --compress is given
+fmt_is() { # FILE gzip|zstd|raw
+    m=$(magic "$1")
+    case $2 in
+    gzip) [ "${m#1f8b}" != "$m" ] ;;
+    zstd) [ "$m" = 28b52ffd ] ;;
+    raw) [ "${m#1f8b}" = "$m" ] && [ "$m" != 28b52ffd ] ;;
+    esac
+}
+mkdir "$tmp/fmt"
+for case in "out.zst zstd" "out.pb.zst zstd" "out.gz gzip" "out.pb.gz gzip" "out.pb raw" \
+    "out.prof gzip" "out gzip"; do
+    set -- $case
+    run "$conv" "$tmp/in.pb.gz" -o "$tmp/fmt/$1"
+    [ $rc -eq 0 ] && fmt_is "$tmp/fmt/$1" "$2"
+    ok $? "pprof-convert -o $1 writes $2"
+done
+run "$conv" "$tmp/in.pb.gz" -o "$tmp/fmt/x.zst"
+has "$err" "note: writing zstd, which .go tool pprof. cannot read" "writing zstd prints a note for Go users"
+run "$conv" "$tmp/in.pb.gz" -o "$tmp/fmt/x.gz"
+[ -z "$err" ]
+ok $? "writing gzip prints nothing"
+run "$conv" --compress=gzip "$tmp/in.pb.gz" -o "$tmp/fmt/explicit.zst"
+fmt_is "$tmp/fmt/explicit.zst" gzip
+ok $? "--compress wins over the name"
+run "$conv" "$tmp/in.pb.gz"
+fmt_is "$tmp/stdout" gzip
+ok $? "standard output: gzip"
+run "$merge" "$tmp/in.pb.gz" -o "$tmp/fmt/m.zst"
+[ $rc -eq 0 ] && fmt_is "$tmp/fmt/m.zst" zstd
+ok $? "pprof-merge -o m.zst writes zstd"
+has "$err" "note: writing zstd" "pprof-merge notes zstd"
+run "$merge" -q "$tmp/in.pb.gz" -o "$tmp/fmt/q.zst"
+[ -z "$err" ]
+ok $? "pprof-merge -q: no note"
+run "$merge" "$tmp/in.pb.gz" -o "$tmp/fmt/m.pb"
+[ $rc -eq 0 ] && fmt_is "$tmp/fmt/m.pb" raw
+ok $? "pprof-merge -o m.pb writes raw protobuf"
+run "$check" --fix "$tmp/in.pb.gz" -o "$tmp/fmt/fixed.pb"
+[ $rc -eq 0 ] && fmt_is "$tmp/fmt/fixed.pb" raw
+ok $? "pprof-check --fix -o fixed.pb writes raw protobuf"
+run "$check" --fix "$tmp/in.pb.gz" -o "$tmp/fmt/fixed.zst"
+[ $rc -eq 0 ] && fmt_is "$tmp/fmt/fixed.zst" zstd
+ok $? "pprof-check --fix -o fixed.zst writes zstd"
