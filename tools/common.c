@@ -1,11 +1,13 @@
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void
@@ -231,4 +233,48 @@ tool_finish(const char *prog, int rc)
     fprintf(stderr, "%s: <stdout>: error: cannot write: %s [PPROF_E_IO]\n", prog,
             e ? strerror(e) : "write error");
     return TOOL_EXIT_IO;
+}
+
+static bool
+is_stdout_name(const char *path)
+{
+    return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0 ||
+           strcmp(path, "/dev/fd/1") == 0 || strcmp(path, "/proc/self/fd/1") == 0;
+}
+
+bool
+tool_same_file(const char *in, const char *out)
+{
+    struct stat si, so;
+    bool ok_in = strcmp(in, "-") ? stat(in, &si) == 0 : fstat(STDIN_FILENO, &si) == 0;
+    bool ok_out = is_stdout_name(out) ? fstat(STDOUT_FILENO, &so) == 0 : stat(out, &so) == 0;
+    /* regular files only: a terminal or /dev/null on both sides is no loss */
+    return ok_in && ok_out && S_ISREG(si.st_mode) && si.st_dev == so.st_dev &&
+           si.st_ino == so.st_ino;
+}
+
+bool
+tool_output_is_tty(const char *out)
+{
+    if (is_stdout_name(out))
+        return isatty(STDOUT_FILENO);
+    struct stat sb;
+    if (stat(out, &sb) != 0 || !S_ISCHR(sb.st_mode))
+        return false;
+    /* opening a terminal has no effect of its own with O_NOCTTY */
+    int fd = open(out, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    bool tty = fd >= 0 && isatty(fd);
+    if (fd >= 0)
+        close(fd);
+    return tty;
+}
+
+int
+tool_refuse_binary_tty(const char *prog, const char *out, bool force)
+{
+    if (force || !tool_output_is_tty(out))
+        return TOOL_EXIT_OK;
+    return tool_usage_error(prog,
+                            "refusing to write a binary profile to a terminal; use -o FILE, a "
+                            "pipe or --force");
 }

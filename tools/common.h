@@ -44,6 +44,13 @@ bool tool_parse_format(const char *s, pprof_format *out);
 /* The output format when --compress was not given, from the output's name: .zst zstd, .gz
  * gzip, .pb none, anything else (standard output too) gzip, which every pprof reader takes. */
 pprof_format tool_format_from_name(const char *out);
+/* Whether the output would be the input, a regular file (st_dev and st_ino, symlinks followed;
+ * "-" is standard input for in, standard output for out). False when either does not exist. */
+bool tool_same_file(const char *in, const char *out);
+/* Whether an output path ("-" and /dev/stdout: standard output) is a terminal. */
+bool tool_output_is_tty(const char *out);
+/* Usage error (exit 2) unless force: a binary profile would be written to a terminal. */
+int tool_refuse_binary_tty(const char *prog, const char *out, bool force);
 /* Says on stderr, unless quiet, that Go's pprof cannot read a zstd output. */
 void tool_note_format(const char *prog, pprof_format fmt, bool quiet);
 void tool_print_version(FILE *out, const char *prog);

@@ -27,6 +27,7 @@ static const char usage[] =
     "  --fix                 repair the one input and write it to -o; prints the number of\n"
     "                        fixes of each kind. The input is never modified.\n"
     "  -o, --output FILE     where --fix writes ('-' = stdout), atomically\n"
+    "  --force               with --fix, write to a terminal all the same\n"
     "  --compress=FORMAT     gzip, zstd or none, for --fix; default: from OUT's name\n"
     "                        (.zst zstd, .pb none, else gzip)\n"
     "  -h, --help            show this help\n"
@@ -42,7 +43,7 @@ typedef struct opts {
     pprof_severity fail_on;
     unsigned long long max_findings;
     bool enabled[PPROF_RULE_COUNT];
-    bool quiet, fix, compress_given;
+    bool quiet, fix, compress_given, force;
     const char *output;
     pprof_write_options wopts;
 } opts;
@@ -437,6 +438,8 @@ run(int argc, char **argv)
             o.quiet = true;
         } else if (tool_opt_is(opt, NULL, "--fix")) {
             o.fix = true;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            o.force = true;
         } else if (tool_opt_is(opt, "-o", "--output")) {
             if (!(o.output = tool_args_value(&a, prog)))
                 rc = TOOL_EXIT_USAGE;
@@ -456,6 +459,8 @@ run(int argc, char **argv)
         rc = tool_usage_error(prog, "--fix takes exactly one input file and -o OUT");
     if (rc < 0 && !o.fix && o.output)
         rc = tool_usage_error(prog, "-o is only used with --fix; nothing is written without it");
+    if (rc < 0 && o.fix && tool_refuse_binary_tty(prog, o.output, o.force))
+        rc = TOOL_EXIT_USAGE;
     if (rc >= 0) {
         free(files);
         return rc;

@@ -12,6 +12,7 @@ static const char usage[] =
     "  --compress=FORMAT     gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
     "                        .pb none, else gzip)\n"
     "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
+    "  --force               write to a terminal all the same\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -20,7 +21,7 @@ static const char usage[] =
 typedef struct convert_opts {
     const char *in;
     const char *out;
-    bool compress_given;
+    bool compress_given, force;
     pprof_write_options w;
 } convert_opts;
 
@@ -45,6 +46,8 @@ run(int argc, char **argv)
         } else if (tool_opt_is(opt, NULL, "--version")) {
             tool_print_version(stdout, prog);
             return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            o.force = true;
         } else if (tool_opt_is(opt, "-o", "--output")) {
             if (!(o.out = tool_args_value(&a, prog)))
                 return TOOL_EXIT_USAGE;
@@ -69,6 +72,9 @@ run(int argc, char **argv)
     }
     if (!o.in)
         return tool_usage_error(prog, "no input file");
+    int rc = tool_refuse_binary_tty(prog, o.out, o.force);
+    if (rc)
+        return rc;
     tool_output_init(&o.w);
     if (!o.compress_given)
         o.w.format = tool_format_from_name(o.out);

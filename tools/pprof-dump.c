@@ -9,7 +9,9 @@ static const char usage[] =
     "samples with values and labels, locations with lines, functions and mappings.\n"
     "\n"
     "  --json                a complete JSON view instead of text\n"
-    "  -o, --output FILE     write there instead of stdout (atomically)\n"
+    "  -o, --output FILE     write there instead of stdout (atomically); refused when FILE\n"
+    "                        is the input, unless --force\n"
+    "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -20,6 +22,7 @@ run(int argc, char **argv)
 {
     const char *prog = "pprof-dump";
     const char *in = NULL, *out = "-";
+    bool force = false;
     pprof_print_format fmt = PPROF_PRINT_TEXT;
     tool_args a;
     tool_args_init(&a, argc, argv);
@@ -35,6 +38,8 @@ run(int argc, char **argv)
         } else if (tool_opt_is(opt, NULL, "--version")) {
             tool_print_version(stdout, prog);
             return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            force = true;
         } else if (tool_opt_is(opt, NULL, "--json")) {
             fmt = PPROF_PRINT_JSON;
         } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -46,6 +51,11 @@ run(int argc, char **argv)
     }
     if (!in)
         return tool_usage_error(prog, "no input file");
+    if (!force && tool_same_file(in, out))
+        return tool_usage_error(prog,
+                                "%s is the input: the listing would replace the profile (--force "
+                                "to do it anyway)",
+                                out);
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     tool_output_init(&w);
     pprof_error err;

@@ -39,6 +39,7 @@ static const char usage[] =
     "  --check                  strictly check every input first; stop on error findings\n"
     "  -j, --jobs N             decoding and compressing threads (default: all cores)\n"
     "  -q, --quiet              no progress display and no warnings\n"
+    "  --force                  write to a terminal all the same\n"
     "  -v, --verbose            print the time of each phase and the output's size\n"
     "  -h, --help               show this help\n"
     "  --version                show the version\n"
@@ -521,7 +522,7 @@ run(int argc, char **argv)
     path_list in = {0};
     int rc = TOOL_EXIT_OK;
     size_t stdin_uses = 0;
-    bool compress_given = false;
+    bool compress_given = false, force = false;
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
@@ -592,6 +593,8 @@ run(int argc, char **argv)
                 o.jobs = (unsigned)x;
         } else if (tool_opt_is(opt, "-q", "--quiet")) {
             o.quiet = true;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            force = true;
         } else if (tool_opt_is(opt, "-v", "--verbose")) {
             o.verbose = true;
         } else {
@@ -609,6 +612,8 @@ run(int argc, char **argv)
         rc = tool_usage_error(prog, "no input files");
     if (rc == TOOL_EXIT_OK && stdin_uses > 1)
         rc = tool_usage_error(prog, "standard input can be used only once");
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_refuse_binary_tty(prog, o.out, force);
     if (rc == TOOL_EXIT_OK) {
         tool_output_init(&o.w);
         tool_note_format(prog, o.w.format, o.quiet);

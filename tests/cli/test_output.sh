@@ -250,3 +250,46 @@ ok $? "pprof-check --fix -o fixed.pb writes raw protobuf"
 run "$check" --fix "$tmp/in.pb.gz" -o "$tmp/fmt/fixed.zst"
 [ $rc -eq 0 ] && fmt_is "$tmp/fmt/fixed.zst" zstd
 ok $? "pprof-check --fix -o fixed.zst writes zstd"
+
+# ---- 3. text over an input refused; binary to a terminal refused; --force for both
+cp "$tmp/in.pb.gz" "$tmp/p.pb.gz"
+ln -s p.pb.gz "$tmp/p-link"
+run "$dump" "$tmp/p.pb.gz" -o "$tmp/p.pb.gz"
+expect_rc 2 "pprof-dump P -o P is refused"
+has "$err" "p\.pb\.gz is the input.*--force" "the refusal names the file and --force"
+cmp -s "$tmp/in.pb.gz" "$tmp/p.pb.gz"
+ok $? "the profile is intact"
+run "$dump" "$tmp/p.pb.gz" -o "$tmp/p-link"
+expect_rc 2 "pprof-dump P -o LINK-TO-P is refused"
+run "$dump" - -o "$tmp/p.pb.gz" <"$tmp/p.pb.gz"
+expect_rc 2 "pprof-dump - <P -o P is refused"
+cmp -s "$tmp/in.pb.gz" "$tmp/p.pb.gz"
+ok $? "the profile is still intact"
+run "$dump" --force "$tmp/p.pb.gz" -o "$tmp/p.pb.gz"
+expect_rc 0 "--force writes the listing over the input"
+[ "$(magic "$tmp/p.pb.gz" | cut -c1-4)" != 1f8b ]
+ok $? "the input now holds text"
+if script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+    for t in "$conv" "$merge"; do
+        script -qec "'$t' '$tmp/in.pb.gz'; echo rc=\$?" /dev/null </dev/null >"$tmp/tty.out" 2>&1
+        grep -q "rc=2" "$tmp/tty.out" && grep -q "refusing to write a binary profile to a terminal" "$tmp/tty.out"
+        ok $? "$(basename "$t") to a terminal: refused, exit 2"
+        script -qec "'$t' --force '$tmp/in.pb.gz' >/dev/null; echo rc=\$?" /dev/null </dev/null >"$tmp/tty.out" 2>&1
+        grep -q "rc=0" "$tmp/tty.out"
+        ok $? "$(basename "$t") --force to a terminal: written"
+    done
+    script -qec "'$check' --fix '$tmp/in.pb.gz' -o -; echo rc=\$?" /dev/null </dev/null >"$tmp/tty.out" 2>&1
+    grep -q "rc=2" "$tmp/tty.out"
+    ok $? "pprof-check --fix -o - to a terminal: refused, exit 2"
+    script -qec "'$conv' '$tmp/in.pb.gz' | cat >/dev/null; echo rc=\$?" /dev/null </dev/null >"$tmp/tty.out" 2>&1
+    grep -q "rc=0" "$tmp/tty.out"
+    ok $? "to a pipe from a terminal session: written"
+else
+    skip "binary output to a terminal" "script(1) cannot make a pseudo-terminal"
+fi
+"$dump" - <"$tmp/in.pb.gz" >>"$tmp/in.pb.gz" 2>/dev/null
+ok $(($? != 2)) "pprof-dump - <P >>P is refused"
+cmp -s "$tmp/in.pb.gz" "$src"
+ok $? "and P is intact"
+"$dump" - <"$tmp/in.pb.gz" >"$tmp/d1.txt" && "$dump" "$tmp/in.pb.gz" >"$tmp/d2.txt" && cmp -s "$tmp/d1.txt" "$tmp/d2.txt"
+ok $? "pprof-dump - <P >OTHER works"
