@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
+
 void
 tool_args_init(tool_args *a, int argc, char **argv)
 {
@@ -277,4 +279,57 @@ tool_refuse_binary_tty(const char *prog, const char *out, bool force)
     return tool_usage_error(prog,
                             "refusing to write a binary profile to a terminal; use -o FILE, a "
                             "pipe or --force");
+}
+
+typedef struct go_check {
+    const char *prog, *file, *lead;
+    unsigned long long shown;
+} go_check;
+
+#define GO_CHECK_SHOWN 10
+
+static bool
+print_go_finding(void *ctx, const pprof_finding *f)
+{
+    go_check *g = ctx;
+    if (g->shown++ >= GO_CHECK_SHOWN)
+        return true; /* counted by the summary */
+    fprintf(stderr, "%s: %s: %s: ", g->prog, strcmp(g->file, "-") ? g->file : "<stdin>", g->lead);
+    if (f->path[0])
+        fprintf(stderr, "%s: ", f->path);
+    fprintf(stderr, "%s", f->message);
+    if (f->offset != PPROF_NO_OFFSET)
+        fprintf(stderr, " (byte %llu)", (unsigned long long)f->offset);
+    fprintf(stderr, " [%s]\n", f->rule_id);
+    return true;
+}
+
+long long
+tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const char *lead)
+{
+    /* The strict S rules stay off: a profile Go reads is not refused for them. */
+    bool enabled[PPROF_RULE_COUNT];
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+        const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
+        enabled[r] = ri->severity == PPROF_SEVERITY_ERROR &&
+                     (ri->id[0] == 'W' || ri->id[0] == 'R' || strncmp(ri->id, "PD", 2) == 0 ||
+                      strncmp(ri->id, "CV", 2) == 0);
+    }
+    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+    co.enabled = enabled;
+    co.n_enabled = PPROF_RULE_COUNT;
+    co.max_findings = GO_CHECK_SHOWN;
+    go_check g = {prog, file, lead, 0};
+    pprof_check_summary sum;
+    pprof_error err;
+    pprof_status st = pprof_check(p, &co, print_go_finding, &g, &sum, &err);
+    if (st) {
+        tool_print_error(stderr, prog, file, &err);
+        return -1;
+    }
+    unsigned long long n = sum.count[PPROF_SEVERITY_ERROR];
+    if (n > GO_CHECK_SHOWN)
+        fprintf(stderr, "%s: %s: ... %llu more\n", prog, strcmp(file, "-") ? file : "<stdin>",
+                n - GO_CHECK_SHOWN);
+    return (long long)n;
 }

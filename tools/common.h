@@ -55,6 +55,13 @@ int tool_refuse_binary_tty(const char *prog, const char *out, bool force);
 void tool_note_format(const char *prog, pprof_format fmt, bool quiet);
 void tool_print_version(FILE *out, const char *prog);
 
+/* Checks p against the error-level rules Go enforces on reading (wire, container, postDecode
+ * and CheckValid: the W, R, PD and CV rules of the checker) and prints the first findings on
+ * stderr as "prog: FILE: LEAD: PATH: message [RULE]". Returns how many there were, or -1
+ * after printing why the check could not run. */
+long long tool_check_go_rules(const char *prog, const char *file, pprof_profile *p,
+                              const char *lead);
+
 /* ---- outputs: every tool that writes a file calls this once, before writing. */
 /* Installs the handlers that remove the temporary output file when SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT ends the process (a signal the caller ignored stays ignored), ignores SIGXFSZ so that

@@ -15,6 +15,9 @@ static const char usage[] =
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
+    "A profile that breaks a rule Go enforces is listed all the same; stderr says why it is\n"
+    "invalid and the exit status is 1.\n"
+    "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
 static int
@@ -65,14 +68,23 @@ run(int argc, char **argv)
         tool_print_error(stderr, prog, in, &err);
         return tool_exit_for(st);
     }
+    /* A broken profile is still listed (that is what this tool is for), but said to be broken:
+     * a listing is easily taken for a profile Go would read. */
+    long long invalid = tool_check_go_rules(prog, in, p, "invalid profile");
     pprof_buffer b = {0};
     st = pprof_profile_print(p, fmt, &b, &err);
-    if (st == PPROF_OK)
-        st = pprof_write_bytes_file(out, b.data, b.len, &w, &err);
-    if (st)
+    if (st) {
+        tool_print_error(stderr, prog, in, &err); /* the listing failed on the input's content */
+    } else if ((st = pprof_write_bytes_file(out, b.data, b.len, &w, &err))) {
         tool_print_error(stderr, prog, strcmp(out, "-") ? out : "<stdout>", &err);
+    }
     pprof_buffer_free(&b);
     pprof_profile_free(p);
+    if (st == PPROF_OK && invalid > 0)
+        fprintf(stderr, "%s: %s: listed, but invalid: %lld error(s) that Go's pprof refuses\n",
+                prog, strcmp(in, "-") ? in : "<stdin>", invalid);
+    if (st == PPROF_OK && invalid)
+        return invalid > 0 ? TOOL_EXIT_INVALID : TOOL_EXIT_IO;
     return tool_exit_for(st);
 }
 
