@@ -105,6 +105,12 @@ pprof__htab_insert_at(pprof__htab *t, const pprof__htab_probe *p, uint32_t value
     t->count++;
 }
 
+/* The loop above as a statement: v ends as the first value for which EQ (an expression of v)
+ * holds, or PPROF_NONE with probe where the key would go. */
+#define PPROF__HTAB_FIND(t, hash, probe, v, EQ)                                                    \
+    for ((v) = pprof__htab_probe_start((t), (hash), &(probe)); (v) != PPROF_NONE && !(EQ);         \
+         (v) = pprof__htab_probe_next((t), &(probe)))
+
 /* ---- Lookups with an equality callback: eq(ctx, value, key) says whether the entity that value
  * names equals key. Static inline, so a constant eq is inlined. */
 typedef bool (*pprof__htab_eq)(const void *ctx, uint32_t value, const void *key);
