@@ -7,6 +7,7 @@
 
 #include "check-private.h"
 #include "hash-private.h"
+#include "htab-private.h"
 #include "wire-private.h"
 
 /* ---------------------------------------------------------------- registry */
@@ -431,33 +432,20 @@ str_of(const chk *k, int64_t idx, pprof_string *s)
 
 /* ---------------------------------------------------------------- generic index set */
 
-/* Open addressing over entity indices; callers give the hash and an equality test. */
-typedef struct iset {
-    uint32_t *slot; /* index + 1, 0 = empty */
-    uint64_t *hash;
-    size_t mask;
-} iset;
+/* Entity indices by content (the common table); callers give the hash and an equality test.
+ * Sized for every index up front, so adding never allocates. */
+typedef pprof__htab iset;
 
 static bool
 iset_init(const pprof_allocator *a, iset *s, size_t n)
 {
-    size_t cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    s->slot = pprof__malloc(a, cap * sizeof(uint32_t));
-    s->hash = pprof__malloc(a, cap * sizeof(uint64_t));
-    s->mask = cap - 1;
-    if (!s->slot || !s->hash)
-        return false;
-    memset(s->slot, 0, cap * sizeof(uint32_t));
-    return true;
+    return pprof__htab_init(s, a, n);
 }
 
 static void
 iset_free(const pprof_allocator *a, iset *s)
 {
-    pprof__free(a, s->slot);
-    pprof__free(a, s->hash);
+    pprof__htab_free(s, a);
 }
 
 /* Returns the earlier equal index, or PPROF_NONE after inserting i. */
@@ -465,16 +453,12 @@ static uint32_t
 iset_add(iset *s, uint64_t h, uint32_t i, bool (*eq)(const void *, uint32_t, uint32_t),
          const void *ctx)
 {
-    for (size_t at = h & s->mask;; at = (at + 1) & s->mask) {
-        uint32_t v = s->slot[at];
-        if (!v) {
-            s->slot[at] = i + 1;
-            s->hash[at] = h;
-            return PPROF_NONE;
-        }
-        if (s->hash[at] == h && eq(ctx, v - 1, i))
-            return v - 1;
-    }
+    pprof__htab_probe at;
+    uint32_t v;
+    PPROF__HTAB_FIND(s, h, at, v, eq(ctx, v, i));
+    if (v == PPROF_NONE)
+        pprof__htab_insert_at(s, &at, i);
+    return v;
 }
 
 /* ---------------------------------------------------------------- strings */

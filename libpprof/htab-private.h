@@ -21,7 +21,11 @@
 #include <stdint.h>
 
 #include "hash-private.h"
-#include "profile-private.h"
+#include "pprof/pprof.h"
+
+#ifndef PPROF_NONE
+#define PPROF_NONE UINT32_MAX
+#endif
 
 typedef struct pprof__htab {
     uint64_t *slot;
