@@ -30,6 +30,7 @@ pprof__profile_new(const pprof_allocator *a)
     if (!p)
         return NULL;
     memset(p, 0, sizeof(*p));
+    atomic_init(&p->idx_state, PPROF__IDX_NONE);
     if (a)
         p->alloc = *a;
     pprof__arena_init(&p->arena, &p->alloc);
@@ -235,8 +236,7 @@ pprof_profile_function(const pprof_profile *p, size_t i)
 static bool
 find(const pprof_profile *cp, const pprof__idmap *m, uint64_t id, size_t *index)
 {
-    /* The id index is a cache; building it does not change what the profile means. */
-    if (!m->built && pprof__profile_index((pprof_profile *)cp, NULL) != PPROF_OK)
+    if (pprof__profile_index_shared(cp) != PPROF_OK)
         return false;
     uint32_t i = pprof__idmap_get(m, id);
     if (i == PPROF_NONE)
