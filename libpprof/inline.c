@@ -28,18 +28,22 @@ struct pprof_inline_index {
     pprof__htab e_by_key;    /* entries by (bin, offset) */
 };
 
-pprof_inline_index *
-pprof_inline_index_new(const pprof_allocator *a)
+pprof_status
+pprof_inline_index_new(const pprof_allocator *a, pprof_inline_index **out, pprof_error *err)
 {
+    if (!out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
+    *out = NULL;
     pprof_allocator al = {0};
     if (a)
         al = *a;
     pprof_inline_index *x = pprof__malloc(&al, sizeof(*x));
     if (!x)
-        return NULL;
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     memset(x, 0, sizeof(*x));
     x->a = al;
-    return x;
+    *out = x;
+    return PPROF_OK;
 }
 
 void

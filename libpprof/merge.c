@@ -13,9 +13,9 @@
 #include <sys/mman.h>
 
 #include "hash-private.h"
+#include "htab-private.h"
 #include "merge.h"
 #include "par-private.h"
-#include "htab-private.h"
 #include "profile-private.h"
 #include "wire-private.h"
 
@@ -345,6 +345,15 @@ pprof_merger_free(pprof_merger *m)
         pprof__free(&a, hts[i]->slot);
     pprof__arena_destroy(&m->arena);
     pprof__free(&a, m);
+}
+
+void
+pprof_merge_options_init(pprof_merge_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_merge_options def = PPROF_MERGE_OPTIONS_INIT;
+    *opts = def;
 }
 
 pprof_status
