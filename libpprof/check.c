@@ -152,53 +152,6 @@ off_at(const pprof__vec *offs, size_t i)
 
 /* ---------------------------------------------------------------- helpers */
 
-bool
-pprof__utf8_valid(const uint8_t *s, size_t n, size_t *bad_at)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (!(w & UINT64_C(0x8080808080808080))) {
-                i += 8;
-                continue;
-            }
-        }
-        uint8_t b = s[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t min;
-        if (b >= 0xc2 && b <= 0xdf)
-            len = 2, min = 0x80;
-        else if (b >= 0xe0 && b <= 0xef)
-            len = 3, min = 0x800;
-        else if (b >= 0xf0 && b <= 0xf4)
-            len = 4, min = 0x10000;
-        else
-            goto bad;
-        if (n - i < len)
-            goto bad;
-        uint32_t cp = b & (0x7f >> len);
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                goto bad;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            goto bad;
-        i += len;
-    }
-    return true;
-bad:
-    if (bad_at)
-        *bad_at = i;
-    return false;
-}
-
 /* Validates RE2 syntax (what Go's regexp accepts) without compiling. Returns NULL or why. */
 static const char *
 re2_error(const char *s, size_t n)
