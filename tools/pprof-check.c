@@ -331,7 +331,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     w->file = in;
     if ((st = pprof_check(p, co, on_finding, w, &sum, &err)) == PPROF_OK)
         add_summary(w, &sum);
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
         st = pprof_repair(p, &q, &rs, &err);
     if (st == PPROF_OK)
@@ -488,8 +488,10 @@ run(int argc, char **argv)
         free(files);
         return rc;
     }
-    pprof_inline_index *idx = n_files > 1 ? pprof_inline_index_new(NULL) : NULL;
-    if (n_files > 1 && !idx) {
+    pprof_inline_index *idx = NULL;
+    pprof_error idx_err;
+    if (n_files > 1 && pprof_inline_index_new(NULL, &idx, &idx_err) != PPROF_OK) {
+        fprintf(stderr, "pprof-check: %s\n", idx_err.message);
         free(files);
         return TOOL_EXIT_IO;
     }

@@ -278,6 +278,8 @@ typedef struct pprof_write_options {
         sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0, NULL, NULL                           \
     }
 
+PPROF_API void pprof_write_options_init(pprof_write_options *opts);
+
 /* A growable output buffer; release its bytes with pprof_buffer_free. */
 typedef struct pprof_buffer {
     uint8_t *data;
