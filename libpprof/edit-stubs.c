@@ -13,9 +13,6 @@ todo(pprof__ed *e, const char *what)
     {                                                                                              \
         return todo(e, name);                                                                      \
     }
-TODO(ed_tag_roots, "tagroot/tagleaf")
-TODO(ed_tag_filter, "tagfocus/tagignore")
-TODO(ed_tag_names, "tagshow/taghide")
 TODO(ed_sample_types, "sample_types")
 TODO(ed_labels, "labels")
 TODO(ed_normalize, "normalize")

@@ -312,6 +312,11 @@ main(void)
     test_gate();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
+    const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */
+    if (p && dump) {
+        pprof_error e2;
+        pprof_profile_write_file(p, dump, NULL, &e2);
+    }
     if (p)
         test_noop(p, "generated");
     char path[1024];
