@@ -275,21 +275,22 @@ warn(void *ctx, const char *msg)
 }
 
 static void
+print_totals(const int64_t *t, size_t n)
+{
+    fputc('[', stderr);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, i ? " %lld" : "%lld", (long long)t[i]);
+    fputc(']', stderr);
+}
+
+static void
 report_step(void *ctx, const pprof_edit_step *s)
 {
-    fprintf(stderr, "%s: %s: samples %zu -> %zu", prog, s->op, s->samples_in, s->samples_out);
-    for (size_t i = 0; i < s->n_total_in || i < s->n_total_out; i++) {
-        fprintf(stderr, i ? ", " : "; totals ");
-        if (i < s->n_total_in)
-            fprintf(stderr, "%lld", (long long)s->total_in[i]);
-        else
-            fputs("-", stderr);
-        fputs(" -> ", stderr);
-        if (i < s->n_total_out)
-            fprintf(stderr, "%lld", (long long)s->total_out[i]);
-        else
-            fputs("-", stderr);
-    }
+    fprintf(stderr, "%s: %s: samples %zu -> %zu, totals ", prog, s->op, s->samples_in,
+            s->samples_out);
+    print_totals(s->total_in, s->n_total_in);
+    fputs(" -> ", stderr);
+    print_totals(s->total_out, s->n_total_out);
     fputc('\n', stderr);
 }
 
