@@ -30,6 +30,7 @@ mkdir "$work/empty"
 export PPROF_BINARY_PATH="$work/empty" PPROF_TMPDIR="$work/empty" HOME="$work/empty"
 
 n=0
+say() { printf "%s\n" "$*"; }
 fail=0
 
 # spec tokens -> go flags, goref operations and pprof-edit arguments. A token NAME=VALUE whose
@@ -84,13 +85,14 @@ check() {
     # the reference: go tool pprof when a Go flag is given (it also applies the input's
     # drop_frames, as pprof-edit does only when asked), then goref's operations
     ref_in=$in
+    : > "$work/go.err"
     if [ -s "$gflags" ] || grep -qx uninteresting "$ops"; then
         grep -vx uninteresting "$ops" > "$ops.1"; mv "$ops.1" "$ops"
         # shellcheck disable=SC2046
         if ! (set -f; IFS='
 '; exec "$gopprof" -proto -symbolize=none -output "$work/go.pb.gz" $(cat "$gflags") "$in") \
             > /dev/null 2> "$work/go.err"; then
-            echo "not ok $n - $name: go tool pprof failed: $(tr '\n' ' ' < "$work/go.err" | head -c 300)"
+            say "not ok $n - $name: go tool pprof failed: $(tr '\n' ' ' < "$work/go.err" | head -c 300)"
             fail=$((fail + 1))
             return
         fi
@@ -99,32 +101,61 @@ check() {
     # shellcheck disable=SC2046
     if ! (set -f; IFS='
 '; exec "$goref" apply "$ref_in" $(cat "$ops")) > "$work/ref.txt" 2> "$work/ref.err"; then
-        echo "not ok $n - $name: goref failed: $(head -c 300 "$work/ref.err")"
+        say "not ok $n - $name: goref failed: $(head -c 300 "$work/ref.err")"
         fail=$((fail + 1))
         return
     fi
     if [ "$go_only" = 1 ]; then
-        echo "ok $n - $name # SKIP Go side only ($(grep -c '^\[' "$work/ref.txt") sample lines)"
+        say "ok $n - $name # SKIP Go side only ($(grep -c '^\[' "$work/ref.txt") sample lines)"
         return
     fi
     # shellcheck disable=SC2046
     if ! (set -f; IFS='
 '; exec "$edit" "$in" -o "$work/ours.pb.gz" $(cat "$eargs")) > /dev/null 2> "$work/ours.err"; then
-        echo "not ok $n - $name: pprof-edit $(tr '\n' ' ' < "$eargs") failed: $(tr '\n' ' ' < "$work/ours.err" | head -c 300)"
+        say "not ok $n - $name: pprof-edit $(tr '\n' ' ' < "$eargs") failed: $(tr '\n' ' ' < "$work/ours.err" | head -c 300)"
         fail=$((fail + 1))
         return
     fi
     "$goref" canon "$work/ours.pb.gz" > "$work/ours.txt" 2>&1
-    if cmp -s "$work/ref.txt" "$work/ours.txt"; then
-        echo "ok $n - $name: $(grep -c '^\[' "$work/ref.txt") sample lines equal"
+    if cmp -s "$work/ref.txt" "$work/ours.txt" && grep -q 'matched no samples' "$work/go.err" &&
+        ! [ -s "$work/ours.err" ]; then
+        say "not ok $n - $name: equal, but Go warns ($(grep 'matched no samples' "$work/go.err" | head -1)) and pprof-edit says nothing"
+        fail=$((fail + 1))
+    elif cmp -s "$work/ref.txt" "$work/ours.txt"; then
+        say "ok $n - $name: $(grep -c '^\[' "$work/ref.txt") sample lines equal"
     else
-        echo "not ok $n - $name: canonical forms differ (pprof-edit $(tr '\n' ' ' < "$eargs"))"
+        say "not ok $n - $name: canonical forms differ (pprof-edit $(tr '\n' ' ' < "$eargs"))"
         diff "$work/ref.txt" "$work/ours.txt" | head -8 | cut -c1-400 | sed 's/^/# /'
         if [ -n "${EQUIV_KEEP:-}" ]; then
             mkdir -p "$EQUIV_KEEP"
             cp "$work/ref.txt" "$EQUIV_KEEP/$n.ref.txt"
             cp "$work/ours.txt" "$EQUIV_KEEP/$n.ours.txt"
         fi
+        fail=$((fail + 1))
+    fi
+}
+
+# reject NAME INPUT GOFLAG=PATTERN: Go rejects the pattern; pprof-edit must too (exit 1 or 2,
+# not a crash), naming the option
+reject() {
+    name=$1 in=$2 k=${3%%=*} v=${3#*=}
+    n=$((n + 1))
+    if "$gopprof" -proto -symbolize=none -output "$work/go.pb.gz" "-$k=$v" "$in" > /dev/null 2>&1; then
+        say "not ok $n - $name: go tool pprof accepts -$k='$v' (the case is wrong)"
+        fail=$((fail + 1))
+        return
+    fi
+    if [ "$go_only" = 1 ]; then
+        say "ok $n - $name # SKIP Go side only (Go rejects it)"
+        return
+    fi
+    opt=$(edit_flag "$k")
+    "$edit" "$in" -o "$work/ours.pb.gz" "$opt" "$v" > /dev/null 2> "$work/ours.err"
+    rc=$?
+    if { [ $rc = 1 ] || [ $rc = 2 ]; } && grep -q -- "${opt#--}" "$work/ours.err"; then
+        say "ok $n - $name: rejected (exit $rc): $(head -1 "$work/ours.err" | cut -c1-160)"
+    else
+        say "not ok $n - $name: pprof-edit $opt '$v' exits $rc: $(head -c 300 "$work/ours.err")"
         fail=$((fail + 1))
     fi
 }
@@ -165,6 +196,23 @@ check "prune_from" "$g1" 'prune_from=json'
 check "prune_from argument list stripped" "$g1" 'prune_from=push_back$'
 check "all frame filters" "$g1" 'focus=main' 'ignore=flate' 'hide=strings' 'show=main|runtime|json' 'show_from=runtime\.main' 'prune_from=Marshal'
 check "alias spellings" "$g1" '@show_from=net/http' '@prune_from=json'
+# --- Go's regular expressions (RE2 syntax and meaning)
+check "regex \\Q...\\E" "$g1" 'focus=\Qmain.(*Server)\E'
+check "regex (?i)" "$g1" 'focus=(?i)MAIN\.ENCODE'
+check "regex POSIX class" "$g1" 'show=^[[:lower:]]+\.[[:upper:]]'
+check "regex Unicode class" "$g1" 'hide=^\p{Lu}'
+check "regex x{,3} is literal in Go" "$g1" 'focus=vector<int>{,3}'
+check "regex (?U) ungreedy, anchors" "$g1" 'ignore=(?U)^std::.*<.+>'
+check "regex argument list" "$g1" 'hide=push_back\(int const&\)$'
+check "regex \\b" "$g1" 'tagfocus=thread=\b1$'
+for rx in '(' 'a**' 'a{2}{3}' 'a{1001}' '(?=x)' '\1' '\Z' '(?<n>x)' '\C' 'a++' '[a-'; do
+    reject "focus '$rx' rejected like Go" "$g1" "focus=$rx"
+done
+reject "tagfocus regex rejected like Go" "$g1" 'tagfocus=thread=(?=x)'
+reject "tagignore regex rejected like Go" "$g1" 'tagignore=a{1001}'
+reject "show_from regex rejected like Go" "$g1" 'show_from=\1'
+reject "prune_from regex rejected like Go" "$g1" 'prune_from=a**'
+reject "tagshow regex rejected like Go" "$g1" 'tagshow=('
 # --- label filters (generated)
 check "tagfocus regex, no key (key:value)" "$g1" 'tagfocus=worker-[12]'
 check "tagfocus regex on key:value" "$g1" 'tagfocus=thread:worker-3'

@@ -14,8 +14,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/edit-props.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0
 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; fail=$((fail + 1)); }
+ok() { n=$((n + 1)); printf "ok %d - %s\n" $n "$1"; }
+notok() { n=$((n + 1)); printf "not ok %d - %s\n" $n "$1"; fail=$((fail + 1)); }
 
 # totals FILE: "N_SAMPLES TOTAL..." (the sum of each sample type's values) from pprof-dump
 totals() {
