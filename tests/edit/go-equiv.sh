@@ -152,7 +152,7 @@ reject() {
     opt=$(edit_flag "$k")
     "$edit" "$in" -o "$work/ours.pb.gz" "$opt" "$v" > /dev/null 2> "$work/ours.err"
     rc=$?
-    if { [ $rc = 1 ] || [ $rc = 2 ]; } && grep -q -- "${opt#--}" "$work/ours.err"; then
+    if { [ $rc = 1 ] || [ $rc = 2 ]; } && grep -q -e "${opt#--}" -e "$k" "$work/ours.err"; then
         say "ok $n - $name: rejected (exit $rc): $(head -1 "$work/ours.err" | cut -c1-160)"
     else
         say "not ok $n - $name: pprof-edit $opt '$v' exits $rc: $(head -c 300 "$work/ours.err")"
@@ -176,6 +176,10 @@ node=$y/og-convert-pprof-nodejs-wall.pb.gz sym=$p/symbolizer-profile.pb.gz
 ruby=$y/pprof-profile_ruby pyheap=$y/pprof-heap
 have() { [ -f "$1" ]; }
 
+# --- no operation: pprof-convert plus compaction, nothing else changes
+check "no operation (generated)" "$g1"
+have "$labels" && check "no operation (corpus labels)" "$labels"
+have "$dotnet" && check "no operation (corpus dotnet, no mappings)" "$dotnet"
 # --- frame filters (generated)
 check "focus function" "$g1" 'focus=main\.encode'
 check "focus file name" "$g1" 'focus=handler\.go$'
@@ -263,7 +267,8 @@ check "rename label" "$g1" 'renamelabel=thread=worker'
 check "drop_frames" "$g1" 'prune=runtime\..*'
 check "drop_frames with argument lists" "$g1" 'prune=std::__1::vector<int>::push_back'
 check "drop_frames and keep_frames" "$g1" 'prune=runtime\..*|main\..*/runtime\.main'
-check "header drop_frames as go tool pprof applies them" "$g2" 'uninteresting'
+check "header drop_frames, applied with any Go filter" "$g2" 'focus=.'
+check "header drop_frames, then --drop-frames" "$g2" 'uninteresting' 'prune=main\.encode'
 check "filters, types, labels, scale, aggregate" "$g1" 'focus=main' 'tagfocus=thread=worker' 'types=cpu,samples' 'removelabel=endpoint' 'scale=2' 'aggregate=functions'
 check "tagroot then aggregate files" "$g1" 'tagroot=thread' 'aggregate=files'
 check "hide then noinlines" "$g1" 'hide=json' 'aggregate=addresses,noinlines'
