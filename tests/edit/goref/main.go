@@ -25,8 +25,8 @@
 //	                            all-zero samples)
 //
 // Canonical form, a text meant for cmp/diff: header lines (types, default type, period type,
-// period, drop/keep frames, comments), one "mapping" line per mapping that a sample reaches,
-// then one line per distinct (stack, labels) with the summed values, sorted; all-zero lines
+// period, time and duration, drop/keep frames, comments), one "mapping" line per mapping that a
+// sample reaches, then one line per distinct (stack, labels) with the summed values, sorted; all-zero lines
 // are left out. A stack is its locations leaf to root; a location is its address, its
 // mapping's file and its lines innermost first (function|system name if it differs|file|
 // start line|line). Ids, table order, string order and unreferenced entries do not show.
@@ -136,6 +136,7 @@ func canon(p *profile.Profile) {
 		fmt.Printf("period_type %s/%s\n", p.PeriodType.Type, p.PeriodType.Unit)
 	}
 	fmt.Printf("period %d\n", p.Period)
+	fmt.Printf("time %d duration %d\n", p.TimeNanos, p.DurationNanos)
 	fmt.Printf("drop_frames %q keep_frames %q\n", p.DropFrames, p.KeepFrames)
 	fmt.Printf("comments %q\n", p.Comments)
 
