@@ -26,9 +26,9 @@
 //
 // Canonical form, a text meant for cmp/diff: header lines (types, default type, period type,
 // period, time and duration, drop/keep frames, comments), one "mapping" line per mapping that a
-// sample reaches, then one line per distinct (stack, labels) with the summed values, sorted; all-zero lines
-// are left out. A stack is its locations leaf to root; a location is its address, its
-// mapping's file and its lines innermost first (function|system name if it differs|file|
+// sample reaches, then one line per distinct (stack, labels) with the summed values, sorted;
+// all-zero lines are left out. A stack is its locations leaf to root; a location is its address,
+// its mapping's file and its lines innermost first (function|system name if it differs|file|
 // start line|line). Ids, table order, string order and unreferenced entries do not show.
 package main
 
