@@ -167,6 +167,14 @@ g1=$work/g1.pb.gz g2=$work/g2.pb.gz g3=$work/g3.pb.gz
 "$goref" gen 1 "$g1" && "$goref" gen 2 "$g2" drop && "$goref" gen 3 "$g3" ||
     { echo "Bail out! goref gen failed"; exit 1; }
 
+# bench/pprof-gen's larger ones: many labels and 4 types; deep stacks with heavy inlining
+gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
+gl="" gd=""
+if [ -x "$gen" ]; then
+    "$gen" --preset labels --samples 5000 --seed 11 -o "$work/gl.pb" && gl=$work/gl.pb
+    "$gen" --preset deep --samples 3000 --seed 12 --compress gzip -o "$work/gd.pb.gz" && gd=$work/gd.pb.gz
+fi
+
 # the real corpus (read in place: pyroscope's files may not be copied)
 p=$corpus/parca y=$corpus/pyroscope
 labels=$p/query-profile-with-labels.pb.gz heap=$p/parca-alloc_objects.pb.gz
@@ -273,6 +281,20 @@ check "filters, types, labels, scale, aggregate" "$g1" 'focus=main' 'tagfocus=th
 check "tagroot then aggregate files" "$g1" 'tagroot=thread' 'aggregate=files'
 check "hide then noinlines" "$g1" 'hide=json' 'aggregate=addresses,noinlines'
 
+# --- pprof-gen's profiles
+if [ -n "$gl" ]; then
+    check "pprof-gen labels: tagfocus range + tagignore" "$gl" 'tagfocus=bytes=64kb:' 'tagignore=region=eu-west-1'
+    check "pprof-gen labels: tagroot + tagleaf" "$gl" 'tagroot=region,pod' 'tagleaf=thread_name'
+    check "pprof-gen labels: tagshow + focus" "$gl" 'tagshow=^t' 'focus=Block$'
+    check "pprof-gen labels: types, labels, scale" "$gl" 'types=alloc_space,cpu' 'removelabel=span_id' 'renamelabel=pod=k8s_pod' 'setlabel=region=x' 'scale=cpu=0.25'
+fi
+if [ -n "$gd" ]; then
+    check "pprof-gen deep: hide" "$gd" 'hide=server0\.'
+    check "pprof-gen deep: show_from + prune_from" "$gd" 'show_from=serveStreams' 'prune_from=Scan'
+    check "pprof-gen deep: noinlines" "$gd" 'aggregate=addresses,noinlines'
+    check "pprof-gen deep: functions" "$gd" 'aggregate=functions'
+    check "pprof-gen deep: focus + lines, no inlines" "$gd" 'focus=Iterator' 'aggregate=lines,noinlines'
+fi
 # --- the real corpus
 if have "$labels"; then
     check "corpus labels: focus" "$labels" 'focus=frostdb'
