@@ -92,6 +92,10 @@ ed_stack(const pprof__ed *e, const pprof__sample *s)
     return (const uint64_t *)e->w->stack.data + s->loc_off;
 }
 
+/* Points sample s at a copy of ids (n entries) appended to w's own stack; ids must not point
+ * into w's stack. */
+bool ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n);
+
 /* Operations (edit-frames.c, edit-tags.c, edit-values.c). Each returns e->st. */
 pprof_status ed_prune(pprof__ed *e, const char *drop, const char *keep, const char *option);
 pprof_status ed_filter_names(pprof__ed *e);

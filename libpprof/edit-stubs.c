@@ -13,14 +13,6 @@ todo(pprof__ed *e, const char *what)
     {                                                                                              \
         return todo(e, name);                                                                      \
     }
-pprof_status
-ed_prune(pprof__ed *e, const char *drop, const char *keep, const char *option)
-{
-    return todo(e, option);
-}
-TODO(ed_filter_names, "focus/ignore/hide/show")
-TODO(ed_show_from, "show_from")
-TODO(ed_prune_from, "prune_from")
 TODO(ed_tag_roots, "tagroot/tagleaf")
 TODO(ed_tag_filter, "tagfocus/tagignore")
 TODO(ed_tag_names, "tagshow/taghide")

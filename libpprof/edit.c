@@ -387,8 +387,14 @@ drop_unused_mappings(pprof__ed *e)
             if (li == PPROF_NONE || seen[li])
                 continue;
             seen[li] = 1;
-            uint32_t mi = ed_map(e, PPROF__AT(w->locations, pprof__location, li).mapping_id);
-            if (mi != PPROF_NONE)
+            const pprof__location *l = &PPROF__AT(w->locations, pprof__location, li);
+            uint32_t mi = ed_map(e, l->mapping_id);
+            /* the merger takes a location whose address is below its mapping's start off the
+             * mapping (docs/merge.md, difference 14): such a use does not count, or a second
+             * compaction would drop what the first kept */
+            if (mi != PPROF_NONE &&
+                (!l->address ||
+                 l->address >= PPROF__AT(w->mappings, pprof_mapping, mi).memory_start))
                 used[mi] = 1;
         }
     }
@@ -555,6 +561,20 @@ free_patterns(pprof__ed *e)
         ed_rx_free(e, rs[i]);
 }
 
+/* Whether any of go tool pprof's own operations is asked for: then Go's applyFocus runs, whose
+ * FilterSamplesByName drops samples without locations even with no pattern. */
+static bool
+go_operations(const pprof_edit_options *o)
+{
+    const char *ops[] = {o->focus,     o->ignore,     o->hide,      o->show,
+                         o->show_from, o->prune_from, o->tag_focus, o->tag_ignore,
+                         o->tag_show,  o->tag_hide,   o->tag_root,  o->tag_leaf};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (set(ops[i]))
+            return true;
+    return false;
+}
+
 /* The fixed order (docs/edit.md): Go's fetch (normalize, RemoveUninteresting), our pruning
  * flags beside it, Go's generateRawReport (tagroot/tagleaf, then applyFocus's sequence), then
  * the operations Go's CLI does not have. */
@@ -570,8 +590,7 @@ pipeline(pprof__ed *e)
         run_op(e, "drop_frames", op_prune_flags);
     if ((o->tag_root && *o->tag_root) || (o->tag_leaf && *o->tag_leaf))
         run_op(e, "tagroot/tagleaf", ed_tag_roots);
-    if ((o->focus && *o->focus) || (o->ignore && *o->ignore) || (o->hide && *o->hide) ||
-        (o->show && *o->show))
+    if (go_operations(o))
         run_op(e, "focus/ignore/hide/show", ed_filter_names);
     if (o->show_from && *o->show_from)
         run_op(e, "show_from", ed_show_from);
