@@ -83,11 +83,11 @@ check() {
         esac
     done
     # the reference: go tool pprof when a Go flag is given (it also applies the input's
-    # drop_frames, as pprof-edit does only when asked), then goref's operations
+    # drop_frames, as pprof-edit does with any Go filter or --drop-frames), then goref's
+    # operations
     ref_in=$in
     : > "$work/go.err"
-    if [ -s "$gflags" ] || grep -qx uninteresting "$ops"; then
-        grep -vx uninteresting "$ops" > "$ops.1"; mv "$ops.1" "$ops"
+    if [ -s "$gflags" ]; then
         # shellcheck disable=SC2046
         if ! (set -f; IFS='
 '; exec "$gopprof" -proto -symbolize=none -output "$work/go.pb.gz" $(cat "$gflags") "$in") \
