@@ -96,6 +96,9 @@ ed_stack(const pprof__ed *e, const pprof__sample *s)
  * into w's stack. */
 bool ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n);
 
+/* The same for labels, appended to w's own label table. */
+bool ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n);
+
 /* Operations (edit-frames.c, edit-tags.c, edit-values.c). Each returns e->st. */
 pprof_status ed_prune(pprof__ed *e, const char *drop, const char *keep, const char *option);
 pprof_status ed_filter_names(pprof__ed *e);

@@ -12,28 +12,39 @@ static const char usage[] =
     "Usage: pprof-edit IN [-o OUT] [--compress=gzip|zstd|none] [--level N] [operations]\n"
     "Reads a pprof profile (raw, gzip or zstd; '-' for stdin), applies the operations in the\n"
     "fixed order of docs/edit.md (go tool pprof's where it has one), and writes a compacted\n"
-    "profile. With no operation it re-encodes and compacts, like pprof-convert.\n"
+    "profile. With no operation it re-encodes and compacts, like pprof-convert. Go's spellings\n"
+    "(-focus=RX, --show_from, --tagfocus, --noinlines, ...) are accepted too.\n"
     "\n"
     "  -o, --output FILE       output path ('-' = stdout, the default); written atomically\n"
     "  --compress=FORMAT       gzip (default), zstd or none\n"
     "  --level N               compression level (gzip 1-12, zstd 1-19)\n"
     "  -v, --verbose           say what each operation kept and dropped\n"
-    "Frames (Go regexps, matched against function names, file names and mapping files):\n"
-    "  --focus RX  --ignore RX  --hide RX  --show RX\n"
-    "  --show-from RX (--show_from)  --prune-from RX (--prune_from)\n"
-    "  --drop-frames RX  --keep-frames RX    prune like the profile's drop_frames/keep_frames\n"
+    "Frames (Go regexps on function names, file names and mapping files):\n"
+    "  --focus RX              keep samples with a matching frame\n"
+    "  --ignore RX             drop samples with a matching frame\n"
+    "  --hide RX               remove matching frames\n"
+    "  --show RX               keep only matching frames\n"
+    "  --show-from RX          cut each stack above its root-most match (--show_from)\n"
+    "  --prune-from RX         cut each stack below its leaf-most match (--prune_from)\n"
+    "  --drop-frames RX        prune like a profile's drop_frames (anchored, no arguments)\n"
+    "  --keep-frames RX        frames --drop-frames spares\n"
     "Labels:\n"
-    "  --tag-focus [KEY=]RX|RANGE (--tagfocus)  --tag-ignore ... (--tagignore)\n"
+    "  --tag-focus [KEY=]RX|RANGE  keep samples with a matching label (--tagfocus);\n"
     "                          RANGE: 32kb, 1s:, :64kb, 64kb:1mb (Go's units)\n"
-    "  --tag-show RX (--tagshow)  --tag-hide RX (--taghide)   keep/remove label keys\n"
-    "  --tag-root KEY[,KEY] (--tagroot)  --tag-leaf KEY[,KEY] (--tagleaf)  label frames\n"
-    "  --set-label KEY=VALUE  --remove-label KEY  --rename-label OLD=NEW   (repeatable)\n"
+    "  --tag-ignore [KEY=]RX|RANGE  drop samples with a matching label (--tagignore)\n"
+    "  --tag-show RX           keep only label keys that match (--tagshow)\n"
+    "  --tag-hide RX           remove label keys that match (--taghide)\n"
+    "  --tag-root KEY[,KEY]    label values as frames at the root (--tagroot)\n"
+    "  --tag-leaf KEY[,KEY]    label values as frames at the leaf (--tagleaf)\n"
+    "  --set-label KEY=VALUE   set a string label on every sample (repeatable)\n"
+    "  --remove-label KEY      remove a label key (repeatable)\n"
+    "  --rename-label OLD=NEW  rename a label key (repeatable)\n"
     "Values:\n"
     "  --sample-types T[,T...] keep only these sample types, in this order\n"
-    "  --scale F | --scale TYPE=F   multiply values (Go's ScaleN rounding; repeatable)\n"
+    "  --scale [TYPE=]F        multiply values (Go's ScaleN rounding; repeatable)\n"
     "  --normalize BASE        scale each type so its total equals BASE's\n"
     "  --granularity G         functions, filefunctions, files, lines or addresses\n"
-    "  --no-inlines (--noinlines)   fold inline frames into their caller\n"
+    "  --no-inlines            fold inline frames into their caller (--noinlines)\n"
     "  --max-depth N           keep the leaf-most N frames, plus one saying how many were cut\n"
     "  --min-fraction F        drop samples below F of the total (default sample type)\n"
     "  --redact KIND[,KIND]    files, mappings, label:KEY: replace with a keyed hash\n"
@@ -275,21 +286,22 @@ warn(void *ctx, const char *msg)
 }
 
 static void
+print_totals(const int64_t *t, size_t n)
+{
+    fputc('[', stderr);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, i ? " %lld" : "%lld", (long long)t[i]);
+    fputc(']', stderr);
+}
+
+static void
 report_step(void *ctx, const pprof_edit_step *s)
 {
-    fprintf(stderr, "%s: %s: samples %zu -> %zu", prog, s->op, s->samples_in, s->samples_out);
-    for (size_t i = 0; i < s->n_total_in || i < s->n_total_out; i++) {
-        fprintf(stderr, i ? ", " : "; totals ");
-        if (i < s->n_total_in)
-            fprintf(stderr, "%lld", (long long)s->total_in[i]);
-        else
-            fputs("-", stderr);
-        fputs(" -> ", stderr);
-        if (i < s->n_total_out)
-            fprintf(stderr, "%lld", (long long)s->total_out[i]);
-        else
-            fputs("-", stderr);
-    }
+    fprintf(stderr, "%s: %s: samples %zu -> %zu, totals ", prog, s->op, s->samples_in,
+            s->samples_out);
+    print_totals(s->total_in, s->n_total_in);
+    fputs(" -> ", stderr);
+    print_totals(s->total_out, s->n_total_out);
     fputc('\n', stderr);
 }
 

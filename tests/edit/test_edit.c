@@ -10,6 +10,7 @@
 
 #include "builder.h"
 #include "check.h"
+#include "edit-units-private.h"
 #include "edit.h"
 #include "profile-private.h"
 #include "regex-private.h"
@@ -306,21 +307,293 @@ test_gate(void)
     pprof_profile_free(p);
 }
 
+uint64_t pprof__siphash(uint64_t k0, uint64_t k1, int tag, const void *data, size_t n);
+
+static void
+test_units_and_hash(void)
+{
+    struct {
+        int64_t v;
+        const char *from, *to, *want;
+    } c[] = {{1536, "bytes", "minimum", "1.50kB"},
+             {0, "bytes", "minimum", "0"},
+             {-2048, "B", "auto", "-2kB"},
+             {1500, "ms", "minimum", "1.50s"},
+             {5, "", "", "5"},
+             {3, "", "ms", "3ms"},
+             {7200000000000, "ns", "minimum", "2hrs"},
+             {1, "μss", "minimum", "1us"},
+             {3, "requests", "minimum", "3"},
+             {1048576, "bytes", "kb", "1024kB"}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+        char buf[64];
+        pprof_string f = {c[i].from, strlen(c[i].from)}, t = {c[i].to, strlen(c[i].to)};
+        pprof__measure_label(c[i].v, f, t, buf, sizeof(buf));
+        tap_ok(&T, !strcmp(buf, c[i].want), "ScaledLabel(%lld, %s, %s) = %s (want %s)",
+               (long long)c[i].v, c[i].from, c[i].to, buf, c[i].want);
+    }
+    /* SipHash-2-4 reference vectors (key 00..0f; messages 00.. of length 0 and 15) */
+    uint8_t msg[15];
+    for (int i = 0; i < 15; i++)
+        msg[i] = (uint8_t)i;
+    uint64_t k0 = UINT64_C(0x0706050403020100), k1 = UINT64_C(0x0f0e0d0c0b0a0908);
+    tap_ok(&T, pprof__siphash(k0, k1, -1, msg, 0) == UINT64_C(0x726fdb47dd0e0e31),
+           "siphash of the empty message");
+    tap_ok(&T, pprof__siphash(k0, k1, -1, msg, 15) == UINT64_C(0xa129ca6149be45e5),
+           "siphash of 15 bytes");
+    tap_ok(&T, pprof__siphash(k0, k1, 0, msg + 1, 14) == pprof__siphash(k0, k1, -1, msg, 15),
+           "a tag byte is the first message byte");
+}
+
+static size_t
+nsamples(const pprof_profile *p)
+{
+    return pprof_profile_count(p, PPROF_TABLE_SAMPLE);
+}
+
+typedef void (*set_fn)(pprof_edit_options *o);
+
+static void
+o_focus(pprof_edit_options *o)
+{
+    o->focus = "main|json";
+}
+static void
+o_ignore(pprof_edit_options *o)
+{
+    o->ignore = "runtime";
+}
+static void
+o_hide(pprof_edit_options *o)
+{
+    o->hide = "runtime|free";
+}
+static void
+o_show(pprof_edit_options *o)
+{
+    o->show = "main";
+}
+static void
+o_show_from(pprof_edit_options *o)
+{
+    o->show_from = "Serve";
+}
+static void
+o_prune_from(pprof_edit_options *o)
+{
+    o->prune_from = "mallocgc";
+}
+static void
+o_drop(pprof_edit_options *o)
+{
+    o->drop_frames = "runtime\\..*|malloc";
+    o->keep_frames = "runtime\\.mcall";
+}
+static void
+o_tagfocus(pprof_edit_options *o)
+{
+    o->tag_focus = "bytes=64kb:1mb";
+}
+static void
+o_tagignore(pprof_edit_options *o)
+{
+    o->tag_ignore = "tenant=acme";
+}
+static void
+o_tagshow(pprof_edit_options *o)
+{
+    o->tag_show = "tenant|bytes";
+}
+static void
+o_taghide(pprof_edit_options *o)
+{
+    o->tag_hide = "latency";
+}
+static void
+o_tagroot(pprof_edit_options *o)
+{
+    o->tag_root = "tenant,bytes";
+    o->tag_leaf = "latency";
+}
+static const char *types1[] = {"alloc_space"};
+static void
+o_types(pprof_edit_options *o)
+{
+    o->sample_types = types1;
+    o->n_sample_types = 1;
+}
+static const char *rm1[] = {"region"};
+static const pprof_edit_rename ren1[] = {{"tenant", "customer"}};
+static const pprof_edit_label set1[] = {{"env", "prod"}};
+static void
+o_labels(pprof_edit_options *o)
+{
+    o->remove_labels = rm1;
+    o->n_remove_labels = 1;
+    o->rename_labels = ren1;
+    o->n_rename_labels = 1;
+    o->set_labels = set1;
+    o->n_set_labels = 1;
+}
+static const pprof_edit_scale sc1[] = {{NULL, 0.25}, {"alloc_space", 3}};
+static void
+o_scale(pprof_edit_options *o)
+{
+    o->scale = sc1;
+    o->n_scale = 2;
+}
+static void
+o_agg(pprof_edit_options *o)
+{
+    o->granularity = PPROF_GRANULARITY_FUNCTIONS;
+}
+static void
+o_noinl(pprof_edit_options *o)
+{
+    o->no_inlines = true;
+    o->granularity = PPROF_GRANULARITY_LINES;
+}
+static void
+o_depth(pprof_edit_options *o)
+{
+    o->max_depth = 4;
+}
+static void
+o_frac(pprof_edit_options *o)
+{
+    o->min_fraction = 0.0005;
+}
+static void
+o_redact(pprof_edit_options *o)
+{
+    static const char *k[] = {"tenant"};
+    o->redact = 7;
+    o->redact_labels = k;
+    o->n_redact_labels = 1;
+    o->redact_key = "secret";
+    o->redact_key_len = 6;
+}
+static void
+o_all(pprof_edit_options *o)
+{
+    o_tagroot(o);
+    o_ignore(o);
+    o_hide(o);
+    o_tagfocus(o);
+    o_types(o);
+    o_labels(o);
+    o_scale(o);
+    o_noinl(o);
+    o_depth(o);
+    o_redact(o);
+}
+
+static void
+test_each_operation(const pprof_profile *p)
+{
+    static const struct {
+        const char *name;
+        set_fn set;
+    } ops[] = {{"focus", o_focus},        {"ignore", o_ignore},       {"hide", o_hide},
+               {"show", o_show},          {"show_from", o_show_from}, {"prune_from", o_prune_from},
+               {"drop_frames", o_drop},   {"tagfocus", o_tagfocus},   {"tagignore", o_tagignore},
+               {"tagshow", o_tagshow},    {"taghide", o_taghide},     {"tagroot", o_tagroot},
+               {"sample_types", o_types}, {"labels", o_labels},       {"scale", o_scale},
+               {"granularity", o_agg},    {"no_inlines", o_noinl},    {"max_depth", o_depth},
+               {"min_fraction", o_frac},  {"redact", o_redact},       {"ten at once", o_all}};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    pprof_buffer before = {0}, after = {0};
+    pprof_error err;
+    pprof_profile_write_memory(p, &wo, &before, &err);
+    for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        ops[i].set(&o);
+        pprof_profile *q = edit_checked(p, &o, ops[i].name);
+        if (q)
+            tap_ok(&T, nsamples(q) > 0 && nsamples(q) <= nsamples(p), "%s: %zu of %zu samples",
+                   ops[i].name, nsamples(q), nsamples(p));
+        tap_ok(&T, same_bytes(p, &o, 3), "%s: deterministic, streamed or not", ops[i].name);
+        pprof_profile_free(q);
+    }
+    pprof_profile_write_memory(p, &wo, &after, &err);
+    tap_ok(&T, before.len == after.len && !memcmp(before.data, after.data, before.len),
+           "the input is unchanged by %zu edits", sizeof(ops) / sizeof(*ops));
+    pprof_buffer_free(&before);
+    pprof_buffer_free(&after);
+}
+
+static void
+test_properties(const pprof_profile *p, const char *name)
+{
+    /* focus and ignore on one pattern: nothing left */
+    static const char *pats[] = {"main", "runtime", ".", "json|gzip"};
+    for (size_t i = 0; i < sizeof(pats) / sizeof(*pats); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.focus = o.ignore = pats[i];
+        char what[128];
+        snprintf(what, sizeof(what), "%s: focus = ignore = %s", name, pats[i]);
+        pprof_profile *q = edit_checked(p, &o, what);
+        if (q)
+            tap_ok(&T, nsamples(q) == 0, "%s: empty (%zu samples)", what, nsamples(q));
+        pprof_profile_free(q);
+    }
+    /* operations that match nothing change no total */
+    static const struct {
+        const char *name;
+        size_t off;
+    } none[] = {{"ignore", offsetof(pprof_edit_options, ignore)},
+                {"hide", offsetof(pprof_edit_options, hide)},
+                {"prune_from", offsetof(pprof_edit_options, prune_from)},
+                {"drop_frames", offsetof(pprof_edit_options, drop_frames)},
+                {"tagignore", offsetof(pprof_edit_options, tag_ignore)},
+                {"taghide", offsetof(pprof_edit_options, tag_hide)}};
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    if (nt > 16)
+        nt = 16;
+    int64_t a[16], b[16];
+    totals(p, a, nt);
+    for (size_t i = 0; i < sizeof(none) / sizeof(*none); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        *(const char **)((char *)&o + none[i].off) = "^no such name in any profile$";
+        char what[128];
+        snprintf(what, sizeof(what), "%s: %s matching nothing", name, none[i].name);
+        pprof_profile *q = edit_checked(p, &o, what);
+        if (q) {
+            totals(q, b, nt);
+            tap_ok(&T, !memcmp(a, b, nt * sizeof(*a)), "%s: totals unchanged", what);
+        }
+        pprof_profile_free(q);
+    }
+}
+
 int
 main(void)
 {
     test_gate();
+    test_units_and_hash();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
-    if (p)
+    const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */
+    if (p && dump) {
+        pprof_error e2;
+        pprof_profile_write_file(p, dump, NULL, &e2);
+    }
+    if (p) {
         test_noop(p, "generated");
+        test_each_operation(p);
+        test_properties(p, "generated");
+    }
     char path[1024];
     snprintf(path, sizeof(path), "%s/parca/query-profile-with-labels.pb.gz", tap_real_corpus());
     pprof_profile *r = NULL;
     pprof_error err;
-    if (!pprof_profile_read_file(path, NULL, &r, &err))
+    if (!pprof_profile_read_file(path, NULL, &r, &err)) {
         test_noop(r, "query-profile-with-labels");
-    else
+        test_properties(r, "query-profile-with-labels");
+    } else
         tap_diag("skipping the real profile: %s", err.message);
     pprof_profile_free(r);
     pprof_profile_free(p);
