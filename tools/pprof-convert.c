@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "convert-folded.h"
 
 static const char usage[] =
     "Usage: pprof-convert [options] IN [-o OUT]\n"
@@ -11,6 +12,12 @@ static const char usage[] =
     "  -o, --output FILE     output path ('-' = stdout, the default); written atomically\n"
     "  --compress=FORMAT     gzip (default), zstd or none\n"
     "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
+    "  --to=folded           write folded stacks (root;caller;leaf VALUE) instead\n"
+    "  --from=folded         read folded stacks (IN is text) instead of a profile\n"
+    "  --sample-type T       folded out: the sample type (default: Go's rule);\n"
+    "                        folded in: TYPE/UNIT of the values (default samples/count)\n"
+    "  --lines               folded out: append :LINE to each frame\n"
+    "  --labels KEY,...      folded out: label values as root frames KEY=VALUE\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -32,8 +39,13 @@ run(int argc, char **argv)
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
+    convert_folded fo = {0};
+    int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
+        if (!operand && convert_folded_opt(&fo, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (operand) {
             if (o.in)
                 return tool_usage_error(prog, "only one input file is taken");
             o.in = operand;
@@ -66,6 +78,8 @@ run(int argc, char **argv)
     }
     if (!o.in)
         return tool_usage_error(prog, "no input file");
+    if (fo.to || fo.from)
+        return convert_folded_run(&fo, o.in, o.out, &o.w);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
