@@ -303,10 +303,7 @@ parse_value(const char *s, size_t n, size_t line, size_t off, size_t *frames_len
             return line_error(err, PPROF_E_INVALID, line, off + sp, "the value overflows int64");
     }
     *v = (int64_t)x;
-    size_t fl = sp - 1;
-    while (fl > 0 && s[fl - 1] == ' ') /* several spaces before the value: one separator */
-        fl--;
-    *frames_len = fl;
+    *frames_len = sp - 1; /* spaces before the separator belong to the leaf frame */
     return PPROF_OK;
 }
 
