@@ -167,7 +167,7 @@ type_sums(const pprof_profile *p, int64_t *sum)
 /* NEW as the diff uses it: scaled to BASE's totals with normalize (profile.Normalize). */
 static pprof_status
 normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_options *o,
-           pprof_profile **out, pprof_error *err)
+           pprof_profile **merged_out, pprof_profile **out, pprof_error *err)
 {
     size_t nt = cur->sample_types.len;
     if (nt != base->sample_types.len)
@@ -175,16 +175,26 @@ normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     int64_t *bs = pprof__malloc(&o->allocator, 2 * (nt + 1) * sizeof(int64_t));
     double *r = pprof__malloc(&o->allocator, (nt + 1) * sizeof(double));
     pprof_status st = PPROF_E_NOMEM;
+    pprof_profile *merged = NULL;
     if (bs && r) {
-        int64_t *cs = bs + nt + 1;
-        type_sums(base, bs);
-        type_sums(cur, cs);
-        for (size_t i = 0; i < nt; i++)
-            r[i] = cs[i] == 0 ? 0.0 : (double)bs[i] / (double)cs[i];
-        st = scaled_copy(cur, r, false, &o->allocator, out, err);
+        /* Go merges every profile it reads (driver.combineProfiles), so samples with the same
+         * stack and labels are summed before they are scaled and rounded */
+        pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+        mo.allocator = o->allocator;
+        const char *name = "NEW";
+        st = pprof_merge(&cur, &name, 1, &mo, &merged, err);
     } else {
         pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
     }
+    if (!st) {
+        int64_t *cs = bs + nt + 1;
+        type_sums(base, bs);
+        type_sums(merged, cs);
+        for (size_t i = 0; i < nt; i++)
+            r[i] = cs[i] == 0 ? 0.0 : (double)bs[i] / (double)cs[i];
+        st = scaled_copy(merged, r, false, &o->allocator, out, err);
+    }
+    *merged_out = merged; /* the copy's strings point into it: the caller frees both */
     pprof__free(&o->allocator, bs);
     pprof__free(&o->allocator, r);
     return st;
@@ -202,7 +212,7 @@ pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
     bool intersect = o.sample_type && *o.sample_type;
     if (!intersect && (st = check_compatible(base, cur, err)))
         return st;
-    pprof_profile *nb = NULL, *nc = NULL;
+    pprof_profile *nb = NULL, *nc = NULL, *nm = NULL;
     size_t nt = base->sample_types.len;
     double *minus = pprof__malloc(&o.allocator, (nt + 1) * sizeof(double));
     if (!minus)
@@ -210,7 +220,7 @@ pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
     for (size_t i = 0; i < nt; i++)
         minus[i] = -1;
     if (o.normalize)
-        st = normalized(base, cur, &o, &nc, err);
+        st = normalized(base, cur, &o, &nm, &nc, err);
     if (!st)
         st = scaled_copy(base, minus, true, &o.allocator, &nb, err);
     if (!st) {
@@ -224,6 +234,7 @@ pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
     pprof__free(&o.allocator, minus);
     pprof_profile_free(nb);
     pprof_profile_free(nc);
+    pprof_profile_free(nm);
     return st;
 }
 
@@ -386,9 +397,9 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
     memset(d, 0, sizeof(*d));
     d->a = o.allocator;
     pprof__arena_init(&d->arena, &d->a);
-    pprof_profile *nc = NULL;
+    pprof_profile *nc = NULL, *nm = NULL;
     if (o.normalize)
-        st = normalized(base, cur, &o, &nc, err);
+        st = normalized(base, cur, &o, &nm, &nc, err);
     const pprof_profile *c = nc ? nc : cur;
     if (!st)
         st = add_nodes(d, base, bi, o.granularity, 0, err);
@@ -414,6 +425,7 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     }
     pprof_profile_free(nc);
+    pprof_profile_free(nm);
     if (st) {
         pprof_diff_free(d);
         return st;
