@@ -227,10 +227,10 @@ tables_free(const pprof_allocator *a, tables *t)
     pprof__vec *v[] = {&t->bytes, &t->strs, &t->fns, &t->maps, &t->locs, &t->lines};
     for (size_t i = 0; i < 6; i++)
         pprof__free(a, v[i]->data);
-    pprof__htab_free(a, &t->h_str);
-    pprof__htab_free(a, &t->h_fn);
-    pprof__htab_free(a, &t->h_map);
-    pprof__htab_free(a, &t->h_loc);
+    pprof__htab_free(&t->h_str, a);
+    pprof__htab_free(&t->h_fn, a);
+    pprof__htab_free(&t->h_map, a);
+    pprof__htab_free(&t->h_loc, a);
     memset(t, 0, sizeof(*t));
 }
 
@@ -246,7 +246,7 @@ pprof__builder_free_tables(pprof_builder *b)
     }
     pprof__htab *h[] = {&b->h_str, &b->h_fn, &b->h_map, &b->h_loc, &b->h_sample};
     for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++)
-        pprof__htab_free(a, h[i]);
+        pprof__htab_free(h[i], a);
 }
 
 /* Old index -> new index maps (PPROF_NONE = dropped). */
@@ -343,8 +343,8 @@ rebuild(const pprof_builder *b, const remap *r, tables *t)
         !pprof__vec_grow(a, &t->maps, sizeof(bmap), nm) ||
         !pprof__vec_grow(a, &t->locs, sizeof(bloc), nl) ||
         !pprof__vec_grow(a, &t->lines, sizeof(bline), nlines) ||
-        !pprof__htab_grow(a, &t->h_str, ns) || !pprof__htab_grow(a, &t->h_fn, nf) ||
-        !pprof__htab_grow(a, &t->h_map, nm) || !pprof__htab_grow(a, &t->h_loc, nl))
+        !pprof__htab_reserve(&t->h_str, a, ns) || !pprof__htab_reserve(&t->h_fn, a, nf) ||
+        !pprof__htab_reserve(&t->h_map, a, nm) || !pprof__htab_reserve(&t->h_loc, a, nl))
         return false;
     for (size_t i = 0; i < b->strs.len; i++) {
         if (r->str[i] == PPROF_NONE)
@@ -358,7 +358,7 @@ rebuild(const pprof_builder *b, const remap *r, tables *t)
             memcpy((char *)t->bytes.data + t->bytes.len, src, s->len);
         t->bytes.len += s->len;
         if (i)
-            pprof__htab_put(&t->h_str, pprof__bstr_hash(src, s->len), (uint32_t)t->strs.len - 1);
+            pprof__htab_add(&t->h_str, pprof__bstr_hash(src, s->len), (uint32_t)t->strs.len - 1);
     }
     for (size_t i = 0; i < b->fns.len; i++) {
         if (r->fn[i] == PPROF_NONE)
@@ -368,7 +368,7 @@ rebuild(const pprof_builder *b, const remap *r, tables *t)
         f.system_name = r->str[f.system_name];
         f.filename = r->str[f.filename];
         PPROF__AT(t->fns, bfn, t->fns.len++) = f;
-        pprof__htab_put(&t->h_fn, pprof__bfn_hash(&f), (uint32_t)t->fns.len - 1);
+        pprof__htab_add(&t->h_fn, pprof__bfn_hash(&f), (uint32_t)t->fns.len - 1);
     }
     for (size_t i = 0; i < b->maps.len; i++) {
         if (r->map[i] == PPROF_NONE)
@@ -377,7 +377,7 @@ rebuild(const pprof_builder *b, const remap *r, tables *t)
         m.filename = r->str[m.filename];
         m.build_id = r->str[m.build_id];
         PPROF__AT(t->maps, bmap, t->maps.len++) = m;
-        pprof__htab_put(&t->h_map, pprof__bmap_hash(&m), (uint32_t)t->maps.len - 1);
+        pprof__htab_add(&t->h_map, pprof__bmap_hash(&m), (uint32_t)t->maps.len - 1);
     }
     for (size_t i = 0; i < b->locs.len; i++) {
         if (r->loc[i] == PPROF_NONE)
@@ -393,7 +393,7 @@ rebuild(const pprof_builder *b, const remap *r, tables *t)
         }
         t->lines.len += l.n_line;
         PPROF__AT(t->locs, bloc, t->locs.len++) = l;
-        pprof__htab_put(&t->h_loc, pprof__bloc_hash(b, &l, dst), (uint32_t)t->locs.len - 1);
+        pprof__htab_add(&t->h_loc, pprof__bloc_hash(b, &l, dst), (uint32_t)t->locs.len - 1);
     }
     return true;
 }

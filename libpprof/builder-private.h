@@ -5,15 +5,9 @@
 
 #include <pthread.h>
 
+#include "htab-private.h"
 #include "pprof/builder.h"
 #include "profile-private.h"
-
-/* Open-addressing set of table indices; a slot is (hash32 << 32) | (index + 1), 0 = empty. */
-typedef struct pprof__htab {
-    uint64_t *slot;
-    size_t mask; /* capacity - 1, or 0 when slot is NULL */
-    size_t n;
-} pprof__htab;
 
 typedef struct bstr {
     uint32_t off, len;
@@ -100,9 +94,6 @@ struct pprof_builder {
 #define PPROF__BUILDER_MAX_U32 (UINT32_MAX - 1)
 
 uint32_t pprof__bstr_hash(const char *s, size_t n);
-bool pprof__htab_grow(const pprof_allocator *a, pprof__htab *t, size_t need);
-void pprof__htab_put(pprof__htab *t, uint32_t hash, uint32_t index);
-void pprof__htab_free(const pprof_allocator *a, pprof__htab *t);
 
 uint32_t pprof__bfn_hash(const bfn *f);
 uint32_t pprof__bmap_hash(const bmap *m);

@@ -77,77 +77,20 @@ pprof__bsample_hash(const uint32_t *locs, size_t n_loc, const blabel *labs, size
     return fold(h);
 }
 
-/* ---------------------------------------------------------------- hash set */
-
-void
-pprof__htab_free(const pprof_allocator *a, pprof__htab *t)
-{
-    pprof__free(a, t->slot);
-    memset(t, 0, sizeof(*t));
-}
-
-void
-pprof__htab_put(pprof__htab *t, uint32_t hash, uint32_t index)
-{
-    size_t i = hash & t->mask;
-    while (t->slot[i])
-        i = (i + 1) & t->mask;
-    t->slot[i] = ((uint64_t)hash << 32) | (uint64_t)(index + 1);
-    t->n++;
-}
-
-/* Makes room for need entries at load <= 1/2. */
-bool
-pprof__htab_grow(const pprof_allocator *a, pprof__htab *t, size_t need)
-{
-    size_t cap = t->slot ? t->mask + 1 : 0;
-    if (need * 2 <= cap)
-        return true;
-    size_t ncap = cap ? cap : 64;
-    while (need * 2 > ncap) {
-        if (ncap > SIZE_MAX / 2 / sizeof(uint64_t))
-            return false;
-        ncap *= 2;
-    }
-    uint64_t *s = pprof__malloc(a, ncap * sizeof(uint64_t));
-    if (!s)
-        return false;
-    memset(s, 0, ncap * sizeof(uint64_t));
-    pprof__htab old = *t;
-    t->slot = s;
-    t->mask = ncap - 1;
-    t->n = 0;
-    for (size_t i = 0; i < cap; i++)
-        if (old.slot[i])
-            pprof__htab_put(t, (uint32_t)(old.slot[i] >> 32), (uint32_t)old.slot[i] - 1);
-    pprof__free(a, old.slot);
-    return true;
-}
+/* ---------------------------------------------------------------- table lookups */
 
 typedef bool (*eq_fn)(const pprof_builder *b, uint32_t index, const void *key);
 
-/* The index of an entry equal to key, or PPROF_NONE with *pos at the free slot to use. */
+/* The index of an entry equal to key, or PPROF_NONE with *p where the key would go. */
 static uint32_t
 htab_find(const pprof__htab *t, uint32_t hash, eq_fn eq, const pprof_builder *b, const void *key,
-          size_t *pos)
+          pprof__htab_probe *p)
 {
-    size_t i = hash & t->mask;
-    for (;; i = (i + 1) & t->mask) {
-        uint64_t s = t->slot[i];
-        if (!s)
-            break;
-        if ((uint32_t)(s >> 32) == hash && eq(b, (uint32_t)s - 1, key))
-            return (uint32_t)s - 1;
-    }
-    *pos = i;
+    for (uint32_t i = pprof__htab_probe_start(t, hash, p); i != PPROF_NONE;
+         i = pprof__htab_probe_next(t, p))
+        if (eq(b, i, key))
+            return i;
     return PPROF_NONE;
-}
-
-static void
-htab_put_at(pprof__htab *t, size_t pos, uint32_t hash, uint32_t index)
-{
-    t->slot[pos] = ((uint64_t)hash << 32) | (uint64_t)(index + 1);
-    t->n++;
 }
 
 /* ---------------------------------------------------------------- errors and handles */
@@ -226,11 +169,11 @@ intern(pprof_builder *b, const char *s, size_t len, uint32_t *out, pprof_error *
     if (!s)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL string of length %zu",
                             len);
-    if (!pprof__htab_grow(&b->alloc, &b->h_str, b->h_str.n + 1))
+    if (!pprof__htab_reserve(&b->h_str, &b->alloc, 1))
         return nomem(err);
     pprof_string key = {s, len};
     uint32_t h = pprof__bstr_hash(s, len);
-    size_t pos = 0;
+    pprof__htab_probe pos;
     uint32_t i = htab_find(&b->h_str, h, str_eq, b, &key, &pos);
     if (i != PPROF_NONE) {
         *out = i;
@@ -251,7 +194,7 @@ intern(pprof_builder *b, const char *s, size_t len, uint32_t *out, pprof_error *
     memcpy((char *)b->bytes.data + b->bytes.len, s, len);
     b->bytes.len += len;
     *out = (uint32_t)b->strs.len - 1;
-    htab_put_at(&b->h_str, pos, h, *out);
+    pprof__htab_insert_at(&b->h_str, &pos, *out);
     return PPROF_OK;
 }
 
@@ -274,10 +217,10 @@ fn_eq(const pprof_builder *b, uint32_t i, const void *key)
 static pprof_status
 intern_fn(pprof_builder *b, const bfn *k, uint32_t *out, pprof_error *err)
 {
-    if (!pprof__htab_grow(&b->alloc, &b->h_fn, b->h_fn.n + 1))
+    if (!pprof__htab_reserve(&b->h_fn, &b->alloc, 1))
         return nomem(err);
     uint32_t h = pprof__bfn_hash(k);
-    size_t pos = 0;
+    pprof__htab_probe pos;
     uint32_t i = htab_find(&b->h_fn, h, fn_eq, b, k, &pos);
     if (i == PPROF_NONE) {
         if (b->fns.len >= b->o.max_functions)
@@ -287,7 +230,7 @@ intern_fn(pprof_builder *b, const bfn *k, uint32_t *out, pprof_error *err)
             return nomem(err);
         *f = *k;
         i = (uint32_t)b->fns.len - 1;
-        htab_put_at(&b->h_fn, pos, h, i);
+        pprof__htab_insert_at(&b->h_fn, &pos, i);
     }
     *out = i;
     return PPROF_OK;
@@ -308,10 +251,10 @@ intern_map(pprof_builder *b, const bmap *k, uint32_t *out, pprof_error *err)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "mapping.memory_limit",
                             "memory_limit 0x%llx is below memory_start 0x%llx",
                             (unsigned long long)k->limit, (unsigned long long)k->start);
-    if (!pprof__htab_grow(&b->alloc, &b->h_map, b->h_map.n + 1))
+    if (!pprof__htab_reserve(&b->h_map, &b->alloc, 1))
         return nomem(err);
     uint32_t h = pprof__bmap_hash(k);
-    size_t pos = 0;
+    pprof__htab_probe pos;
     uint32_t i = htab_find(&b->h_map, h, map_eq, b, k, &pos);
     if (i == PPROF_NONE) {
         if (b->maps.len >= b->o.max_mappings)
@@ -321,7 +264,7 @@ intern_map(pprof_builder *b, const bmap *k, uint32_t *out, pprof_error *err)
             return nomem(err);
         *m = *k;
         i = (uint32_t)b->maps.len - 1;
-        htab_put_at(&b->h_map, pos, h, i);
+        pprof__htab_insert_at(&b->h_map, &pos, i);
     }
     *out = i;
     return PPROF_OK;
@@ -357,11 +300,11 @@ intern_loc(pprof_builder *b, const bloc *l, const bline *lines, uint32_t *out, p
     if (l->address == 0 && l->n_line == 0)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "location",
                             "a location needs an address or at least one line");
-    if (!pprof__htab_grow(&b->alloc, &b->h_loc, b->h_loc.n + 1))
+    if (!pprof__htab_reserve(&b->h_loc, &b->alloc, 1))
         return nomem(err);
     lockey k = {*l, lines};
     uint32_t h = pprof__bloc_hash(b, l, lines);
-    size_t pos = 0;
+    pprof__htab_probe pos;
     uint32_t i = htab_find(&b->h_loc, h, loc_eq, b, &k, &pos);
     if (i == PPROF_NONE) {
         if (b->locs.len >= b->o.max_locations)
@@ -378,7 +321,7 @@ intern_loc(pprof_builder *b, const bloc *l, const bline *lines, uint32_t *out, p
             memcpy((bline *)b->lines.data + b->lines.len, lines, l->n_line * sizeof(bline));
         b->lines.len += l->n_line;
         i = (uint32_t)b->locs.len - 1;
-        htab_put_at(&b->h_loc, pos, h, i);
+        pprof__htab_insert_at(&b->h_loc, &pos, i);
     }
     *out = i;
     return PPROF_OK;
@@ -434,11 +377,11 @@ add_resolved(pprof_builder *b, const int64_t *values, const uint32_t *locs, size
              const blabel *labs, size_t n_lab, pprof_error *err)
 {
     const size_t nt = b->n_types;
-    if (!pprof__htab_grow(&b->alloc, &b->h_sample, b->h_sample.n + 1))
+    if (!pprof__htab_reserve(&b->h_sample, &b->alloc, 1))
         return nomem(err);
     skey k = {locs, n_loc, labs, n_lab};
     uint32_t h = pprof__bsample_hash(locs, n_loc, labs, n_lab);
-    size_t pos = 0;
+    pprof__htab_probe pos;
     uint32_t i = htab_find(&b->h_sample, h, sample_eq, b, &k, &pos);
     if (i != PPROF_NONE) {
         int64_t *v = (int64_t *)b->values.data + PPROF__AT(b->samples, bsample, i).val_off;
@@ -475,7 +418,7 @@ add_resolved(pprof_builder *b, const int64_t *values, const uint32_t *locs, size
     b->stack.len += n_loc;
     b->labels.len += n_lab;
     b->values.len += nt;
-    htab_put_at(&b->h_sample, pos, h, (uint32_t)b->samples.len - 1);
+    pprof__htab_insert_at(&b->h_sample, &pos, (uint32_t)b->samples.len - 1);
     return PPROF_OK;
 }
 

@@ -1256,9 +1256,13 @@ leaf_clean(const schema *sc, const uint8_t *p, const uint8_t *end)
             sc->kind[field] != F_ONE || (seen & (1u << field)))
             return false;
         seen |= 1u << field;
-        for (int k = 0; p < end && (*p++ & 0x80); k++)
-            if (k == 9)
+        int k = 0; /* continuation bytes; the 10th byte may hold bit 63 only */
+        for (; p < end && (*p & 0x80); p++)
+            if (++k == 10)
                 return false;
+        if (p == end || (k == 9 && *p > PPROF__VARINT_LAST_MAX))
+            return false;
+        p++;
     }
     return true;
 }

@@ -182,7 +182,8 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
 #define VARINT(d, p, end, out)                                                                     \
     do {                                                                                           \
         if (!pprof__varint(&p, end, &(out)))                                                       \
-            return fail(d, p, PPROF_E_WIRE, "bad varint (truncated or longer than 10 bytes)");     \
+            return fail(d, p, PPROF_E_WIRE,                                                        \
+                        "bad varint (truncated, longer than 10 bytes or past 64 bits)");           \
     } while (0)
 
 #define SKIP(d, p, end, wt, tagp, field)                                                           \
@@ -316,7 +317,8 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     if (vec->cap - vec->len < (size_t)(sub_end - p)) {
         size_t max_n = count_varint_ends(p, sub_end, d->buf_end);
         if (max_n == 0) /* not one complete varint */
-            return fail(d, p, PPROF_E_WIRE, "bad varint in packed field");
+            return fail(d, p, PPROF_E_WIRE,
+                        "bad varint in packed field (truncated or past 64 bits)");
         if (!pprof__vec_grow(d->a, vec, sizeof(uint64_t), vec->len + max_n))
             return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
     }
@@ -343,7 +345,8 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
             }
         }
         if (!pprof__varint(&p, sub_end, out))
-            return fail(d, p, PPROF_E_WIRE, "bad varint in packed field");
+            return fail(d, p, PPROF_E_WIRE,
+                        "bad varint in packed field (truncated or past 64 bits)");
         out++;
     }
     size_t n = (size_t)(out - start);

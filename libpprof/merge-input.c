@@ -1,34 +1,23 @@
 /* Merge inputs: profiles read with their samples left encoded, for pprof_merger_add_input. */
-#ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE /* MAP_POPULATE */
-#endif
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "merge.h"
 #include "profile-private.h"
 
-/* Takes buf (owned, or a mapping of map_len bytes) and decodes it lazily into a new input. */
+/* Takes buf (owned) and decodes it lazily into a new input. */
 static pprof_status
-wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len, size_t map_len,
+wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len,
      pprof_merge_input **out, pprof_error *err)
 {
     pprof_profile *p = pprof__profile_new(&o->allocator);
     pprof_merge_input *in = p ? pprof__malloc(&o->allocator, sizeof(*in)) : NULL;
     if (!in) {
-        if (map_len)
-            munmap(buf, map_len);
-        else
-            pprof__free(&o->allocator, buf);
+        pprof__free(&o->allocator, buf);
         pprof_profile_free(p);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     }
     p->source_format = fmt;
-    p->buf_map_len = map_len;
     pprof_status st = pprof__decode_lazy(p, buf, len, o, err); /* p owns buf from here on */
     if (st == PPROF_OK)
         st = pprof__profile_index(p, err); /* here, not in the merger's thread */
@@ -52,32 +41,26 @@ wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len, si
 /* Compressed bytes are inflated into a new buffer; raw ones are copied unless owned. */
 static pprof_status
 from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool own_raw,
-           size_t map_len, pprof_merge_input **out, pprof_error *err)
+           pprof_merge_input **out, pprof_error *err)
 {
     pprof_format fmt = pprof_detect_format(data, size);
-    if (fmt == PPROF_FORMAT_RAW && (own_raw || map_len)) {
+    if (fmt == PPROF_FORMAT_RAW && own_raw) {
         if (size > o->max_decompressed_bytes) {
-            if (map_len)
-                munmap((void *)data, map_len);
-            else
-                pprof__free(&o->allocator, (void *)data);
+            pprof__free(&o->allocator, (void *)data);
             return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
                                 "input of %zu bytes exceeds the limit of %llu", size,
                                 (unsigned long long)o->max_decompressed_bytes);
         }
-        /* the decoder only reads the buffer, so a read-only mapping serves */
-        return wrap(o, fmt, (uint8_t *)data, size, map_len, out, err);
+        return wrap(o, fmt, (uint8_t *)data, size, out, err);
     }
     uint8_t *buf = NULL;
     size_t len = 0;
     pprof_status st = pprof__decompress(data, size, fmt, o, &buf, &len, err);
-    if (map_len)
-        munmap((void *)data, map_len);
-    else if (own_raw)
+    if (own_raw)
         pprof__free(&o->allocator, (void *)data);
     if (st)
         return st;
-    return wrap(o, fmt, buf, len, 0, out, err);
+    return wrap(o, fmt, buf, len, out, err);
 }
 
 pprof_status
@@ -88,9 +71,13 @@ pprof_merge_input_read_memory(const void *data, size_t size, const pprof_read_op
         *out = NULL;
     pprof_read_options o;
     pprof_status st = pprof__read_memory_start(data, size, opts, out, &o, err);
-    return st ? st : from_bytes(&o, data, size, false, 0, out, err);
+    return st ? st : from_bytes(&o, data, size, false, out, err);
 }
 
+/* The file is read into memory, never mapped: the samples are decoded long after opening, and a
+ * mapped file that shrinks meanwhile (truncated, rewritten in place) would raise SIGBUS at the
+ * first page past its new end. A copy keeps what was read consistent; a file that shrinks while
+ * it is read is just shorter, and fails to decode as such. */
 pprof_status
 pprof_merge_input_read_file(const char *path, const pprof_read_options *opts,
                             pprof_merge_input **out, pprof_error *err)
@@ -100,27 +87,12 @@ pprof_merge_input_read_file(const char *path, const pprof_read_options *opts,
     *out = NULL;
     pprof_read_options o;
     pprof__read_options_fill(&o, opts);
-    /* A regular file is mapped with its pages populated: reading it into a buffer would cost a
-     * fresh zeroed page per 4 KiB, and an uncompressed one is then decoded in place. Anything
-     * else, and any failure, takes the reading path, which also words the errors. */
-    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    struct stat sb;
-    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-        (uint64_t)sb.st_size <= o.max_input_bytes && (uint64_t)sb.st_size < SIZE_MAX / 2) {
-        size_t len = (size_t)sb.st_size;
-        void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        close(fd);
-        if (map != MAP_FAILED)
-            return from_bytes(&o, map, len, false, len, out, err);
-    } else if (fd >= 0) {
-        close(fd);
-    }
     uint8_t *data;
     size_t len;
     pprof_status st = pprof__read_all(path, o.max_input_bytes, &o.allocator, &data, &len, err);
     if (st)
         return st;
-    return from_bytes(&o, data, len, true, 0, out, err);
+    return from_bytes(&o, data, len, true, out, err);
 }
 
 void

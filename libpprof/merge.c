@@ -1044,6 +1044,47 @@ label_order(const pprof_merger *m, const mlabel *a, const mlabel *b)
     return sid_cmp(m, a->key, b->key);
 }
 
+/* Short label lists (nearly all) are sorted in place by insertion. */
+#define LABELS_SHORT 16
+
+/* Sorts n labels into canonical order, stably, through tmp (n entries when n > LABELS_SHORT):
+ * insertion sort on runs of LABELS_SHORT, then bottom-up merges, so a sample with very many
+ * labels costs O(n log n) comparisons. */
+static void
+sort_labels(const pprof_merger *m, mlabel *lab, mlabel *tmp, size_t n)
+{
+    for (size_t lo = 0; lo < n; lo += LABELS_SHORT) {
+        size_t hi = lo + LABELS_SHORT < n ? lo + LABELS_SHORT : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            mlabel x = lab[i];
+            size_t k = i;
+            while (k > lo && label_order(m, &lab[k - 1], &x) > 0) {
+                lab[k] = lab[k - 1];
+                k--;
+            }
+            lab[k] = x;
+        }
+    }
+    mlabel *from = lab, *to = tmp;
+    for (size_t w = LABELS_SHORT; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) /* ties take the left run: stable */
+                to[o++] = label_order(m, &from[j], &from[i]) < 0 ? from[j++] : from[i++];
+            while (i < mid)
+                to[o++] = from[i++];
+            while (j < hi)
+                to[o++] = from[j++];
+        }
+        mlabel *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != lab)
+        memcpy(lab, from, n * sizeof(mlabel));
+}
+
 static bool
 labels_equal(const mlabel *a, const mlabel *b, size_t n)
 {
@@ -1478,7 +1519,8 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
     size_t nt = b->n_types;
     if (b->stk.len + s.n_location_id >= UINT32_MAX ||
         !pprof__vec_grow(&m->a, &b->stk, sizeof(uint32_t), b->stk.len + s.n_location_id) ||
-        !pprof__vec_grow(&m->a, &b->lab, sizeof(mlabel), b->lab.len + s.n_label) ||
+        !pprof__vec_grow(&m->a, &b->lab, sizeof(mlabel),
+                         b->lab.len + s.n_label * (s.n_label > LABELS_SHORT ? 2 : 1)) ||
         !pprof__vec_grow(&m->a, &b->val, sizeof(int64_t), b->val.len + nt) ||
         !pprof__vec_grow(&m->a, &b->q, sizeof(psample), b->q.len + 1))
         return nomem(m, c->err);
@@ -1513,13 +1555,9 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
             (st = map_str(c, l->str, &x.str, "sample[%zu].label[%zu].str", gsi, j)) ||
             (st = map_str(c, l->num_unit, &x.unit, "sample[%zu].label[%zu].num_unit", gsi, j)))
             return st;
-        size_t k = j; /* insertion sort keeps equal keys in input order */
-        while (k > 0 && label_order(m, &lab[k - 1], &x) > 0) {
-            lab[k] = lab[k - 1];
-            k--;
-        }
-        lab[k] = x;
+        lab[j] = x;
     }
+    sort_labels(m, lab, lab + s.n_label, s.n_label); /* scratch: the room grown past them */
     q->val_off = (uint32_t)b->val.len;
     int64_t *val = (int64_t *)b->val.data + q->val_off;
     for (size_t t = 0; t < nt; t++)

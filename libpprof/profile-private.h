@@ -3,6 +3,7 @@
 #define PPROF_PROFILE_PRIVATE_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "pprof/pprof.h"
@@ -107,8 +108,10 @@ struct pprof_profile {
     bool has_string_table;
     uint64_t unknown_fields;
 
-    /* Lazily built id indices; mutable cache behind a const profile (see pprof__profile_index). */
+    /* Lazily built id indices; mutable cache behind a const profile (see pprof__profile_index
+     * and pprof__profile_index_shared). idx_state publishes them to concurrent readers. */
     pprof__idmap map_idx, loc_idx, fn_idx;
+    _Atomic unsigned idx_state; /* PPROF__IDX_NONE, _BUILDING or _READY */
 
     /* A merge input (merge-input.c) leaves its samples undecoded: (body offset, body length)
      * pairs into buf, decoded a batch at a time by pprof__decode_samples into samples, stack,
@@ -117,7 +120,6 @@ struct pprof_profile {
     pprof_read_options lazy_opts;
     uint64_t lazy_stack, lazy_values, lazy_labels; /* decoded before the batch, for limits */
     size_t lazy_first, lazy_n;                     /* the batch the sample tables hold */
-    size_t buf_map_len; /* nonzero: buf is a read-only file mapping of that length */
 };
 
 pprof_profile *pprof__profile_new(const pprof_allocator *a);
@@ -170,6 +172,10 @@ struct pprof_merge_input {
 /* Builds the three id indices if needed. Not thread-safe for the first call on a profile; the
  * library calls it from functions documented as needing exclusive use. */
 pprof_status pprof__profile_index(pprof_profile *p, pprof_error *err);
+enum { PPROF__IDX_NONE, PPROF__IDX_BUILDING, PPROF__IDX_READY };
+/* The same for readers of a profile that many threads may read at once (the find functions):
+ * one of them builds, the others wait for it, and all see the finished indices. */
+pprof_status pprof__profile_index_shared(const pprof_profile *p);
 uint32_t pprof__idmap_get(const pprof__idmap *m, uint64_t id);
 /* The same, with the common case (ids 1..n in order) inline, for per-frame lookups. */
 static inline uint32_t

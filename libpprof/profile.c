@@ -1,6 +1,5 @@
 /* Profile lifetime, reading entry points and read-only accessors. */
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "profile-private.h"
 
@@ -31,6 +30,7 @@ pprof__profile_new(const pprof_allocator *a)
     if (!p)
         return NULL;
     memset(p, 0, sizeof(*p));
+    atomic_init(&p->idx_state, PPROF__IDX_NONE);
     if (a)
         p->alloc = *a;
     pprof__arena_init(&p->arena, &p->alloc);
@@ -52,10 +52,7 @@ pprof_profile_free(pprof_profile *p)
     pprof__idmap_free(&a, &p->map_idx);
     pprof__idmap_free(&a, &p->loc_idx);
     pprof__idmap_free(&a, &p->fn_idx);
-    if (p->buf_map_len)
-        munmap(p->buf, p->buf_map_len);
-    else
-        pprof__free(&a, p->buf);
+    pprof__free(&a, p->buf);
     pprof__arena_destroy(&p->arena);
     pprof__free(&a, p);
 }
@@ -239,8 +236,7 @@ pprof_profile_function(const pprof_profile *p, size_t i)
 static bool
 find(const pprof_profile *cp, const pprof__idmap *m, uint64_t id, size_t *index)
 {
-    /* The id index is a cache; building it does not change what the profile means. */
-    if (!m->built && pprof__profile_index((pprof_profile *)cp, NULL) != PPROF_OK)
+    if (pprof__profile_index_shared(cp) != PPROF_OK)
         return false;
     uint32_t i = pprof__idmap_get(m, id);
     if (i == PPROF_NONE)

@@ -13,7 +13,12 @@ enum {
     PPROF_WT_I32 = 5,
 };
 
-/* Slow path: up to 10 bytes; bits past 64 are dropped as protobuf implementations do. */
+/* The 10th byte of a varint holds bit 63 only: protobuf forbids anything more (a value that
+ * does not fit 64 bits), and reading it would silently truncate. */
+#define PPROF__VARINT_LAST_MAX 1
+
+/* Slow path: up to 10 bytes. Every reader refuses a varint that is truncated, longer than 10
+ * bytes or wider than 64 bits, and leaves *pp where the varint starts. */
 static inline bool
 pprof__varint_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
@@ -25,6 +30,8 @@ pprof__varint_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
         uint8_t b = *p++;
         v |= (uint64_t)(b & 0x7f) << (7 * i);
         if (b < 0x80) {
+            if (i == 9 && b > PPROF__VARINT_LAST_MAX)
+                return false;
             *pp = p;
             *out = v;
             return true;
@@ -49,6 +56,8 @@ pprof__varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
             uint8_t b = p[i];
             v |= (uint64_t)(b & 0x7f) << (7 * i);
             if (b < 0x80) {
+                if (i == 9 && b > PPROF__VARINT_LAST_MAX)
+                    return false;
                 *out = v;
                 *pp = p + i + 1;
                 return true;

@@ -688,6 +688,60 @@ test_errors(tap *t)
     }
 }
 
+/* Ten varint bytes whose last one is `last`: 9 continuation bytes of 0xff. */
+static void
+pb_varint10(pb *b, uint8_t last)
+{
+    for (int i = 0; i < 9; i++)
+        pb_byte(b, 0xff);
+    pb_byte(b, last);
+}
+
+/* A 10th varint byte above 1 sets bits past bit 63: malformed wire data wherever the varint is
+ * (protobuf forbids it; reading it truncated the value silently), refused at its byte offset. */
+static void
+test_varint_overflow(tap *t)
+{
+    pb b = {0}, s = {0}, m = {0};
+    for (uint8_t last = 2; last != 0; last = last == 2 ? 0x7f : 0) {
+        /* at the end of the input: the bounds-checked path */
+        pb_tag(&b, 12, 0);
+        pb_varint10(&b, last);
+        expect_err(t, &b, PPROF_E_WIRE, 1, "period", "10th byte past bit 63, at the end");
+        /* more than 10 bytes left: the unchecked path */
+        pb_v(&b, 9, 1);
+        expect_err(t, &b, PPROF_E_WIRE, 1, "period", "10th byte past bit 63, bytes after it");
+        pb_free(&b);
+    }
+    pb_tag(&s, 2, 2); /* packed values: 1, then the bad one, then 1 */
+    pb_varint(&s, 12);
+    pb_byte(&s, 0x01);
+    pb_varint10(&s, 0x02);
+    pb_byte(&s, 0x01);
+    pb_msg_free(&b, 2, &s);
+    expect_err(t, &b, PPROF_E_WIRE, 2 + 2 + 1, "sample[0].value", "in a packed run");
+    pb_free(&b);
+
+    pb_v(&m, 1, 1);
+    pb_tag(&m, 7, 0); /* a bool whose only set bits are past 64 (protobuf-c reads it true) */
+    pb_varint10(&m, 0x7e);
+    pb_msg_free(&b, 3, &m);
+    expect_err(t, &b, PPROF_E_WIRE, 2 + 2 + 1, "mapping[0].has_functions", "in a bool");
+    pb_free(&b);
+
+    pb_tag(&b, 99, 0);
+    pb_varint10(&b, 0x40);
+    expect_err(t, &b, PPROF_E_WIRE, 0, "field 99", "in an unknown field");
+    pb_free(&b);
+
+    pb_tag(&b, 12, 0);
+    pb_varint10(&b, 0x01);
+    pprof_profile *p = decode_ok(t, &b, "10th byte 1 (bit 63 only)");
+    tap_ok(t, p && pprof_profile_header(p).period == -1, "10th byte 1 still reads as -1");
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
 int
 main(void)
 {
@@ -698,5 +752,6 @@ main(void)
     test_merge_semantics(&t);
     test_strings(&t);
     test_errors(&t);
+    test_varint_overflow(&t);
     return tap_done(&t);
 }

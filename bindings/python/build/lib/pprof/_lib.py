@@ -1,0 +1,468 @@
+"""ctypes declarations of libpprof's public C API (libpprof/include/pprof/*.h).
+
+Only the public, versioned API is used: the structs below mirror the headers field by field,
+and options structs are always filled by the library's own *_init functions before Python
+sets the fields it changes.
+"""
+import ctypes
+import ctypes.util
+import os
+import shutil
+import subprocess
+from ctypes import (
+    POINTER,
+    Structure,
+    c_bool,
+    c_char,
+    c_char_p,
+    c_int,
+    c_int64,
+    c_size_t,
+    c_uint,
+    c_uint8,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+NO_OFFSET = 2**64 - 1
+
+# pprof_status
+OK = 0
+E_ARG, E_NOMEM, E_IO = 1, 2, 3
+
+FORMAT_RAW, FORMAT_GZIP, FORMAT_ZSTD = 0, 1, 2
+TABLE_STRING, TABLE_SAMPLE_TYPE, TABLE_SAMPLE, TABLE_MAPPING, TABLE_LOCATION, TABLE_FUNCTION = range(6)
+BUILDER_THREAD_SAFE = 0x1
+BUILDER_RESET = 0x1
+BUILDER_FINISH_COMMIT_OPEN = 0x1
+
+
+class Error(Structure):
+    _fields_ = [
+        ("code", c_int),
+        ("offset", c_uint64),
+        ("path", c_char * 128),
+        ("message", c_char * 256),
+    ]
+
+
+class Allocator(Structure):
+    _fields_ = [("alloc", c_void_p), ("realloc", c_void_p), ("free", c_void_p), ("ctx", c_void_p)]
+
+
+class ReadOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("max_input_bytes", c_uint64),
+        ("max_decompressed_bytes", c_uint64),
+        ("max_ratio", c_uint32),
+        ("ratio_floor", c_uint64),
+        ("max_strings", c_uint64),
+        ("max_samples", c_uint64),
+        ("max_locations", c_uint64),
+        ("max_functions", c_uint64),
+        ("max_mappings", c_uint64),
+        ("max_lines", c_uint64),
+        ("max_labels", c_uint64),
+        ("max_stack_entries", c_uint64),
+        ("max_values", c_uint64),
+        ("allocator", Allocator),
+    ]
+
+
+class WriteOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("format", c_int),
+        ("level", c_int),
+        ("threads", c_uint),
+    ]
+
+
+class Buffer(Structure):
+    _fields_ = [("data", POINTER(c_uint8)), ("len", c_size_t), ("cap", c_size_t)]
+
+
+class String(Structure):
+    _fields_ = [("data", c_void_p), ("len", c_size_t)]
+
+
+class ValueType(Structure):
+    _fields_ = [("type", c_int64), ("unit", c_int64)]
+
+
+class Label(Structure):
+    _fields_ = [("key", c_int64), ("str", c_int64), ("num", c_int64), ("num_unit", c_int64)]
+
+
+class Line(Structure):
+    _fields_ = [("function_id", c_uint64), ("line", c_int64), ("column", c_int64)]
+
+
+class Mapping(Structure):
+    _fields_ = [
+        ("id", c_uint64),
+        ("memory_start", c_uint64),
+        ("memory_limit", c_uint64),
+        ("file_offset", c_uint64),
+        ("filename", c_int64),
+        ("build_id", c_int64),
+        ("has_functions", c_bool),
+        ("has_filenames", c_bool),
+        ("has_line_numbers", c_bool),
+        ("has_inline_frames", c_bool),
+    ]
+
+
+class Function(Structure):
+    _fields_ = [
+        ("id", c_uint64),
+        ("name", c_int64),
+        ("system_name", c_int64),
+        ("filename", c_int64),
+        ("start_line", c_int64),
+    ]
+
+
+class Location(Structure):
+    _fields_ = [
+        ("id", c_uint64),
+        ("mapping_id", c_uint64),
+        ("address", c_uint64),
+        ("line", POINTER(Line)),
+        ("n_line", c_size_t),
+        ("is_folded", c_bool),
+    ]
+
+
+class Sample(Structure):
+    _fields_ = [
+        ("location_id", POINTER(c_uint64)),
+        ("n_location_id", c_size_t),
+        ("value", POINTER(c_int64)),
+        ("n_value", c_size_t),
+        ("label", POINTER(Label)),
+        ("n_label", c_size_t),
+    ]
+
+
+class Header(Structure):
+    _fields_ = [
+        ("period_type", ValueType),
+        ("period", c_int64),
+        ("time_nanos", c_int64),
+        ("duration_nanos", c_int64),
+        ("drop_frames", c_int64),
+        ("keep_frames", c_int64),
+        ("default_sample_type", c_int64),
+        ("doc_url", c_int64),
+        ("comment", POINTER(c_int64)),
+        ("n_comment", c_size_t),
+    ]
+
+
+# ------------------------------------------------------------------ merge.h
+
+WARN_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p)
+
+
+class MergeOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("intersect_types", c_bool),
+        ("inline_conflict", c_int),
+        ("warn", WARN_FN),
+        ("warn_ctx", c_void_p),
+        ("allocator", Allocator),
+        ("threads", c_uint),
+    ]
+
+
+class MergeSummary(Structure):
+    _fields_ = [("samples", c_size_t), ("locations", c_size_t), ("functions", c_size_t)]
+
+
+# ------------------------------------------------------------------ check.h
+
+
+class RuleInfo(Structure):
+    _fields_ = [
+        ("id", c_char_p),
+        ("severity", c_int),
+        ("reference", c_char_p),
+        ("summary", c_char_p),
+        ("rationale", c_char_p),
+        ("example", c_char_p),
+    ]
+
+
+class Finding(Structure):
+    _fields_ = [
+        ("rule", c_int),
+        ("rule_id", c_char_p),
+        ("severity", c_int),
+        ("file", c_char_p),
+        ("offset", c_uint64),
+        ("path", c_char_p),
+        ("message", c_char_p),
+    ]
+
+
+FINDING_FN = ctypes.CFUNCTYPE(c_bool, c_void_p, POINTER(Finding))
+
+
+class CheckOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("max_findings", c_uint64),
+        ("enabled", POINTER(c_bool)),
+        ("n_enabled", c_size_t),
+    ]
+
+
+class CheckSummary(Structure):
+    _fields_ = [("count", c_uint64 * 3), ("reported", c_uint64), ("truncated", c_bool)]
+
+
+# ------------------------------------------------------------------ builder.h
+
+
+class Handle(Structure):
+    """A builder handle (pprof_builder_str, _fn, _map, _loc, _open): one uint64_t."""
+
+    _fields_ = [("h", c_uint64)]
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.h:#x})"
+
+
+class Str(Handle):
+    pass
+
+
+class Fn(Handle):
+    pass
+
+
+class Map(Handle):
+    pass
+
+
+class Loc(Handle):
+    pass
+
+
+class Open(Handle):
+    pass
+
+
+class BuilderValueType(Structure):
+    _fields_ = [("type", c_char_p), ("unit", c_char_p)]
+
+
+class BuilderOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("flags", c_uint32),
+        ("sample_types", POINTER(BuilderValueType)),
+        ("n_sample_types", c_size_t),
+        ("period_type", BuilderValueType),
+        ("period", c_int64),
+        ("default_sample_type", c_char_p),
+        ("max_strings", c_uint64),
+        ("max_string_bytes", c_uint64),
+        ("max_samples", c_uint64),
+        ("max_locations", c_uint64),
+        ("max_functions", c_uint64),
+        ("max_mappings", c_uint64),
+        ("max_open_samples", c_uint64),
+        ("max_open_depth", c_uint64),
+        ("allocator", Allocator),
+    ]
+
+
+class BuilderMappingDesc(Structure):
+    _fields_ = [
+        ("memory_start", c_uint64),
+        ("memory_limit", c_uint64),
+        ("file_offset", c_uint64),
+        ("filename", Str),
+        ("build_id", Str),
+        ("has_functions", c_bool),
+        ("has_filenames", c_bool),
+        ("has_line_numbers", c_bool),
+        ("has_inline_frames", c_bool),
+    ]
+
+
+class BuilderLine(Structure):
+    _fields_ = [("function", Fn), ("line", c_int64), ("column", c_int64)]
+
+
+class BuilderLabel(Structure):
+    _fields_ = [("key", Str), ("str", Str), ("num", c_int64), ("num_unit", Str)]
+
+
+class BuilderFrame(Structure):
+    _fields_ = [
+        ("function", c_char_p),
+        ("system_name", c_char_p),
+        ("filename", c_char_p),
+        ("line", c_int64),
+        ("start_line", c_int64),
+        ("address", c_uint64),
+        ("mapping_start", c_uint64),
+        ("mapping_limit", c_uint64),
+        ("mapping_offset", c_uint64),
+        ("mapping_filename", c_char_p),
+        ("mapping_build_id", c_char_p),
+    ]
+
+
+class BuilderStats(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("strings", c_uint64),
+        ("string_bytes", c_uint64),
+        ("functions", c_uint64),
+        ("locations", c_uint64),
+        ("mappings", c_uint64),
+        ("samples", c_uint64),
+        ("open_samples", c_uint64),
+        ("arena_bytes", c_uint64),
+        ("generation", c_uint64),
+        ("serialized", c_uint64),
+        ("limit_errors", c_uint64),
+    ]
+
+
+E = POINTER(Error)
+P = c_void_p  # opaque handles
+
+# name: (restype, argtypes)
+_PROTOTYPES = {
+    "pprof_status_name": (c_char_p, [c_int]),
+    "pprof_version_string": (c_char_p, []),
+    "pprof_read_options_init": (None, [POINTER(ReadOptions)]),
+    "pprof_profile_read_memory": (c_int, [c_void_p, c_size_t, POINTER(ReadOptions), POINTER(P), E]),
+    "pprof_profile_read_file": (c_int, [c_char_p, POINTER(ReadOptions), POINTER(P), E]),
+    "pprof_profile_free": (None, [P]),
+    "pprof_profile_source_format": (c_int, [P]),
+    "pprof_profile_count": (c_size_t, [P, c_int]),
+    "pprof_profile_header": (Header, [P]),
+    "pprof_profile_string": (c_bool, [P, c_int64, POINTER(String)]),
+    "pprof_profile_sample_type": (ValueType, [P, c_size_t]),
+    "pprof_profile_sample": (Sample, [P, c_size_t]),
+    "pprof_profile_mapping": (Mapping, [P, c_size_t]),
+    "pprof_profile_location": (Location, [P, c_size_t]),
+    "pprof_profile_function": (Function, [P, c_size_t]),
+    "pprof_profile_find_mapping": (c_bool, [P, c_uint64, POINTER(c_size_t)]),
+    "pprof_profile_find_location": (c_bool, [P, c_uint64, POINTER(c_size_t)]),
+    "pprof_profile_find_function": (c_bool, [P, c_uint64, POINTER(c_size_t)]),
+    "pprof_profile_equal": (c_bool, [P, P]),
+    "pprof_buffer_free": (None, [POINTER(Buffer)]),
+    "pprof_profile_write_memory": (c_int, [P, POINTER(WriteOptions), POINTER(Buffer), E]),
+    "pprof_profile_write_file": (c_int, [P, c_char_p, POINTER(WriteOptions), E]),
+    "pprof_profile_print": (c_int, [P, c_int, POINTER(Buffer), E]),
+    # merge.h
+    "pprof_merger_new": (c_int, [POINTER(MergeOptions), POINTER(P), E]),
+    "pprof_merger_free": (None, [P]),
+    "pprof_merger_add": (c_int, [P, P, c_char_p, E]),
+    "pprof_merge_input_read_memory": (c_int, [c_void_p, c_size_t, POINTER(ReadOptions), POINTER(P), E]),
+    "pprof_merge_input_read_file": (c_int, [c_char_p, POINTER(ReadOptions), POINTER(P), E]),
+    "pprof_merge_input_free": (None, [P]),
+    "pprof_merger_add_input": (c_int, [P, P, c_char_p, E]),
+    "pprof_merger_count": (c_size_t, [P]),
+    "pprof_merger_finish": (c_int, [P, POINTER(P), E]),
+    "pprof_merger_write_file": (c_int, [P, c_char_p, POINTER(WriteOptions), POINTER(MergeSummary), E]),
+    "pprof_merger_write_memory": (c_int, [P, POINTER(WriteOptions), POINTER(Buffer), POINTER(MergeSummary), E]),
+    # check.h
+    "pprof_severity_name": (c_char_p, [c_int]),
+    "pprof_rule_get": (POINTER(RuleInfo), [c_int]),
+    "pprof_check_options_init": (None, [POINTER(CheckOptions)]),
+    "pprof_check": (c_int, [P, POINTER(CheckOptions), FINDING_FN, c_void_p, POINTER(CheckSummary), E]),
+    "pprof_check_read_error_rule": (c_bool, [E, POINTER(c_int)]),
+    "pprof_inline_index_new": (P, [c_void_p]),
+    "pprof_inline_index_free": (None, [P]),
+    "pprof_inline_index_add": (
+        c_int,
+        [P, P, c_char_p, POINTER(CheckOptions), FINDING_FN, c_void_p, POINTER(CheckSummary), E],
+    ),
+    # builder.h
+    "pprof_builder_options_init": (None, [POINTER(BuilderOptions)]),
+    "pprof_builder_new": (c_int, [POINTER(BuilderOptions), POINTER(P), E]),
+    "pprof_builder_free": (c_uint64, [P]),
+    "pprof_builder_intern": (c_int, [P, c_char_p, c_size_t, POINTER(Str), E]),
+    "pprof_builder_function": (c_int, [P, Str, Str, Str, c_int64, POINTER(Fn), E]),
+    "pprof_builder_mapping": (c_int, [P, POINTER(BuilderMappingDesc), POINTER(Map), E]),
+    "pprof_builder_location": (
+        c_int,
+        [P, Map, c_uint64, POINTER(BuilderLine), c_size_t, c_bool, POINTER(Loc), E],
+    ),
+    "pprof_builder_add_sample": (
+        c_int,
+        [P, POINTER(c_int64), c_size_t, POINTER(Loc), c_size_t, POINTER(BuilderLabel), c_size_t, E],
+    ),
+    "pprof_builder_open_begin": (c_int, [P, POINTER(Open), E]),
+    "pprof_builder_open_add_location": (c_int, [P, Open, Loc, E]),
+    "pprof_builder_open_add_frame": (c_int, [P, Open, POINTER(BuilderFrame), E]),
+    "pprof_builder_open_add_label_cstr": (c_int, [P, Open, c_char_p, c_char_p, c_int64, c_char_p, E]),
+    "pprof_builder_open_commit": (c_int, [P, Open, POINTER(c_int64), c_size_t, E]),
+    "pprof_builder_open_abort": (c_int, [P, Open, E]),
+    "pprof_builder_set_time": (c_int, [P, c_int64, c_int64, E]),
+    "pprof_builder_add_comment": (c_int, [P, c_char_p, E]),
+    "pprof_builder_serialize": (c_int, [P, c_uint, POINTER(WriteOptions), POINTER(Buffer), E]),
+    "pprof_builder_serialize_file": (c_int, [P, c_uint, c_char_p, POINTER(WriteOptions), E]),
+    "pprof_builder_reset": (c_int, [P, E]),
+    "pprof_builder_finish": (
+        c_int,
+        [P, c_uint, POINTER(c_int64), POINTER(WriteOptions), POINTER(Buffer), POINTER(c_uint64), E],
+    ),
+    "pprof_builder_get_stats": (c_int, [P, POINTER(BuilderStats), E]),
+}
+
+
+def _candidates():
+    env = os.environ.get("PPROF_LIBRARY")
+    if env:
+        return [env]  # an explicit choice is never second-guessed
+    names = ["libpprof.so.0"]
+    found = ctypes.util.find_library("pprof")
+    if found:
+        names.append(found)
+    # a prefix the loader does not search (meson install --prefix=$HOME/.local, say)
+    if shutil.which("pkg-config"):
+        try:
+            libdir = subprocess.run(
+                ["pkg-config", "--variable=libdir", "libpprof"],
+                capture_output=True, text=True, timeout=10, check=False,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            libdir = ""
+        if libdir:
+            names.append(os.path.join(libdir, "libpprof.so.0"))
+    return names
+
+
+def _load():
+    tried = []
+    for name in _candidates():
+        try:
+            lib = ctypes.CDLL(name)
+            break
+        except OSError as e:
+            tried.append(f"{name}: {e}")
+    else:
+        raise ImportError(
+            "libpprof shared library not found; install libpprof (meson install) or set "
+            "PPROF_LIBRARY to the path of libpprof.so.0 (tried: " + "; ".join(tried) + ")"
+        )
+    for fname, (res, args) in _PROTOTYPES.items():
+        f = getattr(lib, fname)
+        f.restype = res
+        f.argtypes = args
+    return lib
+
+
+lib = _load()

@@ -1,0 +1,19 @@
+"""Python binding of libpprof: read, check, merge and build pprof profiles.
+
+The shared library is found through PPROF_LIBRARY (a path to libpprof.so.0), else the
+system's loader path, else pkg-config's libdir for libpprof. Everything here calls the
+library's public C API; nothing about the format is re-implemented in Python.
+"""
+from ._core import PprofError
+from ._lib import lib as _clib
+from .builder import Builder, BuilderStats
+from .check import Finding, Rule, check, rules
+from .merge import MergeSummary, MergeWarning, merge, merge_to_bytes
+from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
+
+__version__ = _clib.pprof_version_string().decode()
+
+__all__ = [
+    "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
+    "merge", "merge_to_bytes", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+]

@@ -1,0 +1,142 @@
+"""pprof.check(): the strict checker of pprof-check, findings as dataclasses."""
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import Iterable, List, Optional
+
+from . import _lib
+from ._core import PprofError, fspath_bytes
+from ._lib import lib
+
+SEVERITIES = ("note", "warning", "error")
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str
+    reference: str
+    summary: str
+    rationale: str
+    example: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    rule: str  # the stable rule id, e.g. "S6-empty-location"
+    severity: str  # "error", "warning" or "note"
+    path: str  # place inside the profile; "" = the whole profile
+    offset: Optional[int]  # byte offset in the decompressed input
+    message: str
+
+    def __str__(self):
+        s = f"{self.file}: {self.severity}: "
+        if self.path:
+            s += f"{self.path}: "
+        s += self.message
+        if self.offset is not None:
+            s += f" (byte {self.offset})"
+        return s + f" [{self.rule}]"
+
+
+def _dec(b):
+    return b.decode("utf-8", "replace") if b else ""
+
+
+def rules() -> List[Rule]:
+    """Every rule of the registry, in registry order."""
+    out = []
+    i = 0
+    while True:
+        r = lib.pprof_rule_get(i)
+        if not r:
+            return out
+        r = r.contents
+        out.append(Rule(_dec(r.id), SEVERITIES[r.severity], _dec(r.reference), _dec(r.summary), _dec(r.rationale), _dec(r.example)))
+        i += 1
+
+
+def _enabled_mask(ids, disable, enable):
+    on = [True] * len(ids)
+
+    def apply(names, value):
+        for name in names:
+            n = name.lower()
+            hit = False
+            for i, rid in enumerate(ids):
+                r = rid.lower()
+                if n == "all" or r == n or r.startswith(n + "-"):
+                    on[i] = value
+                    hit = True
+            if not hit:
+                raise ValueError(f"unknown rule {name!r} (see pprof.rules())")
+
+    apply(disable, False)
+    apply(enable, True)
+    return (ctypes.c_bool * len(ids))(*on)
+
+
+def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_findings: int = 1000, cross_file: bool = True) -> List[Finding]:
+    """Checks profiles (paths, or one path) against every enabled rule, as pprof-check does:
+    a rule is named by its id, a prefix such as "S7", or "all"; enable applies after disable.
+    With several files (and cross_file) one address must expand to the same inline frames in
+    every file. An input that does not decode is a finding of its read rule (W1-W8, R1, R2);
+    one that cannot be read at all raises PprofError."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    paths = list(paths)
+    ids = [r.id for r in rules()]
+    mask = _enabled_mask(ids, list(disable), list(enable))
+    opts = _lib.CheckOptions()
+    lib.pprof_check_options_init(ctypes.byref(opts))
+    opts.enabled = ctypes.cast(mask, ctypes.POINTER(ctypes.c_bool))
+    opts.n_enabled = len(ids)
+    findings: List[Finding] = []
+    current = [""]
+
+    def on_finding(_ctx, fp):
+        f = fp.contents
+        findings.append(Finding(
+            _dec(f.file) or current[0],
+            _dec(f.rule_id),
+            SEVERITIES[f.severity],
+            _dec(f.path),
+            None if f.offset == _lib.NO_OFFSET else f.offset,
+            _dec(f.message),
+        ))
+        return True
+
+    cb = _lib.FINDING_FN(on_finding)
+    idx = lib.pprof_inline_index_new(None) if cross_file and len(paths) > 1 else None
+    try:
+        for path in paths:
+            name = os.fsdecode(os.fspath(path))
+            current[0] = name
+            p = ctypes.c_void_p()
+            err = _lib.Error()
+            left = max(0, max_findings - len(findings))
+            opts.max_findings = left
+            if lib.pprof_profile_read_file(fspath_bytes(path), None, ctypes.byref(p), ctypes.byref(err)) != _lib.OK:
+                rule = ctypes.c_int()
+                if not lib.pprof_check_read_error_rule(ctypes.byref(err), ctypes.byref(rule)):
+                    raise PprofError.from_c(err, name)
+                if mask[rule.value] and left:
+                    findings.append(Finding(
+                        name, ids[rule.value], SEVERITIES[lib.pprof_rule_get(rule.value).contents.severity],
+                        _dec(err.path), None if err.offset == _lib.NO_OFFSET else err.offset, _dec(err.message)))
+                continue
+            try:
+                sums = _lib.CheckSummary()
+                if lib.pprof_check(p, ctypes.byref(opts), cb, None, ctypes.byref(sums), ctypes.byref(err)) != _lib.OK:
+                    raise PprofError.from_c(err, name)
+                if idx:
+                    opts.max_findings = max(0, max_findings - len(findings))
+                    if lib.pprof_inline_index_add(idx, p, fspath_bytes(path), ctypes.byref(opts), cb, None, ctypes.byref(sums), ctypes.byref(err)) != _lib.OK:
+                        raise PprofError.from_c(err, name)
+            finally:
+                lib.pprof_profile_free(p)
+    finally:
+        if idx:
+            lib.pprof_inline_index_free(idx)
+    return findings

@@ -1,0 +1,30 @@
+# fish completion for libpprof's tools, installed once per tool under its name: the options
+# are read from the tool's own --help, so they follow the version installed; only the values
+# of a few options are listed here.
+set -l cmd (string replace -r '\.fish$' '' -- (basename (status current-filename)))
+for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
+    set -l spec (string replace -r '^  (\S+(?: \S+)*).*$' '$1' -- $line)
+    set -l desc (string trim (string replace -r '^  \S+(?: \S+)*' '' -- $line))
+    set -l args -c $cmd
+    set -l long (string match -r -g -- '--([A-Za-z0-9][A-Za-z0-9-]*)' $spec)
+    set -l short (string match -r -g -- '^-([A-Za-z0-9])\b' $spec)
+    test -n "$long"; and set -a args -l $long
+    test -n "$short"; and set -a args -s $short
+    test -n "$desc"; and set -a args -d $desc
+    switch "$long"
+        case compress
+            set -a args -x -a 'gzip zstd none'
+        case format
+            set -a args -x -a 'text json sarif'
+        case fail-on
+            set -a args -x -a 'error warning note'
+        case inline-conflict
+            set -a args -x -a 'keep longest error'
+        case disable enable
+            set -a args -x -a "all (command $cmd --list-rules 2>/dev/null | string replace -r ' .*' '')"
+        case '*'
+            # an option written "--name VALUE" or "--name=VALUE" takes a value
+            string match -q -r -- '[ =]' $spec; and set -a args -r
+    end
+    complete $args
+end

@@ -1,0 +1,75 @@
+#!/bin/sh
+# The shell completions offer every tool's --help options (bash and fish complete "TOOL --"
+# and must offer exactly the long options --help lists) and the values of --compress; zsh's
+# file parses. Shells that are not installed are skipped.
+# Usage: test-completions.sh BASH-FILE FISH-FILE ZSH-FILE TOOL...
+bash_file=$1
+fish_file=$2
+zsh_file=$3
+shift 3
+. "$PPROF_SOURCE_ROOT/tests/cli/tap.sh"
+for t in "$@"; do PATH=$(cd "$(dirname "$t")" && pwd):$PATH; done
+export PATH
+
+help_long() { # the long options of TOOL's --help, sorted
+    "$1" --help | awk '/^  -/ {
+        spec = substr($0, 3); sub(/  .*/, "", spec)
+        n = split(spec, w, /[ ,=]+/)
+        for (i = 1; i <= n; i++) if (w[i] ~ /^--[A-Za-z0-9]/) print w[i]
+    }' | sort -u
+}
+
+bash_complete() { # TOOL LINE: what bash completion offers at the end of LINE
+    bash -c '
+        . /usr/share/bash-completion/bash_completion
+        . "$1"
+        COMP_LINE=$2 COMP_POINT=${#2}
+        read -ra COMP_WORDS <<<"$2"
+        case $2 in *" ") COMP_WORDS+=("") ;; esac
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        _pprof_tool "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        printf "%s\n" "${COMPREPLY[@]}"' _ "$bash_file" "$1"
+}
+
+mkdir "$tmp/fish"
+for tool in "$@"; do
+    name=$(basename "$tool")
+    help_long "$tool" >"$tmp/want"
+    if [ -f /usr/share/bash-completion/bash_completion ] && command -v bash >/dev/null; then
+        bash_complete "$name --" | sed 's/=$//' | sort -u >"$tmp/bash"
+        cmp -s "$tmp/want" "$tmp/bash"
+        ok $? "bash: '$name --' offers exactly the long options of --help"
+        cmp -s "$tmp/want" "$tmp/bash" || diag "$(diff "$tmp/want" "$tmp/bash")"
+        if grep -qx -- --compress "$tmp/want"; then
+            [ "$(bash_complete "$name --compress " | sort | tr '\n' ' ')" = "gzip none zstd " ]
+            ok $? "bash: '$name --compress ' offers gzip, zstd, none"
+        fi
+    else
+        skip "bash: $name" "bash-completion is not installed"
+    fi
+    if command -v fish >/dev/null; then
+        cp "$fish_file" "$tmp/fish/$name.fish"
+        fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --'" |
+            cut -f1 | sed 's/=$//' | sort -u >"$tmp/fish.out"
+        cmp -s "$tmp/want" "$tmp/fish.out"
+        ok $? "fish: '$name --' offers exactly the long options of --help"
+        cmp -s "$tmp/want" "$tmp/fish.out" || diag "$(diff "$tmp/want" "$tmp/fish.out")"
+        if grep -qx -- --compress "$tmp/want"; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --compress='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--compress=gzip --compress=none --compress=zstd " ]
+            ok $? "fish: '$name --compress=' offers gzip, zstd, none (got: $got)"
+        fi
+    else
+        skip "fish: $name" "fish is not installed"
+    fi
+done
+if command -v zsh >/dev/null; then
+    zsh -n "$zsh_file"
+    ok $? "zsh: _pprof parses"
+    head -1 "$zsh_file" | grep -q '^#compdef -p pprof-\*$'
+    ok $? "zsh: _pprof is registered for every pprof-* command"
+else
+    skip "zsh" "zsh is not installed"
+fi
+done_testing
