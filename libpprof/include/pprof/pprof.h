@@ -263,14 +263,22 @@ typedef struct pprof_write_options {
      * series of gzip members of that many input bytes each, which gzip readers (Go's included)
      * read as one stream. */
     unsigned threads;
+    /* Called with the temporary file's path as soon as it exists, and with NULL once it was
+     * renamed over the target or removed (the path is valid until then). The library installs
+     * no signal handler: this lets a program remove the temporary itself when a signal ends it
+     * (copy the path, then unlink() it in the handler). NULL: not called. */
+    void (*on_temporary)(void *ctx, const char *temporary_path);
+    void *temporary_ctx;
 } pprof_write_options;
 
 #define PPROF_GZIP_MEMBER_BYTES ((size_t)1 << 20)
 
 #define PPROF_WRITE_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0                                       \
+        sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0, NULL, NULL                           \
     }
+
+PPROF_API void pprof_write_options_init(pprof_write_options *opts);
 
 /* A growable output buffer; release its bytes with pprof_buffer_free. */
 typedef struct pprof_buffer {
@@ -288,13 +296,18 @@ PPROF_API pprof_status pprof_profile_write_memory(const pprof_profile *p,
                                                   const pprof_write_options *opts,
                                                   pprof_buffer *out, pprof_error *err);
 /* Writes to a path atomically (temporary file in the same directory, fsync, rename), so the
- * path's old content is intact if anything fails; "-" writes standard output. */
+ * path's old content is intact if anything fails; "-" and "/dev/stdout" write standard output.
+ * A symbolic link is followed: its target is replaced and the link stays. A character or block
+ * device, FIFO or socket is written in place, not atomically (never replaced by a file). */
 PPROF_API pprof_status pprof_profile_write_file(const pprof_profile *p, const char *path,
                                                 const pprof_write_options *opts, pprof_error *err);
 
-/* Writes bytes to a path atomically, or to standard output for "-". */
+/* Writes bytes to a path as pprof_profile_write_file does, or to standard output for "-". */
 PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *data, size_t size,
                                                 pprof_error *err);
+/* The same with options: only on_temporary and temporary_ctx are used (opts may be NULL). */
+PPROF_API pprof_status pprof_write_bytes_file(const char *path, const void *data, size_t size,
+                                              const pprof_write_options *opts, pprof_error *err);
 
 /* ---------------------------------------------------------------- printing */
 
