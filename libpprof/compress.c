@@ -196,7 +196,9 @@ guard_whole(const uint8_t *buf, size_t len, const pprof_read_options *o, uint64_
         return PPROF_OK; /* the tables cannot outgrow cap */
     pprof__guard g;
     pprof__guard_init(&g, o, cap);
-    return pprof__guard_feed(&g, buf, len, true, err);
+    pprof_status st = pprof__guard_feed(&g, buf, len, true, err);
+    pprof__guard_free(&g);
+    return st;
 }
 
 /* libdeflate, one member at a time, each in one go; at most cap bytes out. */
@@ -330,6 +332,7 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     if (!(buf = pprof__malloc(a, size + 1)))
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     st = gz_stream(in, in_len, o, cap, &g, 0, &buf, &size, &used, &done, err);
+    pprof__guard_free(&g);
     if (st) {
         pprof__free(a, buf);
         return st;
@@ -414,6 +417,8 @@ unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     }
     st = guarded ? pprof__guard_feed(&g, buf, pos, true, err) : guard_whole(buf, pos, o, cap, err);
 done:
+    if (guarded)
+        pprof__guard_free(&g);
     ZSTD_freeDCtx(dc);
     if (st) {
         pprof__free(a, buf);

@@ -233,6 +233,13 @@ test_bomb_shapes(tap *t)
          PPROF_FORMAT_ZSTD, 16 << 20, "decompression bomb"},
         {"a profile, then empty samples", pattern(hdr_, sizeof(hdr_), "\x12\x00", 2, n),
          PPROF_FORMAT_GZIP, 16 << 20, "decompression bomb"},
+        {"a profile, then one 100-byte string repeated",
+         pattern(hdr_, sizeof(hdr_),
+                 "\x32"
+                 "daaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaa",
+                 102, n),
+         PPROF_FORMAT_GZIP, 32 << 20, "decompression bomb"},
         {"4 M empty strings", pattern("", 0, "\x32\x00", 2, (size_t)8 << 20), PPROF_FORMAT_GZIP,
          16 << 20, "decompression bomb"},
     };
