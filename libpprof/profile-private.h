@@ -10,6 +10,8 @@
 
 #define PPROF_NONE UINT32_MAX
 
+#include "htab-private.h"
+
 /* ---- allocation: every block a profile owns is freed by pprof_profile_free */
 
 typedef struct pprof__arena_chunk pprof__arena_chunk;
@@ -76,9 +78,8 @@ typedef struct pprof__location {
 typedef struct pprof__idmap {
     bool built;
     bool dense;
-    uint64_t *keys; /* open addressing, 0 = empty slot (id 0 is never stored) */
-    uint32_t *vals;
-    size_t mask;
+    size_t mask;          /* n - 1 when dense */
+    pprof__u64map sparse; /* otherwise; id 0 is never stored */
 } pprof__idmap;
 
 struct pprof_profile {

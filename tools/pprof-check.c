@@ -474,7 +474,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     pprof_check_summary sum;
     w->file = in;
     st = pprof_check(p, co, on_finding, w, &sum, &err);
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
         st = pprof_repair(p, &q, &rs, &err);
     if (st == PPROF_OK && (st = pprof_profile_write_file(q, o->output, &o->wopts, &err))) {
@@ -652,8 +652,10 @@ run(int argc, char **argv)
         free(files);
         return rc;
     }
-    pprof_inline_index *idx = n_files > 1 ? pprof_inline_index_new(NULL) : NULL;
-    if (n_files > 1 && !idx) {
+    pprof_inline_index *idx = NULL;
+    pprof_error idx_err;
+    if (n_files > 1 && pprof_inline_index_new(NULL, &idx, &idx_err) != PPROF_OK) {
+        fprintf(stderr, "pprof-check: %s\n", idx_err.message);
         free(w.unreadable);
         free(files);
         return TOOL_EXIT_IO;
@@ -663,7 +665,11 @@ run(int argc, char **argv)
         pprof_error err;
         pprof_profile *p = NULL;
         w.file = in;
-        pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+        /* Reporting only: read what the decoder would refuse, so the findings name it. */
+        pprof_read_options ro;
+        pprof_read_options_init(&ro);
+        ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+        pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
         if (st) {
             unreadable++;
             if (!report_read_error(&w, &co, in, &err)) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "convert-folded.h"
 
 static const char usage[] =
     "Usage: pprof-convert [options] IN [-o OUT]\n"
@@ -16,6 +17,12 @@ static const char usage[] =
     "  --no-check            write a profile that breaks rules Go enforces (duplicate or\n"
     "                        zero ids, dangling references, wrong value counts...); by\n"
     "                        default such a profile is refused, naming the rule\n"
+    "  --to=folded           write folded stacks (root;caller;leaf VALUE) instead\n"
+    "  --from=folded         read folded stacks (IN is text) instead of a profile\n"
+    "  --sample-type T       folded out: the sample type (default: Go's rule);\n"
+    "                        folded in: TYPE/UNIT of the values (default samples/count)\n"
+    "  --lines               folded out: append :LINE to each frame\n"
+    "  --labels KEY,...      folded out: label values as root frames KEY=VALUE\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -38,8 +45,13 @@ run(int argc, char **argv)
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
+    convert_folded fo = {0};
+    int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
+        if (!operand && convert_folded_opt(&fo, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (operand) {
             if (o.in)
                 return tool_usage_error(prog, "only one input file is taken");
             o.in = operand;
@@ -77,12 +89,23 @@ run(int argc, char **argv)
     }
     if (!o.in)
         return tool_usage_error(prog, "no input file");
+    if (fo.to) {
+        if (!o.force && tool_same_file(o.in, o.out))
+            return tool_usage_error(prog,
+                                    "%s is the input: the folded text would replace the profile "
+                                    "(--force to do it anyway)",
+                                    o.out);
+        tool_output_init(NULL);
+        return convert_folded_run(&fo, o.in, o.out, &o.w);
+    }
     int rc = tool_refuse_binary_tty(prog, o.out, o.force);
     if (rc)
         return rc;
     tool_output_init(&o.w);
     if (!o.compress_given)
         o.w.format = tool_format_from_name(o.out);
+    if (fo.from)
+        return convert_folded_run(&fo, o.in, o.out, &o.w);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);

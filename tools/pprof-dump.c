@@ -63,7 +63,12 @@ run(int argc, char **argv)
     tool_output_init(&w);
     pprof_error err;
     pprof_profile *p = NULL;
-    pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    /* A listing shows what is there, even what a rewriting reader refuses (pprof-check says
+     * what is wrong with it). */
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+    pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
     if (st) {
         tool_print_error(stderr, prog, in, &err);
         return tool_exit_for(st);

@@ -99,17 +99,28 @@ typedef struct pprof_read_options {
     uint64_t max_stack_entries; /* total location ids over all samples */
     uint64_t max_values;        /* total values over all samples */
     pprof_allocator allocator;
+    /* PPROF_RELAX_* bits: rules the reader enforces unless told otherwise, because a profile
+     * that breaks them cannot be read back faithfully (Go refuses it too) and rewriting it
+     * would spread the damage. 0, the default, enforces them all: a tool that writes what it
+     * read keeps 0; one that only reports or lists (pprof-check, pprof-dump) may relax them
+     * and leave the finding to pprof_check. */
+    uint32_t relax;
 } pprof_read_options;
+
+/* Keep a profile whose string_table[0] is not "" (rule W6-string-table-0): every field meaning
+ * "no string" would read that string instead. Refused by default with PPROF_E_INVALID. */
+#define PPROF_RELAX_STRING0 (UINT32_C(1) << 0)
+/* Keep reading past a second time_nanos that follows a nonzero one (rule W8-concatenated,
+ * Go's "concatenated profiles detected"): the tables of two profiles back to back would be read
+ * as one profile's. Refused by default with PPROF_E_INVALID at the second time_nanos. */
+#define PPROF_RELAX_CONCATENATED (UINT32_C(1) << 1)
 
 #define PPROF_READ_OPTIONS_INIT                                                                    \
     {                                                                                              \
         sizeof(pprof_read_options), UINT64_C(1) << 32, UINT64_C(2) << 30, 1000,                    \
             UINT64_C(64) << 20, UINT64_C(1) << 26, UINT64_C(1) << 28, UINT64_C(1) << 26,           \
             UINT64_C(1) << 26, UINT64_C(1) << 24, UINT64_C(1) << 28, UINT64_C(1) << 28,            \
-            UINT64_C(1) << 31, UINT64_C(1) << 30,                                                  \
-        {                                                                                          \
-            0, 0, 0, 0                                                                             \
-        }                                                                                          \
+            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0                                  \
     }
 
 PPROF_API void pprof_read_options_init(pprof_read_options *opts);
@@ -266,6 +277,8 @@ typedef struct pprof_write_options {
     {                                                                                              \
         sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0, NULL, NULL                           \
     }
+
+PPROF_API void pprof_write_options_init(pprof_write_options *opts);
 
 /* A growable output buffer; release its bytes with pprof_buffer_free. */
 typedef struct pprof_buffer {
