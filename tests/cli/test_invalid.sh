@@ -2,11 +2,15 @@
 # Invalid profiles through the tools: convert refuses (unless --no-check), dump lists and says
 # why; pprof-merge --files-from lists (-0, NUL bytes); pprof-check's severities, summary, SARIF
 # notifications and --fix output errors.
-# Usage: test_invalid.sh PPROF-CONVERT PPROF-DUMP PPROF-CHECK PPROF-MERGE
+# Usage: test_invalid.sh PPROF-CONVERT PPROF-DUMP PPROF-CHECK PPROF-MERGE PPROF-EDIT PPROF-TOP
+#        PPROF-DIFF
 conv=$1
 dump=$2
 check=$3
 merge=$4
+edit=$5
+top=$6
+diff=$7
 . "$(dirname "$0")/tap.sh"
 # bin HEX...: the bytes
 bin() {
@@ -141,5 +145,33 @@ run "$dump" "$tmp/text.txt"
 expect_rc 1 "pprof-dump of a text file"
 if printf '%s' "$err" | grep -q "<stdout>"; then ok 1 "pprof-dump: a reading error is not blamed on <stdout>"; else ok 0 "pprof-dump: a reading error is not blamed on <stdout>"; fi
 has "$err" "text\.txt: error:" "pprof-dump: the input is named"
+
+# ---- the other tools that read and write profiles share the same output rules
+run "$edit" "$tmp/duplicate-id.pb" -o "$tmp/edited.pb"
+expect_rc 1 "pprof-edit refuses a profile Go refuses"
+has "$err" "duplicate-id\.pb: error: .*\[CV5-duplicate-id\]" "pprof-edit names the input and the rule"
+run "$edit" "$tmp/good.pb" -o "$tmp/edited.zst"
+[ $rc -eq 0 ] && [ "$(od -An -tx1 -N4 "$tmp/edited.zst" | tr -d ' ')" = 28b52ffd ]
+ok $? "pprof-edit -o X.zst writes zstd"
+run "$diff" "$tmp/good.pb" "$tmp/good.pb" -o "$tmp/diff.pb"
+[ $rc -eq 0 ] && [ "$(od -An -tx1 -N2 "$tmp/diff.pb" | tr -d ' ')" != 1f8b ]
+ok $? "pprof-diff -o X.pb writes uncompressed protobuf"
+cp "$tmp/good.pb" "$tmp/top-in.pb"
+run "$top" "$tmp/top-in.pb" -o "$tmp/top-in.pb"
+expect_rc 2 "pprof-top refuses to write its listing over the input"
+cmp -s "$tmp/good.pb" "$tmp/top-in.pb"
+ok $? "and the input is intact"
+if [ -c /dev/full ]; then
+    for t in "$top" "$diff"; do
+        if [ "$t" = "$diff" ]; then
+            "$t" "$tmp/good.pb" "$tmp/good.pb" >/dev/full 2>/dev/null
+        else
+            "$t" "$tmp/good.pb" >/dev/full 2>/dev/null
+        fi
+        ok $(($? != 3)) "$(basename "$t") >/dev/full: exit 3"
+    done
+    "$edit" --help >/dev/full 2>/dev/null
+    ok $(($? != 3)) "pprof-edit --help >/dev/full: exit 3"
+fi
 
 done_testing
