@@ -1056,7 +1056,7 @@ pprof_builder_serialize_file(pprof_builder *b, unsigned flags, const char *path,
     pprof_buffer buf = {0};
     pprof_status st = pprof__builder_encode(b, opts, &buf, err);
     if (!st)
-        st = pprof_write_bytes_atomic(path, buf.data, buf.len, err);
+        st = pprof_write_bytes_file(path, buf.data, buf.len, opts, err);
     pprof_buffer_free(&buf);
     if (!st && (flags & PPROF_BUILDER_RESET))
         st = pprof__builder_compact(b, err);

@@ -1425,6 +1425,14 @@ pprof_check_read_error_rule(const pprof_error *e, pprof_rule *out)
             r = PPROF_RULE_W1_BAD_VARINT;
         break;
     }
+    case PPROF_E_INVALID: /* the decoder refuses these two rules unless relaxed */
+        if (strstr(e->message, "W6-string-table-0"))
+            r = PPROF_RULE_W6_STRING_TABLE_0;
+        else if (strstr(e->message, "W8-concatenated"))
+            r = PPROF_RULE_W8_CONCATENATED;
+        else
+            return false;
+        break;
     default: return false;
     }
     if (out)

@@ -512,7 +512,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
         size_t bound = encoded_bound(p, src);
         pprof__gz_stream *gs = NULL;
         streamed = strcmp(path, "-") != 0;
-        if (streamed && (st = pprof__out_open(path, &out, err)))
+        if (streamed && (st = pprof__out_open(path, &o, &out, err)))
             return st;
         if (!pprof__buffer_reserve_in(&p->alloc, &raw, bound))
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -540,7 +540,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
     else if (streamed)
         pprof__out_abort(&out);
     else if (st == PPROF_OK)
-        st = pprof_write_bytes_atomic(path, bytes->data, bytes->len, err);
+        st = pprof_write_bytes_file(path, bytes->data, bytes->len, &o, err);
     if (pre)
         *pre = raw; /* the caller's to free */
     else

@@ -55,10 +55,20 @@ dump(const coll *c)
                  c->f[i].msg);
 }
 
+/* Reads as pprof-check does: what the decoder refuses by default is left to the checker. */
+static pprof_status
+read_relaxed(const pb *b, pprof_profile **p, pprof_error *err)
+{
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+    return pprof_profile_read_memory(b->d, b->n, &ro, p, err);
+}
+
 static pprof_status
 check_bytes(const pb *b, pprof_profile **p, coll *c, pprof_check_summary *sum, pprof_error *err)
 {
-    pprof_status st = pprof_profile_read_memory(b->d, b->n, NULL, p, err);
+    pprof_status st = read_relaxed(b, p, err);
     if (st)
         return st;
     memset(c, 0, sizeof(*c));
@@ -224,7 +234,7 @@ static pprof_profile *
 read_pb(const pb *b)
 {
     pprof_profile *p = NULL;
-    pprof_profile_read_memory(b->d, b->n, NULL, &p, NULL);
+    read_relaxed(b, &p, NULL);
     return p;
 }
 
