@@ -11,11 +11,12 @@
 // after upstream's, see the comments):
 //
 //	aggregate=GRAN[,noinlines]  Aggregate as go tool pprof's -granularity/-noinlines do
-//	scale=F | scale=TYPE=F      Scale(F) / ScaleN with F for TYPE and 1 elsewhere
+//	scale=[TYPE=]F[,...]        Scale(F), or one ScaleN (F for TYPE, or all; later wins)
 //	normalize=BASEFILE          Normalize(base)
 //	setlabel=K=V                SetLabel(K, [V])
 //	setnumlabel=K=N[:UNIT]      SetNumLabel(K, [N], [UNIT])
-//	removelabel=K               RemoveLabel(K)
+//	removelabel=K               RemoveLabel(K) (pprof-edit's --remove-label is this and
+//	                            removenumlabel)
 //	removenumlabel=K            RemoveNumLabel(K)
 //	renamelabel=OLD=NEW         string and numeric labels of key OLD move to NEW
 //	types=T[,T...]              keep only these sample types, in this order
@@ -223,18 +224,7 @@ func apply(p *profile.Profile, op string) *profile.Profile {
 	case "aggregate":
 		err = aggregate(p, arg)
 	case "scale":
-		if i := strings.LastIndexByte(arg, '='); i >= 0 {
-			f, _ := strconv.ParseFloat(arg[i+1:], 64)
-			ratios := make([]float64, len(p.SampleType))
-			for j := range ratios {
-				ratios[j] = 1
-			}
-			ratios[typeIndex(p, arg[:i])] = f
-			err = p.ScaleN(ratios)
-		} else {
-			f, _ := strconv.ParseFloat(arg, 64)
-			p.Scale(f)
-		}
+		err = scale(p, arg)
 	case "normalize":
 		err = p.Normalize(load(arg))
 	case "setlabel":
@@ -278,6 +268,37 @@ func apply(p *profile.Profile, op string) *profile.Profile {
 		die(1, "%s: %v", op, err)
 	}
 	return p
+}
+
+// scale applies "[TYPE=]F[,[TYPE=]F...]" as one ScaleN: F alone is for every type, a later entry
+// overrides an earlier one (pprof-edit's repeated --scale); F alone, once, is Scale(F).
+func scale(p *profile.Profile, arg string) error {
+	ratios := make([]float64, len(p.SampleType))
+	for j := range ratios {
+		ratios[j] = 1
+	}
+	for _, e := range strings.Split(arg, ",") {
+		t, v := "", e
+		if i := strings.LastIndexByte(e, '='); i >= 0 {
+			t, v = e[:i], e[i+1:]
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			die(2, "scale: %v", err)
+		}
+		if t == "" {
+			if !strings.Contains(arg, ",") {
+				p.Scale(f)
+				return nil
+			}
+			for j := range ratios {
+				ratios[j] = f
+			}
+		} else {
+			ratios[typeIndex(p, t)] = f
+		}
+	}
+	return p.ScaleN(ratios)
 }
 
 // aggregate is go tool pprof's driver.aggregate (internal/driver/driver.go).
