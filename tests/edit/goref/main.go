@@ -18,7 +18,7 @@
 //	removelabel=K               RemoveLabel(K) (pprof-edit's --remove-label is this and
 //	                            removenumlabel)
 //	removenumlabel=K            RemoveNumLabel(K)
-//	renamelabel=OLD=NEW         string and numeric labels of key OLD move to NEW
+//	renamelabel=OLD=NEW         string and numeric labels of key OLD get key NEW
 //	types=T[,T...]              keep only these sample types, in this order
 //	prune=DROP[/KEEP]           Prune(^(DROP)$, ^(KEEP)$) like RemoveUninteresting
 //	uninteresting               RemoveUninteresting (the profile's drop_frames/keep_frames)
@@ -350,27 +350,42 @@ func removeNumLabel(p *profile.Profile, key string) {
 	}
 }
 
-// renameLabel has no Go counterpart: the values of OLD (string and numeric, with units) become
-// those of NEW, replacing what NEW had in the samples that have OLD.
+// renameLabel has no Go counterpart: every label entry with key OLD gets key NEW (string and
+// numeric, units kept). A sample that also has NEW keeps both sets of values, in the order of
+// its label entries; for a profile that Go wrote (goref gen), that is the order of the keys.
 func renameLabel(p *profile.Profile, from, to string) {
 	for _, s := range p.Sample {
 		if v, ok := s.Label[from]; ok {
 			delete(s.Label, from)
-			s.Label[to] = v
+			if from < to {
+				s.Label[to] = append(append([]string{}, v...), s.Label[to]...)
+			} else {
+				s.Label[to] = append(append([]string{}, s.Label[to]...), v...)
+			}
 		}
 		if v, ok := s.NumLabel[from]; ok {
 			u := s.NumUnit[from]
 			delete(s.NumLabel, from)
 			delete(s.NumUnit, from)
-			s.NumLabel[to] = v
-			if u != nil {
-				if s.NumUnit == nil {
-					s.NumUnit = map[string][]string{}
-				}
-				s.NumUnit[to] = u
-			} else {
-				delete(s.NumUnit, to)
+			tv, tu := s.NumLabel[to], s.NumUnit[to]
+			// units are per value; a key without units has none for any of its values
+			if len(u) == 0 && len(v) > 0 {
+				u = make([]string, len(v))
 			}
+			if len(tu) == 0 && len(tv) > 0 {
+				tu = make([]string, len(tv))
+			}
+			if from < to {
+				s.NumLabel[to] = append(append([]int64{}, v...), tv...)
+				u = append(append([]string{}, u...), tu...)
+			} else {
+				s.NumLabel[to] = append(append([]int64{}, tv...), v...)
+				u = append(append([]string{}, tu...), u...)
+			}
+			if s.NumUnit == nil {
+				s.NumUnit = map[string][]string{}
+			}
+			s.NumUnit[to] = u
 		}
 	}
 }
