@@ -500,6 +500,12 @@ func generate(seed int64, drop bool) *profile.Profile {
 		{"operator new(unsigned long)", "/usr/include/c++/v1/new"},
 		{"sync.(*Mutex).Lock", "/usr/lib/go/src/sync/mutex.go"},
 		{"main.worker", "/src/server/worker.go"},
+		// simplifyFunc's cases: reserved names keep their brackets, a leading '.' goes
+		{"ns::(anonymous namespace)::Handler::operator()(int) const", "/src/ns/handler.cc"},
+		{"(anonymous namespace)::init(void)", "/src/ns/init.cc"},
+		{"std::function<void ()>::operator()() const", "/usr/include/c++/v1/functional"},
+		{".ppc_elf_func", "/src/ppc.c"},
+		{"", "/src/anonymous.c"},
 	}
 	for i, n := range names {
 		sys := n.name
