@@ -7,6 +7,7 @@
 
 #include "check-private.h"
 #include "hash-private.h"
+#include "htab-private.h"
 #include "wire-private.h"
 
 /* ---------------------------------------------------------------- registry */
@@ -150,53 +151,6 @@ off_at(const pprof__vec *offs, size_t i)
 }
 
 /* ---------------------------------------------------------------- helpers */
-
-bool
-pprof__utf8_valid(const uint8_t *s, size_t n, size_t *bad_at)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (n - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            if (!(w & UINT64_C(0x8080808080808080))) {
-                i += 8;
-                continue;
-            }
-        }
-        uint8_t b = s[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint32_t min;
-        if (b >= 0xc2 && b <= 0xdf)
-            len = 2, min = 0x80;
-        else if (b >= 0xe0 && b <= 0xef)
-            len = 3, min = 0x800;
-        else if (b >= 0xf0 && b <= 0xf4)
-            len = 4, min = 0x10000;
-        else
-            goto bad;
-        if (n - i < len)
-            goto bad;
-        uint32_t cp = b & (0x7f >> len);
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                goto bad;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            goto bad;
-        i += len;
-    }
-    return true;
-bad:
-    if (bad_at)
-        *bad_at = i;
-    return false;
-}
 
 /* Validates RE2 syntax (what Go's regexp accepts) without compiling. Returns NULL or why. */
 static const char *
@@ -431,33 +385,20 @@ str_of(const chk *k, int64_t idx, pprof_string *s)
 
 /* ---------------------------------------------------------------- generic index set */
 
-/* Open addressing over entity indices; callers give the hash and an equality test. */
-typedef struct iset {
-    uint32_t *slot; /* index + 1, 0 = empty */
-    uint64_t *hash;
-    size_t mask;
-} iset;
+/* Entity indices by content (the common table); callers give the hash and an equality test.
+ * Sized for every index up front, so adding never allocates. */
+typedef pprof__htab iset;
 
 static bool
 iset_init(const pprof_allocator *a, iset *s, size_t n)
 {
-    size_t cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    s->slot = pprof__malloc(a, cap * sizeof(uint32_t));
-    s->hash = pprof__malloc(a, cap * sizeof(uint64_t));
-    s->mask = cap - 1;
-    if (!s->slot || !s->hash)
-        return false;
-    memset(s->slot, 0, cap * sizeof(uint32_t));
-    return true;
+    return pprof__htab_init(s, a, n);
 }
 
 static void
 iset_free(const pprof_allocator *a, iset *s)
 {
-    pprof__free(a, s->slot);
-    pprof__free(a, s->hash);
+    pprof__htab_free(s, a);
 }
 
 /* Returns the earlier equal index, or PPROF_NONE after inserting i. */
@@ -465,16 +406,12 @@ static uint32_t
 iset_add(iset *s, uint64_t h, uint32_t i, bool (*eq)(const void *, uint32_t, uint32_t),
          const void *ctx)
 {
-    for (size_t at = h & s->mask;; at = (at + 1) & s->mask) {
-        uint32_t v = s->slot[at];
-        if (!v) {
-            s->slot[at] = i + 1;
-            s->hash[at] = h;
-            return PPROF_NONE;
-        }
-        if (s->hash[at] == h && eq(ctx, v - 1, i))
-            return v - 1;
-    }
+    pprof__htab_probe at;
+    uint32_t v;
+    PPROF__HTAB_FIND(s, h, at, v, eq(ctx, v, i));
+    if (v == PPROF_NONE)
+        pprof__htab_insert_at(s, &at, i);
+    return v;
 }
 
 /* ---------------------------------------------------------------- strings */
@@ -1488,6 +1425,14 @@ pprof_check_read_error_rule(const pprof_error *e, pprof_rule *out)
             r = PPROF_RULE_W1_BAD_VARINT;
         break;
     }
+    case PPROF_E_INVALID: /* the decoder refuses these two rules unless relaxed */
+        if (strstr(e->message, "W6-string-table-0"))
+            r = PPROF_RULE_W6_STRING_TABLE_0;
+        else if (strstr(e->message, "W8-concatenated"))
+            r = PPROF_RULE_W8_CONCATENATED;
+        else
+            return false;
+        break;
     default: return false;
     }
     if (out)

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "hash-private.h"
+#include "htab-private.h"
 #include "merge.h"
 #include "par-private.h"
 #include "profile-private.h"
@@ -19,129 +21,9 @@
 
 /* ------------------------------------------------------------------ hashing */
 
-static inline uint64_t
-hmix(uint64_t h, uint64_t v)
-{
-    h ^= v;
-    h *= UINT64_C(0x9E3779B97F4A7C15);
-    return h ^ (h >> 31);
-}
-
-static inline uint64_t
-hfinal(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    return h ^ (h >> 33);
-}
-
-static uint64_t
-hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = UINT64_C(0x243F6A8885A308D3) ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = hmix(h, w);
-        s += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    return hfinal(hmix(h, w));
-}
-
-/* Open addressing; a slot holds (32 hash bits << 32) | (index + 1), 0 = empty. The stored hash
- * bits both pick the bucket and filter comparisons, so growing needs no entity access. */
-typedef struct htab {
-    uint64_t *slots;
-    size_t mask, n;
-} htab;
-
-/* Rehashes into a table of at least min_cap slots (a power of two, at least twice the old). */
-static bool
-ht_resize(const pprof_allocator *a, htab *t, size_t min_cap)
-{
-    size_t cap = t->mask ? (t->mask + 1) * 2 : 256;
-    while (cap < min_cap && cap <= (UINT64_C(1) << 32))
-        cap *= 2;
-    if (cap > (UINT64_C(1) << 32))
-        return false;
-    uint64_t *s = pprof__malloc(a, cap * sizeof(uint64_t));
-    if (!s)
-        return false;
-    memset(s, 0, cap * sizeof(uint64_t));
-    for (size_t i = 0; t->mask && i <= t->mask; i++) {
-        uint64_t v = t->slots[i];
-        if (!v)
-            continue;
-        size_t h = (size_t)(v >> 32) & (cap - 1);
-        while (s[h])
-            h = (h + 1) & (cap - 1);
-        s[h] = v;
-    }
-    pprof__free(a, t->slots);
-    t->slots = s;
-    t->mask = cap - 1;
-    return true;
-}
-
-static bool
-ht_grow(const pprof_allocator *a, htab *t)
-{
-    return ht_resize(a, t, 0);
-}
-
-/* Makes room for n more entries without a rehash. */
-static bool
-ht_reserve(const pprof_allocator *a, htab *t, size_t n)
-{
-    size_t need = t->n + n + 1;
-    if (t->mask && need * 4 <= (t->mask + 1) * 3)
-        return true;
-    if (need > (SIZE_MAX / 4))
-        return false;
-    return ht_resize(a, t, need * 4 / 3 + 1);
-}
-
-/* Probe sequence helpers: the caller loops with ht_first/ht_next and inserts at the empty slot. */
-static inline size_t
-ht_first(const htab *t, uint32_t h32)
-{
-    return h32 & t->mask;
-}
-
-static inline void
-ht_put(htab *t, size_t slot, uint32_t h32, uint32_t idx)
-{
-    t->slots[slot] = ((uint64_t)h32 << 32) | ((uint64_t)idx + 1);
-    t->n++;
-}
-
-/* Inserts an entry known to be absent (rebuilding a table). */
-static void
-ht_add(htab *t, uint32_t h32, uint32_t idx)
-{
-    size_t slot = ht_first(t, h32);
-    while (t->slots[slot])
-        slot = (slot + 1) & t->mask;
-    ht_put(t, slot, h32, idx);
-}
-
-static inline bool
-ht_need_grow(const htab *t)
-{
-    return !t->mask || (t->n + 1) * 4 > (t->mask + 1) * 3;
-}
-
-static inline void
-prefetch_slot(const htab *t, uint32_t h32)
-{
-    if (t->mask)
-        __builtin_prefetch(&t->slots[h32 & t->mask]);
-}
+/* Hash-table lookups whose equality EQ (an expression of idx) stays inline: idx ends as the
+ * match, or PPROF_NONE with probe where the key would go. */
+#define HT_SCAN(t, h32, probe, idx, EQ) PPROF__HTAB_FIND(t, h32, probe, idx, EQ)
 
 /* Every cache line of [p, p + n). */
 static inline void
@@ -151,36 +33,6 @@ prefetch_range(const void *p, size_t n)
     for (; at < end; at += 64)
         __builtin_prefetch((const void *)at);
 }
-
-/* The first entry whose stored hash bits are h32 (most likely the match), or PPROF_NONE: a
- * guess for prefetching, never an answer. */
-static inline uint32_t
-ht_peek(const htab *t, uint32_t h32)
-{
-    if (!t->mask)
-        return PPROF_NONE;
-    for (size_t slot = h32 & t->mask;; slot = (slot + 1) & t->mask) {
-        uint64_t v = t->slots[slot];
-        if (!v)
-            return PPROF_NONE;
-        if ((uint32_t)(v >> 32) == h32)
-            return (uint32_t)(v & 0xffffffffu) - 1;
-    }
-}
-
-#define HT_SCAN(t, h32, slot, idx, EQ)                                                             \
-    for (slot = ht_first(t, h32);; slot = (slot + 1) & (t)->mask) {                                \
-        uint64_t v_ = (t)->slots[slot];                                                            \
-        if (!v_) {                                                                                 \
-            idx = PPROF_NONE;                                                                      \
-            break;                                                                                 \
-        }                                                                                          \
-        if ((uint32_t)(v_ >> 32) == (h32)) {                                                       \
-            idx = (uint32_t)(v_ & 0xffffffffu) - 1;                                                \
-            if (EQ)                                                                                \
-                break;                                                                             \
-        }                                                                                          \
-    }
 
 /* ------------------------------------------------------------------ prefaulting */
 
@@ -337,25 +189,25 @@ struct pprof_merger {
     size_t n_inputs;
 
     pprof__vec strings; /* pprof_string */
-    htab str_ht;
+    pprof__htab str_ht;
 
     pprof__vec mappings; /* mmapping */
-    htab map_ht;
+    pprof__htab map_ht;
     pprof__vec functions; /* mfunction */
-    htab fn_ht;
+    pprof__htab fn_ht;
     pprof__vec locations; /* mlocation */
     pprof__vec lines;     /* mline */
-    htab loc_ht;
-    htab addr_ht;       /* (mapping, rel) -> first location there, for inline conflicts */
-    pprof__vec samples; /* msample */
-    pprof__vec stack;   /* uint32_t location indices of the distinct stacks */
-    pprof__vec stacks;  /* mstack */
-    htab stack_ht;
+    pprof__htab loc_ht;
+    pprof__htab addr_ht; /* (mapping, rel) -> first location there, for inline conflicts */
+    pprof__vec samples;  /* msample */
+    pprof__vec stack;    /* uint32_t location indices of the distinct stacks */
+    pprof__vec stacks;   /* mstack */
+    pprof__htab stack_ht;
     pprof__vec labels; /* mlabel */
     pprof__vec values; /* int64_t, n_types per sample */
-    htab sample_ht;
+    pprof__htab sample_ht;
     pprof__vec carries; /* carry, stage 2's */
-    htab carry_ht;
+    pprof__htab carry_ht;
     bool s2_tables_gone;        /* stack_ht and sample_ht were given back (release_s2_tables) */
     prefault s2_pf;             /* stage 2's: its tables' room for the rest of a large input */
     size_t s2_mark[4], s2_seen; /* stage 2's table lengths at the input's start, samples since */
@@ -419,7 +271,7 @@ sid_cmp(const pprof_merger *m, uint32_t a, uint32_t b)
 
 /* The string with these bytes, or PPROF_NONE; *slot is where it would go. */
 static uint32_t
-str_find(const pprof_merger *m, const char *data, size_t len, uint32_t h32, size_t *slot)
+str_find(const pprof_merger *m, const char *data, size_t len, uint32_t h32, pprof__htab_probe *slot)
 {
     uint32_t idx;
     HT_SCAN(&m->str_ht, h32, *slot, idx,
@@ -430,17 +282,17 @@ str_find(const pprof_merger *m, const char *data, size_t len, uint32_t h32, size
 static uint32_t
 str_hash(const char *data, size_t len)
 {
-    return (uint32_t)(hash_bytes(data, len) >> 32);
+    return (uint32_t)(pprof__hash_bytes(0, data, len) >> 32);
 }
 
 /* Interns by content; returns PPROF_NONE when out of memory. */
 static uint32_t
 intern(pprof_merger *m, const char *data, size_t len)
 {
-    if (ht_need_grow(&m->str_ht) && !ht_grow(&m->a, &m->str_ht))
+    if (pprof__htab_full(&m->str_ht) && !pprof__htab_reserve(&m->str_ht, &m->a, 1))
         return PPROF_NONE;
     uint32_t h32 = str_hash(data, len);
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t idx = str_find(m, data, len, h32, &slot);
     if (idx != PPROF_NONE)
         return idx;
@@ -455,7 +307,7 @@ intern(pprof_merger *m, const char *data, size_t len)
     s->data = copy;
     s->len = len;
     idx = (uint32_t)(m->strings.len - 1);
-    ht_put(&m->str_ht, slot, h32, idx);
+    pprof__htab_insert_at(&m->str_ht, &slot, idx);
     return idx;
 }
 
@@ -487,12 +339,21 @@ pprof_merger_free(pprof_merger *m)
                           &m->batch[1].stk, &m->batch[1].lab, &m->batch[1].val, &m->carries};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
         pprof__free(&a, vecs[i]->data);
-    htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,    &m->loc_ht,
-                   &m->addr_ht, &m->sample_ht, &m->stack_ht, &m->carry_ht};
+    pprof__htab *hts[] = {&m->str_ht,  &m->map_ht,    &m->fn_ht,    &m->loc_ht,
+                          &m->addr_ht, &m->sample_ht, &m->stack_ht, &m->carry_ht};
     for (size_t i = 0; i < sizeof(hts) / sizeof(hts[0]); i++)
-        pprof__free(&a, hts[i]->slots);
+        pprof__free(&a, hts[i]->slot);
     pprof__arena_destroy(&m->arena);
     pprof__free(&a, m);
+}
+
+void
+pprof_merge_options_init(pprof_merge_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_merge_options def = PPROF_MERGE_OPTIONS_INIT;
+    *opts = def;
 }
 
 pprof_status
@@ -649,11 +510,12 @@ map_mapping(in_ctx *c, size_t mi)
         return st;
     uint64_t size = mapping_size(sm);
     uint32_t key = bid ? bid : file;
-    uint64_t h = hfinal(hmix(hmix(hmix(0, size), sm->file_offset), key));
+    uint64_t h = pprof__mix64(pprof__hash_combine(
+        pprof__hash_combine(pprof__hash_combine(0, size), sm->file_offset), key));
     uint32_t h32 = (uint32_t)(h >> 32);
-    if (ht_need_grow(&m->map_ht) && !ht_grow(&m->a, &m->map_ht))
+    if (pprof__htab_full(&m->map_ht) && !pprof__htab_reserve(&m->map_ht, &m->a, 1))
         return nomem(m, c->err);
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t idx;
     HT_SCAN(&m->map_ht, h32, slot, idx,
             (PPROF__AT(m->mappings, mmapping, idx).size == size &&
@@ -670,7 +532,7 @@ map_mapping(in_ctx *c, size_t mi)
         mm->start = sm->memory_start;
         mm->limit = sm->memory_limit;
         idx = (uint32_t)(m->mappings.len - 1);
-        ht_put(&m->map_ht, slot, h32, idx);
+        pprof__htab_insert_at(&m->map_ht, &slot, idx);
     } else {
         mm = &PPROF__AT(m->mappings, mmapping, idx);
         if (sm->memory_start < mm->start ||
@@ -694,13 +556,16 @@ map_mapping(in_ctx *c, size_t mi)
 static uint32_t
 fn_hash(const mfunction *k)
 {
-    return (uint32_t)(hfinal(hmix(hmix(hmix(hmix(1, k->name), k->system_name), k->filename),
-                                  (uint64_t)k->start_line)) >>
+    return (uint32_t)(pprof__mix64(pprof__hash_combine(
+                          pprof__hash_combine(
+                              pprof__hash_combine(pprof__hash_combine(1, k->name), k->system_name),
+                              k->filename),
+                          (uint64_t)k->start_line)) >>
                       32);
 }
 
 static uint32_t
-fn_find(const pprof_merger *m, const mfunction *k, uint32_t h32, size_t *slot)
+fn_find(const pprof_merger *m, const mfunction *k, uint32_t h32, pprof__htab_probe *slot)
 {
     const mfunction *fs = m->functions.data;
     uint32_t idx;
@@ -726,9 +591,9 @@ map_function(in_ctx *c, size_t fi, uint32_t *out)
         (st = map_str(c, sf->filename, &k.filename, "function[%zu].filename", fi, 0)))
         return st;
     uint32_t h32 = fn_hash(&k);
-    if (ht_need_grow(&m->fn_ht) && !ht_grow(&m->a, &m->fn_ht))
+    if (pprof__htab_full(&m->fn_ht) && !pprof__htab_reserve(&m->fn_ht, &m->a, 1))
         return nomem(m, c->err);
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t idx = fn_find(m, &k, h32, &slot);
     if (idx == PPROF_NONE) {
         mfunction *f = pprof__vec_push(&m->a, &m->functions, sizeof(*f));
@@ -736,7 +601,7 @@ map_function(in_ctx *c, size_t fi, uint32_t *out)
             return nomem(m, c->err);
         *f = k;
         idx = (uint32_t)(m->functions.len - 1);
-        ht_put(&m->fn_ht, slot, h32, idx);
+        pprof__htab_insert_at(&m->fn_ht, &slot, idx);
     }
     *out = c->fn_memo[fi] = idx;
     return PPROF_OK;
@@ -799,7 +664,10 @@ loc_key(in_ctx *c, size_t li, bool add, mlocation *key, uint32_t *h32, bool *unr
     if (!pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), sl->n_line))
         return nomem(m, c->err);
     mline *ln = m->tmp_lines.data;
-    uint64_t h = hmix(hmix(hmix(hmix(2, k.mapping), k.rel), k.folded), k.n_line);
+    uint64_t h = pprof__hash_combine(
+        pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(2, k.mapping), k.rel),
+                            k.folded),
+        k.n_line);
     for (uint32_t j = 0; j < sl->n_line; j++) {
         const pprof_line *sline = &PPROF__AT(p->lines, pprof_line, sl->line_off + j);
         uint32_t fi = pprof__idmap_find(&p->fn_idx, sline->function_id);
@@ -821,15 +689,18 @@ loc_key(in_ctx *c, size_t li, bool add, mlocation *key, uint32_t *h32, bool *unr
         }
         ln[j].line = sline->line;
         ln[j].column = sline->column;
-        h = hmix(hmix(hmix(h, ln[j].fn), (uint64_t)ln[j].line), (uint64_t)ln[j].column);
+        h = pprof__hash_combine(
+            pprof__hash_combine(pprof__hash_combine(h, ln[j].fn), (uint64_t)ln[j].line),
+            (uint64_t)ln[j].column);
     }
-    *h32 = (uint32_t)(hfinal(h) >> 32);
+    *h32 = (uint32_t)(pprof__mix64(h) >> 32);
     *key = k;
     return PPROF_OK;
 }
 
 static uint32_t
-loc_find(const pprof_merger *m, const mlocation *k, const mline *ln, uint32_t h32, size_t *slot)
+loc_find(const pprof_merger *m, const mlocation *k, const mline *ln, uint32_t h32,
+         pprof__htab_probe *slot)
 {
     const mlocation *ls = m->locations.data;
     const mline *all = m->lines.data;
@@ -856,9 +727,9 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
     if (st)
         return st;
     const mline *ln = m->tmp_lines.data;
-    if (ht_need_grow(&m->loc_ht) && !ht_grow(&m->a, &m->loc_ht))
+    if (pprof__htab_full(&m->loc_ht) && !pprof__htab_reserve(&m->loc_ht, &m->a, 1))
         return nomem(m, c->err);
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t idx = loc_find(m, &k, ln, h32, &slot);
     if (idx == PPROF_NONE) {
         if (m->lines.len + k.n_line >= UINT32_MAX || m->locations.len >= UINT32_MAX - 1)
@@ -873,11 +744,12 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
             return nomem(m, c->err);
         *nl = k;
         idx = (uint32_t)(m->locations.len - 1);
-        ht_put(&m->loc_ht, slot, h32, idx);
+        pprof__htab_insert_at(&m->loc_ht, &slot, idx);
         if (k.rel != 0) {
-            uint64_t ha = hfinal(hmix(hmix(3, k.mapping), k.rel));
+            uint64_t ha =
+                pprof__mix64(pprof__hash_combine(pprof__hash_combine(3, k.mapping), k.rel));
             uint32_t a32 = (uint32_t)(ha >> 32);
-            if (ht_need_grow(&m->addr_ht) && !ht_grow(&m->a, &m->addr_ht))
+            if (pprof__htab_full(&m->addr_ht) && !pprof__htab_reserve(&m->addr_ht, &m->a, 1))
                 return nomem(m, c->err);
             uint32_t first;
             const mlocation *ls = m->locations.data;
@@ -885,7 +757,7 @@ map_location(in_ctx *c, size_t li, uint32_t *out)
             HT_SCAN(&m->addr_ht, a32, slot, first,
                     (ls[first].mapping == k.mapping && ls[first].rel == k.rel));
             if (first == PPROF_NONE) {
-                ht_put(&m->addr_ht, slot, a32, idx);
+                pprof__htab_insert_at(&m->addr_ht, &slot, idx);
             } else if (ls[first].n_line != k.n_line ||
                        !lines_equal(all + ls[first].line_off, all + k.line_off, k.n_line)) {
                 note_conflict(c, &ls[first], &ls[idx]);
@@ -921,16 +793,16 @@ preresolve_strings(in_ctx *c)
         const pprof_string *x = xs + base;
         for (size_t i = 0; i < k; i++) {
             h[i] = str_hash(x[i].data, x[i].len);
-            prefetch_slot(&m->str_ht, h[i]);
+            pprof__htab_prefetch(&m->str_ht, h[i]);
         }
         for (size_t i = 0; i < k; i++)
-            if ((cand[i] = ht_peek(&m->str_ht, h[i])) != PPROF_NONE)
+            if ((cand[i] = pprof__htab_peek(&m->str_ht, h[i])) != PPROF_NONE)
                 __builtin_prefetch(&ms[cand[i]]);
         for (size_t i = 0; i < k; i++)
             if (cand[i] != PPROF_NONE)
                 __builtin_prefetch(ms[cand[i]].data);
         for (size_t i = 0; i < k; i++) {
-            size_t slot;
+            pprof__htab_probe slot;
             c->str_memo[base + i] = str_find(m, x[i].data, x[i].len, h[i], &slot);
         }
     }
@@ -962,15 +834,16 @@ preresolve_functions(in_ctx *c)
                 continue;
             key[i] = x;
             h[i] = fn_hash(&x);
-            prefetch_slot(&m->fn_ht, h[i]);
+            pprof__htab_prefetch(&m->fn_ht, h[i]);
         }
         for (size_t i = 0; i < k; i++)
-            if (key[i].name != PPROF_NONE && (cand = ht_peek(&m->fn_ht, h[i])) != PPROF_NONE)
+            if (key[i].name != PPROF_NONE &&
+                (cand = pprof__htab_peek(&m->fn_ht, h[i])) != PPROF_NONE)
                 __builtin_prefetch(&mf[cand]);
         for (size_t i = 0; i < k; i++) {
             if (key[i].name == PPROF_NONE)
                 continue;
-            size_t slot;
+            pprof__htab_probe slot;
             c->fn_memo[base + i] = fn_find(m, &key[i], h[i], &slot);
             found += c->fn_memo[base + i] != PPROF_NONE;
         }
@@ -994,10 +867,10 @@ preresolve_locations(in_ctx *c)
         for (size_t i = 0; i < k; i++) {
             ok[i] = !loc_key(c, base + i, false, &key, &h[i], &unresolved) && !unresolved;
             if (ok[i])
-                prefetch_slot(&m->loc_ht, h[i]);
+                pprof__htab_prefetch(&m->loc_ht, h[i]);
         }
         for (size_t i = 0; i < k; i++)
-            if (ok[i] && (cand[i] = ht_peek(&m->loc_ht, h[i])) != PPROF_NONE)
+            if (ok[i] && (cand[i] = pprof__htab_peek(&m->loc_ht, h[i])) != PPROF_NONE)
                 __builtin_prefetch(&ml[cand[i]]);
             else
                 cand[i] = PPROF_NONE;
@@ -1008,7 +881,7 @@ preresolve_locations(in_ctx *c)
         for (size_t i = 0; i < k; i++) {
             if (!ok[i] || loc_key(c, base + i, false, &key, &h[i], &unresolved) || unresolved)
                 continue;
-            size_t slot;
+            pprof__htab_probe slot;
             c->loc_memo[base + i] = loc_find(m, &key, m->tmp_lines.data, h[i], &slot);
         }
     }
@@ -1116,19 +989,22 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
 static uint32_t
 stack_hash(const uint32_t *stk, size_t n)
 {
-    uint64_t h = hmix(4, n);
+    uint64_t h = pprof__hash_combine(4, n);
     for (size_t j = 0; j < n; j++)
-        h = hmix(h, stk[j]);
-    return (uint32_t)(hfinal(h) >> 32);
+        h = pprof__hash_combine(h, stk[j]);
+    return (uint32_t)(pprof__mix64(h) >> 32);
 }
 
 static uint32_t
 sample_hash(uint32_t sid, const mlabel *lab, size_t n_lab)
 {
-    uint64_t h = hmix(hmix(5, sid), n_lab);
+    uint64_t h = pprof__hash_combine(pprof__hash_combine(5, sid), n_lab);
     for (size_t j = 0; j < n_lab; j++)
-        h = hmix(hmix(hmix(hmix(h, lab[j].key), lab[j].str), lab[j].unit), (uint64_t)lab[j].num);
-    return (uint32_t)(hfinal(h) >> 32);
+        h = pprof__hash_combine(
+            pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(h, lab[j].key), lab[j].str),
+                                lab[j].unit),
+            (uint64_t)lab[j].num);
+    return (uint32_t)(pprof__mix64(h) >> 32);
 }
 
 /* The stacks' and samples' hash tables serve absorbing only, and are the largest of the
@@ -1137,11 +1013,11 @@ sample_hash(uint32_t sid, const mlabel *lab, size_t n_lab)
 static void
 release_s2_tables(pprof_merger *m)
 {
-    htab *ts[] = {&m->stack_ht, &m->sample_ht};
+    pprof__htab *ts[] = {&m->stack_ht, &m->sample_ht};
     for (int k = 0; k < 2; k++) {
-        pprof__free(&m->a, ts[k]->slots);
-        ts[k]->slots = NULL;
-        ts[k]->mask = ts[k]->n = 0;
+        pprof__free(&m->a, ts[k]->slot);
+        ts[k]->slot = NULL;
+        ts[k]->mask = ts[k]->count = 0;
     }
     m->s2_tables_gone = true;
 }
@@ -1151,18 +1027,19 @@ rebuild_s2_tables(pprof_merger *m)
 {
     if (!m->s2_tables_gone)
         return true;
-    if (!ht_reserve(&m->a, &m->stack_ht, m->stacks.len) ||
-        !ht_reserve(&m->a, &m->sample_ht, m->samples.len))
+    if (!pprof__htab_reserve(&m->stack_ht, &m->a, m->stacks.len) ||
+        !pprof__htab_reserve(&m->sample_ht, &m->a, m->samples.len))
         return false;
     const mstack *sts = m->stacks.data;
     for (size_t i = 0; i < m->stacks.len; i++)
-        ht_add(&m->stack_ht, stack_hash((const uint32_t *)m->stack.data + sts[i].off, sts[i].n),
-               (uint32_t)i);
+        pprof__htab_add(&m->stack_ht,
+                        stack_hash((const uint32_t *)m->stack.data + sts[i].off, sts[i].n),
+                        (uint32_t)i);
     const msample *ss = m->samples.data;
     const mlabel *labs = m->labels.data;
     for (size_t i = 0; i < m->samples.len; i++)
-        ht_add(&m->sample_ht, sample_hash(ss[i].stack, labs + ss[i].lab_off, ss[i].n_lab),
-               (uint32_t)i);
+        pprof__htab_add(&m->sample_ht, sample_hash(ss[i].stack, labs + ss[i].lab_off, ss[i].n_lab),
+                        (uint32_t)i);
     m->s2_tables_gone = false;
     return true;
 }
@@ -1173,9 +1050,9 @@ s2_stack(pprof_merger *m, const merge_batch *b, psample *q)
 {
     const uint32_t *stk = (const uint32_t *)b->stk.data + q->stk_off;
     uint32_t n_loc = q->n_loc;
-    if (ht_need_grow(&m->stack_ht) && !ht_grow(&m->a, &m->stack_ht))
+    if (pprof__htab_full(&m->stack_ht) && !pprof__htab_reserve(&m->stack_ht, &m->a, 1))
         return false;
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t sid;
     {
         const mstack *sts = m->stacks.data;
@@ -1197,19 +1074,19 @@ s2_stack(pprof_merger *m, const merge_batch *b, psample *q)
             memcpy((uint32_t *)m->stack.data + m->stack.len, stk, n_loc * sizeof(uint32_t));
         m->stack.len += n_loc;
         sid = (uint32_t)(m->stacks.len - 1);
-        ht_put(&m->stack_ht, slot, q->h32, sid);
+        pprof__htab_insert_at(&m->stack_ht, &slot, sid);
     }
     q->sid = sid;
     const mlabel *lab = (const mlabel *)b->lab.data + q->lab_off;
     q->h32 = sample_hash(sid, lab, q->n_lab);
-    prefetch_slot(&m->sample_ht, q->h32);
+    pprof__htab_prefetch(&m->sample_ht, q->h32);
     return true;
 }
 
 static uint32_t
 carry_hash(uint64_t at)
 {
-    return (uint32_t)(hfinal(hmix(4, at)) >> 32);
+    return (uint32_t)(pprof__mix64(pprof__hash_combine(4, at)) >> 32);
 }
 
 static carry *
@@ -1218,7 +1095,7 @@ carry_find(const pprof_merger *m, uint64_t at)
     if (!m->carries.len)
         return NULL;
     carry *cs = m->carries.data;
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t idx;
     HT_SCAN(&m->carry_ht, carry_hash(at), slot, idx, cs[idx].at == at);
     return idx == PPROF_NONE ? NULL : &cs[idx];
@@ -1234,13 +1111,13 @@ carry_note(pprof_merger *m, uint64_t at, int dir, uint32_t input, uint32_t si, i
         c->n += dir;
         return true;
     }
-    if (ht_need_grow(&m->carry_ht) && !ht_grow(&m->a, &m->carry_ht))
+    if (pprof__htab_full(&m->carry_ht) && !pprof__htab_reserve(&m->carry_ht, &m->a, 1))
         return false;
     if (!(c = pprof__vec_push(&m->a, &m->carries, sizeof(*c))))
         return false;
     carry x = {at, dir, input, si, sum, add};
     *c = x;
-    ht_add(&m->carry_ht, carry_hash(at), (uint32_t)(m->carries.len - 1));
+    pprof__htab_add(&m->carry_ht, carry_hash(at), (uint32_t)(m->carries.len - 1));
     return true;
 }
 
@@ -1261,13 +1138,11 @@ carry_reshape(pprof_merger *m, const uint32_t *keep, size_t n_old, size_t n_new)
         }
     }
     m->carries.len = k;
-    if (m->carry_ht.mask)
-        memset(m->carry_ht.slots, 0, (m->carry_ht.mask + 1) * sizeof(uint64_t));
-    m->carry_ht.n = 0;
-    if (k && !ht_reserve(&m->a, &m->carry_ht, k))
+    pprof__htab_clear(&m->carry_ht);
+    if (k && !pprof__htab_reserve(&m->carry_ht, &m->a, k))
         return false;
     for (size_t i = 0; i < k; i++)
-        ht_add(&m->carry_ht, carry_hash(cs[i].at), (uint32_t)i);
+        pprof__htab_add(&m->carry_ht, carry_hash(cs[i].at), (uint32_t)i);
     return true;
 }
 
@@ -1278,9 +1153,9 @@ s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
     const mlabel *lab = (const mlabel *)b->lab.data + q->lab_off;
     uint32_t sid = q->sid, h32 = q->h32, n_lab = q->n_lab;
     size_t nt = b->n_types;
-    if (ht_need_grow(&m->sample_ht) && !ht_grow(&m->a, &m->sample_ht))
+    if (pprof__htab_full(&m->sample_ht) && !pprof__htab_reserve(&m->sample_ht, &m->a, 1))
         return PPROF_E_NOMEM;
-    size_t slot;
+    pprof__htab_probe slot;
     uint32_t idx;
     const msample *ss = m->samples.data;
     const mlabel *labels = m->labels.data;
@@ -1310,7 +1185,7 @@ s2_sample(pprof_merger *m, merge_batch *b, const psample *q)
         memset(vals, 0, nt * sizeof(int64_t));
         m->values.len += nt;
         idx = (uint32_t)(m->samples.len - 1);
-        ht_put(&m->sample_ht, slot, h32, idx);
+        pprof__htab_insert_at(&m->sample_ht, &slot, idx);
     } else {
         vals = (int64_t *)m->values.data + (size_t)idx * nt;
     }
@@ -1379,7 +1254,7 @@ s2_batch(pprof_merger *m, merge_batch *b)
     for (size_t base = 0; base < n; base += PF) {
         size_t k = n - base < PF ? n - base : PF;
         for (size_t i = 0; i < k; i++)
-            prefetch_slot(&m->stack_ht, q[base + i].h32);
+            pprof__htab_prefetch(&m->stack_ht, q[base + i].h32);
         for (size_t i = 0; i < k; i++)
             if (!s2_stack(m, b, &q[base + i])) {
                 b->st = PPROF_E_NOMEM;
@@ -1896,11 +1771,11 @@ reserve_for(pprof_merger *m, const pprof_profile *p)
 {
     const pprof_allocator *a = &m->a;
     size_t ns = p->samples.len + p->lazy.len / 2, nl = p->locations.len;
-    return ht_reserve(a, &m->str_ht, p->strings.len) &&
-           ht_reserve(a, &m->map_ht, p->mappings.len) &&
-           ht_reserve(a, &m->fn_ht, p->functions.len) && ht_reserve(a, &m->loc_ht, nl) &&
-           ht_reserve(a, &m->addr_ht, nl) && ht_reserve(a, &m->stack_ht, ns) &&
-           ht_reserve(a, &m->sample_ht, ns) &&
+    return pprof__htab_reserve(&m->str_ht, a, p->strings.len) &&
+           pprof__htab_reserve(&m->map_ht, a, p->mappings.len) &&
+           pprof__htab_reserve(&m->fn_ht, a, p->functions.len) &&
+           pprof__htab_reserve(&m->loc_ht, a, nl) && pprof__htab_reserve(&m->addr_ht, a, nl) &&
+           pprof__htab_reserve(&m->stack_ht, a, ns) && pprof__htab_reserve(&m->sample_ht, a, ns) &&
            pprof__vec_grow(a, &m->strings, sizeof(pprof_string), m->strings.len + p->strings.len) &&
            pprof__vec_grow(a, &m->functions, sizeof(mfunction),
                            m->functions.len + p->functions.len) &&

@@ -27,7 +27,9 @@ static const char usage[] =
     "  --fix                 repair the one input and write it to -o; prints the number of\n"
     "                        fixes of each kind. The input is never modified.\n"
     "  -o, --output FILE     where --fix writes ('-' = stdout), atomically\n"
-    "  --compress=FORMAT     gzip (default), zstd or none, for --fix\n"
+    "  --force               with --fix, write to a terminal all the same\n"
+    "  --compress=FORMAT     gzip, zstd or none, for --fix; default: from OUT's name\n"
+    "                        (.zst zstd, .pb none, else gzip)\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -41,7 +43,7 @@ typedef struct opts {
     pprof_severity fail_on;
     unsigned long long max_findings;
     bool enabled[PPROF_RULE_COUNT];
-    bool quiet, fix;
+    bool quiet, fix, compress_given, force;
     const char *output;
     pprof_write_options wopts;
 } opts;
@@ -329,7 +331,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     w->file = in;
     if ((st = pprof_check(p, co, on_finding, w, &sum, &err)) == PPROF_OK)
         add_summary(w, &sum);
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
         st = pprof_repair(p, &q, &rs, &err);
     if (st == PPROF_OK)
@@ -436,6 +438,8 @@ run(int argc, char **argv)
             o.quiet = true;
         } else if (tool_opt_is(opt, NULL, "--fix")) {
             o.fix = true;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            o.force = true;
         } else if (tool_opt_is(opt, "-o", "--output")) {
             if (!(o.output = tool_args_value(&a, prog)))
                 rc = TOOL_EXIT_USAGE;
@@ -444,6 +448,7 @@ run(int argc, char **argv)
                 rc = TOOL_EXIT_USAGE;
             else if (!tool_parse_format(v, &o.wopts.format))
                 rc = tool_usage_error(prog, "--compress takes gzip, zstd or none");
+            o.compress_given = true;
         } else {
             rc = tool_usage_error(prog, "unknown option %s", opt);
         }
@@ -454,11 +459,18 @@ run(int argc, char **argv)
         rc = tool_usage_error(prog, "--fix takes exactly one input file and -o OUT");
     if (rc < 0 && !o.fix && o.output)
         rc = tool_usage_error(prog, "-o is only used with --fix; nothing is written without it");
+    if (rc < 0 && o.fix && tool_refuse_binary_tty(prog, o.output, o.force))
+        rc = TOOL_EXIT_USAGE;
     if (rc >= 0) {
         free(files);
         return rc;
     }
 
+    tool_output_init(&o.wopts);
+    if (o.fix && !o.compress_given)
+        o.wopts.format = tool_format_from_name(o.output);
+    if (o.fix)
+        tool_note_format(prog, o.wopts.format, o.quiet);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     co.max_findings = o.max_findings;
     co.enabled = o.enabled;
@@ -476,8 +488,10 @@ run(int argc, char **argv)
         free(files);
         return rc;
     }
-    pprof_inline_index *idx = n_files > 1 ? pprof_inline_index_new(NULL) : NULL;
-    if (n_files > 1 && !idx) {
+    pprof_inline_index *idx = NULL;
+    pprof_error idx_err;
+    if (n_files > 1 && pprof_inline_index_new(NULL, &idx, &idx_err) != PPROF_OK) {
+        fprintf(stderr, "pprof-check: %s\n", idx_err.message);
         free(files);
         return TOOL_EXIT_IO;
     }
@@ -486,7 +500,11 @@ run(int argc, char **argv)
         pprof_error err;
         pprof_profile *p = NULL;
         w.file = in;
-        pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+        /* Reporting only: read what the decoder would refuse, so the findings name it. */
+        pprof_read_options ro;
+        pprof_read_options_init(&ro);
+        ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+        pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
         if (st) {
             unreadable++;
             if (!report_read_error(&w, &co, in, &err)) {
@@ -527,5 +545,5 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-check", run(argc, argv));
 }

@@ -85,7 +85,7 @@ static pb
 bomb_payload(size_t size)
 {
     pb b = {0};
-    uint8_t field[] = {0x48, 0x01}; /* time_nanos = 1, valid however often it repeats */
+    uint8_t field[] = {0x60, 0x01}; /* period = 1, valid however often it repeats */
     b.d = malloc(size);
     if (!b.d)
         abort();
@@ -148,7 +148,7 @@ test_bombs(tap *t)
         o = counting_opts(&c3);
         o.max_ratio = 0;
         st = pprof_profile_read_memory(bombs[i]->data, bombs[i]->len, &o, &p, &err);
-        tap_ok(t, st == PPROF_OK && p && pprof_profile_header(p).time_nanos == 1,
+        tap_ok(t, st == PPROF_OK && p && pprof_profile_header(p).period == 1,
                "%s: the same data reads when the limits allow it", names[i]);
         pprof_profile_free(p);
         tap_ok(t, c3.live == 0, "%s: everything freed", names[i]);

@@ -1,0 +1,46 @@
+/* The folded-stack reader on arbitrary bytes. When it accepts them, writing the profile back
+ * gives folded text that reads again and writes to the same bytes (the writer's output is a
+ * fixed point), and a report of the profile can be built and printed. */
+#include <string.h>
+
+#include "folded.h"
+#include "fuzz.h"
+#include "report.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
+    ro.max_input_bytes = 1 << 20;
+    ro.max_stacks = 1 << 14;
+    ro.max_frames = 1 << 14;
+    pprof_error err;
+    pprof_profile *p = NULL, *q = NULL;
+    if (pprof_folded_read(data, size, &ro, &p, &err) != PPROF_OK) {
+        FUZZ_CHECK(err.code != PPROF_OK && err.message[0], "error without a message");
+        return 0;
+    }
+    pprof_buffer a = {0}, b = {0}, r = {0};
+    pprof_status st = pprof_folded_write(p, NULL, &a, &err);
+    FUZZ_CHECK(st == PPROF_OK, "writing an accepted input failed: %s", err.message);
+    st = pprof_folded_read(a.data, a.len, &ro, &q, &err);
+    FUZZ_CHECK(st == PPROF_OK, "reading our own output failed: %s", err.message);
+    st = pprof_folded_write(q, NULL, &b, &err);
+    FUZZ_CHECK(st == PPROF_OK, "writing again failed: %s", err.message);
+    FUZZ_CHECK(a.len == b.len && (a.len == 0 || !memcmp(a.data, b.data, a.len)),
+               "folded -> profile -> folded changed the bytes (%zu -> %zu)", a.len, b.len);
+    pprof_report *rep = NULL;
+    st = pprof_report_new(p, NULL, &rep, &err);
+    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_OVERFLOW, "report failed: %s", err.message);
+    if (rep) {
+        st = pprof_report_print(rep, PPROF_PRINT_TEXT, &r, &err);
+        FUZZ_CHECK(st == PPROF_OK, "report print failed: %s", err.message);
+    }
+    pprof_report_free(rep);
+    pprof_buffer_free(&a);
+    pprof_buffer_free(&b);
+    pprof_buffer_free(&r);
+    pprof_profile_free(p);
+    pprof_profile_free(q);
+    return 0;
+}

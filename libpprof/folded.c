@@ -1,0 +1,438 @@
+/* Folded (collapsed) stacks out of and into profiles. The writer renders each sample's stack as
+ * its line of text, sorts the lines and sums equal ones; the reader builds the profile through
+ * the builder, which interns frames and sums equal stacks. */
+#define _GNU_SOURCE /* qsort_r */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pprof/builder.h"
+#include "pprof/folded.h"
+#include "report-private.h"
+
+/* ---- escaping */
+
+static bool
+is_escape(const char *s, size_t n)
+{
+    return n >= 4 && s[0] == '\\' && s[1] == 'x' &&
+           ((s[2] == '3' && s[3] == 'b') || (s[2] == '0' && (s[3] == 'a' || s[3] == 'd')) ||
+            (s[2] == '5' && s[3] == 'c'));
+}
+
+static pprof_status
+put_escaped(pprof_buffer *b, const char *s, size_t n)
+{
+    size_t run = 0;
+    pprof_status st = PPROF_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        const char *rep = NULL;
+        if (s[i] == ';')
+            rep = "\\x3b";
+        else if (s[i] == '\n')
+            rep = "\\x0a";
+        else if (s[i] == '\r')
+            rep = "\\x0d";
+        else if (s[i] == '\\' && is_escape(s + i, n - i))
+            rep = "\\x5c";
+        if (!rep)
+            continue;
+        st = pprof__buffer_append(b, s + run, i - run);
+        if (!st)
+            st = pprof__buffer_append(b, rep, 4);
+        run = i + 1;
+    }
+    if (!st)
+        st = pprof__buffer_append(b, s + run, n - run);
+    return st;
+}
+
+/* Undoes put_escaped in place; returns the new length. */
+static size_t
+unescape(char *s, size_t n)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < n;) {
+        if (is_escape(s + r, n - r)) {
+            char c = s[r + 2] == '3' ? ';' : s[r + 2] == '5' ? '\\' : s[r + 3] == 'a' ? '\n' : '\r';
+            s[w++] = c;
+            r += 4;
+        } else {
+            s[w++] = s[r++];
+        }
+    }
+    return w;
+}
+
+/* ---- writing */
+
+typedef struct stack_line {
+    size_t off, len;
+    int64_t value;
+} stack_line;
+
+typedef struct wctx {
+    const pprof_profile *p;
+    const pprof_folded_write_options *o;
+    pprof_buffer text; /* every sample's stack, back to back */
+    pprof__vec lines;  /* stack_line */
+} wctx;
+
+static pprof_string
+string_at(const pprof_profile *p, int64_t i)
+{
+    pprof_string s = {"", 0};
+    if (!pprof_profile_string(p, i, &s))
+        s = (pprof_string){"", 0};
+    return s;
+}
+
+static pprof_status
+put_frame(wctx *w, const pprof__location *l, const pprof_line *ln, bool *first)
+{
+    const pprof_profile *p = w->p;
+    pprof_buffer *b = &w->text;
+    pprof_status st = *first ? PPROF_OK : pprof__buffer_append(b, ";", 1);
+    *first = false;
+    if (st)
+        return st;
+    size_t fi;
+    pprof_string name = {"", 0};
+    if (ln && ln->function_id && pprof_profile_find_function(p, ln->function_id, &fi))
+        name = string_at(p, PPROF__AT(p->functions, pprof_function, fi).name);
+    if (name.len) {
+        st = put_escaped(b, name.data, name.len);
+    } else if (!ln && l->address) {
+        st = pprof__buffer_printf(b, "0x%" PRIx64, l->address);
+    } else {
+        size_t mi;
+        pprof_string f = {"", 0};
+        if (l->mapping_id && pprof_profile_find_mapping(p, l->mapping_id, &mi))
+            f = string_at(p, PPROF__AT(p->mappings, pprof_mapping, mi).filename);
+        const char *base = f.data + f.len;
+        while (base > f.data && base[-1] != '/')
+            base--;
+        size_t bl = (size_t)(f.data + f.len - base);
+        if (!bl) {
+            st = pprof__buffer_append(b, "<unknown>", 9);
+        } else {
+            st = pprof__buffer_append(b, "[", 1);
+            if (!st)
+                st = put_escaped(b, base, bl);
+            if (!st)
+                st = pprof__buffer_append(b, "]", 1);
+        }
+    }
+    if (!st && w->o->lines && ln && ln->line)
+        st = pprof__buffer_printf(b, ":%" PRId64, ln->line);
+    return st;
+}
+
+static pprof_status
+put_labels(wctx *w, const pprof__sample *s, bool *first)
+{
+    const pprof_profile *p = w->p;
+    const pprof_label *lab = (const pprof_label *)p->labels.data + s->lab_off;
+    pprof_status st = PPROF_OK;
+    for (size_t k = 0; k < w->o->n_labels && !st; k++) {
+        const char *key = w->o->labels[k];
+        size_t kl = strlen(key);
+        if (!*first)
+            st = pprof__buffer_append(&w->text, ";", 1);
+        *first = false;
+        if (!st)
+            st = put_escaped(&w->text, key, kl);
+        if (!st)
+            st = pprof__buffer_append(&w->text, "=", 1);
+        for (uint32_t i = 0; i < s->n_lab && !st; i++) {
+            pprof_string ks = string_at(p, lab[i].key);
+            if (ks.len != kl || memcmp(ks.data, key, kl))
+                continue;
+            if (lab[i].str) {
+                pprof_string v = string_at(p, lab[i].str);
+                st = put_escaped(&w->text, v.data, v.len);
+            } else {
+                st = pprof__buffer_printf(&w->text, "%" PRId64, lab[i].num);
+            }
+            break;
+        }
+    }
+    return st;
+}
+
+static pprof_status
+render(wctx *w, size_t index, pprof_error *err)
+{
+    const pprof_profile *p = w->p;
+    size_t max_depth = 0;
+    for (size_t i = 0; i < p->samples.len; i++) {
+        uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
+        max_depth = d > max_depth ? d : max_depth;
+    }
+    uint32_t *idx = pprof__malloc(&w->o->allocator, (max_depth + 1) * sizeof(uint32_t));
+    if (!idx)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    pprof_status st = PPROF_OK;
+    for (size_t i = 0; i < p->samples.len && !st; i++) {
+        const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
+        if (index >= s->n_val)
+            continue;
+        int64_t v = PPROF__AT(p->values, int64_t, s->val_off + index);
+        if (v == 0)
+            continue;
+        if ((st = pprof__sample_locs(p, i, idx, err)))
+            break;
+        size_t off = w->text.len;
+        bool first = true;
+        st = put_labels(w, s, &first);
+        for (uint32_t j = s->n_loc; j-- > 0 && !st;) {
+            const pprof__location *l = &PPROF__AT(p->locations, pprof__location, idx[j]);
+            if (!l->n_line)
+                st = put_frame(w, l, NULL, &first);
+            for (uint32_t k = l->n_line; k-- > 0 && !st;)
+                st = put_frame(w, l, &PPROF__AT(p->lines, pprof_line, l->line_off + k), &first);
+        }
+        if (first && !st) /* a sample without frames or labels */
+            st = pprof__buffer_append(&w->text, "<unknown>", 9);
+        stack_line *sl = st ? NULL : pprof__vec_push(&w->o->allocator, &w->lines, sizeof(*sl));
+        if (sl)
+            *sl = (stack_line){off, w->text.len - off, v};
+        else if (!st)
+            st = PPROF_E_NOMEM;
+        if (st == PPROF_E_NOMEM)
+            pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory rendering stacks");
+    }
+    pprof__free(&w->o->allocator, idx);
+    return st;
+}
+
+static int
+line_cmp(const void *x, const void *y, void *ctx)
+{
+    const stack_line *a = x, *b = y;
+    const uint8_t *t = ctx;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(t + a->off, t + b->off, n);
+    return c ? c : a->len < b->len ? -1 : a->len > b->len;
+}
+
+pprof_status
+pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opts,
+                   pprof_buffer *out, pprof_error *err)
+{
+    pprof_folded_write_options o = PPROF_FOLDED_WRITE_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    if (!p || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    size_t index;
+    pprof_status st = pprof_sample_type_find(p, o.sample_type, &index, err);
+    if (!st)
+        st = pprof__profile_index((pprof_profile *)p, err);
+    if (st)
+        return st;
+    wctx w = {p, &o, {0}, {0}};
+    st = render(&w, index, err);
+    stack_line *l = w.lines.data;
+    size_t n = w.lines.len;
+    if (!st)
+        qsort_r(l, n, sizeof(*l), line_cmp, w.text.data);
+    for (size_t i = 0; i < n && !st;) {
+        size_t j = i + 1;
+        int64_t sum = l[i].value;
+        bool ovf = false;
+        for (; j < n && !line_cmp(&l[i], &l[j], w.text.data); j++)
+            ovf |= __builtin_add_overflow(sum, l[j].value, &sum);
+        if (ovf || sum < 0) {
+            st = pprof__error(err, ovf ? PPROF_E_OVERFLOW : PPROF_E_INVALID, PPROF_NO_OFFSET,
+                              "sample", "stack '%.*s' sums to %s; folded values are counts",
+                              (int)(l[i].len > 120 ? 120 : l[i].len), w.text.data + l[i].off,
+                              ovf ? "more than int64 holds" : "a negative value");
+            break;
+        }
+        if (sum) {
+            st = pprof__buffer_append(out, w.text.data + l[i].off, l[i].len);
+            if (!st)
+                st = pprof__buffer_printf(out, " %" PRId64 "\n", sum);
+            if (st)
+                pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        i = j;
+    }
+    pprof_buffer_free(&w.text);
+    pprof__free(&o.allocator, w.lines.data);
+    return st;
+}
+
+/* ---- reading */
+
+typedef struct rctx {
+    pprof_builder *b;
+    const pprof_folded_read_options *o;
+    pprof__vec stack; /* pprof_builder_loc, root first while parsing */
+    char *frame;      /* one frame, unescaped */
+    size_t frame_cap;
+} rctx;
+
+static pprof_status
+line_error(pprof_error *err, pprof_status code, size_t line, size_t off, const char *what)
+{
+    char path[128];
+    pprof__path(path, "line[%zu]", line);
+    return pprof__error(err, code, off, path, "line %zu: %s", line, what);
+}
+
+/* The value after the last space; *frames_len gets what precedes it. */
+static pprof_status
+parse_value(const char *s, size_t n, size_t line, size_t off, size_t *frames_len, int64_t *v,
+            pprof_error *err)
+{
+    size_t sp = n;
+    while (sp > 0 && s[sp - 1] != ' ')
+        sp--;
+    if (sp == 0)
+        return line_error(err, PPROF_E_INVALID, line, off, "no value (expected 'FRAMES VALUE')");
+    if (sp == n)
+        return line_error(err, PPROF_E_INVALID, line, off + n, "no value after the last space");
+    uint64_t x = 0;
+    for (size_t i = sp; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return line_error(err, PPROF_E_INVALID, line, off + i,
+                              s[i] == '-' ? "negative value"
+                                          : "the value is not a non-negative decimal integer");
+        if (x > (UINT64_C(1) << 63) / 10 || (x = x * 10 + (uint64_t)(s[i] - '0')) > INT64_MAX)
+            return line_error(err, PPROF_E_INVALID, line, off + sp, "the value overflows int64");
+    }
+    *v = (int64_t)x;
+    *frames_len = sp - 1; /* spaces before the separator belong to the leaf frame */
+    return PPROF_OK;
+}
+
+static pprof_status
+add_line(rctx *r, const char *s, size_t n, size_t line, size_t off, pprof_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
+            return line_error(err, PPROF_E_INVALID, line, off + i,
+                              "control or NUL byte (binary data?)");
+    size_t fl = 0;
+    int64_t v = 0;
+    pprof_status st = parse_value(s, n, line, off, &fl, &v, err);
+    if (st)
+        return st;
+    if (fl == 0)
+        return line_error(err, PPROF_E_INVALID, line, off, "empty stack");
+    r->stack.len = 0;
+    for (size_t a = 0; a <= fl;) {
+        size_t e = a;
+        while (e < fl && s[e] != ';')
+            e++;
+        if (e == a)
+            return line_error(err, PPROF_E_INVALID, line, off + a, "empty frame");
+        if (e - a > r->frame_cap) {
+            char *f = pprof__realloc(&r->o->allocator, r->frame, e - a);
+            if (!f)
+                return pprof__error(err, PPROF_E_NOMEM, off, "", "out of memory");
+            r->frame = f;
+            r->frame_cap = e - a;
+        }
+        memcpy(r->frame, s + a, e - a);
+        size_t len = unescape(r->frame, e - a);
+        pprof_builder_str name;
+        pprof_builder_fn fn;
+        pprof_builder_loc loc;
+        pprof_builder_str none = PPROF_BUILDER_NONE;
+        pprof_builder_map nomap = PPROF_BUILDER_NONE;
+        if ((st = pprof_builder_intern(r->b, r->frame, len, &name, err)) ||
+            (st = pprof_builder_function(r->b, name, none, none, 0, &fn, err)))
+            return st;
+        pprof_builder_line bl = {fn, 0, 0};
+        if ((st = pprof_builder_location(r->b, nomap, 0, &bl, 1, false, &loc, err)))
+            return st;
+        pprof_builder_loc *slot = pprof__vec_push(&r->o->allocator, &r->stack, sizeof(loc));
+        if (!slot)
+            return pprof__error(err, PPROF_E_NOMEM, off, "", "out of memory");
+        *slot = loc;
+        a = e + 1;
+    }
+    pprof_builder_loc *locs = r->stack.data;
+    for (size_t i = 0, j = r->stack.len - 1; i < j; i++, j--) { /* leaf first */
+        pprof_builder_loc t = locs[i];
+        locs[i] = locs[j];
+        locs[j] = t;
+    }
+    if (v == 0)
+        return PPROF_OK;
+    st = pprof_builder_add_sample(r->b, &v, 1, locs, r->stack.len, NULL, 0, err);
+    if (st && err) {
+        char why[256];
+        snprintf(why, sizeof(why), "%s", err->message);
+        line_error(err, st, line, off, why);
+    }
+    return st;
+}
+
+static pprof_status
+new_builder(const pprof_folded_read_options *o, pprof_builder **b, char *type, size_t cap,
+            pprof_error *err)
+{
+    const char *t = o->sample_type ? o->sample_type : "samples/count";
+    const char *slash = strchr(t, '/');
+    if (!slash || slash == t || !slash[1] || strlen(t) >= cap)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "sample_type",
+                            "sample type '%s' is not TYPE/UNIT", t);
+    memcpy(type, t, strlen(t) + 1);
+    type[slash - t] = 0;
+    pprof_builder_value_type vt = {type, type + (slash - t) + 1};
+    pprof_builder_options bo = PPROF_BUILDER_OPTIONS_INIT;
+    bo.sample_types = &vt;
+    bo.n_sample_types = 1;
+    bo.max_samples = o->max_stacks;
+    bo.max_functions = bo.max_locations = bo.max_strings = o->max_frames;
+    bo.max_string_bytes = o->max_input_bytes;
+    bo.allocator = o->allocator;
+    return pprof_builder_new(&bo, b, err);
+}
+
+pprof_status
+pprof_folded_read(const void *data, size_t size, const pprof_folded_read_options *opts,
+                  pprof_profile **out, pprof_error *err)
+{
+    pprof_folded_read_options o = PPROF_FOLDED_READ_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    if (!out || (!data && size))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
+    *out = NULL;
+    if (size > o.max_input_bytes)
+        return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                            "%zu bytes of folded stacks, more than the limit", size);
+    char type[256];
+    rctx r = {NULL, &o, {0}, NULL, 0};
+    pprof_status st = new_builder(&o, &r.b, type, sizeof(type), err);
+    const char *s = data;
+    size_t line = 0;
+    for (size_t at = 0; at < size && !st;) {
+        const char *nl = memchr(s + at, '\n', size - at);
+        size_t n = nl ? (size_t)(nl - (s + at)) : size - at;
+        line++;
+        size_t len = n && s[at + n - 1] == '\r' ? n - 1 : n;
+        if (len)
+            st = add_line(&r, s + at, len, line, at, err);
+        at += n + 1;
+    }
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    if (!st)
+        st = pprof_builder_finish(r.b, 0, NULL, &wo, &buf, NULL, err);
+    pprof_builder_free(r.b);
+    pprof__free(&o.allocator, r.stack.data);
+    pprof__free(&o.allocator, r.frame);
+    if (!st) {
+        pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+        ro.allocator = o.allocator;
+        st = pprof_profile_read_memory(buf.data, buf.len, &ro, out, err);
+    }
+    pprof_buffer_free(&buf);
+    return st;
+}

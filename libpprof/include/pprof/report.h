@@ -1,0 +1,181 @@
+/* libpprof reports: flat and cumulative values per node (`go tool pprof -top`), the difference
+ * of two profiles (`go tool pprof -diff_base`) and a regression gate over it.
+ *
+ * Semantics follow google/pprof's internal/report and internal/graph (docs/report.md lists the
+ * few deviations): a node is a function, a file, a source line or an address depending on the
+ * granularity; a sample adds its value to the cum of every node on its stack once, however
+ * often the node recurs, and to the flat of its leaf node after inline expansion.
+ *
+ * Thread rule: the library's (see pprof.h). Building a report needs exclusive use of the
+ * profile the first time its id index is built (pprof_report_new builds it if needed); a
+ * finished report refers to nothing in the profile.
+ */
+#ifndef PPROF_REPORT_H
+#define PPROF_REPORT_H
+
+#include "pprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pprof_granularity {
+    PPROF_GRANULARITY_FUNCTIONS = 0, /* Go's default, -functions */
+    PPROF_GRANULARITY_FILEFUNCTIONS = 1,
+    PPROF_GRANULARITY_FILES = 2,
+    PPROF_GRANULARITY_LINES = 3,
+    PPROF_GRANULARITY_ADDRESSES = 4,
+} pprof_granularity;
+
+/* "functions", "filefunctions", "files", "lines" or "addresses". */
+PPROF_API bool pprof_granularity_parse(const char *name, pprof_granularity *out);
+
+/* The sample type a report reads, by Go's -sample_index rule: name NULL or "" picks the
+ * profile's default_sample_type when it names one of its types, else the last type; a decimal
+ * number is an index; otherwise the type whose name equals name (or name without an "inuse_"
+ * prefix). PPROF_E_ARG names the types when none matches; PPROF_E_INVALID without types. */
+PPROF_API pprof_status pprof_sample_type_find(const pprof_profile *p, const char *name,
+                                              size_t *index, pprof_error *err);
+
+typedef struct pprof_report_options {
+    size_t struct_size;      /* sizeof(pprof_report_options) */
+    const char *sample_type; /* see pprof_sample_type_find; NULL = the default */
+    pprof_granularity granularity;
+    bool cum_sort;        /* order by cum instead of flat (-cum) */
+    size_t node_count;    /* nodes kept after ordering; 0 = all (-nodecount) */
+    double node_fraction; /* drop nodes whose |cum| is below this share of the total */
+    double edge_fraction; /* edges below this share do not mark a node (inline) */
+    pprof_allocator allocator;
+} pprof_report_options;
+
+#define PPROF_REPORT_OPTIONS_INIT                                                                  \
+    {                                                                                              \
+        sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0.005, 0.001,   \
+        {                                                                                          \
+            NULL, NULL, NULL, NULL                                                                 \
+        }                                                                                          \
+    }
+
+PPROF_API void pprof_report_options_init(pprof_report_options *opts);
+
+typedef struct pprof_report pprof_report;
+
+typedef enum pprof_inline_mark {
+    PPROF_INLINE_MARK_NONE = 0,
+    PPROF_INLINE_MARK_INLINE = 1,  /* every call into the node was inlined: "(inline)" */
+    PPROF_INLINE_MARK_PARTIAL = 2, /* some were: "(partial-inline)" */
+} pprof_inline_mark;
+
+typedef struct pprof_report_node {
+    const char *name; /* Go's printable name at the report's granularity, NUL-terminated */
+    size_t name_len;  /* its length (a name may hold NUL bytes) */
+    int64_t flat, cum;
+    pprof_inline_mark inline_mark;
+} pprof_report_node;
+
+typedef struct pprof_report_summary {
+    size_t sample_index;
+    const char *sample_type, *sample_unit; /* NUL-terminated; unit lowercased as Go does */
+    int64_t total;        /* sum of |value| (of the base samples only, in a diff profile) */
+    size_t nodes_nonzero; /* nodes with a nonzero flat or cum */
+    size_t nodes_kept;    /* of those, the ones at or above the node_fraction cutoff */
+    int64_t flat_shown;   /* the flat values of the nodes listed, summed */
+} pprof_report_summary;
+
+/* Computes the report. opts may be NULL for the defaults. Errors: PPROF_E_ARG (sample type),
+ * PPROF_E_OVERFLOW (a flat, cum or total leaves int64), PPROF_E_NOMEM. */
+PPROF_API pprof_status pprof_report_new(const pprof_profile *p, const pprof_report_options *opts,
+                                        pprof_report **out, pprof_error *err);
+/* NULL is a no-op. */
+PPROF_API void pprof_report_free(pprof_report *r);
+PPROF_API pprof_report_summary pprof_report_get_summary(const pprof_report *r);
+/* Nodes listed, in report order; pointers stay valid until the report is freed. */
+PPROF_API size_t pprof_report_count(const pprof_report *r);
+PPROF_API pprof_report_node pprof_report_node_at(const pprof_report *r, size_t i);
+
+/* Appends the report: PPROF_PRINT_TEXT is `go tool pprof -top`'s text (header lines, then
+ * flat flat% sum% cum cum% name with Go's unit scaling); PPROF_PRINT_JSON gives raw integers. */
+PPROF_API pprof_status pprof_report_print(const pprof_report *r, pprof_print_format format,
+                                          pprof_buffer *out, pprof_error *err);
+
+/* ---------------------------------------------------------------- diff */
+
+typedef struct pprof_diff_options {
+    size_t struct_size;      /* sizeof(pprof_diff_options) */
+    const char *sample_type; /* for the node table: a type both profiles have; NULL = default */
+    pprof_granularity granularity;
+    /* Go's -normalize: NEW's values are scaled per sample type so that its totals equal
+     * BASE's (google/pprof scales the source profile, not the base). */
+    bool normalize;
+    pprof_allocator allocator;
+} pprof_diff_options;
+
+#define PPROF_DIFF_OPTIONS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(pprof_diff_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false,                      \
+        {                                                                                          \
+            NULL, NULL, NULL, NULL                                                                 \
+        }                                                                                          \
+    }
+
+PPROF_API void pprof_diff_options_init(pprof_diff_options *opts);
+
+/* The profile `go tool pprof -proto -diff_base BASE NEW` writes: NEW merged with BASE, BASE's
+ * samples labelled pprof::base=true and their values negated (samples left all zero are
+ * dropped). With opts->sample_type set and differing sample types, only the types both have
+ * are kept; otherwise differing sample or period types fail with PPROF_E_INCOMPATIBLE. */
+PPROF_API pprof_status pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
+                                          const pprof_diff_options *opts, pprof_profile **out,
+                                          pprof_error *err);
+
+typedef struct pprof_diff pprof_diff;
+
+typedef struct pprof_diff_node {
+    const char *name; /* NUL-terminated */
+    size_t name_len;
+    int64_t base_flat, base_cum, new_flat, new_cum;
+} pprof_diff_node;
+
+typedef struct pprof_diff_summary {
+    const char *sample_type, *sample_unit;
+    int64_t base_total, new_total; /* sums of the sample values (signed) */
+} pprof_diff_summary;
+
+/* Flat and cum per node in both profiles, ordered by the largest of |new_flat - base_flat| and
+ * |new_cum - base_cum|, then by name. Errors as pprof_report_new, plus PPROF_E_INCOMPATIBLE
+ * when the chosen sample types differ in name or unit. */
+PPROF_API pprof_status pprof_diff_new(const pprof_profile *base, const pprof_profile *cur,
+                                      const pprof_diff_options *opts, pprof_diff **out,
+                                      pprof_error *err);
+PPROF_API void pprof_diff_free(pprof_diff *d);
+PPROF_API pprof_diff_summary pprof_diff_get_summary(const pprof_diff *d);
+PPROF_API size_t pprof_diff_count(const pprof_diff *d);
+PPROF_API pprof_diff_node pprof_diff_node_at(const pprof_diff *d, size_t i);
+/* Appends the first n nodes (0 = all) as text or JSON. */
+PPROF_API pprof_status pprof_diff_print(const pprof_diff *d, size_t n, pprof_print_format format,
+                                        pprof_buffer *out, pprof_error *err);
+
+/* A --fail-if rule (grammar in docs/report.md):
+ *   RULE    = SUBJECT OP CHANGE
+ *   SUBJECT = "total" | ("flat" | "cum") ":" REGEX
+ *   OP      = ">" | ">=" | "<" | "<="
+ *   CHANGE  = ["+" | "-"] NUMBER ("%" | "pp" | "")
+ * "%" is percent of the subject's own base value, "pp" percentage points of BASE's total,
+ * a bare number the change in the sample type's unit. REGEX (POSIX extended) is searched in
+ * the node name; the rule fires when any matching node's change satisfies OP. */
+typedef struct pprof_diff_rule pprof_diff_rule;
+
+/* PPROF_E_ARG with a message pointing at the offending character. */
+PPROF_API pprof_status pprof_diff_rule_parse(const char *text, const pprof_allocator *allocator,
+                                             pprof_diff_rule **out, pprof_error *err);
+PPROF_API void pprof_diff_rule_free(pprof_diff_rule *rule);
+/* Evaluates the rule; appends one line per firing (the rule, the node and its values) to msg
+ * (may be NULL) and sets *fired to the number of firings. */
+PPROF_API pprof_status pprof_diff_rule_eval(const pprof_diff_rule *rule, const pprof_diff *d,
+                                            pprof_buffer *msg, size_t *fired, pprof_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,469 @@
+/* pprof_diff_profile (`go tool pprof -proto -diff_base`) and pprof_diff, the node table of two
+ * profiles. The diff profile is driver.fetchProfiles' recipe: BASE labelled pprof::base=true,
+ * NEW normalized to BASE's totals if asked, BASE negated, both merged by the library's merger
+ * (which follows profile.Merge). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pprof/merge.h"
+#include "report-private.h"
+
+void
+pprof_diff_options_init(pprof_diff_options *opts)
+{
+    pprof_diff_options d = PPROF_DIFF_OPTIONS_INIT;
+    *opts = d;
+}
+
+static pprof_diff_options
+diff_opts(const pprof_diff_options *opts)
+{
+    pprof_diff_options o = PPROF_DIFF_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    return o;
+}
+
+static bool
+copy_vec(const pprof_allocator *a, pprof__vec *dst, const pprof__vec *src, size_t elem)
+{
+    *dst = (pprof__vec){0};
+    if (!src->len)
+        return true;
+    if (!pprof__vec_grow(a, dst, elem, src->len))
+        return false;
+    memcpy(dst->data, src->data, src->len * elem);
+    dst->len = src->len;
+    return true;
+}
+
+/* A copy of p whose samples' values are multiplied per type (profile.ScaleN: rounded, and a
+ * sample is kept only if a value whose ratio is not 1 stays nonzero), each sample labelled
+ * pprof::base=true when label is set. Strings still point into p, which must outlive the copy. */
+static pprof_status
+scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof_allocator *a,
+            pprof_profile **out, pprof_error *err)
+{
+    pprof_profile *c = pprof__profile_new(a);
+    if (!c)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    const pprof_allocator *ca = &c->alloc;
+    c->source_format = p->source_format;
+    c->hdr = p->hdr;
+    c->has_string_table = p->has_string_table;
+    bool ok = copy_vec(ca, &c->strings, &p->strings, sizeof(pprof_string)) &&
+              copy_vec(ca, &c->sample_types, &p->sample_types, sizeof(pprof_value_type)) &&
+              copy_vec(ca, &c->mappings, &p->mappings, sizeof(pprof_mapping)) &&
+              copy_vec(ca, &c->locations, &p->locations, sizeof(pprof__location)) &&
+              copy_vec(ca, &c->lines, &p->lines, sizeof(pprof_line)) &&
+              copy_vec(ca, &c->functions, &p->functions, sizeof(pprof_function)) &&
+              copy_vec(ca, &c->comments, &p->comments, sizeof(int64_t)) &&
+              copy_vec(ca, &c->stack, &p->stack, sizeof(uint64_t));
+    int64_t key = (int64_t)c->strings.len, val = key + 1;
+    if (ok && label) {
+        pprof_string *k = pprof__vec_push(ca, &c->strings, sizeof(pprof_string));
+        if (k)
+            *k = (pprof_string){"pprof::base", 11};
+        pprof_string *v = k ? pprof__vec_push(ca, &c->strings, sizeof(pprof_string)) : NULL;
+        if (v)
+            *v = (pprof_string){"true", 4};
+        ok = v != NULL;
+    }
+    size_t nt = p->sample_types.len;
+    bool all_ones = true;
+    for (size_t t = 0; t < nt; t++)
+        all_ones &= ratio[t] == 1;
+    for (size_t i = 0; ok && i < p->samples.len; i++) {
+        pprof__sample s = PPROF__AT(p->samples, pprof__sample, i);
+        const int64_t *v = (const int64_t *)p->values.data + s.val_off;
+        size_t off = c->values.len;
+        bool keep = all_ones;
+        for (uint32_t k = 0; k < s.n_val && ok; k++) {
+            int64_t *nv = pprof__vec_push(ca, &c->values, sizeof(int64_t));
+            ok = nv != NULL;
+            if (!ok)
+                break;
+            double r = k < nt ? ratio[k] : 1;
+            *nv = v[k];
+            if (r != 1) {
+                *nv = (int64_t)round((double)v[k] * r);
+                keep |= *nv != 0;
+            }
+        }
+        if (!ok || !keep) {
+            if (ok)
+                c->values.len = off;
+            continue;
+        }
+        s.val_off = (uint32_t)off;
+        size_t loff = c->labels.len;
+        for (uint32_t k = 0; k < s.n_lab && ok; k++) {
+            pprof_label *l = pprof__vec_push(ca, &c->labels, sizeof(pprof_label));
+            if ((ok = l != NULL))
+                *l = PPROF__AT(p->labels, pprof_label, s.lab_off + k);
+        }
+        if (ok && label) {
+            pprof_label *l = pprof__vec_push(ca, &c->labels, sizeof(pprof_label));
+            if ((ok = l != NULL))
+                *l = (pprof_label){key, val, 0, 0};
+        }
+        s.lab_off = (uint32_t)loff;
+        s.n_lab += label;
+        pprof__sample *ns = ok ? pprof__vec_push(ca, &c->samples, sizeof(pprof__sample)) : NULL;
+        if ((ok = ns != NULL))
+            *ns = s;
+        if (c->values.len > UINT32_MAX || c->labels.len > UINT32_MAX)
+            ok = false;
+    }
+    if (!ok) {
+        pprof_profile_free(c);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory copying");
+    }
+    *out = c;
+    return PPROF_OK;
+}
+
+static bool
+vt_equal(const pprof_profile *a, pprof_value_type x, const pprof_profile *b, pprof_value_type y)
+{
+    pprof_string s1 = {"", 0}, s2 = {"", 0}, u1 = {"", 0}, u2 = {"", 0};
+    pprof_profile_string(a, x.type, &s1);
+    pprof_profile_string(b, y.type, &s2);
+    pprof_profile_string(a, x.unit, &u1);
+    pprof_profile_string(b, y.unit, &u2);
+    return s1.len == s2.len && u1.len == u2.len && !memcmp(s1.data, s2.data, s1.len) &&
+           !memcmp(u1.data, u2.data, u1.len);
+}
+
+/* Go's Profile.compatible: the same period type and the same sample types in order. */
+static pprof_status
+check_compatible(const pprof_profile *base, const pprof_profile *cur, pprof_error *err)
+{
+    bool ok = vt_equal(base, base->hdr.period_type, cur, cur->hdr.period_type) &&
+              base->sample_types.len == cur->sample_types.len;
+    for (size_t i = 0; ok && i < base->sample_types.len; i++)
+        ok = vt_equal(base, PPROF__AT(base->sample_types, pprof_value_type, i), cur,
+                      PPROF__AT(cur->sample_types, pprof_value_type, i));
+    if (!ok)
+        return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                            "BASE and NEW differ in sample or period types; pick a sample type "
+                            "both have");
+    return PPROF_OK;
+}
+
+static void
+type_sums(const pprof_profile *p, int64_t *sum)
+{
+    size_t nt = p->sample_types.len;
+    memset(sum, 0, nt * sizeof(int64_t));
+    for (size_t i = 0; i < p->samples.len; i++) {
+        const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
+        for (uint32_t k = 0; k < s->n_val && k < nt; k++)
+            sum[k] += PPROF__AT(p->values, int64_t, s->val_off + k);
+    }
+}
+
+/* NEW as the diff uses it: scaled to BASE's totals with normalize (profile.Normalize). */
+static pprof_status
+normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_options *o,
+           pprof_profile **merged_out, pprof_profile **out, pprof_error *err)
+{
+    size_t nt = cur->sample_types.len;
+    if (nt != base->sample_types.len)
+        return check_compatible(base, cur, err);
+    int64_t *bs = pprof__malloc(&o->allocator, 2 * (nt + 1) * sizeof(int64_t));
+    double *r = pprof__malloc(&o->allocator, (nt + 1) * sizeof(double));
+    pprof_status st = PPROF_E_NOMEM;
+    pprof_profile *merged = NULL;
+    if (bs && r) {
+        /* Go merges every profile it reads (driver.combineProfiles), so samples with the same
+         * stack and labels are summed before they are scaled and rounded */
+        pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+        mo.allocator = o->allocator;
+        const char *name = "NEW";
+        st = pprof_merge(&cur, &name, 1, &mo, &merged, err);
+    } else {
+        pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    if (!st) {
+        int64_t *cs = bs + nt + 1;
+        type_sums(base, bs);
+        type_sums(merged, cs);
+        for (size_t i = 0; i < nt; i++)
+            r[i] = cs[i] == 0 ? 0.0 : (double)bs[i] / (double)cs[i];
+        st = scaled_copy(merged, r, false, &o->allocator, out, err);
+    }
+    *merged_out = merged; /* the copy's strings point into it: the caller frees both */
+    pprof__free(&o->allocator, bs);
+    pprof__free(&o->allocator, r);
+    return st;
+}
+
+pprof_status
+pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
+                   const pprof_diff_options *opts, pprof_profile **out, pprof_error *err)
+{
+    pprof_diff_options o = diff_opts(opts);
+    if (!base || !cur || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    *out = NULL;
+    pprof_status st = PPROF_OK;
+    bool intersect = o.sample_type && *o.sample_type;
+    if (!intersect && (st = check_compatible(base, cur, err)))
+        return st;
+    pprof_profile *nb = NULL, *nc = NULL, *nm = NULL;
+    size_t nt = base->sample_types.len;
+    double *minus = pprof__malloc(&o.allocator, (nt + 1) * sizeof(double));
+    if (!minus)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    for (size_t i = 0; i < nt; i++)
+        minus[i] = -1;
+    if (o.normalize)
+        st = normalized(base, cur, &o, &nm, &nc, err);
+    if (!st)
+        st = scaled_copy(base, minus, true, &o.allocator, &nb, err);
+    if (!st) {
+        pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+        mo.intersect_types = intersect;
+        mo.allocator = o.allocator;
+        const pprof_profile *in[2] = {nc ? nc : cur, nb};
+        const char *names[2] = {"NEW", "BASE"};
+        st = pprof_merge(in, names, 2, &mo, out, err);
+    }
+    pprof__free(&o.allocator, minus);
+    pprof_profile_free(nb);
+    pprof_profile_free(nc);
+    pprof_profile_free(nm);
+    return st;
+}
+
+/* ---- the node table */
+
+typedef struct dnode {
+    char *name;
+    size_t len;
+    int64_t v[4]; /* base flat, base cum, new flat, new cum */
+} dnode;
+
+struct pprof_diff {
+    pprof_allocator a;
+    pprof__arena arena;
+    dnode *nodes;
+    size_t n;
+    pprof_diff_summary sum;
+};
+
+static int
+name_cmp(const dnode *x, const dnode *y)
+{
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = n ? memcmp(x->name, y->name, n) : 0;
+    return c ? c : x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+    return name_cmp(a, b);
+}
+
+static uint64_t
+absu(int64_t v)
+{
+    return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+static uint64_t
+change(const dnode *d)
+{
+    uint64_t f = absu(d->v[2] - d->v[0]), c = absu(d->v[3] - d->v[1]);
+    return f > c ? f : c;
+}
+
+static int
+by_change(const void *a, const void *b)
+{
+    uint64_t x = change(a), y = change(b);
+    if (x != y)
+        return x > y ? -1 : 1;
+    return name_cmp(a, b);
+}
+
+/* The nonzero nodes of p, named, into d->nodes from index d->n, with values at slot (0 base,
+ * 2 new). */
+static pprof_status
+add_nodes(pprof_diff *d, const pprof_profile *p, size_t index, pprof_granularity g, int slot,
+          pprof_error *err)
+{
+    pprof__nodes nodes;
+    pprof_status st = pprof__nodes_build(p, index, g, &d->a, &nodes, err);
+    pprof_buffer b = {0};
+    if (!st) {
+        dnode *nn = pprof__realloc(&d->a, d->nodes, (d->n + nodes.n + 1) * sizeof(dnode));
+        if (!nn)
+            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        else
+            d->nodes = nn;
+    }
+    for (size_t i = 0; i < nodes.n && !st; i++) {
+        if (!nodes.flat[i] && !nodes.cum[i])
+            continue;
+        b.len = 0;
+        char *s = NULL;
+        if (!pprof__node_name(&nodes.info[i], &b) && (s = pprof__arena_alloc(&d->arena, b.len)))
+            memcpy(s, b.data, b.len);
+        if (!s) {
+            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+            break;
+        }
+        dnode *x = &d->nodes[d->n++];
+        memset(x, 0, sizeof(*x));
+        x->name = s;
+        x->len = b.len - 1;
+        x->v[slot] = nodes.flat[i];
+        x->v[slot + 1] = nodes.cum[i];
+    }
+    pprof_buffer_free(&b);
+    pprof__nodes_free(&nodes);
+    return st;
+}
+
+/* Sorts by name and folds equal names together (nodes that print alike count as one). */
+static void
+fold_names(pprof_diff *d)
+{
+    qsort(d->nodes, d->n, sizeof(dnode), by_name);
+    size_t w = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        if (w && !name_cmp(&d->nodes[w - 1], &d->nodes[i])) {
+            for (int k = 0; k < 4; k++)
+                d->nodes[w - 1].v[k] += d->nodes[i].v[k];
+            continue;
+        }
+        d->nodes[w++] = d->nodes[i];
+    }
+    d->n = w;
+}
+
+static pprof_status
+pick_types(const pprof_profile *base, const pprof_profile *cur, const char *type, size_t *bi,
+           size_t *ci, pprof_error *err)
+{
+    pprof_status st;
+    if (!type || !*type) {
+        if ((st = check_compatible(base, cur, err)))
+            return st;
+    }
+    if ((st = pprof_sample_type_find(base, type, bi, err)) ||
+        (st = pprof_sample_type_find(cur, type, ci, err)))
+        return st;
+    if (!vt_equal(base, PPROF__AT(base->sample_types, pprof_value_type, *bi), cur,
+                  PPROF__AT(cur->sample_types, pprof_value_type, *ci)))
+        return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                            "the sample types picked in BASE and NEW differ in name or unit");
+    return PPROF_OK;
+}
+
+static char *
+dup_string(pprof__arena *arena, const pprof_profile *p, int64_t i, bool lower)
+{
+    pprof_string s = {"", 0};
+    pprof_profile_string(p, i, &s);
+    char *c = pprof__arena_alloc(arena, s.len + 1);
+    if (!c)
+        return NULL;
+    for (size_t k = 0; k < s.len; k++)
+        c[k] = (char)(lower && s.data[k] >= 'A' && s.data[k] <= 'Z' ? s.data[k] + 32 : s.data[k]);
+    c[s.len] = 0;
+    return c;
+}
+
+pprof_status
+pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_options *opts,
+               pprof_diff **out, pprof_error *err)
+{
+    pprof_diff_options o = diff_opts(opts);
+    if (!base || !cur || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    *out = NULL;
+    size_t bi, ci;
+    pprof_status st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
+    if (st)
+        return st;
+    pprof_diff *d = pprof__malloc(&o.allocator, sizeof(*d));
+    if (!d)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    memset(d, 0, sizeof(*d));
+    d->a = o.allocator;
+    pprof__arena_init(&d->arena, &d->a);
+    pprof_profile *nc = NULL, *nm = NULL;
+    if (o.normalize)
+        st = normalized(base, cur, &o, &nm, &nc, err);
+    const pprof_profile *c = nc ? nc : cur;
+    if (!st)
+        st = add_nodes(d, base, bi, o.granularity, 0, err);
+    if (!st)
+        st = add_nodes(d, c, ci, o.granularity, 2, err);
+    if (!st) {
+        fold_names(d);
+        qsort(d->nodes, d->n, sizeof(dnode), by_change);
+        pprof_value_type vt = PPROF__AT(base->sample_types, pprof_value_type, bi);
+        d->sum.sample_type = dup_string(&d->arena, base, vt.type, false);
+        d->sum.sample_unit = dup_string(&d->arena, base, vt.unit, true);
+        for (size_t i = 0; i < base->samples.len; i++) {
+            const pprof__sample *s = &PPROF__AT(base->samples, pprof__sample, i);
+            if (bi < s->n_val)
+                d->sum.base_total += PPROF__AT(base->values, int64_t, s->val_off + bi);
+        }
+        for (size_t i = 0; i < c->samples.len; i++) {
+            const pprof__sample *s = &PPROF__AT(c->samples, pprof__sample, i);
+            if (ci < s->n_val)
+                d->sum.new_total += PPROF__AT(c->values, int64_t, s->val_off + ci);
+        }
+        if (!d->sum.sample_type || !d->sum.sample_unit)
+            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    pprof_profile_free(nc);
+    pprof_profile_free(nm);
+    if (st) {
+        pprof_diff_free(d);
+        return st;
+    }
+    *out = d;
+    return PPROF_OK;
+}
+
+void
+pprof_diff_free(pprof_diff *d)
+{
+    if (!d)
+        return;
+    pprof_allocator a = d->a;
+    pprof__free(&a, d->nodes);
+    pprof__arena_destroy(&d->arena);
+    pprof__free(&a, d);
+}
+
+pprof_diff_summary
+pprof_diff_get_summary(const pprof_diff *d)
+{
+    return d->sum;
+}
+
+size_t
+pprof_diff_count(const pprof_diff *d)
+{
+    return d->n;
+}
+
+pprof_diff_node
+pprof_diff_node_at(const pprof_diff *d, size_t i)
+{
+    pprof_diff_node n = {"", 0, 0, 0, 0, 0};
+    if (i < d->n) {
+        const dnode *x = &d->nodes[i];
+        n = (pprof_diff_node){x->name, x->len, x->v[0], x->v[1], x->v[2], x->v[3]};
+    }
+    return n;
+}

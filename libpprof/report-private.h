@@ -1,0 +1,64 @@
+/* Shared by the report modules (report*.c, folded.c): nodes at a granularity and Go's number
+ * formatting. Not installed. */
+#ifndef PPROF_REPORT_PRIVATE_H
+#define PPROF_REPORT_PRIVATE_H
+
+#include <inttypes.h>
+
+#include "pprof/report.h"
+#include "profile-private.h"
+
+/* Go's graph.NodeInfo: the identity of a node. Strings are views into the profile or into the
+ * node table's arena (cleaned file names). */
+typedef struct pprof__node_info {
+    uint64_t address;
+    int64_t lineno, start_line;
+    pprof_string name, file, objfile;
+} pprof__node_info;
+
+typedef struct pprof__nodes {
+    pprof_allocator a;
+    pprof__arena arena;
+    size_t n;               /* nodes */
+    pprof__node_info *info; /* per node */
+    int64_t *flat, *cum;    /* per node */
+    uint32_t *loc_off;      /* per location index, n_locations + 1 offsets into loc_node */
+    uint32_t *loc_node;     /* node of each line of each location, lines in location order */
+    size_t sample_index;
+    int64_t total;    /* Go's report total (sum of |v|, base samples only in a diff) */
+    int64_t flat_sum; /* the nodes' flat values summed (Go's cutoff base) */
+    uint32_t *stamp;  /* per node: last sample + 1 that reached it */
+} pprof__nodes;
+
+/* Interns every location line into nodes and sums flat and cum of sample type index. */
+pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
+                                const pprof_allocator *a, pprof__nodes *out, pprof_error *err);
+void pprof__nodes_free(pprof__nodes *n);
+/* Go's NodeInfo.PrintableName, appended to buf (NUL-terminated). */
+pprof_status pprof__node_name(const pprof__node_info *i, pprof_buffer *buf);
+
+/* The node ids of location index li, leaf (innermost inline frame) first. */
+static inline const uint32_t *
+pprof__nodes_of(const pprof__nodes *n, uint32_t li, size_t *count)
+{
+    *count = n->loc_off[li + 1] - n->loc_off[li];
+    return n->loc_node + n->loc_off[li];
+}
+
+/* The location indices of sample s, leaf first, into idx (n_location_id entries). Fails with
+ * PPROF_E_INVALID naming the sample when an id has no location. */
+pprof_status pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err);
+
+/* ---- Go's measurement package */
+
+/* measurement.ScaledLabel(v, from, to) into dst (at least 64 bytes). */
+void pprof__scaled_label(char *dst, size_t cap, int64_t v, const char *from, const char *to);
+/* measurement.Scale: the unit v scales to (may be ""), and the scaled value. */
+double pprof__scale(int64_t v, const char *from, const char *to, const char **unit);
+/* measurement.Percentage(v, total) into dst (at least 32 bytes). */
+void pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total);
+
+/* A JSON string literal of s, appended. */
+pprof_status pprof__json_string(pprof_buffer *b, const char *s, size_t n);
+
+#endif

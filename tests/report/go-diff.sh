@@ -1,0 +1,77 @@
+#!/bin/sh
+# pprof-diff -o against `go tool pprof -proto -diff_base BASE NEW` (and -normalize): the
+# canonical semantic forms (tests/merge/goref) must be equal; and pprof-top of the diff profile
+# must print what go tool pprof -top prints for it. Exit 77 = skip without Go.
+# Usage: go-diff.sh PPROF_DIFF PPROF_TOP
+set -u
+diff=$1 top=$2
+gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
+src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
+corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 0; }
+[ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || { echo "1..0 # SKIP no google/pprof Go package"; exit 0; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/go-diff.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TZ=UTC
+goref=$work/goref
+(cd "$src/tests/merge/goref" && GOPATH=/usr/share/gocode GO111MODULE=off \
+    GOCACHE=${GOCACHE:-$work/gocache} GOFLAGS= go build -o "$goref" .) || { echo "Bail out! goref build failed"; exit 1; }
+n=0
+fail=0
+pair() { # NAME BASE NEW [--normalize]
+    name=$1 b=$2 c=$3 norm=${4:-}
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    if ! go tool pprof -symbolize=none -proto ${norm:+-normalize} -diff_base "$b" "$c" > "$work/go.pb.gz" 2> "$work/go.err"; then
+        echo "ok $n - $name $norm: Go rejects the pair # SKIP $(head -c 100 "$work/go.err" | tr '\n' ' ')"
+        return
+    fi
+    # shellcheck disable=SC2086
+    if ! "$diff" -q $norm -o "$work/ours.pb.gz" "$b" "$c" 2> "$work/ours.err"; then
+        echo "not ok $n - $name $norm: pprof-diff failed: $(head -c 300 "$work/ours.err")"
+        fail=$((fail + 1))
+        return
+    fi
+    "$goref" canon "$work/go.pb.gz" > "$work/go.txt"
+    "$goref" canon "$work/ours.pb.gz" > "$work/ours.txt"
+    if cmp -s "$work/go.txt" "$work/ours.txt"; then
+        echo "ok $n - $name $norm: diff profile equal ($(wc -l < "$work/go.txt") canonical lines)"
+    else
+        echo "not ok $n - $name $norm: diff profiles differ"
+        diff "$work/go.txt" "$work/ours.txt" | head -10 | sed 's/^/# /'
+        fail=$((fail + 1))
+    fi
+    n=$((n + 1))
+    # from "Type:" on: the merger orders mappings and comments canonically (docs/merge.md), so
+    # File:, Build ID: and comment lines may name another input's than Go's
+    go tool pprof -symbolize=none -top -nodecount=30 "$work/go.pb.gz" 2>/dev/null | sed -n '/^Type:/,$p' > "$work/go-top.txt"
+    "$top" -n 30 "$work/ours.pb.gz" | sed -n '/^Type:/,$p' > "$work/ours-top.txt"
+    if cmp -s "$work/go-top.txt" "$work/ours-top.txt"; then
+        echo "ok $n - $name $norm: top of the diff profile equal"
+    else
+        echo "not ok $n - $name $norm: top of the diff profile differs"
+        diff "$work/go-top.txt" "$work/ours-top.txt" | head -10 | sed 's/^/# /'
+        fail=$((fail + 1))
+    fi
+}
+many=$(ls "$corpus"/parca/query-many-* 2>/dev/null)
+[ -n "$many" ] || { echo "1..0 # SKIP no real corpus"; exit 0; }
+first=$(echo "$many" | head -1)
+last=$(echo "$many" | tail -1)
+mid=$(echo "$many" | sed -n 5p)
+pair "query-many first->last" "$first" "$last"
+pair "query-many first->last" "$first" "$last" --normalize
+pair "query-many last->mid" "$last" "$mid"
+pair "query-many last->mid" "$last" "$mid" --normalize
+pair "alloc_objects->alloc_space_delta" "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-alloc_space_delta.pb.gz
+pair "same file" "$corpus"/parca/query-fib.pb.gz "$corpus"/parca/query-fib.pb.gz
+if [ -x "$gen" ]; then
+    "$gen" --preset deep --seed 7 -o "$work/d1.pb" 2>/dev/null &&
+        "$gen" --preset deep --seed 7 --host 1 --host-unique-pct 20 -o "$work/d2.pb" 2>/dev/null &&
+        pair "generated deep hosts" "$work/d1.pb" "$work/d2.pb" && pair "generated deep hosts" "$work/d1.pb" "$work/d2.pb" --normalize
+    "$gen" --preset labels --seed 3 -o "$work/l1.pb" 2>/dev/null &&
+        "$gen" --preset labels --seed 4 -o "$work/l2.pb" 2>/dev/null &&
+        pair "generated labels" "$work/l1.pb" "$work/l2.pb"
+fi
+echo "1..$n"
+[ $fail -eq 0 ]

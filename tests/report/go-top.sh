@@ -1,0 +1,62 @@
+#!/bin/sh
+# pprof-top against `go tool pprof -top`: the text must be byte-identical on every real corpus
+# profile Go accepts, at each granularity, sorted by flat and by cum, with and without a node
+# count. Exit 77 (skip) without Go. Usage: go-top.sh PPROF_TOP [PPROF_GEN]
+set -u
+top=$1
+gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
+src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
+corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 0; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/go-top.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TZ=UTC
+n=0
+fail=0
+# check NAME FILE GO_ARGS -- OUR_ARGS
+check() {
+    name=$1 file=$2
+    shift 2
+    goargs=
+    while [ "$1" != -- ]; do goargs="$goargs $1"; shift; done
+    shift
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    if ! go tool pprof -symbolize=none -top $goargs "$file" > "$work/go.txt" 2> "$work/go.err"; then
+        echo "ok $n - $name:$goargs: Go rejects the file # SKIP $(head -c 120 "$work/go.err" | tr '\n' ' ')"
+        return
+    fi
+    if ! "$top" "$@" "$file" > "$work/ours.txt" 2> "$work/ours.err"; then
+        echo "not ok $n - $name:$goargs: pprof-top failed: $(head -c 300 "$work/ours.err")"
+        fail=$((fail + 1))
+    elif cmp -s "$work/go.txt" "$work/ours.txt"; then
+        echo "ok $n - $name:$goargs ($(wc -l < "$work/go.txt") lines equal)"
+    else
+        echo "not ok $n - $name:$goargs: text differs"
+        diff "$work/go.txt" "$work/ours.txt" | head -10 | sed 's/^/# /'
+        fail=$((fail + 1))
+    fi
+}
+files=$(ls "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+[ -n "$files" ] || { echo "1..0 # SKIP no real corpus at $corpus"; exit 0; }
+if [ -n "$gen" ] && [ -x "$gen" ]; then
+    "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"
+    "$gen" --preset labels --seed 3 -o "$work/labels.pb" 2>/dev/null && files="$files $work/labels.pb"
+fi
+for f in $files; do
+    b=$(basename "$f")
+    check "$b" "$f" -- 
+    check "$b" "$f" -cum -nodecount=25 -- --cum -n 25
+done
+# every granularity on a few profiles with inlining, files and lines
+for f in "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-fib.pb.gz \
+    "$corpus"/pyroscope/pprof-heap "$corpus"/pyroscope/og-convert-jfr-process_cpu_cpu_nanoseconds_cpu_nanoseconds.pb.gz; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f")
+    for g in filefunctions files lines addresses; do
+        check "$b" "$f" -$g -nodecount=40 -- --granularity $g -n 40
+    done
+    check "$b" "$f" -sample_index=0 -nodecount=10 -- --sample-type 0 -n 10
+done
+echo "1..$n"
+[ $fail -eq 0 ]

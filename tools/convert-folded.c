@@ -1,0 +1,131 @@
+#include "convert-folded.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folded.h"
+
+static const char prog[] = "pprof-convert";
+
+bool
+convert_folded_opt(convert_folded *f, tool_args *a, const char *opt, int *rc)
+{
+    *rc = 0;
+    if (tool_opt_is(opt, NULL, "--lines")) {
+        f->lines = true;
+        return true;
+    }
+    bool to = tool_opt_is(opt, NULL, "--to"), from = tool_opt_is(opt, NULL, "--from");
+    bool st = tool_opt_is(opt, NULL, "--sample-type"), lab = tool_opt_is(opt, NULL, "--labels");
+    if (!to && !from && !st && !lab)
+        return false;
+    const char *v = tool_args_value(a, prog);
+    if (!v) {
+        *rc = TOOL_EXIT_USAGE;
+    } else if (to || from) {
+        if (strcmp(v, "folded") && strcmp(v, "pprof"))
+            *rc = tool_usage_error(prog, "%s takes folded or pprof", opt);
+        else if (to)
+            f->to = !strcmp(v, "folded");
+        else
+            f->from = !strcmp(v, "folded");
+    } else if (st) {
+        f->sample_type = v;
+    } else {
+        free(f->labels_arg);
+        f->labels_arg = strdup(v);
+        f->n_labels = 0;
+        for (char *s = f->labels_arg, *save = NULL, *k; s && (k = strtok_r(s, ",", &save));
+             s = NULL) {
+            if (f->n_labels == CONVERT_FOLDED_MAX_LABELS) {
+                *rc = tool_usage_error(prog, "at most %d label keys", CONVERT_FOLDED_MAX_LABELS);
+                break;
+            }
+            f->labels[f->n_labels++] = k;
+        }
+    }
+    return true;
+}
+
+static pprof_status
+read_all(const char *path, pprof_buffer *b, pprof_error *err)
+{
+    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!fp) {
+        err->code = PPROF_E_IO;
+        err->offset = PPROF_NO_OFFSET;
+        err->path[0] = 0;
+        snprintf(err->message, sizeof(err->message), "cannot open: %s", strerror(errno));
+        return PPROF_E_IO;
+    }
+    char chunk[65536];
+    size_t n;
+    pprof_status st = PPROF_OK;
+    while (!st && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+        uint8_t *d = b->len + n > b->cap ? realloc(b->data, 2 * (b->len + n)) : b->data;
+        if (!d) {
+            st = PPROF_E_NOMEM;
+            break;
+        }
+        if (d != b->data || b->len + n > b->cap)
+            b->cap = b->len + n > b->cap ? 2 * (b->len + n) : b->cap;
+        b->data = d;
+        memcpy(b->data + b->len, chunk, n);
+        b->len += n;
+    }
+    if (!st && ferror(fp))
+        st = PPROF_E_IO;
+    if (fp != stdin)
+        fclose(fp);
+    if (st) {
+        err->code = st;
+        err->offset = PPROF_NO_OFFSET;
+        err->path[0] = 0;
+        snprintf(err->message, sizeof(err->message), "%s",
+                 st == PPROF_E_IO ? "read error" : "out of memory");
+    }
+    return st;
+}
+
+int
+convert_folded_run(convert_folded *f, const char *in, const char *out, const pprof_write_options *w)
+{
+    pprof_error err;
+    pprof_profile *p = NULL;
+    pprof_buffer b = {0};
+    const char *where = in;
+    pprof_status st;
+    if (f->from) {
+        pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
+        ro.sample_type = f->sample_type;
+        st = read_all(in, &b, &err);
+        if (!st)
+            st = pprof_folded_read(b.data, b.len, &ro, &p, &err);
+        b.len = 0;
+    } else {
+        st = pprof_profile_read_file(in, NULL, &p, &err);
+    }
+    if (!st && f->to) {
+        pprof_folded_write_options wo = PPROF_FOLDED_WRITE_OPTIONS_INIT;
+        wo.sample_type = f->sample_type;
+        wo.lines = f->lines;
+        wo.labels = f->labels;
+        wo.n_labels = f->n_labels;
+        st = pprof_folded_write(p, &wo, &b, &err);
+        where = strcmp(out, "-") ? out : "<stdout>";
+        if (!st)
+            st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
+    } else if (!st) {
+        where = strcmp(out, "-") ? out : "<stdout>";
+        st = pprof_profile_write_file(p, out, w, &err);
+    }
+    if (st)
+        tool_print_error(stderr, prog, where, &err);
+    free(f->labels_arg);
+    f->labels_arg = NULL;
+    pprof_buffer_free(&b);
+    pprof_profile_free(p);
+    return tool_exit_for(st);
+}
