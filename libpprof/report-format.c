@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "report-private.h"
+#include "utf8-private.h"
 
 typedef struct unit {
     const char *name;
@@ -156,8 +157,11 @@ pprof__json_string(pprof_buffer *b, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7f)
             continue;
-        if (c >= 0x80) /* UTF-8 passes through; invalid bytes are the caller's names */
+        size_t l = c >= 0x80 ? pprof__utf8_seq_len((const uint8_t *)s + i, n - i) : 0;
+        if (l) { /* UTF-8 passes through; other bytes are escaped so the JSON stays valid */
+            i += l - 1;
             continue;
+        }
         st = pprof__buffer_append(b, s + run, i - run);
         if (!st)
             st = c == '"' || c == '\\' ? pprof__buffer_printf(b, "\\%c", c)
