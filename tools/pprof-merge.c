@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "blocks.h"
 #include "common.h"
 #include "merge.h"
 #ifdef PPROF_MERGE_HAVE_CHECK
@@ -183,7 +182,6 @@ typedef struct pool {
     bool stop;
     slot *slots;
     const merge_opts *o;
-    pprof_allocator alloc;
 } pool;
 
 #ifdef PPROF_MERGE_HAVE_CHECK
@@ -258,7 +256,6 @@ decode_one(pool *pl, size_t i)
     pthread_mutex_unlock(&pl->mu);
     pprof_read_options ro;
     pprof_read_options_init(&ro);
-    ro.allocator = pl->alloc;
     if (!pl->o->check) {
         s->st = pprof_merge_input_read_file(pl->paths[i], &ro, &s->in, &s->err);
         return;
@@ -377,21 +374,14 @@ merge_all(const merge_opts *o, const path_list *in)
         jobs = (unsigned)n;
     if (jobs > 256)
         jobs = 256;
-    tool_blocks blocks;
-    if (!tool_blocks_init(&blocks)) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return TOOL_EXIT_IO;
-    }
     pool pl = {.paths = in->v,
                .n = n,
                .window_min = (size_t)jobs * WINDOW_MIN_PER_JOB,
                .window_max = (size_t)jobs * WINDOW_MAX_PER_JOB,
-               .o = o,
-               .alloc = tool_blocks_allocator(&blocks)};
+               .o = o};
     pl.slots = calloc(n, sizeof(slot));
     progress pr = {.on = !o->quiet && isatty(2) && n > 1};
     if (!pl.slots) {
-        tool_blocks_destroy(&blocks);
         fprintf(stderr, "%s: out of memory\n", prog);
         return TOOL_EXIT_IO;
     }
@@ -414,7 +404,6 @@ merge_all(const merge_opts *o, const path_list *in)
             break;
 
     pprof_merge_options mo = o->m;
-    mo.allocator = pl.alloc;
     mo.threads = wo.threads; /* all cores, however few inputs there are */
     mo.warn = print_warning;
     mo.warn_ctx = (void *)o;
@@ -512,7 +501,6 @@ merge_all(const merge_opts *o, const path_list *in)
         }
     }
     pprof_merger_free(m);
-    tool_blocks_destroy(&blocks);
     pthread_cond_destroy(&pl.cv);
     pthread_mutex_destroy(&pl.mu);
     free(pl.slots);
@@ -647,8 +635,8 @@ int
 main(int argc, char **argv)
 {
 #ifdef M_TRIM_THRESHOLD
-    /* What still comes from malloc (blocks under 8 KiB, libdeflate's and zstd's state) is
-     * freed and allocated again for every input; by default glibc hands freed heap tops back
+    /* What comes from malloc (blocks under 2 MiB, libdeflate's and zstd's state) is freed and
+     * allocated again for every input; by default glibc hands freed heap tops back
      * to the kernel and maps mid-sized blocks afresh, and every page of that comes back zeroed
      * through a fault. Keeping them lets the next input reuse them. */
     mallopt(M_MMAP_THRESHOLD, 2 << 20);
