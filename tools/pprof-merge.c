@@ -200,8 +200,7 @@ on_finding(void *ctx, const pprof_finding *f)
  * files taken and not yet absorbed add up to less than WINDOW_BYTES, so that memory stays
  * bounded for large inputs. The deeper window is for many small inputs: with two per thread, the
  * merger's thread often found its next input not ready and decoded one itself (it does rather
- * than wait), and that delayed the merge, which is what limits the run; 100 inputs of 200 KB
- * went from 0.36 to 0.32 s (median of 15 alternating runs). */
+ * than wait), and that delayed the merge, which is what limits the run (docs/bench.md). */
 #define WINDOW_MIN_PER_JOB 2
 #define WINDOW_MAX_PER_JOB 4
 #define WINDOW_BYTES ((uint64_t)16 << 20)
@@ -274,10 +273,9 @@ worker(void *arg)
     pthread_setname_np(pthread_self(), "pprof-decode");
 #ifdef __linux__
     /* The merger's thread limits the run and decoding has the window's slack: at equal
-     * priority, four runnable threads on two cores halved the merger's share whenever all ran
-     * (100 inputs of 200 KB, medians of alternating runs: 335 -> 313 ms of 30, 297 -> 283 ms
-     * of 20). Should other work starve these threads, the merger decodes its next input
-     * itself. Per thread on Linux; failing changes nothing but speed. */
+     * priority, four runnable threads on two cores halved the merger's share whenever all ran.
+     * Should other work starve these threads, the merger decodes its next input itself. Per
+     * thread on Linux; failing changes nothing but speed. */
     setpriority(PRIO_PROCESS, (id_t)gettid(), DECODE_NICE);
 #endif
     pthread_mutex_lock(&pl->mu);
@@ -589,9 +587,8 @@ run(int argc, char **argv)
             rc = tool_usage_error(prog, "unknown option %s", opt);
         }
     }
-    /* Merged outputs are large and written once per merge: gzip level 1 compresses at 360 MB/s
-     * against 273 for level 2 and 163 for level 6, for 0.9 % and 3.6 % more bytes (12.27 MB vs
-     * 12.16 and 11.84 for two merged 26 MB inputs, one thread, libdeflate). */
+    /* Merged outputs are large and written once per merge: gzip level 1 compresses much faster
+     * than the higher levels for a few per cent more bytes (docs/bench.md). */
     if (!compress_given)
         o.w.format = tool_format_from_name(o.out);
     if (o.w.level == 0 && o.w.format == PPROF_FORMAT_GZIP)
