@@ -28,6 +28,8 @@ static const char usage[] =
     "\n"
     "  -o, --output FILE        output path ('-' = stdout, the default); written atomically\n"
     "  --files-from FILE        read more input paths from FILE, one per line ('-' = stdin)\n"
+    "  -0, --null               --files-from lists are NUL-separated (find -print0,\n"
+    "                           xargs -0); a NUL byte in a list of lines is refused\n"
     "  --compress=FORMAT        gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
     "                           .pb none, else gzip)\n"
     "  --level N                compression level (gzip 1-12, zstd 1-19; default:\n"
@@ -89,8 +91,10 @@ paths_free(path_list *l)
     free(l->v);
 }
 
+/* Paths separated by NUL bytes (nul), else by newlines with a NUL refused: it would cut the
+ * line short and drop the rest of it without a word. */
 static int
-read_list(path_list *l, const char *from)
+read_list(path_list *l, const char *from, bool nul)
 {
     FILE *f = strcmp(from, "-") ? fopen(from, "rb") : stdin;
     if (!f) {
@@ -132,18 +136,22 @@ read_list(path_list *l, const char *from)
     }
     l->bufs = nb;
     l->bufs[l->n_bufs++] = buf;
-    for (char *s = buf; *s;) {
-        char *e = strchr(s, '\n');
-        if (e)
-            *e = 0;
-        size_t n = strlen(s);
-        if (n && s[n - 1] == '\r')
-            s[--n] = 0;
-        if (n && !paths_push(l, s))
+    size_t line = 1;
+    for (size_t at = 0; at < len; line++) {
+        char *e = memchr(buf + at, nul ? 0 : '\n', len - at);
+        size_t end = e ? (size_t)(e - buf) : len, next = end + 1;
+        if (!nul && memchr(buf + at, 0, end - at)) {
+            fprintf(stderr,
+                    "%s: %s:%zu: a NUL byte in a list of lines (-0 reads NUL-separated lists)\n",
+                    prog, from, line);
+            return TOOL_EXIT_USAGE;
+        }
+        if (!nul && end > at && buf[end - 1] == '\r')
+            end--;
+        buf[end] = 0; /* buf has a byte past len */
+        if (end > at && !paths_push(l, buf + at))
             return TOOL_EXIT_IO;
-        if (!e)
-            break;
-        s = e + 1;
+        at = next;
     }
     return TOOL_EXIT_OK;
 }
@@ -508,7 +516,12 @@ run(int argc, char **argv)
     path_list in = {0};
     int rc = TOOL_EXIT_OK;
     size_t stdin_uses = 0;
-    bool compress_given = false, force = false;
+    bool compress_given = false, force = false, nul = false;
+    /* lists are read once every option is known: -0 may come after --files-from */
+    const char **lists = calloc((size_t)argc, sizeof(*lists));
+    size_t n_lists = 0;
+    if (!lists)
+        return TOOL_EXIT_IO;
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
@@ -521,10 +534,12 @@ run(int argc, char **argv)
         } else if (tool_opt_is(opt, "-h", "--help")) {
             fputs(usage, stdout);
             paths_free(&in);
+            free(lists);
             return TOOL_EXIT_OK;
         } else if (tool_opt_is(opt, NULL, "--version")) {
             tool_print_version(stdout, prog);
             paths_free(&in);
+            free(lists);
             return TOOL_EXIT_OK;
         } else if (tool_opt_is(opt, "-o", "--output")) {
             if (!(o.out = tool_args_value(&a, prog)))
@@ -534,8 +549,10 @@ run(int argc, char **argv)
                 rc = TOOL_EXIT_USAGE;
             else {
                 stdin_uses += strcmp(v, "-") == 0;
-                rc = read_list(&in, v);
+                lists[n_lists++] = v;
             }
+        } else if (tool_opt_is(opt, "-0", "--null")) {
+            nul = true;
         } else if (tool_opt_is(opt, NULL, "--compress")) {
             if (!(v = tool_args_value(&a, prog)))
                 rc = TOOL_EXIT_USAGE;
@@ -587,6 +604,9 @@ run(int argc, char **argv)
             rc = tool_usage_error(prog, "unknown option %s", opt);
         }
     }
+    for (size_t i = 0; i < n_lists && rc == TOOL_EXIT_OK; i++)
+        rc = read_list(&in, lists[i], nul);
+    free(lists);
     /* Merged outputs are large and written once per merge: gzip level 1 compresses much faster
      * than the higher levels for a few per cent more bytes (docs/bench.md). */
     if (!compress_given)
