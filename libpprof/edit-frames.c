@@ -250,14 +250,14 @@ ed_filter_names(pprof__ed *e)
     pprof__free(e->a, state);
     if (e->st)
         return e->st;
-    if (e->focus.re && !fm)
-        ed_warn(e, "Focus expression matched no samples");
-    if (ignore && !im)
-        ed_warn(e, "Ignore expression matched no samples");
-    if (e->hide.re && !hm)
-        ed_warn(e, "Hide expression matched no samples");
-    if (e->show.re && !hnm)
-        ed_warn(e, "Show expression matched no samples");
+    if (e->focus.re)
+        ed_matched(e, ED_NM_FOCUS, fm);
+    if (ignore)
+        ed_matched(e, ED_NM_IGNORE, im);
+    if (e->hide.re)
+        ed_matched(e, ED_NM_HIDE, hm);
+    if (e->show.re)
+        ed_matched(e, ED_NM_SHOW, hnm);
     return PPROF_OK;
 }
 
@@ -301,8 +301,8 @@ ed_show_from(pprof__ed *e)
     if (!e->st)
         e->w->samples.len = out;
     pprof__free(e->a, from);
-    if (!e->st && !matched)
-        ed_warn(e, "ShowFrom expression matched no samples");
+    if (!e->st)
+        ed_matched(e, ED_NM_SHOWFROM, matched);
     return e->st;
 }
 

@@ -327,7 +327,8 @@ static int
 run_edit(edit_cli *c)
 {
     pprof_error err;
-    pprof_profile *p = NULL, *base = NULL;
+    pprof_merge_input *p = NULL;
+    pprof_profile *base = NULL;
     uint8_t *key = NULL;
     pprof_status st;
     if (c->redact_keyfile) {
@@ -348,14 +349,15 @@ run_edit(edit_cli *c)
         c->e.redact_key = key;
         c->e.redact_key_len = n;
     }
-    if ((st = pprof_profile_read_file(c->in, NULL, &p, &err))) {
+    /* read as a merge input: samples are decoded and edited a batch at a time */
+    if ((st = pprof_merge_input_read_file(c->in, NULL, &p, &err))) {
         tool_print_error(stderr, prog, c->in, &err);
         free(key);
         return tool_exit_for(st);
     }
     if (c->normalize && (st = pprof_profile_read_file(c->normalize, NULL, &base, &err))) {
         tool_print_error(stderr, prog, c->normalize, &err);
-        pprof_profile_free(p);
+        pprof_merge_input_free(p);
         free(key);
         return tool_exit_for(st);
     }
@@ -364,12 +366,12 @@ run_edit(edit_cli *c)
      * gzip members; the bytes never depend on it */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->e.threads = c->w.threads = cores > 1 ? (unsigned)(cores > 64 ? 64 : cores) : 1;
-    st = pprof_edit_write_file(p, &c->e, c->out, &c->w, &err);
+    st = pprof_edit_input_write_file(p, &c->e, c->out, &c->w, &err);
     if (st)
         tool_print_error(stderr, prog,
                          st == PPROF_E_IO ? (strcmp(c->out, "-") ? c->out : "<stdout>") : c->in,
                          &err);
-    pprof_profile_free(p);
+    pprof_merge_input_free(p);
     pprof_profile_free(base);
     free(key);
     return tool_exit_for(st);
