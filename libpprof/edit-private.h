@@ -56,9 +56,11 @@ typedef struct pprof__ed {
     size_t batch;        /* its number */
     bool final;          /* false: the pass that only sums min_fraction's total */
     uint32_t *canon;     /* input string -> first string with its bytes (tag operations) */
-    int64_t *units;      /* canonical key -> its numeric unit (string index) or -1 */
-    double *norm;        /* normalize's ratio per sample type */
-    double mf_total;     /* sum of |value| that min_fraction compares against */
+    size_t n_canon;
+    size_t n_str0;   /* the input's strings; later ones are a batch's own (memos skip them) */
+    int64_t *units;  /* canonical key -> its numeric unit (string index) or -1 */
+    double *norm;    /* normalize's ratio per sample type */
+    double mf_total; /* sum of |value| that min_fraction compares against */
     bool unit_conflict;
     unsigned nm_seen, nm_matched; /* "matched no samples", per ED_NM_* */
     struct ed_step_acc *steps;

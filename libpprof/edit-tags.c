@@ -56,7 +56,7 @@ canon_strings(pprof__ed *e)
 static uint32_t
 canon_find(const pprof__ed *e, const uint32_t *canon, const char *s, size_t n)
 {
-    for (size_t i = 0; i < e->w->strings.len; i++) {
+    for (size_t i = 0; i < e->n_canon; i++) {
         pprof_string t = PPROF__AT(e->w->strings, pprof_string, i);
         if (t.len == n && (!n || !memcmp(t.data, s, n)))
             return canon[i];
@@ -128,8 +128,11 @@ num_label_units(pprof__ed *e, const uint32_t *canon, int64_t *unit)
 pprof_status
 ed_tag_prepare(pprof__ed *e, bool units)
 {
-    if (!e->canon && !(e->canon = canon_strings(e)))
-        return e->st;
+    if (!e->canon) {
+        if (!(e->canon = canon_strings(e)))
+            return e->st;
+        e->n_canon = e->w->strings.len;
+    }
     if (!units)
         return PPROF_OK;
     size_t n = e->w->strings.len;

@@ -201,9 +201,13 @@ ed_rx_bytes(pprof__ed *e, ed_rx *r, const char *s, size_t n)
 bool
 ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i)
 {
-    size_t n = e->w->strings.len;
-    if (i < 0 || (uint64_t)i >= n)
+    size_t n = e->n_str0;
+    if (i < 0 || (uint64_t)i >= e->w->strings.len)
         return ed_rx_bytes(e, r, "", 0);
+    if ((uint64_t)i >= n) { /* a string this batch added: its index means another next time */
+        pprof_string s = ed_str(e, i);
+        return ed_rx_bytes(e, r, s.data, s.len);
+    }
     if (r->n_memo < n) {
         uint8_t *m = pprof__realloc(e->a, r->memo, n);
         if (!m) {
@@ -360,6 +364,7 @@ start(pprof__ed *e)
         w->hdr.duration_nanos = 0; /* the merger sums it over its inputs */
     if (e->first_loc_id)
         return PPROF_OK;
+    e->n_str0 = in->strings.len;
     e->n_loc0 = in->locations.len;
     e->n_fn0 = in->functions.len;
     uint64_t ml = 0, mf = 0;
