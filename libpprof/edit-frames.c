@@ -102,6 +102,14 @@ keep_lines(pprof__ed *e, size_t li, const uint8_t *keep)
 bool
 ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n)
 {
+    if (n <= s->n_loc && ed_writable(e, ED_B_STACK)) {
+        /* a sample's range is its own (decoded or appended for it alone): shrink in place */
+        if (n)
+            memmove(ed_ptr(e->w->stack.data, sizeof(uint64_t), s->loc_off), ids,
+                    n * sizeof(uint64_t));
+        s->n_loc = (uint32_t)n;
+        return true;
+    }
     if (!ed_reserve(e, &e->w->stack, sizeof(uint64_t), n))
         return false;
     if (e->w->stack.len + n > UINT32_MAX) {

@@ -152,6 +152,14 @@ ed_stack(const pprof__ed *e, const pprof__sample *s)
     return ed_ptr(e->w->stack.data, sizeof(uint64_t), s->loc_off);
 }
 
+/* Whether a sample table (ED_B_STACK, ED_B_LABELS) may be written in place: w's own copy, or
+ * the batch a merge input decoded for this edit (decoded again before anyone else reads it). */
+static inline bool
+ed_writable(const pprof__ed *e, unsigned bit)
+{
+    return e->lazy || !(e->borrowed & bit);
+}
+
 /* Points sample s at a copy of ids (n entries) appended to w's own stack; ids must not point
  * into w's stack. */
 bool ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n);

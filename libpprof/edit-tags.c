@@ -85,6 +85,12 @@ labels_of(const pprof__ed *e, const pprof__sample *s)
 bool
 ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n)
 {
+    if (n <= s->n_lab && ed_writable(e, ED_B_LABELS)) {
+        if (n)
+            memmove(ed_ptr(e->w->labels.data, sizeof(pprof_label), s->lab_off), l, n * sizeof(*l));
+        s->n_lab = (uint32_t)n;
+        return true;
+    }
     if (!ed_reserve(e, &e->w->labels, sizeof(pprof_label), n))
         return false;
     if (e->w->labels.len + n > UINT32_MAX) {

@@ -413,8 +413,9 @@ drop_unused_mappings(pprof__ed *e)
     uint8_t *seen = used + nm;
     memset(used, 0, nm + w->locations.len);
     used[0] = 1;
+    size_t unused = nm - 1;
     const pprof__sample *ss = ed_samples(e);
-    for (size_t i = 0; i < w->samples.len; i++) {
+    for (size_t i = 0; i < w->samples.len && unused; i++) {
         const uint64_t *st = ed_stack(e, &ss[i]);
         for (uint32_t j = 0; j < ss[i].n_loc; j++) {
             uint32_t li = ed_loc(e, st[j]);
@@ -428,8 +429,11 @@ drop_unused_mappings(pprof__ed *e)
              * compaction would drop what the first kept */
             if (mi != PPROF_NONE &&
                 (!l->address ||
-                 l->address >= PPROF__AT(w->mappings, pprof_mapping, mi).memory_start))
+                 l->address >= PPROF__AT(w->mappings, pprof_mapping, mi).memory_start) &&
+                !used[mi]) {
                 used[mi] = 1;
+                unused--;
+            }
         }
     }
     size_t keep = 0;
@@ -726,6 +730,8 @@ each_batch(pprof__ed *e, batch_fn fn, pprof_merger *m)
         if (n == 0)
             break;
     }
+    if (e->lazy) /* the batch there may have been edited in place: decode it again next time */
+        e->lazy->lazy_n = 0;
     return e->st;
 }
 
