@@ -192,10 +192,11 @@ g1=$work/g1.pb.gz g2=$work/g2.pb.gz g3=$work/g3.pb.gz
 
 # bench/pprof-gen's larger ones: many labels and 4 types; deep stacks with heavy inlining
 gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
-gl="" gd=""
+gl="" gd="" gm=""
 if [ -x "$gen" ]; then
     "$gen" --preset labels --samples 5000 --seed 11 -o "$work/gl.pb" && gl=$work/gl.pb
     "$gen" --preset deep --samples 3000 --seed 12 --compress gzip -o "$work/gd.pb.gz" && gd=$work/gd.pb.gz
+    "$gen" --preset medium --seed 13 -o "$work/gm.pb" && gm=$work/gm.pb
 fi
 
 # the real corpus (read in place: pyroscope's files may not be copied)
@@ -346,6 +347,10 @@ if [ -n "$gd" ]; then
     check "pprof-gen deep: noinlines" "$gd" 'aggregate=addresses,noinlines'
     check "pprof-gen deep: functions" "$gd" 'aggregate=functions'
     check "pprof-gen deep: focus + lines, no inlines" "$gd" 'focus=Iterator' 'aggregate=lines,noinlines'
+fi
+if [ -n "$gm" ]; then
+    check "pprof-gen medium: five-operation pipeline" "$gm" 'focus=main' 'ignore=Flush' 'tagfocus=thread_name=worker-1' 'types=cpu' 'aggregate=functions'
+    check "pprof-gen medium: tagroot, hide, prune_from, scale" "$gm" 'tagroot=thread_name' 'hide=^runtime\.' 'prune_from=Scan' 'scale=0.001'
 fi
 # --- the real corpus
 if have "$labels"; then
