@@ -147,22 +147,57 @@ pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total)
         snprintf(dst, cap, "%5.2g%%", ratio);
 }
 
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return len;
+}
+
+/* Bytes that are not UTF-8 come out as \u00XX so that the document stays valid JSON. */
 pprof_status
 pprof__json_string(pprof_buffer *b, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     pprof_status st = pprof__buffer_append(b, "\"", 1);
     size_t run = 0;
-    for (size_t i = 0; i < n && !st; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7f)
+    for (size_t i = 0; i < n && !st;) {
+        unsigned char c = u[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7f) {
+            i++;
             continue;
-        if (c >= 0x80) /* UTF-8 passes through; invalid bytes are the caller's names */
+        }
+        size_t l = c >= 0x80 ? utf8_len(u + i, n - i) : 0;
+        if (l) {
+            i += l;
             continue;
+        }
         st = pprof__buffer_append(b, s + run, i - run);
         if (!st)
             st = c == '"' || c == '\\' ? pprof__buffer_printf(b, "\\%c", c)
                                        : pprof__buffer_printf(b, "\\u%04x", c);
-        run = i + 1;
+        run = ++i;
     }
     if (!st)
         st = pprof__buffer_append(b, s + run, n - run);

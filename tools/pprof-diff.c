@@ -2,6 +2,7 @@
  * -diff_base` writes, and a regression gate for CI (--fail-if). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "report.h"
@@ -141,7 +142,6 @@ run(int argc, char **argv)
         if ((st = pprof_diff_rule_parse(o.rules[i], NULL, &rules[i], &err)))
             rc = tool_usage_error(prog, "%s", err.message);
     pprof_profile *p[2] = {NULL, NULL};
-    pprof_profile *dp = NULL;
     pprof_diff *diff = NULL;
     pprof_buffer b = {0};
     const char *where = o.in[0];
@@ -151,9 +151,10 @@ run(int argc, char **argv)
     }
     if (!st && o.out) {
         where = strcmp(o.out, "-") ? o.out : "<stdout>";
-        st = pprof_diff_profile(p[0], p[1], &o.d, &dp, &err);
-        if (!st)
-            st = pprof_profile_write_file(dp, o.out, NULL, &err);
+        pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        wo.threads = o.d.threads = cores > 1 ? (unsigned)(cores > 8 ? 8 : cores) : 1;
+        st = pprof_diff_write_file(p[0], p[1], &o.d, o.out, &wo, &err);
     }
     bool report = !o.quiet && !(o.out && !strcmp(o.out, "-"));
     if (!st && (report || o.n_rules)) {
@@ -178,7 +179,6 @@ run(int argc, char **argv)
         pprof_diff_rule_free(rules[i]);
     pprof_buffer_free(&b);
     pprof_diff_free(diff);
-    pprof_profile_free(dp);
     pprof_profile_free(p[0]);
     pprof_profile_free(p[1]);
     return rc;

@@ -108,14 +108,15 @@ typedef struct pprof_diff_options {
      * BASE's (google/pprof scales the source profile, not the base). */
     bool normalize;
     pprof_allocator allocator;
+    /* Threads the merge behind the diff profile may use (pprof_merge_options.threads); the
+     * result never depends on it. */
+    unsigned threads;
 } pprof_diff_options;
 
 #define PPROF_DIFF_OPTIONS_INIT                                                                    \
     {                                                                                              \
         sizeof(pprof_diff_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false,                      \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            {NULL, NULL, NULL, NULL}, 0                                                            \
     }
 
 PPROF_API void pprof_diff_options_init(pprof_diff_options *opts);
@@ -127,6 +128,13 @@ PPROF_API void pprof_diff_options_init(pprof_diff_options *opts);
 PPROF_API pprof_status pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
                                           const pprof_diff_options *opts, pprof_profile **out,
                                           pprof_error *err);
+
+/* pprof_diff_profile written straight to a path ("-" = standard output), atomically, without
+ * building the diff profile's sample table: the same bytes as pprof_diff_profile followed by
+ * pprof_profile_write_file. wopts may be NULL (gzip). */
+PPROF_API pprof_status pprof_diff_write_file(const pprof_profile *base, const pprof_profile *cur,
+                                             const pprof_diff_options *opts, const char *path,
+                                             const pprof_write_options *wopts, pprof_error *err);
 
 typedef struct pprof_diff pprof_diff;
 
