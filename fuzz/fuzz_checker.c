@@ -86,7 +86,7 @@ check_repaired(pprof_profile *q, uint64_t errors_before)
     }
     pprof_buffer_free(&b);
     pprof_profile *again = NULL;
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     st = pprof_repair(q, &again, &rs, &err);
     FUZZ_CHECK(st == PPROF_OK, "second repair failed: %s", err.message);
     for (int i = 0; i < PPROF_FIX_COUNT; i++)
@@ -121,14 +121,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "two checks of one profile differ");
 
     pprof_profile *q = NULL;
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     st = pprof_repair(p, &q, &rs, &err);
     FUZZ_CHECK(st == PPROF_OK, "repair failed: %s: %s", pprof_status_name(st), err.message);
     check_repaired(q, s1.count[PPROF_SEVERITY_ERROR]);
 
     /* Cross-file inline consistency (S1) between the input and its repair. */
-    pprof_inline_index *idx = pprof_inline_index_new(NULL);
-    FUZZ_CHECK(idx != NULL, "inline index: out of memory");
+    pprof_inline_index *idx = NULL;
+    st = pprof_inline_index_new(NULL, &idx, &err);
+    FUZZ_CHECK(st == PPROF_OK && idx != NULL, "inline index: %s", err.message);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     for (int i = 0; i < 2; i++) {
         seen sn = {0, {0, 0, 0}, 0, UINT64_MAX};

@@ -17,42 +17,39 @@
 
 /* ---------------------------------------------------------------- hashing */
 
-static inline uint32_t fold(uint64_t h);
+static inline uint32_t
+fold(uint64_t h)
+{
+    return (uint32_t)pprof__mix64(h);
+}
 
 uint32_t
 pprof__bstr_hash(const char *p, size_t n)
 {
-    return fold(pprof__hash_bytes(0, p, n));
-}
-
-static inline uint64_t
-mix(uint64_t h, uint64_t v)
-{
-    h ^= v + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
-    return h * UINT64_C(0xff51afd7ed558ccd);
-}
-
-static inline uint32_t
-fold(uint64_t h)
-{
-    h ^= h >> 33;
-    return (uint32_t)h ^ (uint32_t)(h >> 32);
+    return (uint32_t)pprof__hash_bytes(0, p, n);
 }
 
 uint32_t
 pprof__bfn_hash(const bfn *f)
 {
-    uint64_t h =
-        mix(mix(mix(mix(1, f->name), f->system_name), f->filename), (uint64_t)f->start_line);
+    uint64_t h = pprof__hash_combine(
+        pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(1, f->name), f->system_name),
+                            f->filename),
+        (uint64_t)f->start_line);
     return fold(h);
 }
 
 uint32_t
 pprof__bmap_hash(const bmap *m)
 {
-    uint64_t h =
-        mix(mix(mix(mix(mix(mix(2, m->start), m->limit), m->offset), m->filename), m->build_id),
-            m->flags);
+    uint64_t h = pprof__hash_combine(
+        pprof__hash_combine(
+            pprof__hash_combine(
+                pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(2, m->start), m->limit),
+                                    m->offset),
+                m->filename),
+            m->build_id),
+        m->flags);
     return fold(h);
 }
 
@@ -60,20 +57,29 @@ uint32_t
 pprof__bloc_hash(const pprof_builder *b, const bloc *l, const bline *lines)
 {
     (void)b;
-    uint64_t h = mix(mix(mix(mix(3, l->map), l->address), l->folded), l->n_line);
+    uint64_t h = pprof__hash_combine(
+        pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(3, l->map), l->address),
+                            l->folded),
+        l->n_line);
     for (uint32_t i = 0; i < l->n_line; i++)
-        h = mix(mix(mix(h, lines[i].fn), (uint64_t)lines[i].line), (uint64_t)lines[i].column);
+        h = pprof__hash_combine(
+            pprof__hash_combine(pprof__hash_combine(h, lines[i].fn), (uint64_t)lines[i].line),
+            (uint64_t)lines[i].column);
     return fold(h);
 }
 
 uint32_t
 pprof__bsample_hash(const uint32_t *locs, size_t n_loc, const blabel *labs, size_t n_lab)
 {
-    uint64_t h = mix(mix(4, n_loc), n_lab);
+    uint64_t h = pprof__hash_combine(pprof__hash_combine(4, n_loc), n_lab);
     for (size_t i = 0; i < n_loc; i++)
-        h = mix(h, locs[i]);
+        h = pprof__hash_combine(h, locs[i]);
     for (size_t i = 0; i < n_lab; i++)
-        h = mix(mix(mix(mix(h, labs[i].key), labs[i].str), labs[i].unit), (uint64_t)labs[i].num);
+        h = pprof__hash_combine(
+            pprof__hash_combine(
+                pprof__hash_combine(pprof__hash_combine(h, labs[i].key), labs[i].str),
+                labs[i].unit),
+            (uint64_t)labs[i].num);
     return fold(h);
 }
 
@@ -1050,7 +1056,7 @@ pprof_builder_serialize_file(pprof_builder *b, unsigned flags, const char *path,
     pprof_buffer buf = {0};
     pprof_status st = pprof__builder_encode(b, opts, &buf, err);
     if (!st)
-        st = pprof_write_bytes_atomic(path, buf.data, buf.len, err);
+        st = pprof_write_bytes_file(path, buf.data, buf.len, opts, err);
     pprof_buffer_free(&buf);
     if (!st && (flags & PPROF_BUILDER_RESET))
         st = pprof__builder_compact(b, err);

@@ -4,6 +4,7 @@
 
 #include "pprof/check.h"
 #include "profile-private.h"
+#include "utf8-private.h"
 
 /* Finding delivery: enabled mask, limit, callback, summary. */
 typedef struct pprof__ck {
@@ -27,8 +28,6 @@ void pprof__ck_emit(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, 
 void pprof__ck_put(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* On failure *bad_at is the offset of the first byte that is not part of valid UTF-8. */
-bool pprof__utf8_valid(const uint8_t *s, size_t n, size_t *bad_at);
 /* NULL when s is valid RE2 syntax, else the reason. */
 const char *pprof__regex_error(const char *s, size_t n);
 

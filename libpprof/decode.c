@@ -2,6 +2,7 @@
  * bytes that remain before it is used, and every table against its configured limit. */
 #include <stdio.h>
 
+#include "guard-private.h"
 #include "profile-private.h"
 #include "wire-private.h"
 
@@ -211,35 +212,6 @@ len_prefix(const uint8_t **pp, const uint8_t *end, const uint8_t **sub_end)
                         "declared length exceeds the %zu bytes that remain", (size_t)(end - p));   \
     } while (0)
 
-/* The number of bytes below 0x80 in [p, end): each complete varint ends with one. Reads whole
- * words, up to buf_end. */
-static size_t
-count_varint_ends(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end)
-{
-    const uint64_t high = UINT64_C(0x8080808080808080);
-    size_t n = 0;
-    for (; end - p >= 8; p += 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        /* one bit per byte below 0x80, summed by the multiply into the top byte */
-        w = (~w & high) >> 7;
-        n += (size_t)((w * UINT64_C(0x0101010101010101)) >> 56);
-    }
-#if PPROF_LITTLE_ENDIAN
-    if (p < end && buf_end - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        w = ((~w & high) >> 7) & ((UINT64_C(1) << (8 * (end - p))) - 1);
-        return n + (size_t)((w * UINT64_C(0x0101010101010101)) >> 56);
-    }
-#else
-    (void)buf_end;
-#endif
-    for (; p < end; p++)
-        n += *p < 0x80;
-    return n;
-}
-
 /* The varint at p when it is at most 8 bytes long and ends before limit, without a branch per
  * byte; 0 when the careful path must decide. The 8 bytes read must lie inside the input. */
 static inline size_t
@@ -315,7 +287,7 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     /* Usually the pre-sized vector has room for a byte per element; otherwise count the
      * varints that end in the run, an exact bound, so the vector grows no more than needed. */
     if (vec->cap - vec->len < (size_t)(sub_end - p)) {
-        size_t max_n = count_varint_ends(p, sub_end, d->buf_end);
+        size_t max_n = pprof__count_varint_ends(p, sub_end, d->buf_end);
         if (max_n == 0) /* not one complete varint */
             return fail(d, p, PPROF_E_WIRE,
                         "bad varint in packed field (truncated or past 64 bits)");
@@ -604,6 +576,21 @@ new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *of
     return e;
 }
 
+/* A non-empty string_table[0], quoted with anything unprintable shown as '?'. */
+static pprof_status
+string0_error(dec *d, const uint8_t *at, const pprof_string *s)
+{
+    char q[41];
+    size_t n = s->len < sizeof(q) - 1 ? s->len : sizeof(q) - 1;
+    for (size_t i = 0; i < n; i++)
+        q[i] = s->data[i] >= 0x20 && s->data[i] < 0x7f && s->data[i] != '"' ? s->data[i] : '?';
+    q[n] = 0;
+    return fail(d, at, PPROF_E_INVALID,
+                "string_table[0] must be '' but holds \"%s\"%s (rule W6-string-table-0): every "
+                "field meaning \"no string\" would read it",
+                q, s->len > n ? "..." : "");
+}
+
 static pprof_status
 profile(dec *d, const uint8_t *p, const uint8_t *end)
 {
@@ -695,6 +682,8 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         s->data = (const char *)p;
         s->len = (size_t)(sub_end - p);
         pr->has_string_table = true;
+        if (pr->strings.len == 1 && s->len && !(o->relax & PPROF_RELAX_STRING0))
+            return string0_error(d, tagp, s);
         LEAVE(d);
         p = sub_end;
         break;
@@ -725,6 +714,11 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     case 14:
     case 15: {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
+        /* Go's test: only a second profile's header sets time_nanos after a nonzero one */
+        if (field == 9 && pr->hdr.time_nanos && !(o->relax & PPROF_RELAX_CONCATENATED))
+            return fail(d, tagp, PPROF_E_INVALID,
+                        "concatenated profiles detected: a second time_nanos after a nonzero "
+                        "one (rule W8-concatenated); expected one profile");
         VARINT(d, p, end, v);
         int64_t *dst[] = {&pr->hdr.drop_frames,
                           &pr->hdr.keep_frames,
@@ -768,9 +762,9 @@ prescan_sub(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, bool i
             if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
                 return false;
             if (is_sample && field == 1)
-                c->stack += count_varint_ends(p, p + v, buf_end);
+                c->stack += pprof__count_varint_ends(p, p + v, buf_end);
             else if (is_sample && field == 2)
-                c->values += count_varint_ends(p, p + v, buf_end);
+                c->values += pprof__count_varint_ends(p, p + v, buf_end);
             else if (is_sample && field == 3)
                 c->labels++;
             else if (!is_sample && field == 4)
@@ -885,7 +879,19 @@ decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o, 
              .err = err,
              .lazy = lazy};
     LEAVE(&d);
-    return profile(&d, buf, buf + len);
+    pprof_status st = profile(&d, buf, buf + len);
+    uint64_t bad;
+    /* Broken within its first few fields: most likely not a profile at all (a text file, other
+     * binary data), which says more than the first wire error met */
+    if (st == PPROF_E_WIRE && err && !pprof__sniff(buf, len, true, &bad)) {
+        char was[sizeof(err->message)];
+        memcpy(was, err->message, sizeof(was));
+        snprintf(err->message, sizeof(err->message),
+                 "not a pprof profile (no protobuf structure at byte %llu): %.160s",
+                 (unsigned long long)err->offset, was);
+        err->path[0] = 0;
+    }
+    return st;
 }
 
 pprof_status

@@ -3,16 +3,16 @@
 #include <stdlib.h>
 
 #include "hash-private.h"
+#include "htab-private.h"
 #include "profile-private.h"
 #include "wire-private.h"
 
 typedef struct strmap {
     const pprof_allocator *a;
     const pprof_profile *p;
-    uint32_t *memo;  /* old index -> new index, PPROF_NONE when not yet seen */
-    pprof__vec out;  /* pprof_string, the new table */
-    uint32_t *slots; /* content hash -> new index + 1, 0 = empty */
-    size_t mask;
+    uint32_t *memo;         /* old index -> new index, PPROF_NONE when not yet seen */
+    pprof__vec out;         /* pprof_string, the new table */
+    pprof__htab by_content; /* new strings by content */
     pprof_error *err;
     pprof_status st;
 } strmap;
@@ -21,27 +21,6 @@ static inline uint64_t
 hash_bytes(const char *s, size_t n)
 {
     return pprof__hash_bytes(0, s, n);
-}
-
-static bool
-slots_grow(strmap *m)
-{
-    size_t cap = m->mask ? (m->mask + 1) * 2 : 1024;
-    uint32_t *s = pprof__malloc(m->a, cap * sizeof(uint32_t));
-    if (!s)
-        return false;
-    memset(s, 0, cap * sizeof(uint32_t));
-    const pprof_string *strs = m->out.data;
-    for (size_t i = 0; i < m->out.len; i++) {
-        size_t h = hash_bytes(strs[i].data, strs[i].len) & (cap - 1);
-        while (s[h])
-            h = (h + 1) & (cap - 1);
-        s[h] = (uint32_t)i + 1;
-    }
-    pprof__free(m->a, m->slots);
-    m->slots = s;
-    m->mask = cap - 1;
-    return true;
 }
 
 /* Maps an old string index to its new one; records the first failure in m->st. */
@@ -68,22 +47,20 @@ remap(strmap *m, int64_t idx, const char *path_fmt, size_t a, size_t b)
     if (*memo != PPROF_NONE)
         return *memo;
     pprof_string s = PPROF__AT(m->p->strings, pprof_string, idx);
-    if ((m->out.len + 1) * 2 > m->mask + 1 && !slots_grow(m))
+    if (!pprof__htab_reserve(&m->by_content, m->a, 1))
         goto nomem;
-    size_t h = hash_bytes(s.data, s.len) & m->mask;
-    for (;; h = (h + 1) & m->mask) {
-        uint32_t v = m->slots[h];
-        if (v == 0)
-            break;
-        const pprof_string *o = &PPROF__AT(m->out, pprof_string, v - 1);
-        if (o->len == s.len && (s.len == 0 || memcmp(o->data, s.data, s.len) == 0))
-            return *memo = v - 1;
-    }
+    const pprof_string *o = m->out.data;
+    pprof__htab_probe at;
+    uint32_t v;
+    PPROF__HTAB_FIND(&m->by_content, hash_bytes(s.data, s.len), at, v,
+                     o[v].len == s.len && (s.len == 0 || memcmp(o[v].data, s.data, s.len) == 0));
+    if (v != PPROF_NONE)
+        return *memo = v;
     pprof_string *dst = pprof__vec_push(m->a, &m->out, sizeof(pprof_string));
     if (!dst)
         goto nomem;
     *dst = s;
-    m->slots[h] = (uint32_t)m->out.len;
+    pprof__htab_insert_at(&m->by_content, &at, (uint32_t)m->out.len - 1);
     return *memo = (uint32_t)(m->out.len - 1);
 nomem:
     if (m->st == PPROF_OK)
@@ -402,14 +379,15 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
     uint64_t *comments = pprof__malloc(&pr->alloc, (pr->comments.len + 1) * sizeof(uint64_t));
     pprof_string empty = {"", 0};
     pprof_string *s0 = NULL;
-    if (!e.sm.memo || !comments || !slots_grow(&e.sm) ||
+    if (!e.sm.memo || !comments ||
+        !pprof__htab_init(&e.sm.by_content, e.sm.a, pr->strings.len + 1) ||
         !(s0 = pprof__vec_push(e.sm.a, &e.sm.out, sizeof(pprof_string)))) {
         e.sm.st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         goto done;
     }
     memset(e.sm.memo, 0xff, (pr->strings.len + 1) * sizeof(uint32_t));
     *s0 = empty;
-    e.sm.slots[hash_bytes("", 0) & e.sm.mask] = 1;
+    pprof__htab_add(&e.sm.by_content, hash_bytes("", 0), 0);
 
     const pprof_header h = pprof_profile_header(pr);
     for (size_t i = 0; i < pr->sample_types.len; i++)
@@ -459,7 +437,7 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
     b->len = (size_t)(p - b->data);
 done:
     pprof__free(&pr->alloc, e.sm.memo);
-    pprof__free(&pr->alloc, e.sm.slots);
+    pprof__htab_free(&e.sm.by_content, &pr->alloc);
     pprof__free(&pr->alloc, e.sm.out.data);
     pprof__free(&pr->alloc, comments);
     return e.sm.st;
@@ -534,7 +512,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
         size_t bound = encoded_bound(p, src);
         pprof__gz_stream *gs = NULL;
         streamed = strcmp(path, "-") != 0;
-        if (streamed && (st = pprof__out_open(path, &out, err)))
+        if (streamed && (st = pprof__out_open(path, &o, &out, err)))
             return st;
         if (!pprof__buffer_reserve_in(&p->alloc, &raw, bound))
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -562,7 +540,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
     else if (streamed)
         pprof__out_abort(&out);
     else if (st == PPROF_OK)
-        st = pprof_write_bytes_atomic(path, bytes->data, bytes->len, err);
+        st = pprof_write_bytes_file(path, bytes->data, bytes->len, &o, err);
     if (pre)
         *pre = raw; /* the caller's to free */
     else

@@ -1,5 +1,6 @@
-/* The library's one hash: a 64-bit finaliser and a word-at-a-time byte hash built on it. Used
- * only for table lookups; no output order depends on a hash value. */
+/* The library's one hash: a 64-bit finaliser, a combining step for sequences of words, and a
+ * word-at-a-time byte hash built on them. Used only for table lookups (htab-private.h); no output
+ * order depends on a hash value. */
 #ifndef PPROF_HASH_PRIVATE_H
 #define PPROF_HASH_PRIVATE_H
 
@@ -18,6 +19,16 @@ pprof__mix64(uint64_t x)
     return x;
 }
 
+/* One step of hashing a sequence of words: cheap, and good enough between steps because the
+ * result always goes through pprof__mix64 before use. */
+static inline uint64_t
+pprof__hash_combine(uint64_t h, uint64_t v)
+{
+    h ^= v;
+    h *= UINT64_C(0x9E3779B97F4A7C15);
+    return h ^ (h >> 31);
+}
+
 /* Hashes n bytes, continuing from seed h (0 to start). */
 static inline uint64_t
 pprof__hash_bytes(uint64_t h, const void *data, size_t n)
@@ -27,7 +38,7 @@ pprof__hash_bytes(uint64_t h, const void *data, size_t n)
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
-        h = pprof__mix64(h ^ w);
+        h = pprof__hash_combine(h, w);
         s += 8;
         n -= 8;
     }

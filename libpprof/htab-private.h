@@ -21,7 +21,11 @@
 #include <stdint.h>
 
 #include "hash-private.h"
-#include "profile-private.h"
+#include "pprof/pprof.h"
+
+#ifndef PPROF_NONE
+#define PPROF_NONE UINT32_MAX
+#endif
 
 typedef struct pprof__htab {
     uint64_t *slot;
@@ -104,6 +108,12 @@ pprof__htab_insert_at(pprof__htab *t, const pprof__htab_probe *p, uint32_t value
     t->slot[p->pos] = ((uint64_t)p->h32 << 32) | ((uint64_t)value + 1);
     t->count++;
 }
+
+/* The loop above as a statement: v ends as the first value for which EQ (an expression of v)
+ * holds, or PPROF_NONE with probe where the key would go. */
+#define PPROF__HTAB_FIND(t, hash, probe, v, EQ)                                                    \
+    for ((v) = pprof__htab_probe_start((t), (hash), &(probe)); (v) != PPROF_NONE && !(EQ);         \
+         (v) = pprof__htab_probe_next((t), &(probe)))
 
 /* ---- Lookups with an equality callback: eq(ctx, value, key) says whether the entity that value
  * names equals key. Static inline, so a constant eq is inlined. */

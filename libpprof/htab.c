@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "htab-private.h"
+#include "profile-private.h"
 
 /* Slots for n values at a load of at most 3/4: a power of two, at least 16; 0 when too large. */
 static size_t

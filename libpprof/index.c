@@ -2,7 +2,6 @@
  * ids 1..n in table order needs no table at all. */
 #include <sched.h>
 
-#include "hash-private.h"
 #include "profile-private.h"
 
 uint32_t
@@ -10,21 +9,15 @@ pprof__idmap_get(const pprof__idmap *m, uint64_t id)
 {
     if (m->dense)
         return id - 1 <= m->mask ? (uint32_t)(id - 1) : PPROF_NONE; /* mask = n-1 when dense */
-    if (!m->keys || id == 0)
+    if (!m->sparse.n || id == 0)
         return PPROF_NONE;
-    for (size_t h = pprof__mix64(id) & m->mask;; h = (h + 1) & m->mask) {
-        if (m->keys[h] == id)
-            return m->vals[h];
-        if (m->keys[h] == 0)
-            return PPROF_NONE;
-    }
+    return pprof__u64map_get(&m->sparse, id);
 }
 
 void
 pprof__idmap_free(const pprof_allocator *a, pprof__idmap *m)
 {
-    pprof__free(a, m->keys);
-    pprof__free(a, m->vals);
+    pprof__u64map_free(&m->sparse, a);
     memset(m, 0, sizeof(*m));
 }
 
@@ -42,26 +35,20 @@ build(const pprof_allocator *a, pprof__idmap *m, const uint8_t *ids, size_t stri
         m->built = true;
         return PPROF_OK;
     }
-    size_t cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    m->keys = pprof__malloc(a, cap * sizeof(uint64_t));
-    m->vals = pprof__malloc(a, cap * sizeof(uint32_t));
-    if (!m->keys || !m->vals) {
-        pprof__idmap_free(a, m);
+    if (!pprof__u64map_init(&m->sparse, a, n))
         return PPROF_E_NOMEM;
-    }
-    memset(m->keys, 0, cap * sizeof(uint64_t));
-    m->mask = cap - 1;
-    for (size_t i = 0; i < n; i++) {
+    /* Backwards, so that a later duplicate wins (the map keeps the first put), as in Go's
+     * postDecode. */
+    for (size_t i = n; i-- > 0;) {
         uint64_t id = *(const uint64_t *)(ids + i * stride);
+        uint32_t old;
+        bool added;
         if (id == 0)
             continue; /* reserved; never resolvable */
-        size_t h = pprof__mix64(id) & m->mask;
-        while (m->keys[h] != 0 && m->keys[h] != id)
-            h = (h + 1) & m->mask;
-        m->keys[h] = id;
-        m->vals[h] = (uint32_t)i; /* a later duplicate wins, as in Go's postDecode */
+        if (!pprof__u64map_put(&m->sparse, a, id, (uint32_t)i, &old, &added)) {
+            pprof__idmap_free(a, m);
+            return PPROF_E_NOMEM;
+        }
     }
     m->built = true;
     return PPROF_OK;

@@ -6,6 +6,7 @@
 
 #include "check-private.h"
 #include "hash-private.h"
+#include "htab-private.h"
 
 typedef struct ientry {
     uint64_t bin;    /* index into bins */
@@ -19,28 +20,30 @@ typedef struct ientry {
 
 struct pprof_inline_index {
     pprof_allocator a;
-    pprof__vec names;   /* char *, copied */
-    pprof__vec bins;    /* char *, copied, NUL-terminated */
-    pprof__vec binlens; /* size_t */
-    uint32_t *bin_slot; /* open addressing over bins: index + 1 */
-    uint64_t *bin_hash;
-    size_t bin_mask;
-    ientry *e; /* open addressing; n_line == UINT32_MAX = empty */
-    size_t mask, used;
+    pprof__vec names;        /* char *, copied */
+    pprof__vec bins;         /* char *, copied, NUL-terminated */
+    pprof__vec binlens;      /* size_t */
+    pprof__htab bin_by_name; /* bins by content */
+    pprof__vec e;            /* ientry */
+    pprof__htab e_by_key;    /* entries by (bin, offset) */
 };
 
-pprof_inline_index *
-pprof_inline_index_new(const pprof_allocator *a)
+pprof_status
+pprof_inline_index_new(const pprof_allocator *a, pprof_inline_index **out, pprof_error *err)
 {
+    if (!out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
+    *out = NULL;
     pprof_allocator al = {0};
     if (a)
         al = *a;
     pprof_inline_index *x = pprof__malloc(&al, sizeof(*x));
     if (!x)
-        return NULL;
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     memset(x, 0, sizeof(*x));
     x->a = al;
-    return x;
+    *out = x;
+    return PPROF_OK;
 }
 
 void
@@ -56,9 +59,9 @@ pprof_inline_index_free(pprof_inline_index *x)
     pprof__free(&a, x->names.data);
     pprof__free(&a, x->bins.data);
     pprof__free(&a, x->binlens.data);
-    pprof__free(&a, x->bin_slot);
-    pprof__free(&a, x->bin_hash);
-    pprof__free(&a, x->e);
+    pprof__htab_free(&x->bin_by_name, &a);
+    pprof__htab_free(&x->e_by_key, &a);
+    pprof__free(&a, x->e.data);
     pprof__free(&a, x);
 }
 
@@ -73,51 +76,19 @@ dup_bytes(const pprof_allocator *a, const char *s, size_t n)
     return d;
 }
 
-static bool
-bins_grow(pprof_inline_index *x)
-{
-    size_t cap = x->bin_mask ? (x->bin_mask + 1) * 2 : 16;
-    uint32_t *slot = pprof__malloc(&x->a, cap * sizeof(uint32_t));
-    uint64_t *hash = pprof__malloc(&x->a, cap * sizeof(uint64_t));
-    if (!slot || !hash) {
-        pprof__free(&x->a, slot);
-        pprof__free(&x->a, hash);
-        return false;
-    }
-    memset(slot, 0, cap * sizeof(uint32_t));
-    for (size_t i = 0; x->bin_slot && i <= x->bin_mask; i++) {
-        if (!x->bin_slot[i])
-            continue;
-        size_t h = x->bin_hash[i] & (cap - 1);
-        while (slot[h])
-            h = (h + 1) & (cap - 1);
-        slot[h] = x->bin_slot[i];
-        hash[h] = x->bin_hash[i];
-    }
-    pprof__free(&x->a, x->bin_slot);
-    pprof__free(&x->a, x->bin_hash);
-    x->bin_slot = slot;
-    x->bin_hash = hash;
-    x->bin_mask = cap - 1;
-    return true;
-}
-
 /* The index of a binary key, added if new; UINT32_MAX when out of memory. */
 static uint32_t
 bin_id(pprof_inline_index *x, const char *s, size_t n)
 {
-    if ((x->bins.len + 1) * 2 > x->bin_mask + 1 && !bins_grow(x))
+    if (!pprof__htab_reserve(&x->bin_by_name, &x->a, 1))
         return UINT32_MAX;
-    uint64_t h = pprof__hash_bytes(7, s, n);
-    size_t at = h & x->bin_mask;
-    for (;; at = (at + 1) & x->bin_mask) {
-        uint32_t v = x->bin_slot[at];
-        if (!v)
-            break;
-        size_t bl = PPROF__AT(x->binlens, size_t, v - 1);
-        if (x->bin_hash[at] == h && bl == n && memcmp(PPROF__AT(x->bins, char *, v - 1), s, n) == 0)
-            return v - 1;
-    }
+    pprof__htab_probe at;
+    uint32_t v;
+    PPROF__HTAB_FIND(&x->bin_by_name, pprof__hash_bytes(7, s, n), at, v,
+                     PPROF__AT(x->binlens, size_t, v) == n &&
+                         memcmp(PPROF__AT(x->bins, char *, v), s, n) == 0);
+    if (v != PPROF_NONE)
+        return v;
     char *d = dup_bytes(&x->a, s, n);
     char **slot = d ? pprof__vec_push(&x->a, &x->bins, sizeof(char *)) : NULL;
     size_t *len = slot ? pprof__vec_push(&x->a, &x->binlens, sizeof(size_t)) : NULL;
@@ -129,42 +100,14 @@ bin_id(pprof_inline_index *x, const char *s, size_t n)
     }
     *slot = d;
     *len = n;
-    x->bin_slot[at] = (uint32_t)x->bins.len;
-    x->bin_hash[at] = h;
+    pprof__htab_insert_at(&x->bin_by_name, &at, (uint32_t)x->bins.len - 1);
     return (uint32_t)(x->bins.len - 1);
 }
 
 static inline uint64_t
 key_hash(uint64_t bin, uint64_t off)
 {
-    uint64_t h = (bin * UINT64_C(0x9e3779b97f4a7c15)) ^ off;
-    h ^= h >> 32;
-    h *= UINT64_C(0xd6e8feb86659fd93);
-    h ^= h >> 32;
-    return h;
-}
-
-static bool
-entries_grow(pprof_inline_index *x)
-{
-    size_t cap = x->mask ? (x->mask + 1) * 2 : 1024;
-    ientry *e = pprof__malloc(&x->a, cap * sizeof(ientry));
-    if (!e)
-        return false;
-    for (size_t i = 0; i < cap; i++)
-        e[i].n_line = UINT32_MAX;
-    for (size_t i = 0; x->e && i <= x->mask; i++) {
-        if (x->e[i].n_line == UINT32_MAX)
-            continue;
-        size_t h = key_hash(x->e[i].bin, x->e[i].offset) & (cap - 1);
-        while (e[h].n_line != UINT32_MAX)
-            h = (h + 1) & (cap - 1);
-        e[h] = x->e[i];
-    }
-    pprof__free(&x->a, x->e);
-    x->e = e;
-    x->mask = cap - 1;
-    return true;
+    return pprof__mix64(pprof__hash_combine(bin, off));
 }
 
 static uint64_t
@@ -244,19 +187,22 @@ pprof_inline_index_add(pprof_inline_index *x, const pprof_profile *cp, const cha
             continue;
         uint64_t bin = bins[mi], off = l[i].address - maps[mi].memory_start;
         uint64_t fh = frames_hash(p, lines ? lines + l[i].line_off : NULL, l[i].n_line);
-        if ((x->used + 1) * 2 > x->mask + 1 && !entries_grow(x)) {
+        if (!pprof__htab_reserve(&x->e_by_key, &x->a, 1) ||
+            !pprof__vec_grow(&x->a, &x->e, sizeof(ientry), x->e.len + 1)) {
             st = PPROF_E_NOMEM;
             break;
         }
-        size_t at = key_hash(bin, off) & x->mask;
-        while (x->e[at].n_line != UINT32_MAX && (x->e[at].bin != bin || x->e[at].offset != off))
-            at = (at + 1) & x->mask;
-        ientry *e = &x->e[at];
-        if (e->n_line == UINT32_MAX) {
-            *e = (ientry){bin, off, fh, l[i].n_line, me, l[i].id, 0};
-            x->used++;
+        ientry *es = x->e.data;
+        pprof__htab_probe at;
+        uint32_t k;
+        PPROF__HTAB_FIND(&x->e_by_key, key_hash(bin, off), at, k,
+                         es[k].bin == bin && es[k].offset == off);
+        if (k == PPROF_NONE) {
+            es[x->e.len] = (ientry){bin, off, fh, l[i].n_line, me, l[i].id, 0};
+            pprof__htab_insert_at(&x->e_by_key, &at, (uint32_t)x->e.len++);
             continue;
         }
+        ientry *e = &es[k];
         /* The same profile disagreeing with itself is S1-inline-*, checked by pprof_check. */
         if (e->file == me || e->reported_for == me + 1)
             continue;

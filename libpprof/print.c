@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "profile-private.h"
+#include "utf8-private.h"
 
 typedef struct out {
     pprof_buffer *b;
@@ -22,36 +23,6 @@ raw(out *o, const void *d, size_t n)
         o->st = pprof__buffer_append(o->b, d, n);
 }
 
-/* Length of a valid UTF-8 sequence at s, or 0. */
-static size_t
-utf8_len(const uint8_t *s, size_t n)
-{
-    uint8_t c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return len;
-}
-
 /* A JSON string; bytes that are not UTF-8 come out as \u00XX so the document stays valid. */
 static void
 json_str(out *o, const char *s, size_t n)
@@ -68,7 +39,7 @@ json_str(out *o, const char *s, size_t n)
         if (i >= n)
             break;
         uint8_t c = u[i];
-        size_t l = c >= 0x80 ? utf8_len(u + i, n - i) : 0;
+        size_t l = c >= 0x80 ? pprof__utf8_seq_len(u + i, n - i) : 0;
         if (l) {
             raw(o, s + i, l);
             i += l;

@@ -10,6 +10,8 @@
 
 #define PPROF_NONE UINT32_MAX
 
+#include "htab-private.h"
+
 /* ---- allocation: every block a profile owns is freed by pprof_profile_free */
 
 typedef struct pprof__arena_chunk pprof__arena_chunk;
@@ -76,9 +78,8 @@ typedef struct pprof__location {
 typedef struct pprof__idmap {
     bool built;
     bool dense;
-    uint64_t *keys; /* open addressing, 0 = empty slot (id 0 is never stored) */
-    uint32_t *vals;
-    size_t mask;
+    size_t mask;          /* n - 1 when dense */
+    pprof__u64map sparse; /* otherwise; id 0 is never stored */
 } pprof__idmap;
 
 struct pprof_profile {
@@ -210,16 +211,23 @@ pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt,
                              unsigned threads, const pprof_allocator *a, pprof_buffer *out,
                              pprof_error *err);
 
-/* An output written as it is produced: a temporary file beside path, renamed over it by commit
- * after fsync (abort, or a failed write, leaves path as it was), or standard output for "-".
- * Writes stop at the first error, which commit reports. */
+/* An output written as it is produced: a temporary file beside path (beside the target of a
+ * symlink), renamed over it by commit after fsync (abort, or a failed write, leaves path as it
+ * was); standard output for "-" and /dev/stdout; a device, FIFO or socket written in place.
+ * Writes stop at the first error, which commit reports. opts (may be NULL) gives the
+ * temporary-file callback. */
 typedef struct pprof__out_file {
     const char *path;
-    char *tmp; /* NULL for standard output */
+    char *target; /* the symlink's target when path is one, else NULL */
+    char *tmp;    /* NULL when written in place */
     int fd, errnum;
+    bool own_fd; /* a special file opened here, closed by commit or abort */
     size_t written;
+    void (*on_temporary)(void *ctx, const char *path);
+    void *temporary_ctx;
 } pprof__out_file;
-pprof_status pprof__out_open(const char *path, pprof__out_file *o, pprof_error *err);
+pprof_status pprof__out_open(const char *path, const pprof_write_options *opts, pprof__out_file *o,
+                             pprof_error *err);
 bool pprof__out_write(pprof__out_file *o, const void *data, size_t n);
 pprof_status pprof__out_commit(pprof__out_file *o, pprof_error *err);
 void pprof__out_abort(pprof__out_file *o);

@@ -13,6 +13,15 @@ pprof_read_options_init(pprof_read_options *opts)
 }
 
 void
+pprof_write_options_init(pprof_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_write_options def = PPROF_WRITE_OPTIONS_INIT;
+    *opts = def;
+}
+
+void
 pprof__read_options_fill(pprof_read_options *dst, const pprof_read_options *src)
 {
     pprof_read_options_init(dst);

@@ -502,8 +502,11 @@ pprof_repair(pprof_profile *p, pprof_profile **out, pprof_repair_stats *stats, p
         pprof_profile_free(r.q);
         return pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
     }
-    if (stats)
-        *stats = local;
+    if (stats) {
+        local.struct_size = stats->struct_size;
+        memcpy(stats, &local,
+               stats->struct_size < sizeof(local) ? stats->struct_size : sizeof(local));
+    }
     *out = r.q;
     return PPROF_OK;
 }

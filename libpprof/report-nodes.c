@@ -324,6 +324,8 @@ pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                    const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
 {
     memset(n, 0, sizeof(*n));
+    if (g == PPROF_GRANULARITY_NONE)
+        g = PPROF_GRANULARITY_FUNCTIONS;
     if (a)
         n->a = *a;
     pprof__arena_init(&n->arena, &n->a);

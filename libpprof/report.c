@@ -44,7 +44,7 @@ pprof_granularity_parse(const char *name, pprof_granularity *out)
                                         "addresses"};
     for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, names[i])) {
-            *out = (pprof_granularity)i;
+            *out = (pprof_granularity)(PPROF_GRANULARITY_FUNCTIONS + i);
             return true;
         }
     return false;

@@ -5,6 +5,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PPROF__LITTLE_ENDIAN 1
+#else
+#define PPROF__LITTLE_ENDIAN 0
+#endif
 
 enum {
     PPROF_WT_VARINT = 0,
@@ -111,6 +118,35 @@ pprof__put_varint(uint8_t *p, uint64_t v)
     }
     *p++ = (uint8_t)v;
     return p;
+}
+
+/* The number of bytes below 0x80 in [p, end): each complete varint ends with one. Reads whole
+ * words, up to buf_end. */
+static inline size_t
+pprof__count_varint_ends(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end)
+{
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    size_t n = 0;
+    for (; end - p >= 8; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* one bit per byte below 0x80, summed by the multiply into the top byte */
+        w = (~w & high) >> 7;
+        n += (size_t)((w * UINT64_C(0x0101010101010101)) >> 56);
+    }
+#if PPROF__LITTLE_ENDIAN
+    if (p < end && buf_end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w = ((~w & high) >> 7) & ((UINT64_C(1) << (8 * (end - p))) - 1);
+        return n + (size_t)((w * UINT64_C(0x0101010101010101)) >> 56);
+    }
+#else
+    (void)buf_end;
+#endif
+    for (; p < end; p++)
+        n += *p < 0x80;
+    return n;
 }
 
 #endif

@@ -1,9 +1,16 @@
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
 
 void
 tool_args_init(tool_args *a, int argc, char **argv)
@@ -130,8 +137,199 @@ tool_parse_format(const char *s, pprof_format *out)
     return true;
 }
 
+static bool
+ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+pprof_format
+tool_format_from_name(const char *out)
+{
+    if (ends_with(out, ".zst"))
+        return PPROF_FORMAT_ZSTD;
+    if (ends_with(out, ".pb"))
+        return PPROF_FORMAT_RAW;
+    return PPROF_FORMAT_GZIP;
+}
+
+void
+tool_note_format(const char *prog, pprof_format fmt, bool quiet)
+{
+    if (fmt == PPROF_FORMAT_ZSTD && !quiet)
+        fprintf(stderr,
+                "%s: note: writing zstd, which `go tool pprof` cannot read (Go's reader takes "
+                "gzip and uncompressed profiles only); --compress=gzip for Go\n",
+                prog);
+}
+
 void
 tool_print_version(FILE *out, const char *prog)
 {
     fprintf(out, "%s (libpprof) %s\n", prog, pprof_version_string());
+}
+
+/* The temporary output file the signal handler removes. The one static of the tools: a handler
+ * has nowhere else to look, and a tool writes one output at a time. The path is copied while
+ * the handler is disarmed, so the handler never sees half a path. */
+static char temp_path[4096];
+static volatile sig_atomic_t temp_armed;
+
+static void
+note_temporary(void *ctx, const char *path)
+{
+    (void)ctx;
+    temp_armed = 0;
+    size_t n = path ? strlen(path) : 0;
+    if (path && n < sizeof(temp_path)) {
+        memcpy(temp_path, path, n + 1);
+        temp_armed = 1;
+    }
+}
+
+static void
+on_fatal_signal(int sig)
+{
+    /* unlink and raise only: both async-signal-safe */
+    if (temp_armed)
+        unlink(temp_path);
+    /* SA_RESETHAND restored the default action: dying of the same signal tells the parent */
+    raise(sig);
+}
+
+void
+tool_output_init(pprof_write_options *w)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);
+    if (w) {
+        w->on_temporary = note_temporary;
+        w->temporary_ctx = NULL;
+    }
+}
+
+int
+tool_finish(const char *prog, int rc)
+{
+    /* ferror catches a failed write of any earlier printf whose error was not looked at */
+    int e = 0;
+    bool failed = fflush(stdout) != 0 ? (e = errno, true) : ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !failed && errno != EBADF) {
+        /* EBADF: the caller closed standard output and nothing was written to it */
+        e = errno;
+        failed = true;
+    }
+    if (!failed)
+        return rc;
+    fprintf(stderr, "%s: <stdout>: error: cannot write: %s [PPROF_E_IO]\n", prog,
+            e ? strerror(e) : "write error");
+    return TOOL_EXIT_IO;
+}
+
+static bool
+is_stdout_name(const char *path)
+{
+    return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0 ||
+           strcmp(path, "/dev/fd/1") == 0 || strcmp(path, "/proc/self/fd/1") == 0;
+}
+
+bool
+tool_same_file(const char *in, const char *out)
+{
+    struct stat si, so;
+    bool ok_in = strcmp(in, "-") ? stat(in, &si) == 0 : fstat(STDIN_FILENO, &si) == 0;
+    bool ok_out = is_stdout_name(out) ? fstat(STDOUT_FILENO, &so) == 0 : stat(out, &so) == 0;
+    /* regular files only: a terminal or /dev/null on both sides is no loss */
+    return ok_in && ok_out && S_ISREG(si.st_mode) && si.st_dev == so.st_dev &&
+           si.st_ino == so.st_ino;
+}
+
+bool
+tool_output_is_tty(const char *out)
+{
+    if (is_stdout_name(out))
+        return isatty(STDOUT_FILENO);
+    struct stat sb;
+    if (stat(out, &sb) != 0 || !S_ISCHR(sb.st_mode))
+        return false;
+    /* opening a terminal has no effect of its own with O_NOCTTY */
+    int fd = open(out, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    bool tty = fd >= 0 && isatty(fd);
+    if (fd >= 0)
+        close(fd);
+    return tty;
+}
+
+int
+tool_refuse_binary_tty(const char *prog, const char *out, bool force)
+{
+    if (force || !tool_output_is_tty(out))
+        return TOOL_EXIT_OK;
+    return tool_usage_error(prog,
+                            "refusing to write a binary profile to a terminal; use -o FILE, a "
+                            "pipe or --force");
+}
+
+typedef struct go_check {
+    const char *prog, *file, *lead;
+    unsigned long long shown;
+} go_check;
+
+#define GO_CHECK_SHOWN 10
+
+static bool
+print_go_finding(void *ctx, const pprof_finding *f)
+{
+    go_check *g = ctx;
+    if (g->shown++ >= GO_CHECK_SHOWN)
+        return true; /* counted by the summary */
+    fprintf(stderr, "%s: %s: %s: ", g->prog, strcmp(g->file, "-") ? g->file : "<stdin>", g->lead);
+    if (f->path[0])
+        fprintf(stderr, "%s: ", f->path);
+    fprintf(stderr, "%s", f->message);
+    if (f->offset != PPROF_NO_OFFSET)
+        fprintf(stderr, " (byte %llu)", (unsigned long long)f->offset);
+    fprintf(stderr, " [%s]\n", f->rule_id);
+    return true;
+}
+
+long long
+tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const char *lead)
+{
+    /* The strict S rules stay off: a profile Go reads is not refused for them. */
+    bool enabled[PPROF_RULE_COUNT];
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+        const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
+        enabled[r] = ri->severity == PPROF_SEVERITY_ERROR &&
+                     (ri->id[0] == 'W' || ri->id[0] == 'R' || strncmp(ri->id, "PD", 2) == 0 ||
+                      strncmp(ri->id, "CV", 2) == 0);
+    }
+    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+    co.enabled = enabled;
+    co.n_enabled = PPROF_RULE_COUNT;
+    co.max_findings = GO_CHECK_SHOWN;
+    go_check g = {prog, file, lead, 0};
+    pprof_check_summary sum;
+    pprof_error err;
+    pprof_status st = pprof_check(p, &co, print_go_finding, &g, &sum, &err);
+    if (st) {
+        tool_print_error(stderr, prog, file, &err);
+        return -1;
+    }
+    unsigned long long n = sum.count[PPROF_SEVERITY_ERROR];
+    if (n > GO_CHECK_SHOWN)
+        fprintf(stderr, "%s: %s: ... %llu more\n", prog, strcmp(file, "-") ? file : "<stdin>",
+                n - GO_CHECK_SHOWN);
+    return (long long)n;
 }

@@ -41,6 +41,36 @@ int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((form
 bool tool_parse_u64(const char *s, unsigned long long *out);
 /* --compress=gzip|zstd|none */
 bool tool_parse_format(const char *s, pprof_format *out);
+/* The output format when --compress was not given, from the output's name: .zst zstd, .gz
+ * gzip, .pb none, anything else (standard output too) gzip, which every pprof reader takes. */
+pprof_format tool_format_from_name(const char *out);
+/* Whether the output would be the input, a regular file (st_dev and st_ino, symlinks followed;
+ * "-" is standard input for in, standard output for out). False when either does not exist. */
+bool tool_same_file(const char *in, const char *out);
+/* Whether an output path ("-" and /dev/stdout: standard output) is a terminal. */
+bool tool_output_is_tty(const char *out);
+/* Usage error (exit 2) unless force: a binary profile would be written to a terminal. */
+int tool_refuse_binary_tty(const char *prog, const char *out, bool force);
+/* Says on stderr, unless quiet, that Go's pprof cannot read a zstd output. */
+void tool_note_format(const char *prog, pprof_format fmt, bool quiet);
 void tool_print_version(FILE *out, const char *prog);
+
+/* Checks p against the error-level rules Go enforces on reading (wire, container, postDecode
+ * and CheckValid: the W, R, PD and CV rules of the checker) and prints the first findings on
+ * stderr as "prog: FILE: LEAD: PATH: message [RULE]". Returns how many there were, or -1
+ * after printing why the check could not run. */
+long long tool_check_go_rules(const char *prog, const char *file, pprof_profile *p,
+                              const char *lead);
+
+/* ---- outputs: every tool that writes a file calls this once, before writing. */
+/* Installs the handlers that remove the temporary output file when SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT ends the process (a signal the caller ignored stays ignored), ignores SIGXFSZ so that
+ * a write past the file size limit fails with EFBIG and is reported as an I/O error, and sets
+ * w's temporary-file callback (w may be NULL for a tool that writes only standard output).
+ * SIGKILL cannot be caught: its temporary stays. */
+void tool_output_init(pprof_write_options *w);
+/* The end of every tool's main: flushes and closes standard output and turns a failure there
+ * (a full disk, /dev/full, a closed pipe's EIO) into exit 3 with a message; else returns rc. */
+int tool_finish(const char *prog, int rc);
 
 #endif

@@ -10,8 +10,13 @@ static const char usage[] =
     "deterministically, with the string table rebuilt from the strings in use.\n"
     "\n"
     "  -o, --output FILE     output path ('-' = stdout, the default); written atomically\n"
-    "  --compress=FORMAT     gzip (default), zstd or none\n"
+    "  --compress=FORMAT     gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
+    "                        .pb none, else gzip)\n"
     "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
+    "  --force               write to a terminal all the same\n"
+    "  --no-check            write a profile that breaks rules Go enforces (duplicate or\n"
+    "                        zero ids, dangling references, wrong value counts...); by\n"
+    "                        default such a profile is refused, naming the rule\n"
     "  --to=folded           write folded stacks (root;caller;leaf VALUE) instead\n"
     "  --from=folded         read folded stacks (IN is text) instead of a profile\n"
     "  --sample-type T       folded out: the sample type (default: Go's rule);\n"
@@ -26,6 +31,7 @@ static const char usage[] =
 typedef struct convert_opts {
     const char *in;
     const char *out;
+    bool compress_given, force, no_check;
     pprof_write_options w;
 } convert_opts;
 
@@ -55,6 +61,10 @@ run(int argc, char **argv)
         } else if (tool_opt_is(opt, NULL, "--version")) {
             tool_print_version(stdout, prog);
             return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            o.force = true;
+        } else if (tool_opt_is(opt, NULL, "--no-check")) {
+            o.no_check = true;
         } else if (tool_opt_is(opt, "-o", "--output")) {
             if (!(o.out = tool_args_value(&a, prog)))
                 return TOOL_EXIT_USAGE;
@@ -64,6 +74,7 @@ run(int argc, char **argv)
                 return TOOL_EXIT_USAGE;
             if (!tool_parse_format(v, &o.w.format))
                 return tool_usage_error(prog, "unknown compression '%s' (gzip, zstd, none)", v);
+            o.compress_given = true;
         } else if (tool_opt_is(opt, NULL, "--level")) {
             const char *v = tool_args_value(&a, prog);
             unsigned long long n;
@@ -78,7 +89,22 @@ run(int argc, char **argv)
     }
     if (!o.in)
         return tool_usage_error(prog, "no input file");
-    if (fo.to || fo.from)
+    if (fo.to) {
+        if (!o.force && tool_same_file(o.in, o.out))
+            return tool_usage_error(prog,
+                                    "%s is the input: the folded text would replace the profile "
+                                    "(--force to do it anyway)",
+                                    o.out);
+        tool_output_init(&o.w); /* its temporary-file callback serves text outputs too */
+        return convert_folded_run(&fo, o.in, o.out, &o.w);
+    }
+    int rc = tool_refuse_binary_tty(prog, o.out, o.force);
+    if (rc)
+        return rc;
+    tool_output_init(&o.w);
+    if (!o.compress_given)
+        o.w.format = tool_format_from_name(o.out);
+    if (fo.from)
         return convert_folded_run(&fo, o.in, o.out, &o.w);
     pprof_error err;
     pprof_profile *p = NULL;
@@ -87,9 +113,23 @@ run(int argc, char **argv)
         tool_print_error(stderr, prog, o.in, &err);
         return tool_exit_for(st);
     }
+    long long errors = o.no_check ? 0 : tool_check_go_rules(prog, o.in, p, "error");
+    if (errors) {
+        if (errors > 0)
+            fprintf(stderr,
+                    "%s: %s: not converted: %lld error(s) that Go's pprof refuses "
+                    "(--no-check writes it anyway)\n",
+                    prog, strcmp(o.in, "-") ? o.in : "<stdin>", errors);
+        pprof_profile_free(p);
+        return errors > 0 ? TOOL_EXIT_INVALID : TOOL_EXIT_IO;
+    }
+    tool_note_format(prog, o.w.format, false);
     st = pprof_profile_write_file(p, o.out, &o.w, &err);
-    if (st)
+    /* what cannot be encoded (a dangling string index, with --no-check) is the input's fault */
+    if (st == PPROF_E_IO || st == PPROF_E_NOMEM)
         tool_print_error(stderr, prog, strcmp(o.out, "-") ? o.out : "<stdout>", &err);
+    else if (st)
+        tool_print_error(stderr, prog, o.in, &err);
     pprof_profile_free(p);
     return tool_exit_for(st);
 }
@@ -97,5 +137,5 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-convert", run(argc, argv));
 }

@@ -9,9 +9,14 @@ static const char usage[] =
     "samples with values and labels, locations with lines, functions and mappings.\n"
     "\n"
     "  --json                a complete JSON view instead of text\n"
-    "  -o, --output FILE     write there instead of stdout (atomically)\n"
+    "  -o, --output FILE     write there instead of stdout (atomically); refused when FILE\n"
+    "                        is the input, unless --force\n"
+    "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
+    "\n"
+    "A profile that breaks a rule Go enforces is listed all the same; stderr says why it is\n"
+    "invalid and the exit status is 1.\n"
     "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
@@ -20,6 +25,7 @@ run(int argc, char **argv)
 {
     const char *prog = "pprof-dump";
     const char *in = NULL, *out = "-";
+    bool force = false;
     pprof_print_format fmt = PPROF_PRINT_TEXT;
     tool_args a;
     tool_args_init(&a, argc, argv);
@@ -35,6 +41,8 @@ run(int argc, char **argv)
         } else if (tool_opt_is(opt, NULL, "--version")) {
             tool_print_version(stdout, prog);
             return TOOL_EXIT_OK;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            force = true;
         } else if (tool_opt_is(opt, NULL, "--json")) {
             fmt = PPROF_PRINT_JSON;
         } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -46,26 +54,47 @@ run(int argc, char **argv)
     }
     if (!in)
         return tool_usage_error(prog, "no input file");
+    if (!force && tool_same_file(in, out))
+        return tool_usage_error(prog,
+                                "%s is the input: the listing would replace the profile (--force "
+                                "to do it anyway)",
+                                out);
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    tool_output_init(&w);
     pprof_error err;
     pprof_profile *p = NULL;
-    pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    /* A listing shows what is there, even what a rewriting reader refuses (pprof-check says
+     * what is wrong with it). */
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+    pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
     if (st) {
         tool_print_error(stderr, prog, in, &err);
         return tool_exit_for(st);
     }
+    /* A broken profile is still listed (that is what this tool is for), but said to be broken:
+     * a listing is easily taken for a profile Go would read. */
+    long long invalid = tool_check_go_rules(prog, in, p, "invalid profile");
     pprof_buffer b = {0};
     st = pprof_profile_print(p, fmt, &b, &err);
-    if (st == PPROF_OK)
-        st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
-    if (st)
+    if (st) {
+        tool_print_error(stderr, prog, in, &err); /* the listing failed on the input's content */
+    } else if ((st = pprof_write_bytes_file(out, b.data, b.len, &w, &err))) {
         tool_print_error(stderr, prog, strcmp(out, "-") ? out : "<stdout>", &err);
+    }
     pprof_buffer_free(&b);
     pprof_profile_free(p);
+    if (st == PPROF_OK && invalid > 0)
+        fprintf(stderr, "%s: %s: listed, but invalid: %lld error(s) that Go's pprof refuses\n",
+                prog, strcmp(in, "-") ? in : "<stdin>", invalid);
+    if (st == PPROF_OK && invalid)
+        return invalid > 0 ? TOOL_EXIT_INVALID : TOOL_EXIT_IO;
     return tool_exit_for(st);
 }
 
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-dump", run(argc, argv));
 }

@@ -1,6 +1,7 @@
 /* Checker rules, one minimal profile each; repair; cross-file S1; limits; real-corpus verdicts;
  * the committed corpus/check files. `test_check --write-corpus DIR` regenerates corpus/check. */
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,20 @@ dump(const coll *c)
                  c->f[i].msg);
 }
 
+/* Reads as pprof-check does: what the decoder refuses by default is left to the checker. */
+static pprof_status
+read_relaxed(const pb *b, pprof_profile **p, pprof_error *err)
+{
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+    return pprof_profile_read_memory(b->d, b->n, &ro, p, err);
+}
+
 static pprof_status
 check_bytes(const pb *b, pprof_profile **p, coll *c, pprof_check_summary *sum, pprof_error *err)
 {
-    pprof_status st = pprof_profile_read_memory(b->d, b->n, NULL, p, err);
+    pprof_status st = read_relaxed(b, p, err);
     if (st)
         return st;
     memset(c, 0, sizeof(*c));
@@ -82,7 +93,7 @@ static void
 test_repair(tap *t, const rcase *k, pprof_profile *p)
 {
     pprof_profile *q = NULL, *back = NULL;
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     pprof_error err;
     pprof_buffer buf = {0};
     pprof_status st = pprof_repair(p, &q, &rs, &err);
@@ -223,7 +234,7 @@ static pprof_profile *
 read_pb(const pb *b)
 {
     pprof_profile *p = NULL;
-    pprof_profile_read_memory(b->d, b->n, NULL, &p, NULL);
+    read_relaxed(b, &p, NULL);
     return p;
 }
 
@@ -246,7 +257,8 @@ test_cross(tap *t)
     cross_profile(&c2, 0x70000, 2, 10); /* agrees with a */
     cross_profile(&d, 0x90000, 2, 11);  /* same count, other line */
     pprof_profile *pa = read_pb(&a), *pb_ = read_pb(&b), *pc = read_pb(&c2), *pd = read_pb(&d);
-    pprof_inline_index *x = pprof_inline_index_new(NULL);
+    pprof_inline_index *x = NULL;
+    pprof_inline_index_new(NULL, &x, NULL);
     coll c = {.n = 0};
     pprof_check_summary s;
     bool ok = pa && pb_ && pc && pd && x;
@@ -465,7 +477,7 @@ test_repair_untyped(tap *t)
     sample(&b, 1, s, 0, NULL, 0, NULL);
     sample(&b, 1, s, 2, v, 0, NULL);
     pprof_profile *p = read_pb(&b), *q = NULL;
-    pprof_repair_stats rs;
+    pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     pprof_check_summary sum;
     memset(&sum, 0, sizeof(sum));
     pprof_status st = p ? pprof_repair(p, &q, &rs, NULL) : PPROF_E_ARG;
@@ -477,6 +489,19 @@ test_repair_untyped(tap *t)
                pprof_profile_count(q, PPROF_TABLE_SAMPLE) == 1 &&
                rs.count[PPROF_FIX_SAMPLE_TYPE] == 2 && rs.count[PPROF_FIX_VALUE_COUNT] == 1,
            "repair: sample types from the first sample with values, untyped samples dropped");
+    pprof_profile_free(q);
+    q = NULL;
+    /* a caller built against a shorter struct gets only what it has room for */
+    pprof_repair_stats old = {.struct_size = offsetof(pprof_repair_stats, count) +
+                                             PPROF_FIX_SAMPLE_TYPE * sizeof(uint64_t)};
+    for (int i = 0; i < PPROF_FIX_COUNT; i++)
+        old.count[i] = 77;
+    st = p ? pprof_repair(p, &q, &old, NULL) : PPROF_E_ARG;
+    tap_ok(t,
+           st == PPROF_OK && old.count[PPROF_FIX_SAMPLE_TYPE] == 77 &&
+               old.struct_size ==
+                   offsetof(pprof_repair_stats, count) + PPROF_FIX_SAMPLE_TYPE * sizeof(uint64_t),
+           "repair: stats are filled up to their struct_size");
     pprof_profile_free(p);
     pprof_profile_free(q);
 }
@@ -688,7 +713,8 @@ static void
 test_mutations(tap *t)
 {
     static const uint8_t flips[] = {0x01, 0x02, 0x7f, 0x80, 0xff};
-    pprof_inline_index *x = pprof_inline_index_new(NULL);
+    pprof_inline_index *x = NULL;
+    pprof_inline_index_new(NULL, &x, NULL);
     for (size_t i = 0; i < N_CASES; i++) {
         pb base = {.n = 0};
         CASES[i].build(&base);

@@ -117,7 +117,8 @@ printf '\062\000\052\004\010\001\020\143' >"$tmp/bad.pb"
 cp "$tmp/bad.pb" "$tmp/bad.orig"
 run "$conv" "$tmp/bad.pb" -o "$tmp/bad.pb"
 expect_rc 1 "an unwritable profile over its own input"
-has "$err" "function\[0\]\.name: .*\[PPROF_E_INVALID\]" "the dangling index is named"
+has "$err" "bad\.pb: error: function\[0\](\(id=1\))?\.name: .*\[PD1-string-index\]" \
+    "the dangling index is named, with the checker's rule, on the input"
 cmp -s "$tmp/bad.pb" "$tmp/bad.orig"
 ok $? "the input is left intact"
 

@@ -1290,6 +1290,23 @@ time_merge(pprof_profile *p, pprof_profile **out)
  * in order (linear for any sort), best of three each. The allowance (8x) is far above
  * log2(10^6) = 20 comparisons' share of a whole merge and far below a quadratic sort's 10^5. */
 static void
+test_options_init(tap *t)
+{
+    pprof_merge_options mo;
+    pprof_write_options wo;
+    memset(&mo, 0xab, sizeof(mo));
+    memset(&wo, 0xab, sizeof(wo));
+    pprof_merge_options_init(&mo);
+    pprof_write_options_init(&wo);
+    tap_ok(t,
+           mo.struct_size == sizeof(mo) && !mo.intersect_types &&
+               mo.inline_conflict == PPROF_INLINE_KEEP && !mo.warn && mo.threads == 0 &&
+               wo.struct_size == sizeof(wo) && wo.format == PPROF_FORMAT_GZIP && wo.level == 0 &&
+               wo.threads == 0,
+           "pprof_merge_options_init and pprof_write_options_init give the _INIT defaults");
+}
+
+static void
 test_many_labels(tap *t)
 {
     const size_t n = 1000000;
@@ -1340,6 +1357,7 @@ main(void)
     test_longest_cancelled(&t);
     test_labels(&t);
     test_many_labels(&t);
+    test_options_init(&t);
     test_invalid(&t);
     test_known_content(&t);
     return tap_done(&t);

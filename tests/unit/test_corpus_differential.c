@@ -73,7 +73,12 @@ compare(const uint8_t *d, size_t n, char *why, size_t why_len)
 {
     pprof_profile *p = NULL;
     pprof_error err = {0};
-    pprof_status st = tu_decode_raw(d, n, NULL, &p, &err);
+    /* The wire reading is compared: the two rules the decoder enforces on top (a non-empty
+     * string_table[0], concatenated profiles) are relaxed, as protobuf-c knows neither. */
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+    pprof_status st = tu_decode_raw(d, n, &ro, &p, &err);
     Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(NULL, n, d);
     int r;
     const char *known;

@@ -65,8 +65,9 @@ one(tally *t, const uint8_t *d, size_t n, bool raw)
     }
     bool clean = !p && err.code == st && err.message[0] &&
                  (st == PPROF_E_WIRE || st == PPROF_E_EMPTY || st == PPROF_E_COMPRESSION ||
-                  st == PPROF_E_LIMIT) &&
-                 (st != PPROF_E_WIRE || err.offset <= n);
+                  st == PPROF_E_LIMIT || st == PPROF_E_INVALID) &&
+                 (st != PPROF_E_WIRE || err.offset <= n) &&
+                 (st != PPROF_E_INVALID || (err.offset != PPROF_NO_OFFSET && err.path[0]));
     if (clean)
         t->err++;
     else {

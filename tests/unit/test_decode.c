@@ -1,6 +1,8 @@
 /* The wire decoder on hand-built inputs: every wire type, packed and unpacked repeated scalars,
  * any field order, unknown fields, and every kind of malformed input with its code, byte offset
  * and path. */
+#include "check.h"
+#include "merge.h"
 #include "pb.h"
 #include "testutil.h"
 
@@ -366,8 +368,8 @@ static void
 test_merge_semantics(tap *t)
 {
     pb b = {0}, vt = {0};
-    pb_v(&b, 9, 1);
-    pb_v(&b, 9, 2);
+    pb_v(&b, 10, 1);
+    pb_v(&b, 10, 2);
     pb_v(&vt, 1, 5);
     pb_msg_free(&b, 11, &vt);
     pb_v(&vt, 2, 6);
@@ -375,7 +377,7 @@ test_merge_semantics(tap *t)
     pb_v(&b, 12, 0);
     pprof_profile *p = decode_ok(t, &b, "repeated singular fields");
     pprof_header h = p ? pprof_profile_header(p) : (pprof_header){0};
-    tap_ok(t, p && h.time_nanos == 2, "a repeated scalar keeps the last value");
+    tap_ok(t, p && h.duration_nanos == 2, "a repeated scalar keeps the last value");
     tap_ok(t, p && h.period_type.type == 0 && h.period_type.unit == 6,
            "a repeated period_type: the last occurrence wins, as in Go and protobuf-c");
     pprof_profile_free(p);
@@ -742,6 +744,145 @@ test_varint_overflow(tap *t)
     pb_free(&b);
 }
 
+static pprof_status
+decode_relaxed(const pb *b, uint32_t relax, pprof_profile **p, pprof_error *err)
+{
+    pprof_read_options o;
+    pprof_read_options_init(&o);
+    o.relax = relax;
+    return tu_decode_raw(b->d, b->n, &o, p, err);
+}
+
+/* A non-empty string_table[0] is refused (Go: "string_table[0] must be ''") with the checker's
+ * rule id, unless relaxed for a reader that only reports. */
+static void
+test_string0(tap *t)
+{
+    pb b = {0};
+    pb_v(&b, 12, 1);
+    size_t at = b.n;
+    pb_str(&b, 6, "main");
+    pb_str(&b, 6, "");
+    expect_err(t, &b, PPROF_E_INVALID, at, "string_table[0]", "string_table[0] = \"main\"");
+    pprof_profile *p = NULL;
+    pprof_error err = {0};
+    pprof_rule r;
+    tu_decode_raw(b.d, b.n, NULL, &p, &err);
+    tap_ok(t,
+           strstr(err.message, "must be ''") && strstr(err.message, "\"main\"") &&
+               pprof_check_read_error_rule(&err, &r) && r == PPROF_RULE_W6_STRING_TABLE_0,
+           "the message quotes it and maps to W6-string-table-0: %s", err.message);
+    pprof_merge_input *in = NULL;
+    tap_ok(t,
+           pprof_merge_input_read_memory(b.d, b.n, NULL, &in, &err) == PPROF_E_INVALID && !in &&
+               strstr(err.message, "W6-string-table-0"),
+           "a merge input refuses it too");
+    pprof_string s = {0};
+    tap_ok(t,
+           decode_relaxed(&b, PPROF_RELAX_STRING0, &p, NULL) == PPROF_OK &&
+               pprof_profile_string(p, 0, &s) && s.len == 4,
+           "PPROF_RELAX_STRING0 keeps it");
+    pprof_profile_free(p);
+    pb_free(&b);
+    pb_str(&b, 6, "");
+    pb_str(&b, 6, "main");
+    pb_str(&b, 6, "");
+    p = decode_ok(t, &b, "\"\" first, other strings and a later \"\"");
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
+/* Two profiles back to back (`cat a.pb b.pb`): Go's test, a second time_nanos after a nonzero
+ * one, names them at the second one's byte offset. */
+static void
+test_concatenated(tap *t)
+{
+    pb one = {0}, b = {0};
+    pb_str(&one, 6, "");
+    pb_str(&one, 6, "cpu");
+    pb_value_type(&one, 1, 1, 1);
+    pb_v(&one, 9, 1700000000);
+    pb_raw(&b, one.d, one.n);
+    size_t at = b.n + (one.n - 5 - 1); /* the second copy's time_nanos tag */
+    pb_raw(&b, one.d, one.n);
+    expect_err(t, &b, PPROF_E_INVALID, at, "time_nanos", "two profiles back to back");
+    pprof_profile *p = NULL;
+    pprof_error err = {0};
+    pprof_rule r;
+    tu_decode_raw(b.d, b.n, NULL, &p, &err);
+    tap_ok(t,
+           strstr(err.message, "concatenated profiles detected") && err.offset == at &&
+               pprof_check_read_error_rule(&err, &r) && r == PPROF_RULE_W8_CONCATENATED,
+           "says so, with the offset, and maps to W8-concatenated: %s", err.message);
+    pprof_merge_input *in = NULL;
+    tap_ok(t,
+           pprof_merge_input_read_memory(b.d, b.n, NULL, &in, &err) == PPROF_E_INVALID && !in &&
+               strstr(err.message, "concatenated profiles detected"),
+           "a merge input refuses them too (not \"another mapping has id 1\")");
+    tap_ok(t,
+           decode_relaxed(&b, PPROF_RELAX_CONCATENATED, &p, NULL) == PPROF_OK &&
+               pprof_profile_count(p, PPROF_TABLE_STRING) == 4,
+           "PPROF_RELAX_CONCATENATED reads both as one");
+    pprof_profile_free(p);
+    pb_free(&b);
+    /* `cat a.pb.gz b.pb.gz`: two gzip members, read as one stream */
+    pprof_buffer gz = {0};
+    pprof__compress(one.d, one.n, PPROF_FORMAT_GZIP, 0, 1, NULL, &gz, NULL);
+    pprof__compress(one.d, one.n, PPROF_FORMAT_GZIP, 0, 1, NULL, &gz, NULL);
+    tap_ok(t,
+           pprof_profile_read_memory(gz.data, gz.len, NULL, &p, &err) == PPROF_E_INVALID &&
+               err.offset == at && strstr(err.message, "concatenated profiles detected"),
+           "two gzip members of one profile each: the same");
+    pprof_buffer_free(&gz);
+    /* a zero time_nanos before, as Go: not a sign of a second profile */
+    pb_v(&b, 9, 0);
+    pb_v(&b, 9, 5);
+    p = decode_ok(t, &b, "time_nanos 0 then 5");
+    tap_ok(t, p && pprof_profile_header(p).time_nanos == 5, "time_nanos 0 then 5 reads 5");
+    pprof_profile_free(p);
+    pb_free(&b);
+    pb_free(&one);
+}
+
+/* Text and other non-protobuf bytes say so instead of naming a wire-type error; a damaged
+ * profile keeps its own error. */
+static void
+test_not_a_profile(tap *t)
+{
+    static const char *const texts[] = {"hello world, this is text\n", "{\"a\": 1}\n",
+                                        "# comment\n", "PeriodType: cpu nanoseconds\n",
+                                        "caf\xc3\xa9 au lait\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        pprof_profile *p = NULL;
+        pprof_error err = {0};
+        pprof_status st =
+            tu_decode_raw((const uint8_t *)texts[i], strlen(texts[i]), NULL, &p, &err);
+        char want[80];
+        snprintf(want, sizeof(want), "not a pprof profile (no protobuf structure at byte %llu)",
+                 (unsigned long long)err.offset);
+        tap_ok(t, st == PPROF_E_WIRE && !p && strncmp(err.message, want, strlen(want)) == 0,
+               "text %zu: %s", i, err.message);
+    }
+    uint8_t zeros[64] = {0};
+    pprof_profile *p = NULL;
+    pprof_error err = {0};
+    tap_ok(t,
+           tu_decode_raw(zeros, sizeof(zeros), NULL, &p, &err) == PPROF_E_WIRE && err.offset == 0 &&
+               strstr(err.message, "not a pprof profile (no protobuf "
+                                   "structure at byte 0)"),
+           "zero bytes: %s", err.message);
+    pb b = {0};
+    pb_str(&b, 6, "");
+    pb_tag(&b, 2, 2); /* a profile cut inside a sample keeps the decoder's error */
+    pb_varint(&b, 50);
+    pb_v(&b, 1, 1);
+    tap_ok(t,
+           tu_decode_raw(b.d, b.n, NULL, &p, &err) == PPROF_E_WIRE &&
+               !strstr(err.message, "not a pprof profile") && strcmp(err.path, "sample[0]") == 0,
+           "a truncated profile: %s", err.message);
+    pb_free(&b);
+}
+
 int
 main(void)
 {
@@ -753,5 +894,8 @@ main(void)
     test_strings(&t);
     test_errors(&t);
     test_varint_overflow(&t);
+    test_string0(&t);
+    test_concatenated(&t);
+    test_not_a_profile(&t);
     return tap_done(&t);
 }

@@ -2,9 +2,11 @@
  * the input), modes kept, no temporary files left behind. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pb.h"
@@ -192,6 +194,76 @@ test_read(tap *t)
     pb_free(&raw);
 }
 
+/* The temporary-file callback: told the path while the file exists, then NULL once it is gone;
+ * symlinks are followed (the link stays); a FIFO is written in place. */
+typedef struct temp_seen {
+    char path[600];
+    int calls;
+    bool existed, gone_after;
+} temp_seen;
+
+static void
+on_temp(void *ctx, const char *path)
+{
+    temp_seen *s = ctx;
+    s->calls++;
+    struct stat sb;
+    if (path) {
+        snprintf(s->path, sizeof(s->path), "%s", path);
+        s->existed = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    } else {
+        s->gone_after = s->path[0] && lstat(s->path, &sb) != 0;
+    }
+}
+
+static void
+test_special(tap *t)
+{
+    char target[512], link[512];
+    path_in(target, sizeof(target), "target");
+    path_in(link, sizeof(link), "link");
+    pprof_error err;
+    temp_seen seen = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.on_temporary = on_temp;
+    wo.temporary_ctx = &seen;
+    tap_ok(t, symlink("target", link) == 0, "symlink made");
+    tap_ok(t,
+           pprof_write_bytes_file(link, "abc", 3, &wo, &err) == PPROF_OK &&
+               file_is(target, "abc", 3),
+           "writing through a dangling link creates its target");
+    struct stat sb;
+    tap_ok(t, lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode), "the link stays a link");
+    tap_ok(t, seen.calls == 2 && seen.existed && seen.gone_after,
+           "the callback saw the temporary while it existed, then NULL once it was gone");
+    tap_ok(t, strncmp(seen.path, dir, strlen(dir)) == 0 && strstr(seen.path, "/.target."),
+           "the temporary sits beside the link's target, named for it");
+    tap_ok(t, entries() == 2, "no temporary left");
+    unlink(link);
+    unlink(target);
+    /* a FIFO, read by a child */
+    char fifo[512];
+    path_in(fifo, sizeof(fifo), "fifo");
+    memset(&seen, 0, sizeof(seen));
+    if (mkfifo(fifo, 0600) == 0) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            char buf[16];
+            int fd = open(fifo, O_RDONLY);
+            ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+            _exit(n == 3 && memcmp(buf, "xyz", 3) == 0 ? 0 : 1);
+        }
+        int status = -1;
+        bool wrote = pprof_write_bytes_file(fifo, "xyz", 3, &wo, &err) == PPROF_OK;
+        waitpid(pid, &status, 0);
+        tap_ok(t, wrote && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+               "a FIFO is written in place");
+        tap_ok(t, stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode) && seen.calls == 0,
+               "the FIFO stays, no temporary was made");
+        unlink(fifo);
+    }
+}
+
 int
 main(void)
 {
@@ -205,6 +277,7 @@ main(void)
     test_atomic(&t);
     test_same_path(&t);
     test_read(&t);
+    test_special(&t);
     rmdir(dir);
     return tap_done(&t);
 }

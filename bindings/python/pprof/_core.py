@@ -36,6 +36,9 @@ class PprofError(Exception):
             where += f" (byte {self.offset})"
         return f"{where} [{self.code_name}]"
 
+    def __reduce__(self):  # travels between processes (Dask workers) whole
+        return (type(self), (self.code, self.path, self.offset, self.message, self.file))
+
     @classmethod
     def from_c(cls, err, file=None):
         offset = None if err.offset == _lib.NO_OFFSET else err.offset

@@ -383,7 +383,7 @@ _PROTOTYPES = {
     "pprof_check_options_init": (None, [POINTER(CheckOptions)]),
     "pprof_check": (c_int, [P, POINTER(CheckOptions), FINDING_FN, c_void_p, POINTER(CheckSummary), E]),
     "pprof_check_read_error_rule": (c_bool, [E, POINTER(c_int)]),
-    "pprof_inline_index_new": (P, [c_void_p]),
+    "pprof_inline_index_new": (c_int, [c_void_p, POINTER(P), E]),
     "pprof_inline_index_free": (None, [P]),
     "pprof_inline_index_add": (
         c_int,

@@ -108,7 +108,13 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
         return True
 
     cb = _lib.FINDING_FN(on_finding)
-    idx = lib.pprof_inline_index_new(None) if cross_file and len(paths) > 1 else None
+    idx = None
+    if cross_file and len(paths) > 1:
+        h = ctypes.c_void_p()
+        err = _lib.Error()
+        if lib.pprof_inline_index_new(None, ctypes.byref(h), ctypes.byref(err)) != _lib.OK:
+            raise PprofError.from_c(err)
+        idx = h
     try:
         for path in paths:
             name = os.fsdecode(os.fspath(path))

@@ -26,10 +26,11 @@ class MergeSummary:
 
 
 class _Merger:
-    def __init__(self, threads, intersect_types, inline_conflict):
+    def __init__(self, threads, intersect_types, inline_conflict, warn=True):
         if inline_conflict not in _POLICIES:
             raise ValueError("inline_conflict must be 'keep', 'longest' or 'error'")
         self.warnings = []
+        self.warn_to = warn
         # warnings may come from the merger's own thread: collected, then issued by the caller
         self._warn = _lib.WARN_FN(lambda _ctx, msg: self.warnings.append(msg.decode("utf-8", "replace")))
         o = _lib.MergeOptions(ctypes.sizeof(_lib.MergeOptions))
@@ -72,7 +73,10 @@ class _Merger:
             lib.pprof_merger_free(self.m)
             self.m = ctypes.c_void_p()
         for w in self.warnings:
-            warnings.warn(w, MergeWarning, stacklevel=3)
+            if callable(self.warn_to):
+                self.warn_to(w)
+            elif self.warn_to:
+                warnings.warn(w, MergeWarning, stacklevel=3)
         self.warnings = []
 
 
@@ -82,15 +86,16 @@ def _default_level(compress, level):
 
 
 def merge(inputs: Iterable[Union[str, os.PathLike, bytes, Profile]], out=None, threads: int = 0, compress: str = "gzip", level: int = 0,
-          intersect_types: bool = False, inline_conflict: str = "keep", **limits) -> Union[Profile, MergeSummary]:
+          intersect_types: bool = False, inline_conflict: str = "keep", warn=True, **limits) -> Union[Profile, MergeSummary]:
     """Merges profiles (paths, bytes or Profiles) with Go's semantics, exactly and
     deterministically. With out=None returns the merged Profile; with out (a path, '-' for
     standard output) writes it there atomically, as pprof-merge does with the same options
     (the same bytes), and returns a MergeSummary. threads: the merger's threads (0: the
-    calling one). Raises PprofError naming the input."""
+    calling one). The merger's warnings (inline conflicts) are issued as MergeWarning; warn=False
+    drops them, a callable receives each message. Raises PprofError naming the input."""
     if isinstance(inputs, (str, bytes, os.PathLike, Profile)):
         inputs = [inputs]
-    m = _Merger(threads, intersect_types, inline_conflict)
+    m = _Merger(threads, intersect_types, inline_conflict, warn)
     try:
         for item in inputs:
             m.add(item, limits)
@@ -108,12 +113,12 @@ def merge(inputs: Iterable[Union[str, os.PathLike, bytes, Profile]], out=None, t
 
 
 def merge_to_bytes(inputs, threads: int = 0, compress: str = "gzip", level: int = 0, intersect_types: bool = False,
-                   inline_conflict: str = "keep", **limits) -> bytes:
+                   inline_conflict: str = "keep", warn=True, **limits) -> bytes:
     """merge(), encoded in memory (pprof_merger_write_memory): the bytes pprof-merge would write
     with the same options. Inputs may be paths, bytes or Profiles."""
     if isinstance(inputs, (str, bytes, os.PathLike, Profile)):
         inputs = [inputs]
-    m = _Merger(threads, intersect_types, inline_conflict)
+    m = _Merger(threads, intersect_types, inline_conflict, warn)
     try:
         for item in inputs:
             m.add(item, limits)

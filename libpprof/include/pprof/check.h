@@ -99,7 +99,9 @@ PPROF_API bool pprof_check_read_error_rule(const pprof_error *read_err, pprof_ru
  * Address 0 and locations without a mapping are never compared. */
 typedef struct pprof_inline_index pprof_inline_index;
 
-PPROF_API pprof_inline_index *pprof_inline_index_new(const pprof_allocator *a);
+/* a may be NULL for the library's default allocator. */
+PPROF_API pprof_status pprof_inline_index_new(const pprof_allocator *a, pprof_inline_index **out,
+                                              pprof_error *err);
 PPROF_API void pprof_inline_index_free(pprof_inline_index *idx);
 /* name labels the profile in messages and pprof_finding.file; it is copied. Only the first
  * conflict per key and added profile is reported. The enabled mask and max_findings of opts
@@ -124,12 +126,18 @@ PPROF_API const char *pprof_fix_name(pprof_fix fix);
 PPROF_API const char *pprof_fix_description(pprof_fix fix);
 
 typedef struct pprof_repair_stats {
+    size_t struct_size; /* sizeof(pprof_repair_stats), set by the caller */
     uint64_t count[PPROF_FIX_COUNT];
 } pprof_repair_stats;
 
+#define PPROF_REPAIR_STATS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(pprof_repair_stats), { 0 }                                                          \
+    }
+
 /* Builds a new profile from p with every error-level finding repaired and everything else kept
  * as it was. p is not modified (its id indices may be built). On success *out is owned by the
- * caller. stats may be NULL. */
+ * caller. stats may be NULL; otherwise up to stats->struct_size bytes of it are filled. */
 PPROF_API pprof_status pprof_repair(pprof_profile *p, pprof_profile **out,
                                     pprof_repair_stats *stats, pprof_error *err);
 

@@ -53,6 +53,8 @@ typedef struct pprof_merge_options {
         sizeof(pprof_merge_options), false, PPROF_INLINE_KEEP, NULL, NULL, {0, 0, 0, 0}, 0         \
     }
 
+PPROF_API void pprof_merge_options_init(pprof_merge_options *opts);
+
 typedef struct pprof_merger pprof_merger;
 
 /* opts may be NULL for the defaults. */

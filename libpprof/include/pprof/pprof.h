@@ -99,17 +99,28 @@ typedef struct pprof_read_options {
     uint64_t max_stack_entries; /* total location ids over all samples */
     uint64_t max_values;        /* total values over all samples */
     pprof_allocator allocator;
+    /* PPROF_RELAX_* bits: rules the reader enforces unless told otherwise, because a profile
+     * that breaks them cannot be read back faithfully (Go refuses it too) and rewriting it
+     * would spread the damage. 0, the default, enforces them all: a tool that writes what it
+     * read keeps 0; one that only reports or lists (pprof-check, pprof-dump) may relax them
+     * and leave the finding to pprof_check. */
+    uint32_t relax;
 } pprof_read_options;
+
+/* Keep a profile whose string_table[0] is not "" (rule W6-string-table-0): every field meaning
+ * "no string" would read that string instead. Refused by default with PPROF_E_INVALID. */
+#define PPROF_RELAX_STRING0 (UINT32_C(1) << 0)
+/* Keep reading past a second time_nanos that follows a nonzero one (rule W8-concatenated,
+ * Go's "concatenated profiles detected"): the tables of two profiles back to back would be read
+ * as one profile's. Refused by default with PPROF_E_INVALID at the second time_nanos. */
+#define PPROF_RELAX_CONCATENATED (UINT32_C(1) << 1)
 
 #define PPROF_READ_OPTIONS_INIT                                                                    \
     {                                                                                              \
         sizeof(pprof_read_options), UINT64_C(1) << 32, UINT64_C(2) << 30, 1000,                    \
             UINT64_C(64) << 20, UINT64_C(1) << 26, UINT64_C(1) << 28, UINT64_C(1) << 26,           \
             UINT64_C(1) << 26, UINT64_C(1) << 24, UINT64_C(1) << 28, UINT64_C(1) << 28,            \
-            UINT64_C(1) << 31, UINT64_C(1) << 30,                                                  \
-        {                                                                                          \
-            0, 0, 0, 0                                                                             \
-        }                                                                                          \
+            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0                                  \
     }
 
 PPROF_API void pprof_read_options_init(pprof_read_options *opts);
@@ -252,14 +263,22 @@ typedef struct pprof_write_options {
      * series of gzip members of that many input bytes each, which gzip readers (Go's included)
      * read as one stream. */
     unsigned threads;
+    /* Called with the temporary file's path as soon as it exists, and with NULL once it was
+     * renamed over the target or removed (the path is valid until then). The library installs
+     * no signal handler: this lets a program remove the temporary itself when a signal ends it
+     * (copy the path, then unlink() it in the handler). NULL: not called. */
+    void (*on_temporary)(void *ctx, const char *temporary_path);
+    void *temporary_ctx;
 } pprof_write_options;
 
 #define PPROF_GZIP_MEMBER_BYTES ((size_t)1 << 20)
 
 #define PPROF_WRITE_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0                                       \
+        sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0, NULL, NULL                           \
     }
+
+PPROF_API void pprof_write_options_init(pprof_write_options *opts);
 
 /* A growable output buffer; release its bytes with pprof_buffer_free. */
 typedef struct pprof_buffer {
@@ -277,13 +296,18 @@ PPROF_API pprof_status pprof_profile_write_memory(const pprof_profile *p,
                                                   const pprof_write_options *opts,
                                                   pprof_buffer *out, pprof_error *err);
 /* Writes to a path atomically (temporary file in the same directory, fsync, rename), so the
- * path's old content is intact if anything fails; "-" writes standard output. */
+ * path's old content is intact if anything fails; "-" and "/dev/stdout" write standard output.
+ * A symbolic link is followed: its target is replaced and the link stays. A character or block
+ * device, FIFO or socket is written in place, not atomically (never replaced by a file). */
 PPROF_API pprof_status pprof_profile_write_file(const pprof_profile *p, const char *path,
                                                 const pprof_write_options *opts, pprof_error *err);
 
-/* Writes bytes to a path atomically, or to standard output for "-". */
+/* Writes bytes to a path as pprof_profile_write_file does, or to standard output for "-". */
 PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *data, size_t size,
                                                 pprof_error *err);
+/* The same with options: only on_temporary and temporary_ctx are used (opts may be NULL). */
+PPROF_API pprof_status pprof_write_bytes_file(const char *path, const void *data, size_t size,
+                                              const pprof_write_options *opts, pprof_error *err);
 
 /* ---------------------------------------------------------------- printing */
 

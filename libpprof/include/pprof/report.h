@@ -13,19 +13,15 @@
 #ifndef PPROF_REPORT_H
 #define PPROF_REPORT_H
 
+#include "edit.h"
 #include "pprof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum pprof_granularity {
-    PPROF_GRANULARITY_FUNCTIONS = 0, /* Go's default, -functions */
-    PPROF_GRANULARITY_FILEFUNCTIONS = 1,
-    PPROF_GRANULARITY_FILES = 2,
-    PPROF_GRANULARITY_LINES = 3,
-    PPROF_GRANULARITY_ADDRESSES = 4,
-} pprof_granularity;
+/* pprof_granularity comes from edit.h (one enum for the rewrite engine and the reports); a
+ * report reads PPROF_GRANULARITY_NONE as PPROF_GRANULARITY_FUNCTIONS, Go's default for -top. */
 
 /* "functions", "filefunctions", "files", "lines" or "addresses". */
 PPROF_API bool pprof_granularity_parse(const char *name, pprof_granularity *out);

@@ -1,0 +1,126 @@
+/* The edit engine's working state, shared by edit*.c. Not installed.
+ *
+ * An edit builds a working profile w that starts as a view of the input: its big tables (stack,
+ * values, labels, lines, mappings, functions, locations, sample types, comments) are borrowed
+ * from the input until an operation needs to change one, which then gets its own copy
+ * (ed_own). Operations only ever shrink a sample's range into the stack (slicing) or point it
+ * at new entries appended to w's own stack, so most of them never copy a stack. The result is
+ * compacted by the merger (Go's Compact is Merge([p]) too), which drops what no sample
+ * reaches and sums identical samples. */
+#ifndef PPROF_EDIT_PRIVATE_H
+#define PPROF_EDIT_PRIVATE_H
+
+#include "pprof/edit.h"
+#include "profile-private.h"
+#include "regex-private.h"
+
+enum {
+    ED_B_STRINGS = 1u << 0,
+    ED_B_SAMPLE_TYPES = 1u << 1,
+    ED_B_STACK = 1u << 2,
+    ED_B_VALUES = 1u << 3,
+    ED_B_LABELS = 1u << 4,
+    ED_B_MAPPINGS = 1u << 5,
+    ED_B_LOCATIONS = 1u << 6,
+    ED_B_LINES = 1u << 7,
+    ED_B_FUNCTIONS = 1u << 8,
+    ED_B_COMMENTS = 1u << 9,
+};
+
+/* A compiled option pattern and its answers per string index (0 unknown, 1 no, 2 yes). */
+typedef struct ed_rx {
+    pprof__regex *re;
+    uint8_t *memo;
+    size_t n_memo;
+} ed_rx;
+
+typedef struct pprof__ed {
+    const pprof_profile *in;
+    pprof_profile *w;
+    pprof_edit_options o;
+    const pprof_allocator *a; /* &w->alloc */
+    pprof_error *err;
+    pprof_status st; /* first failure; every op stops at it */
+    unsigned borrowed;
+    size_t n_loc0, n_fn0;               /* input table sizes: entries past them are new */
+    uint64_t first_loc_id, first_fn_id; /* ids of the first new location and function */
+    /* the options' patterns, compiled before anything runs so a bad one fails early */
+    ed_rx focus, ignore, hide, show, show_from, prune_from, drop, keep, tag_show, tag_hide;
+} pprof__ed;
+
+/* Gives w its own copy of v (one of w's tables) if it is still the input's; false: no memory
+ * (e->st set). */
+bool ed_own(pprof__ed *e, pprof__vec *v, size_t elem);
+/* Room for n more elements in an owned vec. */
+bool ed_reserve(pprof__ed *e, pprof__vec *v, size_t elem, size_t n);
+pprof_status ed_nomem(pprof__ed *e);
+
+/* Index into w's tables of a location or function id; PPROF_NONE when it does not resolve. */
+uint32_t ed_loc(const pprof__ed *e, uint64_t id);
+uint32_t ed_fn(const pprof__ed *e, uint64_t id);
+uint32_t ed_map(const pprof__ed *e, uint64_t id);
+
+static inline pprof_string
+ed_str(const pprof__ed *e, int64_t i)
+{
+    pprof_string s = {"", 0};
+    pprof__str(e->w, i, &s);
+    return s;
+}
+
+/* Appends a string (copied) to w's string table; its index, or -1 (e->st set). */
+int64_t ed_add_string(pprof__ed *e, const char *s, size_t n);
+
+pprof_status ed_rx_compile(pprof__ed *e, ed_rx *r, const char *option, const char *pattern,
+                           bool anchored);
+void ed_rx_free(pprof__ed *e, ed_rx *r);
+/* Whether r matches string i (memoized); a failed match sets e->st and answers false. */
+bool ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i);
+/* The same for bytes that are not a string of the table (not memoized). */
+bool ed_rx_bytes(pprof__ed *e, ed_rx *r, const char *s, size_t n);
+
+void ed_warn(pprof__ed *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* base + off elements, without the undefined NULL + 0 of an empty table. */
+static inline void *
+ed_ptr(const void *base, size_t elem, size_t off)
+{
+    return base ? (void *)((const char *)base + elem * off) : NULL;
+}
+
+static inline pprof__sample *
+ed_samples(const pprof__ed *e)
+{
+    return (pprof__sample *)e->w->samples.data;
+}
+static inline const uint64_t *
+ed_stack(const pprof__ed *e, const pprof__sample *s)
+{
+    return ed_ptr(e->w->stack.data, sizeof(uint64_t), s->loc_off);
+}
+
+/* Points sample s at a copy of ids (n entries) appended to w's own stack; ids must not point
+ * into w's stack. */
+bool ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n);
+
+/* The same for labels, appended to w's own label table. */
+bool ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n);
+
+/* Operations (edit-frames.c, edit-tags.c, edit-values.c). Each returns e->st. */
+pprof_status ed_prune(pprof__ed *e, const char *drop, const char *keep, const char *option);
+pprof_status ed_filter_names(pprof__ed *e);
+pprof_status ed_show_from(pprof__ed *e);
+pprof_status ed_prune_from(pprof__ed *e);
+pprof_status ed_tag_roots(pprof__ed *e);
+pprof_status ed_tag_filter(pprof__ed *e);
+pprof_status ed_tag_names(pprof__ed *e);
+pprof_status ed_sample_types(pprof__ed *e);
+pprof_status ed_labels(pprof__ed *e);
+pprof_status ed_normalize(pprof__ed *e);
+pprof_status ed_scale(pprof__ed *e);
+pprof_status ed_aggregate(pprof__ed *e);
+pprof_status ed_max_depth(pprof__ed *e);
+pprof_status ed_min_fraction(pprof__ed *e);
+pprof_status ed_redact(pprof__ed *e);
+
+#endif

@@ -1,0 +1,692 @@
+/* pprof_edit: input checks, the working profile, the fixed order of the operations, and the
+ * compaction of the result through the merger. The operations live in edit-*.c. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "edit-private.h"
+#include "pprof/merge.h"
+
+void
+pprof_edit_options_init(pprof_edit_options *opts)
+{
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof(*opts));
+    opts->struct_size = sizeof(*opts);
+}
+
+/* ---------------------------------------------------------------- working profile helpers */
+
+pprof_status
+ed_nomem(pprof__ed *e)
+{
+    if (!e->st)
+        e->st = pprof__error(e->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    return e->st;
+}
+
+static unsigned
+borrow_bit(const pprof__ed *e, const pprof__vec *v)
+{
+    const pprof_profile *w = e->w;
+    const pprof__vec *vs[] = {&w->strings,   &w->sample_types, &w->stack,     &w->values,
+                              &w->labels,    &w->mappings,     &w->locations, &w->lines,
+                              &w->functions, &w->comments};
+    for (unsigned i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+        if (vs[i] == v)
+            return 1u << i;
+    return 0;
+}
+
+bool
+ed_own(pprof__ed *e, pprof__vec *v, size_t elem)
+{
+    unsigned bit = borrow_bit(e, v);
+    if (!(e->borrowed & bit))
+        return true;
+    pprof__vec c = {NULL, 0, 0};
+    if (v->len && !pprof__vec_grow(e->a, &c, elem, v->len + v->len / 8 + 16)) {
+        ed_nomem(e);
+        return false;
+    }
+    if (v->len)
+        memcpy(c.data, v->data, v->len * elem);
+    c.len = v->len;
+    *v = c;
+    e->borrowed &= ~bit;
+    return true;
+}
+
+bool
+ed_reserve(pprof__ed *e, pprof__vec *v, size_t elem, size_t n)
+{
+    if (!ed_own(e, v, elem))
+        return false;
+    if (v->len + n > v->cap && !pprof__vec_grow(e->a, v, elem, v->len + n)) {
+        ed_nomem(e);
+        return false;
+    }
+    return true;
+}
+
+uint32_t
+ed_loc(const pprof__ed *e, uint64_t id)
+{
+    if (id >= e->first_loc_id) {
+        uint64_t k = e->n_loc0 + (id - e->first_loc_id);
+        return k < e->w->locations.len ? (uint32_t)k : PPROF_NONE;
+    }
+    return pprof__idmap_find(&e->in->loc_idx, id);
+}
+
+uint32_t
+ed_fn(const pprof__ed *e, uint64_t id)
+{
+    if (id >= e->first_fn_id) {
+        uint64_t k = e->n_fn0 + (id - e->first_fn_id);
+        return k < e->w->functions.len ? (uint32_t)k : PPROF_NONE;
+    }
+    return pprof__idmap_find(&e->in->fn_idx, id);
+}
+
+uint32_t
+ed_map(const pprof__ed *e, uint64_t id)
+{
+    return id ? pprof__idmap_find(&e->in->map_idx, id) : PPROF_NONE;
+}
+
+int64_t
+ed_add_string(pprof__ed *e, const char *s, size_t n)
+{
+    if (!ed_reserve(e, &e->w->strings, sizeof(pprof_string), 1))
+        return -1;
+    char *d = n ? pprof__arena_alloc(&e->w->arena, n) : (char *)"";
+    if (!d) {
+        ed_nomem(e);
+        return -1;
+    }
+    if (n)
+        memcpy(d, s, n);
+    pprof_string *slot = pprof__vec_push(e->a, &e->w->strings, sizeof(pprof_string));
+    slot->data = d;
+    slot->len = n;
+    return (int64_t)e->w->strings.len - 1;
+}
+
+void
+ed_warn(pprof__ed *e, const char *fmt, ...)
+{
+    if (!e->o.warn)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    e->o.warn(e->o.warn_ctx, buf);
+}
+
+/* ---------------------------------------------------------------- patterns */
+
+pprof_status
+ed_rx_compile(pprof__ed *e, ed_rx *r, const char *option, const char *pattern, bool anchored)
+{
+    memset(r, 0, sizeof(*r));
+    size_t n = strlen(pattern);
+    char *buf = NULL;
+    const char *p = pattern;
+    if (anchored) {
+        /* Go compiles "^(" + pattern + ")$" as a whole, and so do we. */
+        if (!(buf = pprof__malloc(e->a, n + 5)))
+            return ed_nomem(e);
+        memcpy(buf, "^(", 2);
+        memcpy(buf + 2, pattern, n);
+        memcpy(buf + 2 + n, ")$", 3);
+        p = buf;
+        n += 4;
+    }
+    pprof_status st = pprof__regex_new(p, n, option, e->a, &r->re, e->err);
+    pprof__free(e->a, buf);
+    if (st && !e->st)
+        e->st = st;
+    return st;
+}
+
+void
+ed_rx_free(pprof__ed *e, ed_rx *r)
+{
+    pprof__regex_free(r->re);
+    pprof__free(e->a, r->memo);
+    memset(r, 0, sizeof(*r));
+}
+
+static bool
+rx_failed(pprof__ed *e, ed_rx *r, const char *s, size_t n)
+{
+    if (!e->st)
+        e->st = pprof__error(e->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                             "%s: the pattern hit the match limit on \"%.*s\"",
+                             pprof__regex_option(r->re), (int)(n > 80 ? 80 : n), s);
+    return false;
+}
+
+bool
+ed_rx_bytes(pprof__ed *e, ed_rx *r, const char *s, size_t n)
+{
+    int m = pprof__regex_match(r->re, s, n);
+    if (m < 0)
+        return rx_failed(e, r, s, n);
+    return m == 1;
+}
+
+bool
+ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i)
+{
+    size_t n = e->w->strings.len;
+    if (i < 0 || (uint64_t)i >= n)
+        return ed_rx_bytes(e, r, "", 0);
+    if (r->n_memo < n) {
+        uint8_t *m = pprof__realloc(e->a, r->memo, n);
+        if (!m) {
+            ed_nomem(e);
+            return false;
+        }
+        memset(m + r->n_memo, 0, n - r->n_memo);
+        r->memo = m;
+        r->n_memo = n;
+    }
+    if (!r->memo[i]) {
+        pprof_string s = ed_str(e, i);
+        r->memo[i] = ed_rx_bytes(e, r, s.data, s.len) ? 2 : 1;
+    }
+    return r->memo[i] == 2;
+}
+
+/* ---------------------------------------------------------------- input checks */
+
+static pprof_status
+invalid(pprof__ed *e, const char *rule, const char *path, const char *what)
+{
+    return pprof__error(e->err, PPROF_E_INVALID, PPROF_NO_OFFSET, path, "%s [%s]", what, rule);
+}
+
+static bool
+str_ok(const pprof_profile *p, int64_t i)
+{
+    return i >= 0 && (uint64_t)i < p->strings.len;
+}
+
+/* What the edit relies on, with the checker's rule ids: resolvable ids, string indices in
+ * range, one value per sample type. Go's Parse rejects the same profiles. */
+static pprof_status
+check_input(pprof__ed *e)
+{
+    const pprof_profile *p = e->in;
+    char path[128];
+    if (p->lazy.len)
+        return pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                            "a merge input cannot be edited; read it as a profile");
+    if (pprof__profile_index((pprof_profile *)p, e->err))
+        return PPROF_E_NOMEM;
+    size_t nt = p->sample_types.len;
+    if (!nt && p->samples.len)
+        return invalid(e, "CV1-no-sample-type", "sample_type", "samples without sample types");
+    for (size_t i = 0; i < nt; i++) {
+        pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
+        if (!str_ok(p, t.type) || !str_ok(p, t.unit)) {
+            pprof__path(path, "sample_type[%zu]", i);
+            return invalid(e, "PD1-string-index", path, "string index out of range");
+        }
+    }
+    for (size_t i = 0; i < p->mappings.len; i++) {
+        pprof_mapping m = PPROF__AT(p->mappings, pprof_mapping, i);
+        pprof__path(path, "mapping[%zu]", i);
+        if (!m.id)
+            return invalid(e, "CV4-id-zero", path, "mapping id 0");
+        if (pprof__idmap_find(&p->map_idx, m.id) != i)
+            return invalid(e, "CV5-duplicate-id", path, "duplicate mapping id");
+        if (!str_ok(p, m.filename) || !str_ok(p, m.build_id))
+            return invalid(e, "PD1-string-index", path, "string index out of range");
+    }
+    for (size_t i = 0; i < p->functions.len; i++) {
+        pprof_function f = PPROF__AT(p->functions, pprof_function, i);
+        pprof__path(path, "function[%zu]", i);
+        if (!f.id)
+            return invalid(e, "CV4-id-zero", path, "function id 0");
+        if (pprof__idmap_find(&p->fn_idx, f.id) != i)
+            return invalid(e, "CV5-duplicate-id", path, "duplicate function id");
+        if (!str_ok(p, f.name) || !str_ok(p, f.system_name) || !str_ok(p, f.filename))
+            return invalid(e, "PD1-string-index", path, "string index out of range");
+    }
+    for (size_t i = 0; i < p->locations.len; i++) {
+        const pprof__location *l = &PPROF__AT(p->locations, pprof__location, i);
+        if (!l->id) {
+            pprof__path(path, "location[%zu]", i);
+            return invalid(e, "CV4-id-zero", path, "location id 0");
+        }
+        if (pprof__idmap_find(&p->loc_idx, l->id) != i) {
+            pprof__path(path, "location[%zu]", i);
+            return invalid(e, "CV5-duplicate-id", path, "duplicate location id");
+        }
+        for (uint32_t j = 0; j < l->n_line; j++) {
+            uint64_t fid = PPROF__AT(p->lines, pprof_line, l->line_off + j).function_id;
+            if (fid && pprof__idmap_find(&p->fn_idx, fid) == PPROF_NONE) {
+                pprof__path(path, "location[%zu].line[%u].function_id", i, j);
+                return invalid(e, "CV6-line-function", path, "function id does not resolve");
+            }
+        }
+    }
+    const pprof__sample *ss = p->samples.data;
+    for (size_t i = 0; i < p->samples.len; i++) {
+        const pprof__sample *s = &ss[i];
+        if (s->n_val != nt) {
+            pprof__path(path, "sample[%zu].value", i);
+            return invalid(e, "CV2-value-count", path, "value count differs from sample types");
+        }
+        const uint64_t *st = ed_ptr(p->stack.data, sizeof(uint64_t), s->loc_off);
+        for (uint32_t j = 0; j < s->n_loc; j++)
+            if (pprof__idmap_find(&p->loc_idx, st[j]) == PPROF_NONE) {
+                pprof__path(path, "sample[%zu].location_id[%u]", i, j);
+                return invalid(e, "CV3-sample-location", path, "location id does not resolve");
+            }
+        const pprof_label *lb = ed_ptr(p->labels.data, sizeof(pprof_label), s->lab_off);
+        for (uint32_t j = 0; j < s->n_lab; j++)
+            if (!str_ok(p, lb[j].key) || !str_ok(p, lb[j].str) || !str_ok(p, lb[j].num_unit)) {
+                pprof__path(path, "sample[%zu].label[%u]", i, j);
+                return invalid(e, "PD1-string-index", path, "string index out of range");
+            }
+    }
+    return PPROF_OK;
+}
+
+/* ---------------------------------------------------------------- the working profile */
+
+static pprof_status
+start(pprof__ed *e)
+{
+    const pprof_profile *in = e->in;
+    pprof_profile *w = pprof__profile_new(&e->o.allocator);
+    if (!w)
+        return ed_nomem(e);
+    e->w = w;
+    e->a = &w->alloc;
+    w->source_format = in->source_format;
+    w->hdr = in->hdr;
+    w->has_string_table = in->has_string_table;
+    w->sample_types = in->sample_types;
+    w->stack = in->stack;
+    w->values = in->values;
+    w->labels = in->labels;
+    w->mappings = in->mappings;
+    w->locations = in->locations;
+    w->lines = in->lines;
+    w->functions = in->functions;
+    w->comments = in->comments;
+    w->strings = in->strings;
+    e->borrowed = ED_B_STRINGS | ED_B_SAMPLE_TYPES | ED_B_STACK | ED_B_VALUES | ED_B_LABELS |
+                  ED_B_MAPPINGS | ED_B_LOCATIONS | ED_B_LINES | ED_B_FUNCTIONS | ED_B_COMMENTS;
+    if (in->samples.len) {
+        if (!pprof__vec_grow(e->a, &w->samples, sizeof(pprof__sample), in->samples.len))
+            return ed_nomem(e);
+        memcpy(w->samples.data, in->samples.data, in->samples.len * sizeof(pprof__sample));
+        w->samples.len = in->samples.len;
+    }
+    e->n_loc0 = in->locations.len;
+    e->n_fn0 = in->functions.len;
+    uint64_t ml = 0, mf = 0;
+    for (size_t i = 0; i < in->locations.len; i++)
+        if (PPROF__AT(in->locations, pprof__location, i).id > ml)
+            ml = PPROF__AT(in->locations, pprof__location, i).id;
+    for (size_t i = 0; i < in->functions.len; i++)
+        if (PPROF__AT(in->functions, pprof_function, i).id > mf)
+            mf = PPROF__AT(in->functions, pprof_function, i).id;
+    if (ml == UINT64_MAX || mf == UINT64_MAX)
+        return e->st = pprof__error(e->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                                    "a location or function id is UINT64_MAX; no id is left "
+                                    "for new frames");
+    e->first_loc_id = ml + 1;
+    e->first_fn_id = mf + 1;
+    return PPROF_OK;
+}
+
+static void
+finish_working(pprof__ed *e)
+{
+    pprof_profile *w = e->w;
+    if (!w)
+        return;
+    pprof__vec *vs[] = {&w->strings,  &w->sample_types, &w->stack, &w->values,    &w->labels,
+                        &w->mappings, &w->locations,    &w->lines, &w->functions, &w->comments};
+    for (unsigned i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+        if (e->borrowed & (1u << i))
+            memset(vs[i], 0, sizeof(pprof__vec));
+    pprof_profile_free(w);
+    e->w = NULL;
+}
+
+/* Go's Compact keeps mapping[0] (the main binary) and the mappings that a location of a kept
+ * sample uses; the merger keeps every mapping it is given, so the others go here. */
+static pprof_status
+drop_unused_mappings(pprof__ed *e)
+{
+    pprof_profile *w = e->w;
+    size_t nm = w->mappings.len;
+    if (nm <= 1)
+        return PPROF_OK;
+    uint8_t *used = pprof__malloc(e->a, nm + w->locations.len);
+    if (!used)
+        return ed_nomem(e);
+    uint8_t *seen = used + nm;
+    memset(used, 0, nm + w->locations.len);
+    used[0] = 1;
+    const pprof__sample *ss = ed_samples(e);
+    for (size_t i = 0; i < w->samples.len; i++) {
+        const uint64_t *st = ed_stack(e, &ss[i]);
+        for (uint32_t j = 0; j < ss[i].n_loc; j++) {
+            uint32_t li = ed_loc(e, st[j]);
+            if (li == PPROF_NONE || seen[li])
+                continue;
+            seen[li] = 1;
+            const pprof__location *l = &PPROF__AT(w->locations, pprof__location, li);
+            uint32_t mi = ed_map(e, l->mapping_id);
+            /* the merger takes a location whose address is below its mapping's start off the
+             * mapping (docs/merge.md, difference 14): such a use does not count, or a second
+             * compaction would drop what the first kept */
+            if (mi != PPROF_NONE &&
+                (!l->address ||
+                 l->address >= PPROF__AT(w->mappings, pprof_mapping, mi).memory_start))
+                used[mi] = 1;
+        }
+    }
+    size_t keep = 0;
+    for (size_t i = 0; i < nm; i++)
+        keep += used[i];
+    if (keep < nm && ed_own(e, &w->mappings, sizeof(pprof_mapping))) {
+        pprof_mapping *m = w->mappings.data;
+        size_t k = 0;
+        for (size_t i = 0; i < nm; i++)
+            if (used[i])
+                m[k++] = m[i];
+        w->mappings.len = k;
+    }
+    pprof__free(e->a, used);
+    return e->st;
+}
+
+static void
+step_totals(const pprof__ed *e, int64_t *t)
+{
+    size_t nt = e->w->sample_types.len;
+    memset(t, 0, nt * sizeof(*t));
+    const pprof__sample *ss = ed_samples(e);
+    const int64_t *v = e->w->values.data;
+    for (size_t i = 0; i < e->w->samples.len; i++)
+        for (size_t k = 0; k < nt && k < ss[i].n_val; k++)
+            t[k] = (int64_t)((uint64_t)t[k] + (uint64_t)v[ss[i].val_off + k]);
+}
+
+typedef pprof_status (*ed_op)(pprof__ed *e);
+
+/* Runs one operation, reporting its effect when asked. */
+static pprof_status
+run_op(pprof__ed *e, const char *name, ed_op op)
+{
+    if (e->st)
+        return e->st;
+    if (!e->o.step)
+        return op(e);
+    size_t nt0 = e->w->sample_types.len, n0 = e->w->samples.len;
+    int64_t *t0 = pprof__malloc(e->a, (nt0 + 1) * sizeof(int64_t));
+    if (!t0)
+        return ed_nomem(e);
+    step_totals(e, t0);
+    pprof_status st = op(e);
+    if (!st) {
+        size_t nt1 = e->w->sample_types.len;
+        int64_t *t1 = pprof__malloc(e->a, (nt1 + 1) * sizeof(int64_t));
+        if (!t1) {
+            pprof__free(e->a, t0);
+            return ed_nomem(e);
+        }
+        step_totals(e, t1);
+        pprof_edit_step s = {name, n0, e->w->samples.len, t0, nt0, t1, nt1};
+        e->o.step(e->o.step_ctx, &s);
+        pprof__free(e->a, t1);
+    }
+    pprof__free(e->a, t0);
+    return st;
+}
+
+static pprof_status
+op_remove_uninteresting(pprof__ed *e)
+{
+    pprof_string d = ed_str(e, e->w->hdr.drop_frames), k = ed_str(e, e->w->hdr.keep_frames);
+    if (!d.len)
+        return PPROF_OK;
+    char *ds = pprof__malloc(e->a, d.len + k.len + 2);
+    if (!ds)
+        return ed_nomem(e);
+    char *ks = ds + d.len + 1;
+    memcpy(ds, d.data, d.len);
+    ds[d.len] = 0;
+    memcpy(ks, k.data, k.len);
+    ks[k.len] = 0;
+    pprof_error quiet;
+    pprof_error *saved = e->err;
+    e->err = &quiet;
+    ed_prune(e, ds, k.len ? ks : NULL, "drop_frames of the profile");
+    e->err = saved;
+    if (e->st == PPROF_E_ARG) {
+        /* Go's fetch ignores RemoveUninteresting's error: the profile is left unpruned. */
+        ed_warn(e, "%s; the profile's drop_frames/keep_frames are ignored", quiet.message);
+        e->st = PPROF_OK;
+    } else if (e->st) {
+        *e->err = quiet;
+    }
+    pprof__free(e->a, ds);
+    return e->st;
+}
+
+static pprof_status
+op_prune_flags(pprof__ed *e)
+{
+    return ed_prune(e, e->o.drop_frames, e->o.keep_frames, "drop_frames");
+}
+
+static pprof_status
+check_options(pprof__ed *e)
+{
+    const pprof_edit_options *o = &e->o;
+    if (o->keep_frames && *o->keep_frames && !(o->drop_frames && *o->drop_frames))
+        return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                                    "keep_frames needs drop_frames (it only spares frames "
+                                    "that drop_frames would prune)");
+    if (o->granularity > PPROF_GRANULARITY_ADDRESSES)
+        return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                                    "granularity: unknown value %d", (int)o->granularity);
+    if (!(o->min_fraction >= 0 && o->min_fraction <= 1))
+        return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                                    "min_fraction must be between 0 and 1");
+    if ((o->redact & ~7u) || (o->redact && !o->redact_key_len))
+        return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                                    o->redact & ~7u ? "redact: unknown kind bits"
+                                                    : "redact needs a key (redact_key)");
+    for (size_t i = 0; i < o->n_scale; i++)
+        if (!(o->scale[i].factor == o->scale[i].factor) ||
+            o->scale[i].factor - o->scale[i].factor != 0)
+            return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                                        "scale: the factor must be a finite number");
+    return PPROF_OK;
+}
+
+static bool
+set(const char *s)
+{
+    return s && *s;
+}
+
+/* In Go's order of compilation (applyFocus), so the first bad pattern is the one Go names. */
+static pprof_status
+compile_patterns(pprof__ed *e)
+{
+    const pprof_edit_options *o = &e->o;
+    struct {
+        ed_rx *r;
+        const char *name, *pat;
+        bool anchored;
+    } t[] = {
+        {&e->drop, "drop_frames", o->drop_frames, true},
+        {&e->keep, "keep_frames", o->keep_frames, true},
+        {&e->focus, "focus", o->focus, false},
+        {&e->ignore, "ignore", o->ignore, false},
+        {&e->hide, "hide", o->hide, false},
+        {&e->show, "show", o->show, false},
+        {&e->show_from, "show_from", o->show_from, false},
+        {&e->prune_from, "prune_from", o->prune_from, false},
+        {&e->tag_show, "tagshow", o->tag_show, false},
+        {&e->tag_hide, "taghide", o->tag_hide, false},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (set(t[i].pat) && ed_rx_compile(e, t[i].r, t[i].name, t[i].pat, t[i].anchored))
+            return e->st;
+    return PPROF_OK;
+}
+
+static void
+free_patterns(pprof__ed *e)
+{
+    ed_rx *rs[] = {&e->drop, &e->ignore,    &e->focus,      &e->keep,     &e->hide,
+                   &e->show, &e->show_from, &e->prune_from, &e->tag_show, &e->tag_hide};
+    for (size_t i = 0; i < sizeof(rs) / sizeof(rs[0]); i++)
+        ed_rx_free(e, rs[i]);
+}
+
+/* Whether any of go tool pprof's own operations is asked for: then Go's applyFocus runs, whose
+ * FilterSamplesByName drops samples without locations even with no pattern. */
+static bool
+go_operations(const pprof_edit_options *o)
+{
+    const char *ops[] = {o->focus,     o->ignore,     o->hide,      o->show,
+                         o->show_from, o->prune_from, o->tag_focus, o->tag_ignore,
+                         o->tag_show,  o->tag_hide,   o->tag_root,  o->tag_leaf};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (set(ops[i]))
+            return true;
+    return false;
+}
+
+/* The fixed order (docs/edit.md): Go's fetch (normalize, RemoveUninteresting), our pruning
+ * flags beside it, Go's generateRawReport (tagroot/tagleaf, then applyFocus's sequence), then
+ * the operations Go's CLI does not have. */
+static pprof_status
+pipeline(pprof__ed *e)
+{
+    const pprof_edit_options *o = &e->o;
+    if (o->normalize_base)
+        run_op(e, "normalize", ed_normalize);
+    if (o->remove_uninteresting)
+        run_op(e, "remove_uninteresting", op_remove_uninteresting);
+    if (o->drop_frames && *o->drop_frames)
+        run_op(e, "drop_frames", op_prune_flags);
+    if ((o->tag_root && *o->tag_root) || (o->tag_leaf && *o->tag_leaf))
+        run_op(e, "tagroot/tagleaf", ed_tag_roots);
+    if (go_operations(o))
+        run_op(e, "focus/ignore/hide/show", ed_filter_names);
+    if (o->show_from && *o->show_from)
+        run_op(e, "show_from", ed_show_from);
+    if ((o->tag_focus && *o->tag_focus) || (o->tag_ignore && *o->tag_ignore))
+        run_op(e, "tagfocus/tagignore", ed_tag_filter);
+    if ((o->tag_show && *o->tag_show) || (o->tag_hide && *o->tag_hide))
+        run_op(e, "tagshow/taghide", ed_tag_names);
+    if (o->prune_from && *o->prune_from)
+        run_op(e, "prune_from", ed_prune_from);
+    if (o->n_sample_types)
+        run_op(e, "sample_types", ed_sample_types);
+    if (o->n_remove_labels || o->n_rename_labels || o->n_set_labels)
+        run_op(e, "labels", ed_labels);
+    if (o->n_scale)
+        run_op(e, "scale", ed_scale);
+    if (o->granularity || o->no_inlines)
+        run_op(e, "aggregate", ed_aggregate);
+    if (o->max_depth)
+        run_op(e, "max_depth", ed_max_depth);
+    if (o->min_fraction > 0)
+        run_op(e, "min_fraction", ed_min_fraction);
+    if (o->redact)
+        run_op(e, "redact", ed_redact);
+    if (!e->st)
+        drop_unused_mappings(e);
+    return e->st;
+}
+
+typedef enum { OUT_PROFILE, OUT_FILE, OUT_MEMORY } out_kind;
+
+static pprof_status
+edit(const pprof_profile *in, const pprof_edit_options *opts, out_kind kind, pprof_profile **out,
+     const char *path, const pprof_write_options *wopts, pprof_buffer *buf, pprof_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!in || (kind == OUT_PROFILE && !out) || (kind == OUT_FILE && !path) ||
+        (kind == OUT_MEMORY && !buf))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
+    pprof__ed e;
+    memset(&e, 0, sizeof(e));
+    pprof_edit_options_init(&e.o);
+    if (opts) {
+        size_t n = opts->struct_size < sizeof(e.o) ? opts->struct_size : sizeof(e.o);
+        memcpy(&e.o, opts, n);
+        e.o.struct_size = sizeof(e.o);
+    }
+    pprof_error scratch;
+    e.err = err ? err : &scratch;
+    e.in = in;
+    if ((e.st = check_options(&e)) || (e.st = check_input(&e)) || (e.st = start(&e)) ||
+        (e.st = compile_patterns(&e)) || (e.st = pipeline(&e))) {
+        free_patterns(&e);
+        finish_working(&e);
+        return e.st;
+    }
+    free_patterns(&e);
+    pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+    mo.warn = e.o.warn;
+    mo.warn_ctx = e.o.warn_ctx;
+    mo.allocator = e.o.allocator;
+    mo.threads = e.o.threads;
+    pprof_merger *m = NULL;
+    pprof_status st = pprof_merger_new(&mo, &m, err);
+    if (!st)
+        st = pprof_merger_add(m, e.w, NULL, err);
+    finish_working(&e);
+    if (!st) {
+        if (kind == OUT_PROFILE)
+            st = pprof_merger_finish(m, out, err);
+        else if (kind == OUT_FILE)
+            st = pprof_merger_write_file(m, path, wopts, NULL, err);
+        else
+            st = pprof_merger_write_memory(m, wopts, buf, NULL, err);
+    }
+    pprof_merger_free(m);
+    return st;
+}
+
+pprof_status
+pprof_edit(const pprof_profile *in, const pprof_edit_options *opts, pprof_profile **out,
+           pprof_error *err)
+{
+    return edit(in, opts, OUT_PROFILE, out, NULL, NULL, NULL, err);
+}
+
+pprof_status
+pprof_edit_write_file(const pprof_profile *in, const pprof_edit_options *opts, const char *path,
+                      const pprof_write_options *wopts, pprof_error *err)
+{
+    return edit(in, opts, OUT_FILE, NULL, path, wopts, NULL, err);
+}
+
+pprof_status
+pprof_edit_write_memory(const pprof_profile *in, const pprof_edit_options *opts,
+                        const pprof_write_options *wopts, pprof_buffer *out, pprof_error *err)
+{
+    return edit(in, opts, OUT_MEMORY, NULL, NULL, wopts, out, err);
+}

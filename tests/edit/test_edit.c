@@ -1,0 +1,601 @@
+/* Properties of the edit engine (pprof/edit.h): every output passes the checker with no error,
+ * an operation that matches nothing changes no total, focus and ignore on one pattern empty the
+ * profile, editing is deterministic (same bytes, any thread count), the input is never
+ * modified, and the RE2 gate rejects what Go rejects. Equivalence with Go lives in the Go
+ * reference tests. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "check.h"
+#include "edit-units-private.h"
+#include "edit.h"
+#include "profile-private.h"
+#include "regex-private.h"
+#include "tap.h"
+
+static tap T;
+
+/* ---------------------------------------------------------------- a generated profile */
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static uint32_t
+rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+#define NFN 24
+#define NLOC 60
+
+/* Two sample types, two mappings, inline frames (locations of 1-3 lines), Go-style and C++-style
+ * names (with argument lists), string labels and numeric labels with units. */
+static pprof_profile *
+gen_profile(unsigned nsamples, uint64_t seed)
+{
+    rng = seed;
+    pprof_builder_value_type st[2] = {{"alloc_objects", "count"}, {"alloc_space", "bytes"}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 2;
+    bo.period_type.type = "space";
+    bo.period_type.unit = "bytes";
+    bo.period = 524288;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    pprof_builder_str s_main, s_lib, none = PPROF_BUILDER_NONE;
+    pprof_builder_intern_cstr(b, "/usr/bin/server", &s_main, &err);
+    pprof_builder_intern_cstr(b, "/lib/libc.so.6", &s_lib, &err);
+    pprof_builder_mapping_desc md[2] = {
+        {0x400000, 0x800000, 0, s_main, none, true, true, true, true},
+        {0x7f0000000000, 0x7f0000100000, 0, s_lib, none, true, true, true, false}};
+    pprof_builder_map maps[2];
+    for (int i = 0; i < 2; i++)
+        pprof_builder_mapping(b, &md[i], &maps[i], &err);
+    static const char *names[NFN] = {"main.main",
+                                     "main.handler",
+                                     "main.(*Server).Serve",
+                                     "net/http.(*conn).serve",
+                                     "runtime.mallocgc",
+                                     "runtime.newobject",
+                                     "runtime.gcBgMarkWorker",
+                                     "runtime.mcall",
+                                     "encoding/json.Marshal",
+                                     "encoding/json.(*encodeState).marshal",
+                                     "bytes.(*Buffer).grow",
+                                     "strings.Builder.Grow",
+                                     "foo::Bar(int, char const*)",
+                                     "foo::Baz() const",
+                                     "(anonymous namespace)::helper(void)",
+                                     "std::vector<int>::operator()(int)",
+                                     "malloc",
+                                     "free",
+                                     ".ppc_entry",
+                                     "sync.(*Mutex).Lock",
+                                     "main.work",
+                                     "main.work.func1",
+                                     "compress/gzip.(*Writer).Write",
+                                     "main.leaf"};
+    pprof_builder_fn fns[NFN];
+    for (int i = 0; i < NFN; i++) {
+        pprof_builder_str n, f;
+        char file[64];
+        snprintf(file, sizeof(file), "%s/file%d.go", i < 12 ? "/src/app" : "/src/lib", i % 7);
+        pprof_builder_intern_cstr(b, names[i], &n, &err);
+        pprof_builder_intern_cstr(b, file, &f, &err);
+        pprof_builder_function(b, n, n, f, 10 * i, &fns[i], &err);
+    }
+    pprof_builder_loc locs[NLOC];
+    for (int i = 0; i < NLOC; i++) {
+        pprof_builder_line ln[3];
+        size_t nl = 1 + rnd(3);
+        for (size_t k = 0; k < nl; k++) {
+            ln[k].function = fns[rnd(NFN)];
+            ln[k].line = 1 + rnd(200);
+            ln[k].column = 0;
+        }
+        int m = i % 5 == 4;
+        pprof_builder_location(b, maps[m], md[m].memory_start + 0x100 + 16 * (uint64_t)i, ln, nl,
+                               false, &locs[i], &err);
+    }
+    static const char *tenants[] = {"acme", "globex", "initech"};
+    pprof_builder_str k_tenant, k_region, k_bytes, k_lat, u_bytes, u_ms, v_ten[3], v_reg[2];
+    pprof_builder_intern_cstr(b, "tenant", &k_tenant, &err);
+    pprof_builder_intern_cstr(b, "region", &k_region, &err);
+    pprof_builder_intern_cstr(b, "bytes", &k_bytes, &err);
+    pprof_builder_intern_cstr(b, "latency", &k_lat, &err);
+    pprof_builder_intern_cstr(b, "bytes", &u_bytes, &err);
+    pprof_builder_intern_cstr(b, "ms", &u_ms, &err);
+    for (int i = 0; i < 3; i++)
+        pprof_builder_intern_cstr(b, tenants[i], &v_ten[i], &err);
+    pprof_builder_intern_cstr(b, "eu-west", &v_reg[0], &err);
+    pprof_builder_intern_cstr(b, "us-east", &v_reg[1], &err);
+    for (unsigned i = 0; i < nsamples; i++) {
+        pprof_builder_loc stack[16];
+        size_t depth = 1 + rnd(12);
+        for (size_t k = 0; k < depth; k++)
+            stack[k] = locs[rnd(NLOC)];
+        pprof_builder_label lb[4];
+        size_t nl = 0;
+        if (rnd(4))
+            lb[nl++] = (pprof_builder_label){k_tenant, v_ten[rnd(3)], 0, none};
+        if (rnd(3) == 0)
+            lb[nl++] = (pprof_builder_label){k_region, v_reg[rnd(2)], 0, none};
+        if (rnd(2))
+            lb[nl++] = (pprof_builder_label){k_bytes, none, (int64_t)(1u << rnd(24)), u_bytes};
+        if (rnd(3) == 0)
+            lb[nl++] = (pprof_builder_label){k_lat, none, 1 + rnd(3000), u_ms};
+        int64_t v[2] = {1 + rnd(10), 0};
+        v[1] = v[0] * (int64_t)(16 + rnd(4096));
+        if (pprof_builder_add_sample(b, v, 2, stack, depth, lb, nl, &err)) {
+            pprof_builder_free(b);
+            return NULL;
+        }
+    }
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_status s = pprof_builder_serialize(b, 0, &wo, &buf, &err);
+    pprof_builder_free(b);
+    pprof_profile *p = NULL;
+    if (!s)
+        pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
+    pprof_buffer_free(&buf);
+    return p;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static void
+totals(const pprof_profile *p, int64_t *t, size_t n)
+{
+    memset(t, 0, n * sizeof(*t));
+    size_t ns = pprof_profile_count(p, PPROF_TABLE_SAMPLE);
+    for (size_t i = 0; i < ns; i++) {
+        pprof_sample s = pprof_profile_sample(p, i);
+        for (size_t k = 0; k < n && k < s.n_value; k++)
+            t[k] += s.value[k];
+    }
+}
+
+static bool
+count_errors(void *ctx, const pprof_finding *f)
+{
+    if (f->severity == PPROF_SEVERITY_ERROR) {
+        if (++*(int *)ctx <= 3)
+            tap_diag("checker: %s %s: %s", f->rule_id, f->path, f->message);
+    }
+    return true;
+}
+
+/* Edits p with o; the output must pass the checker without an error. NULL on failure. */
+static pprof_profile *
+edit_checked(const pprof_profile *p, const pprof_edit_options *o, const char *what)
+{
+    pprof_profile *out = NULL;
+    pprof_error err;
+    pprof_status st = pprof_edit(p, o, &out, &err);
+    if (st) {
+        tap_ok(&T, 0, "%s: edit failed: %s", what, err.message);
+        return NULL;
+    }
+    int errors = 0;
+    pprof_check(out, NULL, count_errors, &errors, NULL, &err);
+    tap_ok(&T, errors == 0, "%s: the output passes the checker (%d errors)", what, errors);
+    return out;
+}
+
+static bool
+same_bytes(const pprof_profile *p, const pprof_edit_options *o, unsigned threads)
+{
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    pprof_buffer a = {0}, b = {0};
+    pprof_error err;
+    pprof_edit_options o2 = *o;
+    o2.threads = threads;
+    bool ok = !pprof_edit_write_memory(p, o, &wo, &a, &err) &&
+              !pprof_edit_write_memory(p, &o2, &wo, &b, &err) && a.len == b.len &&
+              memcmp(a.data, b.data, a.len) == 0;
+    /* the streamed form writes what pprof_edit + write gives */
+    pprof_profile *q = NULL;
+    pprof_buffer c = {0};
+    if (ok && !pprof_edit(p, o, &q, &err) && !pprof_profile_write_memory(q, &wo, &c, &err))
+        ok = c.len == a.len && memcmp(c.data, a.data, a.len) == 0;
+    else
+        ok = false;
+    pprof_profile_free(q);
+    pprof_buffer_free(&a);
+    pprof_buffer_free(&b);
+    pprof_buffer_free(&c);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void
+test_noop(const pprof_profile *p, const char *name)
+{
+    pprof_edit_options o;
+    pprof_edit_options_init(&o);
+    char what[160];
+    snprintf(what, sizeof(what), "no-op on %s", name);
+    pprof_profile *q = edit_checked(p, &o, what);
+    if (!q)
+        return;
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    int64_t a[16], b[16];
+    if (nt > 16)
+        nt = 16;
+    totals(p, a, nt);
+    totals(q, b, nt);
+    tap_ok(&T, memcmp(a, b, nt * sizeof(*a)) == 0, "%s: totals unchanged", what);
+    tap_ok(&T,
+           pprof_profile_count(q, PPROF_TABLE_SAMPLE) <= pprof_profile_count(p, PPROF_TABLE_SAMPLE),
+           "%s: no more samples than the input", what);
+    tap_ok(&T, same_bytes(p, &o, 4), "%s: same bytes with 1 and 4 threads, streamed or not", what);
+    pprof_profile_free(q);
+}
+
+static void
+test_gate(void)
+{
+    static const char *good[] = {
+        "main\\.", "^foo$", "a|b", "(?i)x",    "(?P<n>a)", "[[:alpha:]]+", "\\pL", "\\p{Greek}",
+        "a{2,3}",  "a{,3}", "x{",  "\\Q.*\\E", "\\x{41}",  "\\101",        "\\0",  "[\\d\\s]",
+        "(?s:.)",  "(?)",   "a*?", "\\_",      "[]a]",     "[^]a]"};
+    static const char *bad[] = {
+        "a(?=b)", "a(?!b)", "(?<=a)b", "(?<n>a)", "(a)\\1",  "a++",    "a**",  "a{2}{3}", "(?>a)",
+        "(?#c)",  "\\8",    "\\e",     "\\Z",     "a{1001}", "a{3,2}", "(",    ")",       "[a",
+        "*a",     "\\",     "\\C",     "(?P=n)",  "(?i-)",   "\\k<n>", "[\\b]"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+        const char *why = pprof__re2_check(good[i], strlen(good[i]), NULL, NULL);
+        tap_ok(&T, !why, "gate accepts %s%s%s", good[i], why ? ": " : "", why ? why : "");
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+        tap_ok(&T, pprof__re2_check(bad[i], strlen(bad[i]), NULL, NULL) != NULL, "gate rejects %s",
+               bad[i]);
+    /* meanings that differ in PCRE2 */
+    struct {
+        const char *rx, *s;
+        int want;
+    } m[] = {{"^a\\vb$", "a\vb", 1}, {"a\\sb", "a\vb", 0},
+             {"a\\Sb", "a\vb", 1},   {"[\\S]", "\v", 1},
+             {"a$", "a\n", 0},       {"(?m)a$", "a\n", 1},
+             {"\\12", "\n", 1},      {"^\\x{e9}$", "\xc3\xa9", 1},
+             {"^.$", "\xc3\xa9", 1}, {"(?i)É", "é", 1},
+             {"a{,2}", "a{,2}", 1}};
+    for (size_t i = 0; i < sizeof(m) / sizeof(*m); i++) {
+        pprof__regex *re = NULL;
+        pprof_error err;
+        int got = -2;
+        if (!pprof__regex_new(m[i].rx, strlen(m[i].rx), "test", NULL, &re, &err))
+            got = pprof__regex_match(re, m[i].s, strlen(m[i].s));
+        tap_ok(&T, got == m[i].want, "/%s/ on %zu bytes: %d (want %d)", m[i].rx, strlen(m[i].s),
+               got, m[i].want);
+        pprof__regex_free(re);
+    }
+    /* a hostile pattern and subject end quickly with an answer or a limit, never hang */
+    pprof__regex *re = NULL;
+    pprof_error err;
+    char subj[4096];
+    memset(subj, 'a', sizeof(subj) - 1);
+    subj[sizeof(subj) - 1] = 0;
+    if (!pprof__regex_new("(a*)*(a|aa)*b", 13, "test", NULL, &re, &err)) {
+        int r = pprof__regex_match(re, subj, strlen(subj));
+        tap_ok(&T, r == 0 || r == -1, "catastrophic pattern ends (%d)", r);
+    } else {
+        tap_ok(&T, 0, "catastrophic pattern compiles: %s", err.message);
+    }
+    pprof__regex_free(re);
+    pprof_edit_options o;
+    pprof_edit_options_init(&o);
+    o.focus = "a(?=b)";
+    pprof_profile *p = gen_profile(10, 1), *q = NULL;
+    pprof_status st = pprof_edit(p, &o, &q, &err);
+    tap_ok(&T, st == PPROF_E_ARG && strstr(err.message, "focus"),
+           "a lookahead in focus is PPROF_E_ARG naming the option (%s)", err.message);
+    pprof_profile_free(q);
+    pprof_profile_free(p);
+}
+
+uint64_t pprof__siphash(uint64_t k0, uint64_t k1, int tag, const void *data, size_t n);
+
+static void
+test_units_and_hash(void)
+{
+    struct {
+        int64_t v;
+        const char *from, *to, *want;
+    } c[] = {{1536, "bytes", "minimum", "1.50kB"},
+             {0, "bytes", "minimum", "0"},
+             {-2048, "B", "auto", "-2kB"},
+             {1500, "ms", "minimum", "1.50s"},
+             {5, "", "", "5"},
+             {3, "", "ms", "3ms"},
+             {7200000000000, "ns", "minimum", "2hrs"},
+             {1, "μss", "minimum", "1us"},
+             {3, "requests", "minimum", "3"},
+             {1048576, "bytes", "kb", "1024kB"}};
+    for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+        char buf[64];
+        pprof_string f = {c[i].from, strlen(c[i].from)}, t = {c[i].to, strlen(c[i].to)};
+        pprof__measure_label(c[i].v, f, t, buf, sizeof(buf));
+        tap_ok(&T, !strcmp(buf, c[i].want), "ScaledLabel(%lld, %s, %s) = %s (want %s)",
+               (long long)c[i].v, c[i].from, c[i].to, buf, c[i].want);
+    }
+    /* SipHash-2-4 reference vectors (key 00..0f; messages 00.. of length 0 and 15) */
+    uint8_t msg[15];
+    for (int i = 0; i < 15; i++)
+        msg[i] = (uint8_t)i;
+    uint64_t k0 = UINT64_C(0x0706050403020100), k1 = UINT64_C(0x0f0e0d0c0b0a0908);
+    tap_ok(&T, pprof__siphash(k0, k1, -1, msg, 0) == UINT64_C(0x726fdb47dd0e0e31),
+           "siphash of the empty message");
+    tap_ok(&T, pprof__siphash(k0, k1, -1, msg, 15) == UINT64_C(0xa129ca6149be45e5),
+           "siphash of 15 bytes");
+    tap_ok(&T, pprof__siphash(k0, k1, 0, msg + 1, 14) == pprof__siphash(k0, k1, -1, msg, 15),
+           "a tag byte is the first message byte");
+}
+
+static size_t
+nsamples(const pprof_profile *p)
+{
+    return pprof_profile_count(p, PPROF_TABLE_SAMPLE);
+}
+
+typedef void (*set_fn)(pprof_edit_options *o);
+
+static void
+o_focus(pprof_edit_options *o)
+{
+    o->focus = "main|json";
+}
+static void
+o_ignore(pprof_edit_options *o)
+{
+    o->ignore = "runtime";
+}
+static void
+o_hide(pprof_edit_options *o)
+{
+    o->hide = "runtime|free";
+}
+static void
+o_show(pprof_edit_options *o)
+{
+    o->show = "main";
+}
+static void
+o_show_from(pprof_edit_options *o)
+{
+    o->show_from = "Serve";
+}
+static void
+o_prune_from(pprof_edit_options *o)
+{
+    o->prune_from = "mallocgc";
+}
+static void
+o_drop(pprof_edit_options *o)
+{
+    o->drop_frames = "runtime\\..*|malloc";
+    o->keep_frames = "runtime\\.mcall";
+}
+static void
+o_tagfocus(pprof_edit_options *o)
+{
+    o->tag_focus = "bytes=64kb:1mb";
+}
+static void
+o_tagignore(pprof_edit_options *o)
+{
+    o->tag_ignore = "tenant=acme";
+}
+static void
+o_tagshow(pprof_edit_options *o)
+{
+    o->tag_show = "tenant|bytes";
+}
+static void
+o_taghide(pprof_edit_options *o)
+{
+    o->tag_hide = "latency";
+}
+static void
+o_tagroot(pprof_edit_options *o)
+{
+    o->tag_root = "tenant,bytes";
+    o->tag_leaf = "latency";
+}
+static const char *types1[] = {"alloc_space"};
+static void
+o_types(pprof_edit_options *o)
+{
+    o->sample_types = types1;
+    o->n_sample_types = 1;
+}
+static const char *rm1[] = {"region"};
+static const pprof_edit_rename ren1[] = {{"tenant", "customer"}};
+static const pprof_edit_label set1[] = {{"env", "prod"}};
+static void
+o_labels(pprof_edit_options *o)
+{
+    o->remove_labels = rm1;
+    o->n_remove_labels = 1;
+    o->rename_labels = ren1;
+    o->n_rename_labels = 1;
+    o->set_labels = set1;
+    o->n_set_labels = 1;
+}
+static const pprof_edit_scale sc1[] = {{NULL, 0.25}, {"alloc_space", 3}};
+static void
+o_scale(pprof_edit_options *o)
+{
+    o->scale = sc1;
+    o->n_scale = 2;
+}
+static void
+o_agg(pprof_edit_options *o)
+{
+    o->granularity = PPROF_GRANULARITY_FUNCTIONS;
+}
+static void
+o_noinl(pprof_edit_options *o)
+{
+    o->no_inlines = true;
+    o->granularity = PPROF_GRANULARITY_LINES;
+}
+static void
+o_depth(pprof_edit_options *o)
+{
+    o->max_depth = 4;
+}
+static void
+o_frac(pprof_edit_options *o)
+{
+    o->min_fraction = 0.0005;
+}
+static void
+o_redact(pprof_edit_options *o)
+{
+    static const char *k[] = {"tenant"};
+    o->redact = 7;
+    o->redact_labels = k;
+    o->n_redact_labels = 1;
+    o->redact_key = "secret";
+    o->redact_key_len = 6;
+}
+static void
+o_all(pprof_edit_options *o)
+{
+    o_tagroot(o);
+    o_ignore(o);
+    o_hide(o);
+    o_tagfocus(o);
+    o_types(o);
+    o_labels(o);
+    o_scale(o);
+    o_noinl(o);
+    o_depth(o);
+    o_redact(o);
+}
+
+static void
+test_each_operation(const pprof_profile *p)
+{
+    static const struct {
+        const char *name;
+        set_fn set;
+    } ops[] = {{"focus", o_focus},        {"ignore", o_ignore},       {"hide", o_hide},
+               {"show", o_show},          {"show_from", o_show_from}, {"prune_from", o_prune_from},
+               {"drop_frames", o_drop},   {"tagfocus", o_tagfocus},   {"tagignore", o_tagignore},
+               {"tagshow", o_tagshow},    {"taghide", o_taghide},     {"tagroot", o_tagroot},
+               {"sample_types", o_types}, {"labels", o_labels},       {"scale", o_scale},
+               {"granularity", o_agg},    {"no_inlines", o_noinl},    {"max_depth", o_depth},
+               {"min_fraction", o_frac},  {"redact", o_redact},       {"ten at once", o_all}};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    pprof_buffer before = {0}, after = {0};
+    pprof_error err;
+    pprof_profile_write_memory(p, &wo, &before, &err);
+    for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        ops[i].set(&o);
+        pprof_profile *q = edit_checked(p, &o, ops[i].name);
+        if (q)
+            tap_ok(&T, nsamples(q) > 0 && nsamples(q) <= nsamples(p), "%s: %zu of %zu samples",
+                   ops[i].name, nsamples(q), nsamples(p));
+        tap_ok(&T, same_bytes(p, &o, 3), "%s: deterministic, streamed or not", ops[i].name);
+        pprof_profile_free(q);
+    }
+    pprof_profile_write_memory(p, &wo, &after, &err);
+    tap_ok(&T, before.len == after.len && !memcmp(before.data, after.data, before.len),
+           "the input is unchanged by %zu edits", sizeof(ops) / sizeof(*ops));
+    pprof_buffer_free(&before);
+    pprof_buffer_free(&after);
+}
+
+static void
+test_properties(const pprof_profile *p, const char *name)
+{
+    /* focus and ignore on one pattern: nothing left */
+    static const char *pats[] = {"main", "runtime", ".", "json|gzip"};
+    for (size_t i = 0; i < sizeof(pats) / sizeof(*pats); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.focus = o.ignore = pats[i];
+        char what[128];
+        snprintf(what, sizeof(what), "%s: focus = ignore = %s", name, pats[i]);
+        pprof_profile *q = edit_checked(p, &o, what);
+        if (q)
+            tap_ok(&T, nsamples(q) == 0, "%s: empty (%zu samples)", what, nsamples(q));
+        pprof_profile_free(q);
+    }
+    /* operations that match nothing change no total */
+    static const struct {
+        const char *name;
+        size_t off;
+    } none[] = {{"ignore", offsetof(pprof_edit_options, ignore)},
+                {"hide", offsetof(pprof_edit_options, hide)},
+                {"prune_from", offsetof(pprof_edit_options, prune_from)},
+                {"drop_frames", offsetof(pprof_edit_options, drop_frames)},
+                {"tagignore", offsetof(pprof_edit_options, tag_ignore)},
+                {"taghide", offsetof(pprof_edit_options, tag_hide)}};
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    if (nt > 16)
+        nt = 16;
+    int64_t a[16], b[16];
+    totals(p, a, nt);
+    for (size_t i = 0; i < sizeof(none) / sizeof(*none); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        *(const char **)((char *)&o + none[i].off) = "^no such name in any profile$";
+        char what[128];
+        snprintf(what, sizeof(what), "%s: %s matching nothing", name, none[i].name);
+        pprof_profile *q = edit_checked(p, &o, what);
+        if (q) {
+            totals(q, b, nt);
+            tap_ok(&T, !memcmp(a, b, nt * sizeof(*a)), "%s: totals unchanged", what);
+        }
+        pprof_profile_free(q);
+    }
+}
+
+int
+main(void)
+{
+    test_gate();
+    test_units_and_hash();
+    pprof_profile *p = gen_profile(3000, 7);
+    tap_ok(&T, p != NULL, "generated profile");
+    const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */
+    if (p && dump) {
+        pprof_error e2;
+        pprof_profile_write_file(p, dump, NULL, &e2);
+    }
+    if (p) {
+        test_noop(p, "generated");
+        test_each_operation(p);
+        test_properties(p, "generated");
+    }
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/parca/query-profile-with-labels.pb.gz", tap_real_corpus());
+    pprof_profile *r = NULL;
+    pprof_error err;
+    if (!pprof_profile_read_file(path, NULL, &r, &err)) {
+        test_noop(r, "query-profile-with-labels");
+        test_properties(r, "query-profile-with-labels");
+    } else
+        tap_diag("skipping the real profile: %s", err.message);
+    pprof_profile_free(r);
+    pprof_profile_free(p);
+    return tap_done(&T);
+}
