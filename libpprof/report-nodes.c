@@ -247,8 +247,8 @@ pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error
     return PPROF_OK;
 }
 
-static bool
-is_base_sample(const pprof_profile *p, const pprof__sample *s)
+bool
+pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s)
 {
     const pprof_label *lab = (const pprof_label *)p->labels.data + s->lab_off;
     for (uint32_t k = 0; k < s->n_lab; k++) {
@@ -289,7 +289,7 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
             continue;
         int64_t av = v < 0 ? -(uint64_t)v > INT64_MAX ? INT64_MAX : -v : v;
         ovf |= __builtin_add_overflow(total, av, &total);
-        if (s->n_lab && is_base_sample(p, s))
+        if (s->n_lab && pprof__is_base_sample(p, s))
             ovf |= __builtin_add_overflow(base_total, av, &base_total);
         if ((st = pprof__sample_locs(p, i, idx, err)))
             break;

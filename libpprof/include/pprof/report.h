@@ -42,14 +42,19 @@ typedef struct pprof_report_options {
     double node_fraction; /* drop nodes whose |cum| is below this share of the total */
     double edge_fraction; /* edges below this share do not mark a node (inline) */
     pprof_allocator allocator;
+    /* When p is a filtered copy (pprof_edit) of a profile: that profile. Go takes the total
+     * and the header lines before it applies -focus and the other filters, so percentages
+     * stay shares of the whole profile. NULL: p itself. */
+    const pprof_profile *unfiltered;
+    /* The filters in effect, "focus=RX" and so on, printed as Go's "Active filters:" lines. */
+    const char *const *active_filters;
+    size_t n_active_filters;
 } pprof_report_options;
 
 #define PPROF_REPORT_OPTIONS_INIT                                                                  \
     {                                                                                              \
         sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0.005, 0.001,   \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            {NULL, NULL, NULL, NULL}, NULL, NULL, 0                                                \
     }
 
 PPROF_API void pprof_report_options_init(pprof_report_options *opts);
