@@ -76,7 +76,7 @@ scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof
         all_ones &= ratio[t] == 1;
     for (size_t i = 0; ok && i < p->samples.len; i++) {
         pprof__sample s = PPROF__AT(p->samples, pprof__sample, i);
-        const int64_t *v = (const int64_t *)p->values.data + s.val_off;
+        const int64_t *v = s.n_val ? (const int64_t *)p->values.data + s.val_off : NULL;
         size_t off = c->values.len;
         bool keep = all_ones;
         for (uint32_t k = 0; k < s.n_val && ok; k++) {

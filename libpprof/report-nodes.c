@@ -233,6 +233,8 @@ pprof_status
 pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err)
 {
     const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, si);
+    if (!s->n_loc)
+        return PPROF_OK;
     const uint64_t *ids = (const uint64_t *)p->stack.data + s->loc_off;
     for (uint32_t j = 0; j < s->n_loc; j++) {
         uint32_t li = pprof__idmap_find(&p->loc_idx, ids[j]);
