@@ -34,8 +34,15 @@ E_ARG, E_NOMEM, E_IO = 1, 2, 3
 FORMAT_RAW, FORMAT_GZIP, FORMAT_ZSTD = 0, 1, 2
 TABLE_STRING, TABLE_SAMPLE_TYPE, TABLE_SAMPLE, TABLE_MAPPING, TABLE_LOCATION, TABLE_FUNCTION = range(6)
 BUILDER_THREAD_SAFE = 0x1
+RELAX_STRING0, RELAX_CONCATENATED = 0x1, 0x2
 BUILDER_RESET = 0x1
 BUILDER_FINISH_COMMIT_OPEN = 0x1
+
+
+# Structs a library *_init function fills end with _reserved: room for the fields a newer
+# library adds, so that its init never writes past them (it sets struct_size to its own size,
+# and the fields Python does not know keep their defaults). tests/struct-sizes.c checks every
+# other size against the headers.
 
 
 class Error(Structure):
@@ -68,6 +75,9 @@ class ReadOptions(Structure):
         ("max_stack_entries", c_uint64),
         ("max_values", c_uint64),
         ("allocator", Allocator),
+        ("relax", c_uint32),
+        # room for fields a newer library's pprof_read_options_init may write
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -77,6 +87,8 @@ class WriteOptions(Structure):
         ("format", c_int),
         ("level", c_int),
         ("threads", c_uint),
+        ("on_temporary", c_void_p),
+        ("temporary_ctx", c_void_p),
     ]
 
 
@@ -218,6 +230,7 @@ class CheckOptions(Structure):
         ("max_findings", c_uint64),
         ("enabled", POINTER(c_bool)),
         ("n_enabled", c_size_t),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -279,6 +292,7 @@ class BuilderOptions(Structure):
         ("max_open_samples", c_uint64),
         ("max_open_depth", c_uint64),
         ("allocator", Allocator),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
