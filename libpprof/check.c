@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "check-private.h"
+#include "regex-private.h"
 #include "hash-private.h"
 #include "htab-private.h"
 #include "wire-private.h"
@@ -152,200 +153,11 @@ off_at(const pprof__vec *offs, size_t i)
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Validates RE2 syntax (what Go's regexp accepts) without compiling. Returns NULL or why. */
-static const char *
-re2_error(const char *s, size_t n)
-{
-    int depth = 0;
-    bool atom = false; /* something a repetition operator can apply to precedes */
-    bool rep = false;  /* the previous token was a repetition operator */
-    size_t i = 0;
-    while (i < n) {
-        char ch = s[i];
-        switch (ch) {
-        case '(':
-            depth++;
-            i++;
-            if (i < n && s[i] == '?') {
-                i++;
-                if (i < n && s[i] == 'P') {
-                    i++;
-                    if (i >= n || s[i] != '<')
-                        return "invalid named capture";
-                    while (i < n && s[i] != '>')
-                        i++;
-                    if (i >= n)
-                        return "invalid named capture";
-                    i++;
-                } else {
-                    while (i < n && strchr("imsU-", s[i]))
-                        i++;
-                    if (i >= n || (s[i] != ':' && s[i] != ')'))
-                        return "invalid or unsupported Perl syntax after (?";
-                    if (s[i] == ')') {
-                        depth--;
-                        i++;
-                        atom = rep = false;
-                        continue;
-                    }
-                    i++;
-                }
-            }
-            atom = rep = false;
-            continue;
-        case ')':
-            if (--depth < 0)
-                return "unexpected )";
-            atom = true;
-            rep = false;
-            i++;
-            continue;
-        case '|':
-            atom = rep = false;
-            i++;
-            continue;
-        case '*':
-        case '+':
-        case '?':
-            if (!atom || rep)
-                return rep ? "invalid nested repetition operator"
-                           : "missing argument to "
-                             "repetition operator";
-            i++;
-            if (i < n && s[i] == '?')
-                i++; /* non-greedy */
-            rep = true;
-            continue;
-        case '{': {
-            size_t j = i + 1, k;
-            unsigned long lo = 0, hi = 0;
-            bool ok = j < n && s[j] >= '0' && s[j] <= '9';
-            for (k = j; k < n && s[k] >= '0' && s[k] <= '9'; k++)
-                lo = lo * 10 + (unsigned long)(s[k] - '0');
-            hi = lo;
-            if (ok && k < n && s[k] == ',') {
-                k++;
-                if (k < n && s[k] >= '0' && s[k] <= '9') {
-                    hi = 0;
-                    for (; k < n && s[k] >= '0' && s[k] <= '9'; k++)
-                        hi = hi * 10 + (unsigned long)(s[k] - '0');
-                } else {
-                    hi = lo;
-                }
-            }
-            if (!ok || k >= n || s[k] != '}') {
-                atom = true; /* a literal brace */
-                rep = false;
-                i++;
-                continue;
-            }
-            if (!atom || rep)
-                return "missing argument to repetition operator";
-            if (lo > 1000 || hi > 1000 || hi < lo)
-                return "invalid repeat count";
-            i = k + 1;
-            if (i < n && s[i] == '?')
-                i++;
-            rep = true;
-            continue;
-        }
-        case '[': {
-            i++;
-            if (i < n && s[i] == '^')
-                i++;
-            if (i < n && s[i] == ']')
-                i++;
-            while (i < n && s[i] != ']') {
-                if (s[i] == '\\') {
-                    i += 2;
-                    continue;
-                }
-                if (s[i] == '[' && i + 1 < n && s[i + 1] == ':') {
-                    const char *e = NULL;
-                    for (size_t k = i + 2; k + 1 < n; k++)
-                        if (s[k] == ':' && s[k + 1] == ']') {
-                            e = s + k;
-                            break;
-                        }
-                    if (e) {
-                        i = (size_t)(e - s) + 2;
-                        continue;
-                    }
-                }
-                i++;
-            }
-            if (i >= n)
-                return "missing closing ]";
-            i++;
-            atom = true;
-            rep = false;
-            continue;
-        }
-        case '\\': {
-            if (i + 1 >= n)
-                return "trailing backslash at end of expression";
-            char e = s[i + 1];
-            i += 2;
-            if (e >= '1' && e <= '9')
-                return "backreferences are not supported";
-            if (e == 'Q') {
-                const char *q = NULL;
-                for (size_t k = i; k + 1 < n; k++)
-                    if (s[k] == '\\' && s[k + 1] == 'E') {
-                        q = s + k;
-                        break;
-                    }
-                i = q ? (size_t)(q - s) + 2 : n;
-            } else if (e == 'p' || e == 'P') {
-                if (i < n && s[i] == '{') {
-                    while (i < n && s[i] != '}')
-                        i++;
-                    if (i >= n)
-                        return "invalid character class range";
-                }
-                i++;
-            } else if (e == 'x') {
-                if (i < n && s[i] == '{') {
-                    while (i < n && s[i] != '}')
-                        i++;
-                    if (i >= n)
-                        return "invalid escape sequence";
-                    i++;
-                } else {
-                    i += 2;
-                    if (i > n)
-                        return "invalid escape sequence";
-                }
-            } else if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z')) {
-                if (!strchr("dDsSwWbBAzaftnrvpP0", e))
-                    return "invalid escape sequence";
-            }
-            atom = !(e == 'b' || e == 'B' || e == 'A' || e == 'z');
-            rep = false;
-            continue;
-        }
-        case '^':
-        case '$':
-            atom = false;
-            rep = false;
-            i++;
-            continue;
-        default:
-            atom = true;
-            rep = false;
-            i++;
-            continue;
-        }
-    }
-    if (depth > 0)
-        return "missing closing )";
-    return NULL;
-}
-
+/* The edit engine's gate (regex.c), so the checker and pprof-edit accept the same patterns. */
 const char *
 pprof__regex_error(const char *s, size_t n)
 {
-    return re2_error(s, n);
+    return pprof__re2_check(s, n, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- checker state */
@@ -1022,7 +834,7 @@ check_header(chk *k)
     for (int i = 0; i < 2; i++) {
         pprof_string re;
         const char *why;
-        if (fr[i] && str_of(k, fr[i], &re) && (why = re2_error(re.data, re.len)))
+        if (fr[i] && str_of(k, fr[i], &re) && (why = pprof__regex_error(re.data, re.len)))
             FIND(&k->c, PPROF_RULE_S14_FRAMES_REGEX, PPROF_NO_OFFSET,
                  P("%s", i ? "keep_frames" : "drop_frames"),
                  "\"%.*s\" is not a valid regular expression (%s); expected RE2 syntax",
