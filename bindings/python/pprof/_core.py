@@ -63,7 +63,9 @@ def fspath_bytes(path):
 def write_options(compress="gzip", level=0, threads=0):
     if compress not in _FORMATS:
         raise ValueError(f"compress must be 'gzip', 'zstd' or 'none', not {compress!r}")
-    w = _lib.WriteOptions(ctypes.sizeof(_lib.WriteOptions), _FORMATS[compress], int(level), int(threads), None, None)
+    w = _lib.WriteOptions()
+    lib.pprof_write_options_init(ctypes.byref(w))
+    w.format, w.level, w.threads = _FORMATS[compress], int(level), int(threads)
     return w
 
 

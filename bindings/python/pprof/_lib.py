@@ -39,10 +39,11 @@ BUILDER_RESET = 0x1
 BUILDER_FINISH_COMMIT_OPEN = 0x1
 
 
-# Structs a library *_init function fills end with _reserved: room for the fields a newer
-# library adds, so that its init never writes past them (it sets struct_size to its own size,
-# and the fields Python does not know keep their defaults). tests/struct-sizes.c checks every
-# other size against the headers.
+# Options structs are always filled by the library's own *_init function first, then Python
+# sets the fields it changes; they end with _reserved, room for the fields a newer library
+# adds, so that its init never writes past them (it sets struct_size to its own size, and the
+# fields Python does not know keep their defaults). tests/test_structs.py checks every size
+# against the headers (tests/struct-sizes.c) and every prototype's arity against them.
 
 
 class Error(Structure):
@@ -89,6 +90,7 @@ class WriteOptions(Structure):
         ("threads", c_uint),
         ("on_temporary", c_void_p),
         ("temporary_ctx", c_void_p),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -188,6 +190,7 @@ class MergeOptions(Structure):
         ("warn_ctx", c_void_p),
         ("allocator", Allocator),
         ("threads", c_uint),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -359,6 +362,7 @@ _PROTOTYPES = {
     "pprof_status_name": (c_char_p, [c_int]),
     "pprof_version_string": (c_char_p, []),
     "pprof_read_options_init": (None, [POINTER(ReadOptions)]),
+    "pprof_write_options_init": (None, [POINTER(WriteOptions)]),
     "pprof_profile_read_memory": (c_int, [c_void_p, c_size_t, POINTER(ReadOptions), POINTER(P), E]),
     "pprof_profile_read_file": (c_int, [c_char_p, POINTER(ReadOptions), POINTER(P), E]),
     "pprof_profile_free": (None, [P]),
@@ -380,6 +384,7 @@ _PROTOTYPES = {
     "pprof_profile_write_file": (c_int, [P, c_char_p, POINTER(WriteOptions), E]),
     "pprof_profile_print": (c_int, [P, c_int, POINTER(Buffer), E]),
     # merge.h
+    "pprof_merge_options_init": (None, [POINTER(MergeOptions)]),
     "pprof_merger_new": (c_int, [POINTER(MergeOptions), POINTER(P), E]),
     "pprof_merger_free": (None, [P]),
     "pprof_merger_add": (c_int, [P, P, c_char_p, E]),

@@ -49,3 +49,24 @@ def test_sizes_match_headers():
     assert set(mirrors) == set(sizes)
     wrong = {n: (sizes[n], py_size(t)) for n, t in mirrors.items() if py_size(t) != sizes[n]}
     assert not wrong, f"C size vs ctypes size: {wrong}"
+
+
+def test_prototypes_match_headers(src):
+    """Every function the binding declares exists in the headers with as many parameters."""
+    import glob
+    import re
+
+    text = "".join(open(f).read() for f in glob.glob(str(src / "libpprof" / "include" / "pprof" / "*.h")))
+    decls = {}
+    for m in re.finditer(r"PPROF_API\s+([^;(]*?)\b(pprof_\w+)\s*\(([^;]*?)\)\s*;", text, re.S):
+        params = " ".join(m.group(3).split())
+        decls[m.group(2)] = 0 if params in ("void", "") else params.count(",") + 1
+    protos = {name: len(args) for name, (_, args) in L._PROTOTYPES.items()}
+    if "pprof_edit" in decls:
+        importlib.import_module("pprof.edit")
+        for name in ("pprof_edit_options_init", "pprof_edit", "pprof_edit_write_file", "pprof_edit_write_memory"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
+    missing = sorted(set(protos) - set(decls))
+    assert not missing, f"not in the headers: {missing}"
+    wrong = {n: (decls[n], k) for n, k in protos.items() if decls[n] != k}
+    assert not wrong, f"parameters in C vs in ctypes: {wrong}"
