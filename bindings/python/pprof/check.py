@@ -82,7 +82,8 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
     a rule is named by its id, a prefix such as "S7", or "all"; enable applies after disable.
     With several files (and cross_file) one address must expand to the same inline frames in
     every file. An input that does not decode is a finding of its read rule (W1-W8, R1, R2);
-    one that cannot be read at all raises PprofError."""
+    one that cannot be read at all raises PprofError. Findings of every severity are returned
+    (pprof-check --min-severity=note); filter on Finding.severity."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     paths = list(paths)
