@@ -1,7 +1,6 @@
-/* Headed memory blocks, big ones as huge-page mappings of their own: the pieces shared by the
- * library's default allocator (arena.c) and the tools' (tools/blocks.c). Every block carries a
- * header saying how it was obtained, so that free and realloc need nothing else. Includers
- * define _GNU_SOURCE (mremap). */
+/* Headed memory blocks, big ones as huge-page mappings of their own: the library's default
+ * allocator (arena.c). Every block carries a header saying how it was obtained, so that free and
+ * realloc need nothing else. Includers define _GNU_SOURCE (mremap). */
 #ifndef PPROF_BLK_PRIVATE_H
 #define PPROF_BLK_PRIVATE_H
 

@@ -25,7 +25,7 @@ loc_at(const pprof__ed *e, size_t i)
 static const pprof_line *
 loc_lines(const pprof__ed *e, const pprof__location *l)
 {
-    return (const pprof_line *)e->w->lines.data + l->line_off;
+    return ed_ptr(e->w->lines.data, sizeof(pprof_line), l->line_off);
 }
 
 /* Go's Line.Function name or file name matches (Location.matchesName, per line). */
@@ -87,7 +87,7 @@ keep_lines(pprof__ed *e, size_t li, const uint8_t *keep)
         return false;
     }
     l = loc_at(e, li); /* the location table may not move, but the lines did */
-    pprof_line *dst = (pprof_line *)e->w->lines.data + e->w->lines.len;
+    pprof_line *dst = ed_ptr(e->w->lines.data, sizeof(pprof_line), e->w->lines.len);
     const pprof_line *src = loc_lines(e, l);
     uint32_t k = 0;
     for (uint32_t j = 0; j < l->n_line; j++)
@@ -109,7 +109,9 @@ ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n)
                              "the edited stacks exceed 2^32 location ids");
         return false;
     }
-    memcpy((uint64_t *)e->w->stack.data + e->w->stack.len, ids, n * sizeof(uint64_t));
+    if (n)
+        memcpy(ed_ptr(e->w->stack.data, sizeof(uint64_t), e->w->stack.len), ids,
+               n * sizeof(uint64_t));
     s->loc_off = (uint32_t)e->w->stack.len;
     s->n_loc = (uint32_t)n;
     e->w->stack.len += n;
@@ -336,7 +338,7 @@ simplified_matches(pprof__ed *e, ed_rx *r, uint8_t *memo, int64_t i)
     if (!(memo[i] & 1)) {
         pprof_string s = ed_str(e, i);
         size_t skip, n = simplified_len(s.data, s.len, &skip);
-        memo[i] |= (uint8_t)(1 | (ed_rx_bytes(e, r, s.data + skip, n) ? 2 : 0));
+        memo[i] |= (uint8_t)(1 | (ed_rx_bytes(e, r, ed_ptr(s.data, 1, skip), n) ? 2 : 0));
     }
     return memo[i] & 2;
 }
@@ -354,7 +356,7 @@ prune_line(pprof__ed *e, ed_rx *drop, ed_rx *keep, uint8_t *memo, const pprof_li
     if (keep && !(memo[f->name] & 4)) {
         pprof_string s = ed_str(e, f->name);
         size_t skip, n = simplified_len(s.data, s.len, &skip);
-        memo[f->name] |= (uint8_t)(4 | (ed_rx_bytes(e, keep, s.data + skip, n) ? 8 : 0));
+        memo[f->name] |= (uint8_t)(4 | (ed_rx_bytes(e, keep, ed_ptr(s.data, 1, skip), n) ? 8 : 0));
     }
     return !keep || !(memo[f->name] & 8);
 }

@@ -81,6 +81,13 @@ bool ed_rx_bytes(pprof__ed *e, ed_rx *r, const char *s, size_t n);
 
 void ed_warn(pprof__ed *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* base + off elements, without the undefined NULL + 0 of an empty table. */
+static inline void *
+ed_ptr(const void *base, size_t elem, size_t off)
+{
+    return base ? (void *)((const char *)base + elem * off) : NULL;
+}
+
 static inline pprof__sample *
 ed_samples(const pprof__ed *e)
 {
@@ -89,7 +96,7 @@ ed_samples(const pprof__ed *e)
 static inline const uint64_t *
 ed_stack(const pprof__ed *e, const pprof__sample *s)
 {
-    return (const uint64_t *)e->w->stack.data + s->loc_off;
+    return ed_ptr(e->w->stack.data, sizeof(uint64_t), s->loc_off);
 }
 
 /* Points sample s at a copy of ids (n entries) appended to w's own stack; ids must not point

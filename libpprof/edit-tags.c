@@ -78,7 +78,7 @@ is_num_label(const pprof_label *l)
 static const pprof_label *
 labels_of(const pprof__ed *e, const pprof__sample *s)
 {
-    return (const pprof_label *)e->w->labels.data + s->lab_off;
+    return ed_ptr(e->w->labels.data, sizeof(pprof_label), s->lab_off);
 }
 
 bool
@@ -91,7 +91,8 @@ ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n)
                              "the edited labels exceed 2^32");
         return false;
     }
-    memcpy((pprof_label *)e->w->labels.data + e->w->labels.len, l, n * sizeof(*l));
+    if (n)
+        memcpy(ed_ptr(e->w->labels.data, sizeof(pprof_label), e->w->labels.len), l, n * sizeof(*l));
     s->lab_off = (uint32_t)e->w->labels.len;
     s->n_lab = (uint32_t)n;
     e->w->labels.len += n;
@@ -677,7 +678,8 @@ ed_tag_roots(pprof__ed *e)
     for (size_t i = 0; buf && !e->st && i < e->w->samples.len; i++) {
         pprof__sample *s = &ed_samples(e)[i];
         size_t n = label_frames(e, &t, s, &leaves, canon, &txt, buf, &leafm);
-        memcpy(buf + n, ed_stack(e, s), s->n_loc * sizeof(uint64_t));
+        if (s->n_loc)
+            memcpy(buf + n, ed_stack(e, s), s->n_loc * sizeof(uint64_t));
         n += s->n_loc;
         n += label_frames(e, &t, s, &roots, canon, &txt, buf + n, &rootm);
         if (!e->st)

@@ -18,7 +18,7 @@ str_eq(const pprof__ed *e, int64_t i, const char *s)
 static const int64_t *
 values_of(const pprof__ed *e, const pprof__sample *s)
 {
-    return (const int64_t *)e->w->values.data + s->val_off;
+    return ed_ptr(e->w->values.data, sizeof(int64_t), s->val_off);
 }
 
 /* Replaces w's values with a fresh table of k per sample, filled by the caller through *out;
@@ -170,7 +170,7 @@ ed_labels(pprof__ed *e)
         memo[i] = INT64_MIN;
     for (size_t i = 0; tmp && !e->st && i < e->w->samples.len; i++) {
         pprof__sample *s = &ed_samples(e)[i];
-        const pprof_label *l = (const pprof_label *)e->w->labels.data + s->lab_off;
+        const pprof_label *l = ed_ptr(e->w->labels.data, sizeof(pprof_label), s->lab_off);
         size_t k = 0;
         bool changed = nset > 0;
         for (uint32_t j = 0; j < s->n_lab; j++) {

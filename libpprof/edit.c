@@ -283,13 +283,13 @@ check_input(pprof__ed *e)
             pprof__path(path, "sample[%zu].value", i);
             return invalid(e, "CV2-value-count", path, "value count differs from sample types");
         }
-        const uint64_t *st = (const uint64_t *)p->stack.data + s->loc_off;
+        const uint64_t *st = ed_ptr(p->stack.data, sizeof(uint64_t), s->loc_off);
         for (uint32_t j = 0; j < s->n_loc; j++)
             if (pprof__idmap_find(&p->loc_idx, st[j]) == PPROF_NONE) {
                 pprof__path(path, "sample[%zu].location_id[%u]", i, j);
                 return invalid(e, "CV3-sample-location", path, "location id does not resolve");
             }
-        const pprof_label *lb = (const pprof_label *)p->labels.data + s->lab_off;
+        const pprof_label *lb = ed_ptr(p->labels.data, sizeof(pprof_label), s->lab_off);
         for (uint32_t j = 0; j < s->n_lab; j++)
             if (!str_ok(p, lb[j].key) || !str_ok(p, lb[j].str) || !str_ok(p, lb[j].num_unit)) {
                 pprof__path(path, "sample[%zu].label[%u]", i, j);

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check-private.h"
 #include "regex-private.h"
+#include "utf8-private.h"
 
 /* Per-call work caps: far above what any real name needs, low enough that a hostile pattern
  * costs milliseconds, not minutes. */

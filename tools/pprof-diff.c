@@ -25,6 +25,7 @@ static const char usage[] =
     "                        subject's base value), pp (points of BASE's total) or nothing\n"
     "                        (the sample unit). Example: --fail-if 'cum:main\\.handler>+2pp'\n"
     "  -q, --quiet           no report, only the gate's findings\n"
+    "  --force               write the diff profile to a terminal all the same\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -37,7 +38,7 @@ typedef struct diff_opts {
     const char *out;
     const char *rules[MAX_RULES];
     size_t n_rules, node_count;
-    bool quiet;
+    bool quiet, force;
     pprof_print_format fmt;
     pprof_diff_options d;
 } diff_opts;
@@ -65,6 +66,8 @@ parse_args(int argc, char **argv, diff_opts *o)
             o->d.normalize = true;
         } else if (tool_opt_is(opt, "-q", "--quiet")) {
             o->quiet = true;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            o->force = true;
         } else if (!(v = tool_args_value(&a, prog))) {
             return TOOL_EXIT_USAGE;
         } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -93,7 +96,7 @@ parse_args(int argc, char **argv, diff_opts *o)
     }
     if (n_in != 2)
         return tool_usage_error(prog, "two input files are needed: BASE NEW");
-    return TOOL_EXIT_OK;
+    return o->out ? tool_refuse_binary_tty(prog, o->out, o->force) : TOOL_EXIT_OK;
 }
 
 /* Runs the gate: prints each firing on stderr; returns the number of rules that fired, or -1
@@ -145,6 +148,13 @@ run(int argc, char **argv)
     pprof_diff *diff = NULL;
     pprof_buffer b = {0};
     const char *where = o.in[0];
+    /* the diff profile's format follows its name, as for every tool that writes one */
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    tool_output_init(&w);
+    if (o.out) {
+        w.format = tool_format_from_name(o.out);
+        tool_note_format(prog, w.format, o.quiet);
+    }
     for (int i = 0; i < 2 && !st; i++) {
         where = o.in[i];
         st = pprof_profile_read_file(o.in[i], NULL, &p[i], &err);
@@ -153,7 +163,7 @@ run(int argc, char **argv)
         where = strcmp(o.out, "-") ? o.out : "<stdout>";
         st = pprof_diff_profile(p[0], p[1], &o.d, &dp, &err);
         if (!st)
-            st = pprof_profile_write_file(dp, o.out, NULL, &err);
+            st = pprof_profile_write_file(dp, o.out, &w, &err);
     }
     bool report = !o.quiet && !(o.out && !strcmp(o.out, "-"));
     if (!st && (report || o.n_rules)) {
@@ -187,5 +197,5 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-diff", run(argc, argv));
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "edit.h"
@@ -16,9 +17,11 @@ static const char usage[] =
     "(-focus=RX, --show_from, --tagfocus, --noinlines, ...) are accepted too.\n"
     "\n"
     "  -o, --output FILE       output path ('-' = stdout, the default); written atomically\n"
-    "  --compress=FORMAT       gzip (default), zstd or none\n"
+    "  --compress=FORMAT       gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
+    "                          .pb none, else gzip)\n"
     "  --level N               compression level (gzip 1-12, zstd 1-19)\n"
     "  -v, --verbose           say what each operation kept and dropped\n"
+    "  --force                 write to a terminal all the same\n"
     "Frames (Go regexps on function names, file names and mapping files):\n"
     "  --focus RX              keep samples with a matching frame\n"
     "  --ignore RX             drop samples with a matching frame\n"
@@ -58,7 +61,7 @@ static const char *prog = "pprof-edit";
 
 typedef struct edit_cli {
     const char *in, *out, *normalize, *redact_keyfile;
-    bool verbose;
+    bool verbose, compress_given, force;
     pprof_write_options w;
     pprof_edit_options e;
     /* lists, each with room for argc entries */
@@ -207,6 +210,10 @@ parse_option(edit_cli *c, tool_args *a, const char *opt, size_t max)
         c->verbose = true;
         return TOOL_EXIT_OK;
     }
+    if (tool_opt_is(opt, NULL, "--force")) {
+        c->force = true;
+        return TOOL_EXIT_OK;
+    }
     if (!(v = tool_args_value(a, prog)))
         return TOOL_EXIT_USAGE;
     if (tool_opt_is(opt, "-o", "--output")) {
@@ -214,6 +221,7 @@ parse_option(edit_cli *c, tool_args *a, const char *opt, size_t max)
     } else if (tool_opt_is(opt, NULL, "--compress")) {
         if (!tool_parse_format(v, &c->w.format))
             return tool_usage_error(prog, "unknown compression '%s' (gzip, zstd, none)", v);
+        c->compress_given = true;
     } else if (tool_opt_is(opt, NULL, "--level")) {
         unsigned long long n;
         if (!tool_parse_u64(v, &n) || n < 1 || n > 22)
@@ -359,6 +367,10 @@ run_edit(edit_cli *c)
         return tool_exit_for(st);
     }
     c->e.normalize_base = base;
+    /* all cores, as pprof-merge does by default: the merger's own thread, parallel sorting and
+     * gzip members; the bytes never depend on it */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->e.threads = c->w.threads = cores > 1 ? (unsigned)(cores > 64 ? 64 : cores) : 1;
     st = pprof_edit_write_file(p, &c->e, c->out, &c->w, &err);
     if (st)
         tool_print_error(stderr, prog,
@@ -425,6 +437,13 @@ run(int argc, char **argv, edit_cli *c)
         return tool_usage_error(prog, "--redact needs --redact-key KEYFILE");
     if (c->e.keep_frames && !c->e.drop_frames)
         return tool_usage_error(prog, "--keep-frames needs --drop-frames");
+    int rc = tool_refuse_binary_tty(prog, c->out, c->force);
+    if (rc)
+        return rc;
+    tool_output_init(&c->w);
+    if (!c->compress_given)
+        c->w.format = tool_format_from_name(c->out);
+    tool_note_format(prog, c->w.format, false);
     c->e.remove_uninteresting = go_operations(&c->e);
     c->e.warn = warn;
     if (c->verbose)
@@ -447,5 +466,5 @@ main(int argc, char **argv)
     free(c.set);
     free(c.rename);
     free(c.scale);
-    return rc;
+    return tool_finish(prog, rc);
 }

@@ -17,7 +17,9 @@ static const char usage[] =
     "  --granularity G       functions (default), filefunctions, files, lines, addresses\n"
     "  --nodefraction F      drop nodes whose cum is below F of the total (default 0.005)\n"
     "  --format=FMT          text (default, Go's layout) or json (raw integers)\n"
-    "  -o, --output FILE     output path ('-' = stdout, the default)\n"
+    "  -o, --output FILE     output path ('-' = stdout, the default); refused when it is\n"
+    "                        the input, unless --force\n"
+    "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -39,6 +41,7 @@ run(int argc, char **argv)
     const char *prog = "pprof-top", *in = NULL, *out = "-";
     pprof_report_options ro = PPROF_REPORT_OPTIONS_INIT;
     pprof_print_format fmt = PPROF_PRINT_TEXT;
+    bool force = false;
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand, *v;
@@ -55,6 +58,8 @@ run(int argc, char **argv)
             return TOOL_EXIT_OK;
         } else if (tool_opt_is(opt, NULL, "--cum")) {
             ro.cum_sort = true;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            force = true;
         } else if (!(v = tool_args_value(&a, prog))) {
             return TOOL_EXIT_USAGE;
         } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -83,6 +88,13 @@ run(int argc, char **argv)
     }
     if (!in)
         return tool_usage_error(prog, "no input file");
+    if (!force && tool_same_file(in, out))
+        return tool_usage_error(prog,
+                                "%s is the input: the listing would replace the profile (--force "
+                                "to do it anyway)",
+                                out);
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    tool_output_init(&w);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_report *r = NULL;
@@ -95,7 +107,7 @@ run(int argc, char **argv)
         st = pprof_report_print(r, fmt, &b, &err);
     if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
-        st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
+        st = pprof_write_bytes_file(out, b.data, b.len, &w, &err);
     }
     if (st)
         tool_print_error(stderr, prog, where, &err);
@@ -108,5 +120,5 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-top", run(argc, argv));
 }

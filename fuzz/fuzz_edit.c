@@ -1,0 +1,244 @@
+/* The edit engine (pprof/edit.h): operations decoded from the input, applied to the profile
+ * that follows them. An input is "OPS\nPPROFEDIT\nPROFILE": OPS are lines "name=value" (see
+ * set_op); without the separator the whole input is the profile and the operations are chosen
+ * from a fixed table by a hash of the input, hostile patterns included. Oracles: a failure
+ * has a code and a message (and names the option when it is PPROF_E_ARG); a success reads back
+ * and re-encodes to the same bytes, is the same from pprof_edit and from the streamed writer and
+ * with 1 or 2 threads, is left as it is by a second, empty edit (compaction is idempotent), and
+ * the input profile is unchanged. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "edit.h"
+#include "fuzz.h"
+
+#define SEP "\nPPROFEDIT\n"
+#define MAX_LIST 8
+
+typedef struct ops {
+    pprof_edit_options o;
+    const char *types[MAX_LIST], *remove[MAX_LIST], *redact_labels[MAX_LIST];
+    pprof_edit_label set[MAX_LIST];
+    pprof_edit_rename rename[MAX_LIST];
+    pprof_edit_scale scale[MAX_LIST];
+} ops;
+
+static void
+ops_init(ops *p)
+{
+    memset(p, 0, sizeof(*p));
+    pprof_edit_options_init(&p->o);
+    p->o.sample_types = p->types;
+    p->o.remove_labels = p->remove;
+    p->o.redact_labels = p->redact_labels;
+    p->o.set_labels = p->set;
+    p->o.rename_labels = p->rename;
+    p->o.scale = p->scale;
+    p->o.redact_key = "fuzz-key";
+    p->o.redact_key_len = 8;
+}
+
+/* Splits v at the first c; the part after it, or NULL. */
+static char *
+cut(char *v, char c)
+{
+    char *p = strchr(v, c);
+    if (!p)
+        return NULL;
+    *p = 0;
+    return p + 1;
+}
+
+/* One "name=value" line; v stays alive for the run (it points into the op text copy). */
+static void
+set_op(ops *p, const char *name, char *v)
+{
+    pprof_edit_options *o = &p->o;
+    struct {
+        const char *n;
+        const char **slot;
+    } str[] = {{"focus", &o->focus},         {"ignore", &o->ignore},
+               {"hide", &o->hide},           {"show", &o->show},
+               {"show_from", &o->show_from}, {"prune_from", &o->prune_from},
+               {"drop", &o->drop_frames},    {"keep", &o->keep_frames},
+               {"tagfocus", &o->tag_focus},  {"tagignore", &o->tag_ignore},
+               {"tagshow", &o->tag_show},    {"taghide", &o->tag_hide},
+               {"tagroot", &o->tag_root},    {"tagleaf", &o->tag_leaf},
+               {"unit", &o->tag_unit}};
+    for (size_t i = 0; i < sizeof(str) / sizeof(str[0]); i++)
+        if (!strcmp(name, str[i].n)) {
+            *str[i].slot = v;
+            return;
+        }
+    char *w;
+    if (!strcmp(name, "type") && o->n_sample_types < MAX_LIST)
+        p->types[o->n_sample_types++] = v;
+    else if (!strcmp(name, "rm") && o->n_remove_labels < MAX_LIST)
+        p->remove[o->n_remove_labels++] = v;
+    else if (!strcmp(name, "set") && o->n_set_labels < MAX_LIST && (w = cut(v, ':')))
+        p->set[o->n_set_labels++] = (pprof_edit_label){v, w};
+    else if (!strcmp(name, "rename") && o->n_rename_labels < MAX_LIST && (w = cut(v, ':')))
+        p->rename[o->n_rename_labels++] = (pprof_edit_rename){v, w};
+    else if (!strcmp(name, "scale") && o->n_scale < MAX_LIST) {
+        w = cut(v, ':');
+        p->scale[o->n_scale++] = (pprof_edit_scale){w ? v : NULL, strtod(w ? w : v, NULL)};
+    } else if (!strcmp(name, "gran"))
+        o->granularity = (pprof_granularity)(strtoul(v, NULL, 10) % 7);
+    else if (!strcmp(name, "noinl"))
+        o->no_inlines = true;
+    else if (!strcmp(name, "prune"))
+        o->remove_uninteresting = true;
+    else if (!strcmp(name, "depth"))
+        o->max_depth = (uint32_t)strtoul(v, NULL, 10) % 64;
+    else if (!strcmp(name, "frac"))
+        o->min_fraction = strtod(v, NULL);
+    else if (!strcmp(name, "redact"))
+        o->redact = (unsigned)strtoul(v, NULL, 10) % 9;
+    else if (!strcmp(name, "redactlabel") && o->n_redact_labels < MAX_LIST)
+        p->redact_labels[o->n_redact_labels++] = v;
+}
+
+static void
+parse_ops(ops *p, char *text)
+{
+    for (char *line = text; line;) {
+        char *next = cut(line, '\n');
+        char *v = cut(line, '=');
+        if (v)
+            set_op(p, line, v);
+        line = next;
+    }
+}
+
+/* Without an op text: a few operations picked by the input's hash. */
+static void
+pick_ops(ops *p, uint64_t h)
+{
+    static const char *rx[] = {"main",    "runtime\\.", "^$",
+                               ".",       "(a*)*b",     "[[:alpha:]]+\\(",
+                               "a(?=b)",  "\\pL{2,3}",  "(?i)GC|mallocgc",
+                               "x{1001}", "(a|aa)*$",   "\\Q(\\E"};
+    static const char *tags[] = {"64kb:1mb", "1:", ":0",          "thread_id=1", "bytes=8b",
+                                 "a,b",      "=x", "tenant=acme", "1s:2h",       "5ms"};
+    static const char *keys[] = {"thread_id", "bytes,tenant", "", ",", "pid"};
+    char *names[] = {"focus", "ignore", "hide", "show", "show_from", "prune_from", "drop"};
+    for (int i = 0; i < 3; i++, h >>= 9)
+        set_op(p, names[h % 7], (char *)rx[(h >> 3) % 12]);
+    if (h & 1)
+        p->o.tag_focus = tags[(h >> 1) % 10];
+    if (h & 32)
+        p->o.tag_ignore = tags[(h >> 6) % 10];
+    if (h & 1024)
+        p->o.tag_root = keys[(h >> 11) % 5];
+    p->o.granularity = (pprof_granularity)((h >> 14) % 6);
+    p->o.no_inlines = (h >> 17) & 1;
+    p->o.max_depth = (uint32_t)((h >> 18) % 5);
+    p->o.remove_uninteresting = (h >> 21) & 1;
+    if ((h >> 22) & 1) {
+        p->scale[0] = (pprof_edit_scale){NULL, ((h >> 23) % 7) * 0.37};
+        p->o.n_scale = 1;
+    }
+}
+
+static void
+encode(const pprof_profile *p, pprof_buffer *b)
+{
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_error err;
+    FUZZ_CHECK(pprof_profile_write_memory(p, &raw, b, &err) == PPROF_OK, "%s", err.message);
+}
+
+/* The input may not encode (a string index out of range that no operation reads): then its
+ * bytes cannot be compared, and an empty buffer stands for them. */
+static void
+encode_input(const pprof_profile *p, pprof_buffer *b)
+{
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    if (pprof_profile_write_memory(p, &raw, b, NULL) != PPROF_OK)
+        b->len = 0;
+}
+
+static bool
+same(const pprof_buffer *a, const pprof_buffer *b)
+{
+    return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+}
+
+static void
+check_edit(const pprof_profile *in, ops *p)
+{
+    pprof_buffer before = {0}, after = {0}, out = {0}, streamed = {0}, again = {0};
+    pprof_error err;
+    encode_input(in, &before);
+    pprof_profile *q = NULL;
+    pprof_status st = pprof_edit(in, &p->o, &q, &err);
+    if (st) {
+        FUZZ_CHECK(q == NULL && err.code == st && err.message[0], "failure without a message");
+        FUZZ_CHECK(st != PPROF_E_ARG || strchr(err.message, ':') || strstr(err.message, "needs"),
+                   "an option error names the option: %s", err.message);
+        encode_input(in, &after);
+        FUZZ_CHECK(same(&before, &after), "a failed edit changed the input");
+        goto done;
+    }
+    encode(q, &out);
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    p->o.threads = 2;
+    FUZZ_CHECK(pprof_edit_write_memory(in, &p->o, &raw, &streamed, &err) == PPROF_OK, "%s",
+               err.message);
+    FUZZ_CHECK(same(&out, &streamed), "the streamed edit differs (or 2 threads do)");
+    pprof_profile *r = NULL, *r2 = NULL;
+    pprof_read_options ro = fuzz_read_options();
+    ro.max_input_bytes = ro.max_decompressed_bytes = UINT64_MAX >> 2;
+    FUZZ_CHECK(pprof_profile_read_memory(out.data, out.len, &ro, &r, &err) == PPROF_OK,
+               "the output does not read back: %s", err.message);
+    pprof_edit_options none;
+    pprof_edit_options_init(&none);
+    FUZZ_CHECK(pprof_edit(r, &none, &r2, &err) == PPROF_OK, "%s", err.message);
+    encode(r2, &again);
+    FUZZ_CHECK(same(&out, &again), "compacting the output again changed it");
+    pprof_profile_free(r);
+    pprof_profile_free(r2);
+    encode_input(in, &after);
+    FUZZ_CHECK(same(&before, &after), "the edit changed its input");
+done:
+    pprof_profile_free(q);
+    pprof_buffer_free(&before);
+    pprof_buffer_free(&after);
+    pprof_buffer_free(&out);
+    pprof_buffer_free(&streamed);
+    pprof_buffer_free(&again);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *prof = data, *sep = NULL;
+    size_t n = sizeof(SEP) - 1;
+    for (size_t i = 0; i + n <= size && !sep; i++)
+        if (!memcmp(data + i, SEP, n))
+            sep = data + i;
+    ops p;
+    ops_init(&p);
+    char *text = NULL;
+    if (sep) {
+        size_t tn = (size_t)(sep - data);
+        text = malloc(tn + 1);
+        FUZZ_CHECK(text != NULL, "out of memory");
+        memcpy(text, data, tn);
+        text[tn] = 0;
+        parse_ops(&p, text);
+        prof = sep + n;
+    } else {
+        pick_ops(&p, fuzz_hash(data, size));
+    }
+    pprof_read_options ro = fuzz_read_options();
+    pprof_profile *in = NULL;
+    if (pprof_profile_read_memory(prof, size - (size_t)(prof - data), &ro, &in, NULL) == PPROF_OK)
+        check_edit(in, &p);
+    pprof_profile_free(in);
+    free(text);
+    return 0;
+}
