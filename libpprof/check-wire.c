@@ -3,77 +3,12 @@
 #include <stdio.h>
 
 #include "check-private.h"
+#include "schema-private.h"
 #include "wire-private.h"
 
 /* ---------------------------------------------------------------- wire scan */
 
-enum { F_UNKNOWN = 0, F_ONE, F_MANY, F_MSG_ONE, F_MSG_MANY };
-
-typedef struct schema {
-    const char *name;
-    uint8_t n;
-    const uint8_t *kind;
-    const char *const *field;
-    const struct schema *const *sub; /* by field number, for F_MSG_* */
-} schema;
-
-static const uint8_t K_VT[] = {0, F_ONE, F_ONE};
-static const char *const N_VT[] = {"", "type", "unit"};
-static const schema S_VT = {"value_type", 3, K_VT, N_VT, NULL};
-static const uint8_t K_LABEL[] = {0, F_ONE, F_ONE, F_ONE, F_ONE};
-static const char *const N_LABEL[] = {"", "key", "str", "num", "num_unit"};
-static const schema S_LABEL = {"label", 5, K_LABEL, N_LABEL, NULL};
-static const uint8_t K_SAMPLE[] = {0, F_MANY, F_MANY, F_MSG_MANY};
-static const char *const N_SAMPLE[] = {"", "location_id", "value", "label"};
-static const schema *const SUB_SAMPLE[] = {NULL, NULL, NULL, &S_LABEL};
-static const schema S_SAMPLE = {"sample", 4, K_SAMPLE, N_SAMPLE, SUB_SAMPLE};
-static const uint8_t K_MAPPING[] = {0,     F_ONE, F_ONE, F_ONE, F_ONE, F_ONE,
-                                    F_ONE, F_ONE, F_ONE, F_ONE, F_ONE};
-static const char *const N_MAPPING[] = {"",
-                                        "id",
-                                        "memory_start",
-                                        "memory_limit",
-                                        "file_offset",
-                                        "filename",
-                                        "build_id",
-                                        "has_functions",
-                                        "has_filenames",
-                                        "has_line_numbers",
-                                        "has_inline_frames"};
-static const schema S_MAPPING = {"mapping", 11, K_MAPPING, N_MAPPING, NULL};
-static const uint8_t K_LINE[] = {0, F_ONE, F_ONE, F_ONE};
-static const char *const N_LINE[] = {"", "function_id", "line", "column"};
-static const schema S_LINE = {"line", 4, K_LINE, N_LINE, NULL};
-static const uint8_t K_LOCATION[] = {0, F_ONE, F_ONE, F_ONE, F_MSG_MANY, F_ONE};
-static const char *const N_LOCATION[] = {"", "id", "mapping_id", "address", "line", "is_folded"};
-static const schema *const SUB_LOCATION[] = {NULL, NULL, NULL, NULL, &S_LINE, NULL};
-static const schema S_LOCATION = {"location", 6, K_LOCATION, N_LOCATION, SUB_LOCATION};
-static const uint8_t K_FUNCTION[] = {0, F_ONE, F_ONE, F_ONE, F_ONE, F_ONE};
-static const char *const N_FUNCTION[] = {"", "id", "name", "system_name", "filename", "start_line"};
-static const schema S_FUNCTION = {"function", 6, K_FUNCTION, N_FUNCTION, NULL};
-static const uint8_t K_PROFILE[] = {
-    0,     F_MSG_MANY, F_MSG_MANY, F_MSG_MANY, F_MSG_MANY, F_MSG_MANY, F_MANY, F_ONE,
-    F_ONE, F_ONE,      F_ONE,      F_MSG_ONE,  F_ONE,      F_MANY,     F_ONE,  F_ONE};
-static const char *const N_PROFILE[] = {"",
-                                        "sample_type",
-                                        "sample",
-                                        "mapping",
-                                        "location",
-                                        "function",
-                                        "string_table",
-                                        "drop_frames",
-                                        "keep_frames",
-                                        "time_nanos",
-                                        "duration_nanos",
-                                        "period_type",
-                                        "period",
-                                        "comment",
-                                        "default_sample_type",
-                                        "doc_url"};
-static const schema *const SUB_PROFILE[] = {NULL,        &S_VT,       &S_SAMPLE, &S_MAPPING,
-                                            &S_LOCATION, &S_FUNCTION, NULL,      NULL,
-                                            NULL,        NULL,        NULL,      &S_VT};
-static const schema S_PROFILE = {"", 16, K_PROFILE, N_PROFILE, SUB_PROFILE};
+_Static_assert(PPROF__F_profile_doc_url < 16, "scan_msg counts fields in 16 slots");
 
 typedef struct wscan {
     chk *k;
@@ -106,14 +41,14 @@ spath_fmt(const spath *sp, char *out, size_t cap)
  * varint seen once. True when the message has nothing to report; anything else goes to the
  * full scan, which finds and words the problem. */
 static inline bool
-leaf_clean(const schema *sc, const uint8_t *p, const uint8_t *end)
+leaf_clean(const pprof__schema *sc, const uint8_t *p, const uint8_t *end)
 {
     uint32_t seen = 0;
     while (p < end) {
         uint8_t tag = *p++;
         uint32_t field = tag >> 3;
         if (tag >= 0x80 || (tag & 7) != 0 || field == 0 || field >= sc->n ||
-            sc->kind[field] != F_ONE || (seen & (1u << field)))
+            sc->kind[field] != PPROF__K_ONE || (seen & (1u << field)))
             return false;
         seen |= 1u << field;
         int k = 0; /* continuation bytes; the 10th byte may hold bit 63 only */
@@ -137,20 +72,20 @@ sample_clean(const uint8_t *p, const uint8_t *end)
         uint8_t tag = *p++;
         uint64_t n;
         switch (tag) {
-        case 0x08: /* location_id, value: unpacked varints */
-        case 0x10:
+        case PPROF__TAG(PPROF__F_sample_location_id, PPROF_WT_VARINT): /* unpacked */
+        case PPROF__TAG(PPROF__F_sample_value, PPROF_WT_VARINT):
             if (!pprof__varint(&p, end, &n))
                 return false;
             break;
-        case 0x0a: /* packed location_id, value */
-        case 0x12:
+        case PPROF__TAG(PPROF__F_sample_location_id, PPROF_WT_LEN): /* packed */
+        case PPROF__TAG(PPROF__F_sample_value, PPROF_WT_LEN):
             if (!pprof__varint(&p, end, &n) || n > (uint64_t)(end - p))
                 return false;
             p += n;
             break;
-        case 0x1a:
+        case PPROF__TAG(PPROF__F_sample_label, PPROF_WT_LEN):
             if (!pprof__varint(&p, end, &n) || n > (uint64_t)(end - p) ||
-                !leaf_clean(&S_LABEL, p, p + n))
+                !leaf_clean(&pprof__schema_label, p, p + n))
                 return false;
             p += n;
             break;
@@ -163,10 +98,10 @@ sample_clean(const uint8_t *p, const uint8_t *end)
 /* Decoding already succeeded, so the framing is known to be sound; the checks only guard
  * against surprises. */
 static void
-scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const spath *at)
+scan_msg(wscan *w, const pprof__schema *sc, const uint8_t *p, const uint8_t *end, const spath *at)
 {
     uint32_t seen = 0;
-    size_t counts[16];
+    size_t counts[16]; /* by field number; profile.proto's largest is 15 */
     bool time_nonzero = false;
     if (sc->sub)
         memset(counts, 0, sizeof(counts)); /* leaf messages (labels, lines) are the many */
@@ -201,8 +136,8 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
             break;
         default: return;
         }
-        uint8_t kind = field < sc->n ? sc->kind[field] : F_UNKNOWN;
-        if (kind == F_UNKNOWN) {
+        uint8_t kind = field < sc->n ? sc->kind[field] : PPROF__K_UNKNOWN;
+        if (kind == PPROF__K_UNKNOWN) {
             if (pprof__ck_take(&w->k->c, PPROF_RULE_S18_UNKNOWN_FIELD)) {
                 char path[160];
                 size_t n = spath_fmt(at, path, sizeof(path));
@@ -212,14 +147,14 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
                               path,
                               "field number %u (wire type %u) is not defined in %s; expected "
                               "only fields of profile.proto (readers skip it and writers drop it)",
-                              field, wt, *sc->name ? sc->name : "Profile");
+                              field, wt, sc == &pprof__schema_profile ? "Profile" : sc->name);
             }
             continue;
         }
-        if (kind == F_ONE || kind == F_MSG_ONE) {
+        if (kind == PPROF__K_ONE || kind == PPROF__K_MSG_ONE) {
             bool again = seen & (1u << field);
             seen |= 1u << field;
-            if (sc == &S_PROFILE && field == 9) {
+            if (sc == &pprof__schema_profile && field == PPROF__F_profile_time_nanos) {
                 if (again && time_nonzero)
                     FIND(&w->k->c, PPROF_RULE_W8_CONCATENATED, (uint64_t)(tagp - w->base),
                          P("time_nanos"),
@@ -245,14 +180,14 @@ scan_msg(wscan *w, const schema *sc, const uint8_t *p, const uint8_t *end, const
                               sc->field[field]);
             }
         }
-        if ((kind == F_MSG_ONE || kind == F_MSG_MANY) && wt == PPROF_WT_LEN && sc->sub &&
-            sc->sub[field]) {
+        if ((kind == PPROF__K_MSG_ONE || kind == PPROF__K_MSG_MANY) && wt == PPROF_WT_LEN &&
+            sc->sub && sc->sub[field]) {
             size_t idx = counts[field]++;
-            const schema *ss = sc->sub[field];
-            if (ss->sub ? ss == &S_SAMPLE && sample_clean(payload, sub_end)
+            const pprof__schema *ss = sc->sub[field];
+            if (ss->sub ? ss == &pprof__schema_sample && sample_clean(payload, sub_end)
                         : leaf_clean(ss, payload, sub_end))
                 continue;
-            spath sub = {at, sc->field[field], kind == F_MSG_ONE ? SIZE_MAX : idx};
+            spath sub = {at, sc->field[field], kind == PPROF__K_MSG_ONE ? SIZE_MAX : idx};
             scan_msg(w, ss, payload, sub_end, &sub);
         }
     }
@@ -270,5 +205,5 @@ pprof__check_wire(chk *k)
         !pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD))
         return;
     wscan w = {k, p->buf};
-    scan_msg(&w, &S_PROFILE, p->buf, p->buf + p->buf_len, NULL);
+    scan_msg(&w, &pprof__schema_profile, p->buf, p->buf + p->buf_len, NULL);
 }
