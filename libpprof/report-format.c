@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "report-private.h"
+#include "utf8-private.h"
 
 typedef struct unit {
     const char *name;
@@ -147,34 +148,6 @@ pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total)
         snprintf(dst, cap, "%5.2g%%", ratio);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return len;
-}
-
 /* Bytes that are not UTF-8 come out as \u00XX so that the document stays valid JSON. */
 pprof_status
 pprof__json_string(pprof_buffer *b, const char *s, size_t n)
@@ -188,8 +161,8 @@ pprof__json_string(pprof_buffer *b, const char *s, size_t n)
             i++;
             continue;
         }
-        size_t l = c >= 0x80 ? utf8_len(u + i, n - i) : 0;
-        if (l) {
+        size_t l = c >= 0x80 ? pprof__utf8_seq_len(u + i, n - i) : 0;
+        if (l) { /* UTF-8 passes through; other bytes are escaped so the JSON stays valid */
             i += l;
             continue;
         }

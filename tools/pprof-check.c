@@ -491,7 +491,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
         return tool_exit_for(st);
     }
     /* The counts go to stderr when the profile itself goes to stdout. */
-    FILE *f = strcmp(o->output, "-") == 0 ? stderr : stdout;
+    FILE *f = tool_is_stdout(o->output) ? stderr : stdout;
     uint64_t total = 0;
     for (unsigned i = 0; i < PPROF_FIX_COUNT; i++)
         total += rs.count[i];
@@ -640,7 +640,7 @@ run(int argc, char **argv)
     if (!getcwd(w.cwd, sizeof(w.cwd)))
         w.cwd[0] = 0;
     /* Findings of --fix go to stderr when the repaired profile is written to stdout. */
-    if (o.fix && strcmp(o.output, "-") == 0)
+    if (o.fix && tool_is_stdout(o.output))
         w.f = stderr;
     begin(&w, n_files, files, first);
     int unreadable = 0;

@@ -140,6 +140,9 @@ run "$check" --fix "$tmp/duplicate-id.pb" -o "$tmp/no/such/dir/fixed.pb"
 expect_rc 3 "pprof-check --fix to an unwritable output"
 has "$err" "no/such/dir/fixed\.pb: error: .*\[PPROF_E_IO\]" "--fix: the output is named when it fails"
 if printf '%s' "$err" | grep -q "duplicate-id\.pb: error"; then ok 1 "--fix: the input is not blamed"; else ok 0 "--fix: the input is not blamed"; fi
+"$check" --fix "$tmp/duplicate-id.pb" -o /dev/stdout --compress=none >"$tmp/fix-stdout.pb" 2>/dev/null
+"$check" "$tmp/fix-stdout.pb" >/dev/null 2>&1
+ok $? "--fix -o /dev/stdout: only the profile goes to standard output, the counts to stderr"
 printf 'not a profile\n' >"$tmp/text.txt"
 run "$dump" "$tmp/text.txt"
 expect_rc 1 "pprof-dump of a text file"
