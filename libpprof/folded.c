@@ -131,7 +131,8 @@ static pprof_status
 put_labels(wctx *w, const pprof__sample *s, bool *first)
 {
     const pprof_profile *p = w->p;
-    const pprof_label *lab = (const pprof_label *)p->labels.data + s->lab_off;
+    /* NULL + 0 is undefined behaviour: a profile without labels has no label storage */
+    const pprof_label *lab = s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL;
     pprof_status st = PPROF_OK;
     for (size_t k = 0; k < w->o->n_labels && !st; k++) {
         const char *key = w->o->labels[k];

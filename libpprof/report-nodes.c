@@ -233,7 +233,8 @@ pprof_status
 pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err)
 {
     const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, si);
-    const uint64_t *ids = (const uint64_t *)p->stack.data + s->loc_off;
+    /* a table nobody used has no storage, and NULL + 0 is undefined behaviour in C */
+    const uint64_t *ids = s->n_loc ? (const uint64_t *)p->stack.data + s->loc_off : NULL;
     for (uint32_t j = 0; j < s->n_loc; j++) {
         uint32_t li = pprof__idmap_find(&p->loc_idx, ids[j]);
         if (li == PPROF_NONE) {
