@@ -166,8 +166,32 @@ same(const pprof_buffer *a, const pprof_buffer *b)
     return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
 }
 
+/* The same edit with its n-th allocation failing (n from h): PPROF_E_NOMEM or success, the
+ * input unchanged, nothing leaked (the sanitizer builds check that). */
 static void
-check_edit(const pprof_profile *in, ops *p)
+edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_edit_options o = p->o;
+    o.allocator = fuzz_failing_allocator(&fa);
+    o.threads = 1;
+    pprof_profile *q = NULL;
+    pprof_error err;
+    pprof_status st = pprof_edit(in, &o, &q, &err);
+    pprof_profile_free(q);
+    if (st != PPROF_OK || fa.calls == 0)
+        return;
+    uint64_t at = h % fa.calls;
+    fa = (fuzz_failing_alloc){0, at, 0};
+    q = NULL;
+    st = pprof_edit(in, &o, &q, &err);
+    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !q),
+               "allocation %llu failing gives %s", (unsigned long long)at, pprof_status_name(st));
+    pprof_profile_free(q);
+}
+
+static void
+check_edit(const pprof_profile *in, ops *p, uint64_t h)
 {
     pprof_buffer before = {0}, after = {0}, out = {0}, streamed = {0}, again = {0};
     pprof_error err;
@@ -183,6 +207,7 @@ check_edit(const pprof_profile *in, ops *p)
         goto done;
     }
     encode(q, &out);
+    edit_nomem(in, p, h);
     pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
     raw.format = PPROF_FORMAT_RAW;
     p->o.threads = 2;
@@ -237,7 +262,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_read_options ro = fuzz_read_options();
     pprof_profile *in = NULL;
     if (pprof_profile_read_memory(prof, size - (size_t)(prof - data), &ro, &in, NULL) == PPROF_OK)
-        check_edit(in, &p);
+        check_edit(in, &p, fuzz_hash(data, size));
     pprof_profile_free(in);
     free(text);
     return 0;
