@@ -186,7 +186,8 @@ edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
     q = NULL;
     st = pprof_edit(in, &o, &q, &err);
     FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !q),
-               "allocation %llu failing gives %s", (unsigned long long)at, pprof_status_name(st));
+               "allocation %llu failing gives %s: %s", (unsigned long long)at,
+               pprof_status_name(st), err.message);
     pprof_profile_free(q);
 }
 
