@@ -1,7 +1,6 @@
-/* Headed memory blocks, big ones as huge-page mappings of their own: the pieces shared by the
- * library's default allocator (arena.c) and the tools' (tools/blocks.c). Every block carries a
- * header saying how it was obtained, so that free and realloc need nothing else. Includers
- * define _GNU_SOURCE (mremap). */
+/* Headed memory blocks, big ones as huge-page mappings of their own: the library's default
+ * allocator (arena.c). Every block carries a header saying how it was obtained, so that free and
+ * realloc need nothing else. Includers define _GNU_SOURCE (mremap). */
 #ifndef PPROF_BLK_PRIVATE_H
 #define PPROF_BLK_PRIVATE_H
 
@@ -57,7 +56,7 @@ pprof__heap_blk_resize(pprof__blk *h, size_t size)
 #ifdef PPROF__HUGE_BLOCKS
 /* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
  * aligned 2 MiB ranges can become huge pages (4 KiB-rounded lengths left most of a growing
- * array in small pages: 14 k page faults merging 100 small profiles). */
+ * array in small pages). */
 static inline size_t
 pprof__big_len(size_t size)
 {

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
+#include "guard-private.h"
 #include "profile-private.h"
 
 pprof_format
@@ -59,12 +61,152 @@ limit_error(pprof_error *err, const char *what, uint64_t cap, const pprof_read_o
                         (unsigned long long)o->max_decompressed_bytes, o->max_ratio);
 }
 
+/* Real profiles compress 2-30x. A stream that expands further is inflated again, chunk by
+ * chunk, with the guard looking at each chunk, so a bomb is refused while it is inflated. Below
+ * it libdeflate inflates in one go, which is twice as fast. The buffer of that first attempt
+ * (at most in_len * TRUST_RATIO bytes) is freed before the second starts. */
+#define TRUST_RATIO 20
+/* The first bytes inflated are sniffed before anything else: a stream that is not a profile
+ * (zeros, text, other data) is refused after this many bytes, however far it would expand. */
+#define PROBE_BYTES ((size_t)4 << 10)
+/* The guard looks at the output this often in careful mode. */
+#define CHUNK_BYTES ((size_t)1 << 20)
+
+static voidpf
+z_alloc(voidpf ctx, uInt items, uInt size)
+{
+    if (size && items > SIZE_MAX / size)
+        return Z_NULL;
+    return pprof__malloc(ctx, (size_t)items * size);
+}
+
+static void
+z_free(voidpf ctx, voidpf p)
+{
+    pprof__free(ctx, p);
+}
+
+/* Grows *buf (of *size bytes, one spare byte past them) toward cap; false when already there. */
 static pprof_status
-gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **out,
-       size_t *out_len, pprof_error *err)
+grow(const pprof_allocator *a, uint8_t **buf, size_t *size, uint64_t cap, const char *what,
+     const pprof_read_options *o, pprof_error *err)
+{
+    if (*size >= cap)
+        return limit_error(err, what, cap, o);
+    size_t ns = *size * 2 < cap ? *size * 2 : (size_t)cap;
+    uint8_t *nb = pprof__realloc(a, *buf, ns + 1);
+    if (!nb)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    *buf = nb;
+    *size = ns;
+    return PPROF_OK;
+}
+
+/* gzip members (trailing zero padding tolerated) inflated by zlib into *buf, of *size bytes,
+ * grown up to cap. With g, the guard sees every chunk; with stop > 0, inflating stops once that
+ * many bytes are out (*done false). The errors name truncation apart from corruption. */
+static pprof_status
+gz_stream(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_t cap,
+          pprof__guard *g, size_t stop, uint8_t **buf, size_t *size, size_t *used, bool *done,
+          pprof_error *err)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    zs.zalloc = z_alloc;
+    zs.zfree = z_free;
+    zs.opaque = (voidpf)&o->allocator;
+    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    size_t pos = 0, member = 0, fed = 0;
+    *used = 0;
+    *done = false;
+    pprof_status st = PPROF_OK;
+    while (st == PPROF_OK) {
+        if (stop && *used >= stop)
+            break;
+        if (*used == *size && (st = grow(&o->allocator, buf, size, cap, "gzip", o, err)))
+            break;
+        size_t room = *size - *used;
+        if (g && room > CHUNK_BYTES)
+            room = CHUNK_BYTES;
+        if (stop && room > stop - *used)
+            room = stop - *used;
+        size_t in_room = in_len - pos < UINT_MAX ? in_len - pos : UINT_MAX;
+        zs.next_in = (Bytef *)(in + pos);
+        zs.avail_in = (uInt)in_room;
+        zs.next_out = *buf + *used;
+        zs.avail_out = (uInt)(room < UINT_MAX ? room : UINT_MAX);
+        uInt out_before = zs.avail_out;
+        int r = inflate(&zs, Z_NO_FLUSH);
+        pos += in_room - zs.avail_in;
+        *used += out_before - zs.avail_out;
+        if (g && (*used - fed >= CHUNK_BYTES || r == Z_STREAM_END)) {
+            if ((st = pprof__guard_feed(g, *buf, *used, false, err)))
+                break;
+            fed = *used;
+        }
+        if (r == Z_OK)
+            continue;
+        if (r == Z_BUF_ERROR && zs.avail_out == 0)
+            continue;           /* no room out: grown above */
+        if (r == Z_BUF_ERROR) { /* no progress with room out: the input ended */
+            st = pprof__error(err, PPROF_E_COMPRESSION, member, "",
+                              "truncated gzip data (the member at byte %zu is cut short)", member);
+            break;
+        }
+        if (r == Z_MEM_ERROR) {
+            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+            break;
+        }
+        if (r != Z_STREAM_END) {
+            st = pprof__error(err, PPROF_E_COMPRESSION, member, "",
+                              "corrupt gzip data in the member at byte %zu%s%s", member,
+                              zs.msg ? ": " : "", zs.msg ? zs.msg : "");
+            break;
+        }
+        /* A member ends: padding, another member, or garbage. */
+        size_t z = pos;
+        while (z < in_len && in[z] == 0)
+            z++;
+        if (z == in_len) {
+            *done = true;
+            break;
+        }
+        if (in_len - pos < 2 || in[pos] != 0x1f || in[pos + 1] != 0x8b) {
+            st = pprof__error(err, PPROF_E_COMPRESSION, pos, "",
+                              "trailing garbage after gzip member at byte %zu", pos);
+            break;
+        }
+        member = pos;
+        inflateReset(&zs);
+    }
+    inflateEnd(&zs);
+    if (st == PPROF_OK && g && *done)
+        st = pprof__guard_feed(g, *buf, *used, true, err);
+    return st;
+}
+
+/* The buffer and tables of what was inflated in one go may still be a bomb's when the ratio is
+ * past what real profiles show: the guard looks at it all before the decoder allocates. */
+static pprof_status
+guard_whole(const uint8_t *buf, size_t len, const pprof_read_options *o, uint64_t cap,
+            pprof_error *err)
+{
+    if ((uint64_t)len * (1 + PPROF__MODEL_PER_BYTE) <= cap)
+        return PPROF_OK; /* the tables cannot outgrow cap */
+    pprof__guard g;
+    pprof__guard_init(&g, o, cap);
+    pprof_status st = pprof__guard_feed(&g, buf, len, true, err);
+    pprof__guard_free(&g);
+    return st;
+}
+
+/* libdeflate, one member at a time, each in one go; at most cap bytes out. */
+static pprof_status
+gz_whole(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_t cap,
+         uint64_t full_cap, uint8_t **out, size_t *out_len, pprof_error *err)
 {
     const pprof_allocator *a = &o->allocator;
-    uint64_t cap = cap_for(o, in_len);
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (!d)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -74,7 +216,9 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     /* Go's reader accepts several members back to back; so do we. */
     while (pos < in_len) {
         if (in_len - pos < 18) {
-            st = pprof__error(err, PPROF_E_COMPRESSION, pos, "", "truncated gzip member");
+            st = pprof__error(err, PPROF_E_COMPRESSION, pos, "",
+                              "truncated gzip data: %zu bytes at byte %zu are no whole member",
+                              in_len - pos, pos);
             break;
         }
         const uint8_t *t = in + in_len - 4; /* ISIZE of the last member: a hint, not trusted */
@@ -112,7 +256,7 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
                 goto done;
             }
             if (size >= cap) {
-                st = limit_error(err, "gzip", cap, o);
+                st = limit_error(err, "gzip", full_cap, o);
                 goto done;
             }
             want = (uint64_t)size * 2;
@@ -141,6 +285,64 @@ done:
 }
 
 static pprof_status
+gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **out,
+       size_t *out_len, pprof_error *err)
+{
+    const pprof_allocator *a = &o->allocator;
+    uint64_t cap = cap_for(o, in_len);
+    /* 1. the first bytes: not a profile, or all there is */
+    size_t size = PROBE_BYTES < cap ? PROBE_BYTES : (size_t)cap, used = 0;
+    uint8_t *buf = pprof__malloc(a, size + 1);
+    if (!buf)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    bool done = false;
+    uint64_t bad = 0;
+    pprof_status st = gz_stream(in, in_len, o, size, NULL, size, &buf, &size, &used, &done, err);
+    if (st == PPROF_E_LIMIT) /* cap below the probe: the careful path says so */
+        st = PPROF_OK;
+    if (st == PPROF_OK && !done && !pprof__sniff(buf, used, false, &bad))
+        st = pprof__not_a_profile(err, bad);
+    if (st || done) {
+        if (st == PPROF_OK && (st = guard_whole(buf, used, o, cap, err)) == PPROF_OK) {
+            *out = buf;
+            *out_len = used;
+            return PPROF_OK;
+        }
+        pprof__free(a, buf);
+        return st;
+    }
+    pprof__free(a, buf);
+    /* 2. in one go, as long as the ratio is one of real profiles */
+    uint64_t trusted = (uint64_t)in_len * TRUST_RATIO;
+    if (trusted < 4 * PROBE_BYTES)
+        trusted = 4 * PROBE_BYTES;
+    if (trusted > cap)
+        trusted = cap;
+    st = gz_whole(in, in_len, o, trusted, cap, out, out_len, err);
+    if (st == PPROF_OK && (st = guard_whole(*out, *out_len, o, cap, err)) != PPROF_OK)
+        pprof__free(a, *out);
+    if (st != PPROF_E_LIMIT && st != PPROF_E_COMPRESSION)
+        return st;
+    if (st == PPROF_E_LIMIT && trusted >= cap)
+        return st;
+    /* 3. past it, or corrupt (zlib tells truncation apart): chunk by chunk, under the guard */
+    pprof__guard g;
+    pprof__guard_init(&g, o, cap);
+    size = in_len * 4 + PROBE_BYTES < cap ? in_len * 4 + PROBE_BYTES : (size_t)cap;
+    if (!(buf = pprof__malloc(a, size + 1)))
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    st = gz_stream(in, in_len, o, cap, &g, 0, &buf, &size, &used, &done, err);
+    pprof__guard_free(&g);
+    if (st) {
+        pprof__free(a, buf);
+        return st;
+    }
+    *out = buf;
+    *out_len = used;
+    return PPROF_OK;
+}
+
+static pprof_status
 unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **out,
        size_t *out_len, pprof_error *err)
 {
@@ -152,10 +354,10 @@ unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     /* The window size bounds zstd's own memory; 2^27 covers every level a profiler uses. */
     ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, 27);
     unsigned long long hint = ZSTD_getFrameContentSize(in, in_len);
-    /* a declared size far beyond what real profiles compress to is only grown into, so a tiny
-     * frame header cannot claim the whole cap up front */
+    /* a declared size past what real profiles compress to is only grown into, so a tiny frame
+     * header cannot claim the whole cap up front */
     if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR &&
-        hint > (unsigned long long)in_len * 1032)
+        hint > (unsigned long long)in_len * TRUST_RATIO)
         hint = ZSTD_CONTENTSIZE_UNKNOWN;
     size_t size = hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint < cap
                       ? (size_t)hint + 1
@@ -163,49 +365,67 @@ unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     uint8_t *buf = pprof__malloc(a, size + 1);
     pprof_status st = PPROF_OK;
     ZSTD_inBuffer ib = {in, in_len, 0};
-    ZSTD_outBuffer ob = {buf, size, 0};
-    size_t r = 1;
+    size_t pos = 0, r = 1, fed = 0;
+    /* zstd streams: the first bytes are sniffed, and past the ratio of real profiles the guard
+     * sees every chunk (see gunzip) */
+    bool sniffed = false, guarded = false;
+    pprof__guard g;
     if (!buf) {
         st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         goto done;
     }
     while (ib.pos < ib.size || r != 0) {
-        if (ob.pos == ob.size) {
-            if (ob.size >= cap) {
-                st = limit_error(err, "zstd", cap, o);
-                goto done;
-            }
-            size_t ns = ob.size * 2 < cap ? ob.size * 2 : (size_t)cap;
-            uint8_t *nb = pprof__realloc(a, buf, ns + 1);
-            if (!nb) {
-                st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-                goto done;
-            }
-            buf = nb;
-            ob.dst = buf;
-            ob.size = ns;
-        }
-        size_t before_in = ib.pos, before_out = ob.pos;
+        if (pos == size && (st = grow(a, &buf, &size, cap, "zstd", o, err)))
+            goto done;
+        size_t lim = size;
+        if (!sniffed && lim > PROBE_BYTES)
+            lim = PROBE_BYTES;
+        else if (guarded && lim - pos > CHUNK_BYTES)
+            lim = pos + CHUNK_BYTES;
+        ZSTD_outBuffer ob = {buf, lim, pos};
+        size_t before_in = ib.pos;
         r = ZSTD_decompressStream(dc, &ob, &ib);
         if (ZSTD_isError(r)) {
             st = pprof__error(err, PPROF_E_COMPRESSION, ib.pos, "", "corrupt zstd data: %s",
                               ZSTD_getErrorName(r));
             goto done;
         }
-        if (ib.pos == ib.size && r != 0 && ob.pos < ob.size && before_in == ib.pos &&
-            before_out == ob.pos) {
+        bool progress = ob.pos != pos || ib.pos != before_in;
+        pos = ob.pos;
+        bool end = ib.pos == ib.size && r == 0;
+        if (!sniffed && (pos >= PROBE_BYTES || end)) {
+            sniffed = true;
+            uint64_t bad;
+            if (!end && !pprof__sniff(buf, pos, false, &bad)) {
+                st = pprof__not_a_profile(err, bad);
+                goto done;
+            }
+        }
+        if (!guarded && pos > (uint64_t)in_len * TRUST_RATIO) {
+            guarded = true;
+            pprof__guard_init(&g, o, cap);
+        }
+        if (guarded && pos - fed >= CHUNK_BYTES) {
+            if ((st = pprof__guard_feed(&g, buf, pos, false, err)))
+                goto done;
+            fed = pos;
+        }
+        if (ib.pos == ib.size && r != 0 && pos < lim && !progress) {
             st = pprof__error(err, PPROF_E_COMPRESSION, ib.pos, "", "truncated zstd frame");
             goto done;
         }
     }
+    st = guarded ? pprof__guard_feed(&g, buf, pos, true, err) : guard_whole(buf, pos, o, cap, err);
 done:
+    if (guarded)
+        pprof__guard_free(&g);
     ZSTD_freeDCtx(dc);
     if (st) {
         pprof__free(a, buf);
         return st;
     }
     *out = buf;
-    *out_len = ob.pos;
+    *out_len = pos;
     return PPROF_OK;
 }
 

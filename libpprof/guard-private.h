@@ -32,9 +32,14 @@ typedef struct pprof__guard {
     uint64_t lines; /* inside locations */
     uint64_t stack, values, labels;
     bool time_nonzero; /* for concatenated profiles, as the decoder */
+    /* Hashes of the length-delimited top-level fields seen (samples aside): one seen before is
+     * charged as a field that leaves nothing. Open addressing, 0 = empty. */
+    uint64_t *seen;
+    size_t seen_cap, seen_n;
 } pprof__guard;
 
 void pprof__guard_init(pprof__guard *g, const pprof_read_options *o, uint64_t cap);
+void pprof__guard_free(pprof__guard *g);
 /* Looks at the complete top-level fields of buf[0, len) not seen yet (final: len is all there
  * will be). Fails with the decoder's verdict where it is already certain (malformed framing, a
  * table past its limit, string_table[0], concatenated profiles) and with PPROF_E_LIMIT when the

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "guard-private.h"
+#include "hash-private.h"
 #include "wire-private.h"
 
 /* The wire type each known Profile field takes (13, comment, is also packed). */
@@ -163,6 +164,50 @@ pprof__guard_init(pprof__guard *g, const pprof_read_options *o, uint64_t cap)
     g->cap = cap;
 }
 
+void
+pprof__guard_free(pprof__guard *g)
+{
+    pprof__free(&g->o->allocator, g->seen);
+    g->seen = NULL;
+    g->seen_cap = g->seen_n = 0;
+}
+
+/* Whether the field's bytes were seen before (and remembers them). A stream that repeats its
+ * strings or entities is a bomb's: real writers write each once. The set's memory is counted
+ * with the tables; without memory for it, nothing is remembered. */
+static bool
+seen_before(pprof__guard *g, const uint8_t *p, size_t n)
+{
+    uint64_t h = pprof__mix64(pprof__hash_bytes(0, p, n)) | 1;
+    if (g->seen_n * 2 >= g->seen_cap) {
+        size_t cap = g->seen_cap ? g->seen_cap * 2 : 1024;
+        uint64_t *t = pprof__malloc(&g->o->allocator, cap * sizeof(uint64_t));
+        if (!t)
+            return false;
+        memset(t, 0, cap * sizeof(uint64_t));
+        for (size_t i = 0; i < g->seen_cap; i++)
+            if (g->seen[i])
+                for (size_t k = g->seen[i] & (cap - 1);; k = (k + 1) & (cap - 1))
+                    if (!t[k]) {
+                        t[k] = g->seen[i];
+                        break;
+                    }
+        pprof__free(&g->o->allocator, g->seen);
+        g->model += (cap - g->seen_cap) * sizeof(uint64_t);
+        g->seen = t;
+        g->seen_cap = cap;
+    }
+    for (size_t k = h & (g->seen_cap - 1);; k = (k + 1) & (g->seen_cap - 1)) {
+        if (g->seen[k] == h)
+            return true;
+        if (!g->seen[k]) {
+            g->seen[k] = h;
+            g->seen_n++;
+            return false;
+        }
+    }
+}
+
 /* Counts inside a sample (is_sample) or a location; framing errors are left to the decoder. */
 static void
 count_inner(pprof__guard *g, const uint8_t *p, const uint8_t *end, bool is_sample)
@@ -236,6 +281,8 @@ take(pprof__guard *g, const uint8_t *buf, const uint8_t *tagp, const uint8_t *fe
         return pprof__error(err, PPROF_E_WIRE, at, FIELD_NAMES[field],
                             "type mismatch: field %u has wire type %u", field, wt);
     uint64_t seen = known ? g->n[field]++ : g->n[0]++;
+    if (wt == PPROF_WT_LEN && field != 2 && v && seen_before(g, tagp, (size_t)(fend - tagp)))
+        g->model += PPROF__MODEL_PER_BYTE * (uint64_t)(fend - tagp);
     switch (known ? field : 0) {
     case 1: g->model += sizeof(pprof_value_type); break;
     case 2:
@@ -304,11 +351,13 @@ pprof__guard_feed(pprof__guard *g, const uint8_t *buf, size_t len, bool final, p
     }
     g->at = (size_t)(p - buf);
     if ((uint64_t)len + g->model > g->cap)
-        return pprof__error(err, PPROF_E_LIMIT, g->at, "",
-                            "decoding would take more than %llu bytes (%zu bytes of protobuf so "
-                            "far and %llu bytes of tables; limits: %llu bytes, ratio %u:1); "
-                            "refusing a possible decompression bomb",
-                            (unsigned long long)g->cap, len, (unsigned long long)g->model,
-                            (unsigned long long)g->o->max_decompressed_bytes, g->o->max_ratio);
+        return pprof__error(
+            err, PPROF_E_LIMIT, g->at, "",
+            "decoding would take more than %llu bytes (%zu bytes of protobuf so far, %llu "
+            "for its tables, a field repeated or unknown counted as the densest "
+            "table; limits: %llu bytes, ratio %u:1); refusing a possible "
+            "decompression bomb",
+            (unsigned long long)g->cap, len, (unsigned long long)g->model,
+            (unsigned long long)g->o->max_decompressed_bytes, g->o->max_ratio);
     return PPROF_OK;
 }

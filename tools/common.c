@@ -237,8 +237,8 @@ tool_finish(const char *prog, int rc)
     return TOOL_EXIT_IO;
 }
 
-static bool
-is_stdout_name(const char *path)
+bool
+tool_is_stdout(const char *path)
 {
     return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0 ||
            strcmp(path, "/dev/fd/1") == 0 || strcmp(path, "/proc/self/fd/1") == 0;
@@ -249,7 +249,7 @@ tool_same_file(const char *in, const char *out)
 {
     struct stat si, so;
     bool ok_in = strcmp(in, "-") ? stat(in, &si) == 0 : fstat(STDIN_FILENO, &si) == 0;
-    bool ok_out = is_stdout_name(out) ? fstat(STDOUT_FILENO, &so) == 0 : stat(out, &so) == 0;
+    bool ok_out = tool_is_stdout(out) ? fstat(STDOUT_FILENO, &so) == 0 : stat(out, &so) == 0;
     /* regular files only: a terminal or /dev/null on both sides is no loss */
     return ok_in && ok_out && S_ISREG(si.st_mode) && si.st_dev == so.st_dev &&
            si.st_ino == so.st_ino;
@@ -258,7 +258,7 @@ tool_same_file(const char *in, const char *out)
 bool
 tool_output_is_tty(const char *out)
 {
-    if (is_stdout_name(out))
+    if (tool_is_stdout(out))
         return isatty(STDOUT_FILENO);
     struct stat sb;
     if (stat(out, &sb) != 0 || !S_ISCHR(sb.st_mode))

@@ -47,6 +47,8 @@ pprof_format tool_format_from_name(const char *out);
 /* Whether the output would be the input, a regular file (st_dev and st_ino, symlinks followed;
  * "-" is standard input for in, standard output for out). False when either does not exist. */
 bool tool_same_file(const char *in, const char *out);
+/* Whether an output path means standard output: "-", /dev/stdout, /dev/fd/1. */
+bool tool_is_stdout(const char *out);
 /* Whether an output path ("-" and /dev/stdout: standard output) is a terminal. */
 bool tool_output_is_tty(const char *out);
 /* Usage error (exit 2) unless force: a binary profile would be written to a terminal. */

@@ -116,7 +116,7 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
         st = pprof_folded_write(p, &wo, &b, &err);
         where = strcmp(out, "-") ? out : "<stdout>";
         if (!st)
-            st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
+            st = pprof_write_bytes_file(out, b.data, b.len, w, &err);
     } else if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
         st = pprof_profile_write_file(p, out, w, &err);

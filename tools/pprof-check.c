@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "common.h"
@@ -19,7 +20,10 @@ static const char usage[] =
     "                        json (one document) or sarif (SARIF 2.1.0)\n"
     "  --fail-on=LEVEL       error (default), warning or note: exit 1 when a finding is at\n"
     "                        or above LEVEL\n"
-    "  --max-findings N      report at most N findings in all (default 1000; all are counted)\n"
+    "  --min-severity=LEVEL  show findings at or above LEVEL: error, warning (default) or\n"
+    "                        note; the others are counted in the summary only\n"
+    "  --max-findings N      show at most N findings in all (default 1000; all are counted,\n"
+    "                        and hidden ones never use up the N)\n"
     "  --disable RULE        turn a rule off; RULE is an id, a prefix such as S7, or all\n"
     "  --enable RULE         turn a rule back on (after --disable all, say)\n"
     "  --list-rules          print the rules with their severities and exit\n"
@@ -40,7 +44,7 @@ typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_SARIF } out_format;
 
 typedef struct opts {
     out_format format;
-    pprof_severity fail_on;
+    pprof_severity fail_on, min_severity;
     unsigned long long max_findings;
     bool enabled[PPROF_RULE_COUNT];
     bool quiet, fix, compress_given, force;
@@ -48,15 +52,27 @@ typedef struct opts {
     pprof_write_options wopts;
 } opts;
 
-/* Output state shared by every finding: one document for json and sarif. */
+/* A file that could not be read at all, for SARIF's tool execution notifications. */
+typedef struct unreadable_file {
+    const char *file;
+    char *message;
+} unreadable_file;
+
+/* Output state shared by every finding: one document for json and sarif. The library is asked
+ * for every finding and this decides what is shown, so that findings under --min-severity are
+ * counted without using up --max-findings. */
 typedef struct out {
     const opts *o;
     FILE *f;
     const char *file; /* current input, for findings of one file */
     size_t n_emitted;
     uint64_t count[3];
-    uint64_t reported;
+    uint64_t by_rule[PPROF_RULE_COUNT];
+    uint64_t reported, hidden;
     bool truncated;
+    unreadable_file *unreadable;
+    size_t n_unreadable;
+    char cwd[4096]; /* for SARIF URIs; "" when unknown */
 } out;
 
 static void
@@ -112,11 +128,57 @@ display_name(const char *file)
     return strcmp(file, "-") ? file : "<stdin>";
 }
 
+/* A SARIF artifact URI: relative to the working directory (with uriBaseId CWD) when the file
+ * is in it, else an absolute file: URI; percent-encoded. */
+static void
+sarif_uri(FILE *f, const out *w, const char *file)
+{
+    char abs[8192];
+    const char *rel = NULL;
+    if (strcmp(file, "-") == 0) {
+        fputs("\"uri\": \"stdin\"", f);
+        return;
+    }
+    size_t n = strlen(w->cwd);
+    if (file[0] == '/' && n && strncmp(file, w->cwd, n) == 0 && file[n] == '/')
+        rel = file + n + 1;
+    else if (file[0] != '/' && strncmp(file, "../", 3) != 0 && strcmp(file, "..") != 0)
+        rel = file;
+    while (rel && strncmp(rel, "./", 2) == 0)
+        rel += 2;
+    if (!rel && file[0] != '/' && n) {
+        snprintf(abs, sizeof(abs), "%s/%s", w->cwd, file);
+        file = abs;
+    }
+    fputs(rel ? "\"uri\": \"" : "\"uri\": \"file://", f);
+    for (const unsigned char *p = (const unsigned char *)(rel ? rel : file); *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p))
+            fputc(*p, f);
+        else
+            fprintf(f, "%%%02X", *p);
+    }
+    fputs(rel ? "\", \"uriBaseId\": \"CWD\"" : "\"", f);
+}
+
 static bool
 on_finding(void *ctx, const pprof_finding *fd)
 {
     out *w = ctx;
+    w->count[fd->severity]++;
+    if ((size_t)fd->rule < PPROF_RULE_COUNT)
+        w->by_rule[fd->rule]++;
+    if (fd->severity < w->o->min_severity) {
+        w->hidden++;
+        return true;
+    }
+    if (w->reported >= w->o->max_findings) {
+        w->truncated = true;
+        return true;
+    }
+    w->reported++;
     const char *file = display_name(fd->file ? fd->file : w->file);
+    const char *raw_file = fd->file ? fd->file : w->file;
     w->n_emitted++;
     if (w->o->quiet)
         return true;
@@ -157,8 +219,8 @@ on_finding(void *ctx, const pprof_finding *fd)
         fprintf(f, ", \"ruleIndex\": %u, \"level\": \"%s\", \"message\": {\"text\": ",
                 (unsigned)fd->rule, pprof_severity_name(fd->severity));
         json_str(f, fd->message);
-        fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", f);
-        json_str(f, file);
+        fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {", f);
+        sarif_uri(f, w, raw_file);
         fputs("}}, \"logicalLocations\": [{\"fullyQualifiedName\": ", f);
         json_str(f, fd->path[0] ? fd->path : "profile");
         fputs(", \"kind\": \"member\"}]}]", f);
@@ -169,15 +231,6 @@ on_finding(void *ctx, const pprof_finding *fd)
         break;
     }
     return true;
-}
-
-static void
-add_summary(out *w, const pprof_check_summary *s)
-{
-    for (int i = 0; i < 3; i++)
-        w->count[i] += s->count[i];
-    w->reported += s->reported;
-    w->truncated = w->truncated || s->truncated;
 }
 
 static void
@@ -221,8 +274,78 @@ begin(out *w, int n_files, char **files, int first)
             json_str(f, ri->reference);
             fputs("}}", f);
         }
-        fputs("\n      ]\n    }},\n    \"results\": [", f);
+        fputs("\n      ]\n    }},\n", f);
+        if (w->cwd[0]) {
+            /* relative URIs resolve against the directory the check ran in */
+            fputs("    \"originalUriBaseIds\": {\"CWD\": {\"uri\": \"file://", f);
+            for (const unsigned char *p = (const unsigned char *)w->cwd; *p; p++) {
+                if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                    (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+                    fputc(*p, f);
+                else
+                    fprintf(f, "%%%02X", *p);
+            }
+            fputs("/\"}},\n", f);
+        }
+        fputs("    \"results\": [", f);
     }
+}
+
+/* The findings of every rule, shown or not, most severe first: "  RULE  SEVERITY  COUNT". */
+static void
+text_rule_counts(out *w)
+{
+    FILE *f = w->f;
+    bool any = false;
+    for (int sev = PPROF_SEVERITY_ERROR; sev >= PPROF_SEVERITY_NOTE; sev--)
+        for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+            const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
+            if (!w->by_rule[r] || (int)ri->severity != sev)
+                continue;
+            if (!any)
+                fputs("findings by rule:\n", f);
+            any = true;
+            fprintf(f, "  %-28s %-8s %llu%s\n", ri->id, pprof_severity_name(ri->severity),
+                    (unsigned long long)w->by_rule[r],
+                    ri->severity < w->o->min_severity ? " (not shown)" : "");
+        }
+}
+
+static void
+json_rule_counts(out *w)
+{
+    FILE *f = w->f;
+    bool first = true;
+    fputs(", \"by_rule\": {", f);
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
+        if (!w->by_rule[r])
+            continue;
+        fputs(first ? "" : ", ", f);
+        first = false;
+        json_str(f, pprof_rule_get((pprof_rule)r)->id);
+        fprintf(f, ": %llu", (unsigned long long)w->by_rule[r]);
+    }
+    fputs("}", f);
+}
+
+/* SARIF: files that could not be read at all are tool execution notifications, not results. */
+static void
+sarif_invocations(out *w)
+{
+    FILE *f = w->f;
+    fprintf(f,
+            "    \"invocations\": [{\"executionSuccessful\": %s, "
+            "\"toolExecutionNotifications\": [",
+            w->n_unreadable ? "false" : "true");
+    for (size_t i = 0; i < w->n_unreadable; i++) {
+        fputs(i ? ",\n      {" : "\n      {", f);
+        fputs("\"level\": \"error\", \"message\": {\"text\": ", f);
+        json_str(f, w->unreadable[i].message);
+        fputs("}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {", f);
+        sarif_uri(f, w, w->unreadable[i].file);
+        fputs("}}}]}", f);
+    }
+    fputs(w->n_unreadable ? "\n    ]}],\n" : "]}],\n", f);
 }
 
 static void
@@ -233,9 +356,13 @@ finish(out *w, int n_files, int unreadable)
         return;
     unsigned long long e = w->count[2], wa = w->count[1], no = w->count[0];
     if (w->o->format == OUT_TEXT) {
-        fprintf(f, "%d file%s checked%s: %llu error%s, %llu warning%s, %llu note%s", n_files,
-                n_files == 1 ? "" : "s", unreadable ? "" : "", e, e == 1 ? "" : "s", wa,
-                wa == 1 ? "" : "s", no, no == 1 ? "" : "s");
+        text_rule_counts(w);
+        fprintf(f, "%d file%s checked: %llu error%s, %llu warning%s, %llu note%s", n_files,
+                n_files == 1 ? "" : "s", e, e == 1 ? "" : "s", wa, wa == 1 ? "" : "s", no,
+                no == 1 ? "" : "s");
+        if (w->hidden)
+            fprintf(f, " (%llu below --min-severity=%s not shown)", (unsigned long long)w->hidden,
+                    pprof_severity_name(w->o->min_severity));
         if (w->truncated)
             fprintf(f, " (%llu shown, --max-findings %llu)", (unsigned long long)w->reported,
                     w->o->max_findings);
@@ -245,14 +372,20 @@ finish(out *w, int n_files, int unreadable)
     } else if (w->o->format == OUT_JSON) {
         fprintf(f,
                 "%s],\n  \"summary\": {\"files\": %d, \"unreadable\": %d, \"errors\": %llu, "
-                "\"warnings\": %llu, \"notes\": %llu, \"reported\": %llu, \"truncated\": %s}\n}\n",
+                "\"warnings\": %llu, \"notes\": %llu, \"reported\": %llu, \"hidden\": %llu, "
+                "\"min_severity\": \"%s\", \"truncated\": %s",
                 w->n_emitted ? "\n  " : "", n_files, unreadable, e, wa, no,
-                (unsigned long long)w->reported, w->truncated ? "true" : "false");
+                (unsigned long long)w->reported, (unsigned long long)w->hidden,
+                pprof_severity_name(w->o->min_severity), w->truncated ? "true" : "false");
+        json_rule_counts(w);
+        fputs("}\n}\n", f);
     } else {
+        fputs(w->n_emitted ? "\n    ],\n" : "],\n", f);
+        sarif_invocations(w);
         fprintf(f,
-                "%s],\n    \"properties\": {\"errors\": %llu, \"warnings\": %llu, \"notes\": "
-                "%llu, \"truncated\": %s}\n  }]\n}\n",
-                w->n_emitted ? "\n    " : "", e, wa, no, w->truncated ? "true" : "false");
+                "    \"properties\": {\"errors\": %llu, \"warnings\": %llu, \"notes\": "
+                "%llu, \"hidden\": %llu, \"truncated\": %s}\n  }]\n}\n",
+                e, wa, no, (unsigned long long)w->hidden, w->truncated ? "true" : "false");
     }
 }
 
@@ -266,15 +399,26 @@ report_read_error(out *w, const pprof_check_options *co, const char *file, const
     const pprof_rule_info *ri = pprof_rule_get(r);
     if (co->enabled && !co->enabled[r])
         return true;
-    w->count[ri->severity]++;
-    if (w->reported >= w->o->max_findings) {
-        w->truncated = true;
-        return true;
-    }
-    w->reported++;
     pprof_finding fd = {r, ri->id, ri->severity, file, e->offset, e->path, e->message};
     on_finding(w, &fd);
     return true;
+}
+
+/* A file that could not be read at all (not a finding): on stderr, and kept for SARIF. */
+static void
+report_unreadable(out *w, const char *file, const pprof_error *e)
+{
+    tool_print_error(stderr, "pprof-check", file, e);
+    if (!w->unreadable)
+        return;
+    char msg[sizeof(e->message) + 64];
+    snprintf(msg, sizeof(msg), "cannot read the profile: %s [%s]", e->message,
+             pprof_status_name(e->code));
+    unreadable_file *u = &w->unreadable[w->n_unreadable];
+    if ((u->message = strdup(msg))) {
+        u->file = file;
+        w->n_unreadable++;
+    }
 }
 
 static bool
@@ -329,13 +473,17 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     }
     pprof_check_summary sum;
     w->file = in;
-    if ((st = pprof_check(p, co, on_finding, w, &sum, &err)) == PPROF_OK)
-        add_summary(w, &sum);
+    st = pprof_check(p, co, on_finding, w, &sum, &err);
     pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
         st = pprof_repair(p, &q, &rs, &err);
-    if (st == PPROF_OK)
-        st = pprof_profile_write_file(q, o->output, &o->wopts, &err);
+    if (st == PPROF_OK && (st = pprof_profile_write_file(q, o->output, &o->wopts, &err))) {
+        /* the output failed, not the input */
+        tool_print_error(stderr, prog, strcmp(o->output, "-") ? o->output : "<stdout>", &err);
+        pprof_profile_free(p);
+        pprof_profile_free(q);
+        return tool_exit_for(st);
+    }
     if (st) {
         tool_print_error(stderr, prog, in, &err);
         pprof_profile_free(p);
@@ -343,7 +491,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
         return tool_exit_for(st);
     }
     /* The counts go to stderr when the profile itself goes to stdout. */
-    FILE *f = strcmp(o->output, "-") == 0 ? stderr : stdout;
+    FILE *f = tool_is_stdout(o->output) ? stderr : stdout;
     uint64_t total = 0;
     for (unsigned i = 0; i < PPROF_FIX_COUNT; i++)
         total += rs.count[i];
@@ -380,6 +528,7 @@ run(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     o.format = OUT_TEXT;
     o.fail_on = PPROF_SEVERITY_ERROR;
+    o.min_severity = PPROF_SEVERITY_WARNING;
     o.max_findings = 1000;
     o.wopts = (pprof_write_options)PPROF_WRITE_OPTIONS_INIT;
     for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
@@ -425,6 +574,17 @@ run(int argc, char **argv)
                 o.fail_on = PPROF_SEVERITY_NOTE;
             else
                 rc = tool_usage_error(prog, "--fail-on takes error, warning or note");
+        } else if (tool_opt_is(opt, NULL, "--min-severity")) {
+            if (!(v = tool_args_value(&a, prog)))
+                rc = TOOL_EXIT_USAGE;
+            else if (strcmp(v, "error") == 0)
+                o.min_severity = PPROF_SEVERITY_ERROR;
+            else if (strcmp(v, "warning") == 0)
+                o.min_severity = PPROF_SEVERITY_WARNING;
+            else if (strcmp(v, "note") == 0)
+                o.min_severity = PPROF_SEVERITY_NOTE;
+            else
+                rc = tool_usage_error(prog, "--min-severity takes error, warning or note");
         } else if (tool_opt_is(opt, NULL, "--max-findings")) {
             if (!(v = tool_args_value(&a, prog)))
                 rc = TOOL_EXIT_USAGE;
@@ -472,12 +632,15 @@ run(int argc, char **argv)
     if (o.fix)
         tool_note_format(prog, o.wopts.format, o.quiet);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
-    co.max_findings = o.max_findings;
+    co.max_findings = UINT64_MAX; /* on_finding applies --max-findings to the shown ones */
     co.enabled = o.enabled;
     co.n_enabled = PPROF_RULE_COUNT;
     out w = {.o = &o, .f = stdout};
+    w.unreadable = calloc((size_t)n_files, sizeof(*w.unreadable));
+    if (!getcwd(w.cwd, sizeof(w.cwd)))
+        w.cwd[0] = 0;
     /* Findings of --fix go to stderr when the repaired profile is written to stdout. */
-    if (o.fix && strcmp(o.output, "-") == 0)
+    if (o.fix && tool_is_stdout(o.output))
         w.f = stderr;
     begin(&w, n_files, files, first);
     int unreadable = 0;
@@ -485,6 +648,7 @@ run(int argc, char **argv)
     if (o.fix) {
         rc = do_fix(&o, &w, &co, files[0]);
         finish(&w, 1, 0);
+        free(w.unreadable);
         free(files);
         return rc;
     }
@@ -492,6 +656,7 @@ run(int argc, char **argv)
     pprof_error idx_err;
     if (n_files > 1 && pprof_inline_index_new(NULL, &idx, &idx_err) != PPROF_OK) {
         fprintf(stderr, "pprof-check: %s\n", idx_err.message);
+        free(w.unreadable);
         free(files);
         return TOOL_EXIT_IO;
     }
@@ -508,23 +673,15 @@ run(int argc, char **argv)
         if (st) {
             unreadable++;
             if (!report_read_error(&w, &co, in, &err)) {
-                tool_print_error(stderr, prog, in, &err);
+                report_unreadable(&w, in, &err);
                 io_error = true;
             }
             continue;
         }
         pprof_check_summary sum;
-        co.max_findings = o.max_findings > w.reported ? o.max_findings - w.reported : 0;
         st = pprof_check(p, &co, on_finding, &w, &sum, &err);
-        if (st == PPROF_OK) {
-            add_summary(&w, &sum);
-            if (idx) {
-                co.max_findings = o.max_findings > w.reported ? o.max_findings - w.reported : 0;
-                st = pprof_inline_index_add(idx, p, in, &co, on_finding, &w, &sum, &err);
-                if (st == PPROF_OK)
-                    add_summary(&w, &sum);
-            }
-        }
+        if (st == PPROF_OK && idx)
+            st = pprof_inline_index_add(idx, p, in, &co, on_finding, &w, &sum, &err);
         if (st) {
             tool_print_error(stderr, prog, in, &err);
             io_error = true;
@@ -533,6 +690,9 @@ run(int argc, char **argv)
     }
     pprof_inline_index_free(idx);
     finish(&w, n_files, unreadable);
+    for (size_t i = 0; i < w.n_unreadable; i++)
+        free(w.unreadable[i].message);
+    free(w.unreadable);
     free(files);
     if (io_error)
         return TOOL_EXIT_IO;

@@ -95,7 +95,7 @@ run(int argc, char **argv)
                                     "%s is the input: the folded text would replace the profile "
                                     "(--force to do it anyway)",
                                     o.out);
-        tool_output_init(NULL);
+        tool_output_init(&o.w); /* its temporary-file callback serves text outputs too */
         return convert_folded_run(&fo, o.in, o.out, &o.w);
     }
     int rc = tool_refuse_binary_tty(prog, o.out, o.force);

@@ -17,10 +17,12 @@ static const char usage[] =
     "(-focus=RX, --show_from, --tagfocus, --noinlines, ...) are accepted too.\n"
     "\n"
     "  -o, --output FILE       output path ('-' = stdout, the default); written atomically\n"
-    "  --compress=FORMAT       gzip (default), zstd or none\n"
+    "  --compress=FORMAT       gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
+    "                          .pb none, else gzip)\n"
     "  --level N               compression level (gzip 1-12, zstd 1-19; default: gzip 1,\n"
     "                          zstd the library's default), as pprof-merge\n"
     "  -v, --verbose           say what each operation kept and dropped\n"
+    "  --force                 write to a terminal all the same\n"
     "Frames (Go regexps on function names, file names and mapping files):\n"
     "  --focus RX              keep samples with a matching frame\n"
     "  --ignore RX             drop samples with a matching frame\n"
@@ -60,7 +62,7 @@ static const char *prog = "pprof-edit";
 
 typedef struct edit_cli {
     const char *in, *out, *normalize, *redact_keyfile;
-    bool verbose;
+    bool verbose, compress_given, force;
     pprof_write_options w;
     pprof_edit_options e;
     /* lists, each with room for argc entries */
@@ -209,6 +211,10 @@ parse_option(edit_cli *c, tool_args *a, const char *opt, size_t max)
         c->verbose = true;
         return TOOL_EXIT_OK;
     }
+    if (tool_opt_is(opt, NULL, "--force")) {
+        c->force = true;
+        return TOOL_EXIT_OK;
+    }
     if (!(v = tool_args_value(a, prog)))
         return TOOL_EXIT_USAGE;
     if (tool_opt_is(opt, "-o", "--output")) {
@@ -216,6 +222,7 @@ parse_option(edit_cli *c, tool_args *a, const char *opt, size_t max)
     } else if (tool_opt_is(opt, NULL, "--compress")) {
         if (!tool_parse_format(v, &c->w.format))
             return tool_usage_error(prog, "unknown compression '%s' (gzip, zstd, none)", v);
+        c->compress_given = true;
     } else if (tool_opt_is(opt, NULL, "--level")) {
         unsigned long long n;
         if (!tool_parse_u64(v, &n) || n < 1 || n > 22)
@@ -433,6 +440,13 @@ run(int argc, char **argv, edit_cli *c)
         return tool_usage_error(prog, "--redact needs --redact-key KEYFILE");
     if (c->e.keep_frames && !c->e.drop_frames)
         return tool_usage_error(prog, "--keep-frames needs --drop-frames");
+    int rc = tool_refuse_binary_tty(prog, c->out, c->force);
+    if (rc)
+        return rc;
+    tool_output_init(&c->w);
+    if (!c->compress_given)
+        c->w.format = tool_format_from_name(c->out);
+    tool_note_format(prog, c->w.format, false);
     c->e.remove_uninteresting = go_operations(&c->e);
     /* an edited profile is written once, like a merged one: the fastest gzip level, as
      * pprof-merge (a few percent more bytes) */
@@ -459,5 +473,5 @@ main(int argc, char **argv)
     free(c.set);
     free(c.rename);
     free(c.scale);
-    return rc;
+    return tool_finish(prog, rc);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "edit-filters.h"
 #include "report.h"
 
 static const char usage[] =
@@ -17,10 +18,11 @@ static const char usage[] =
     "  --granularity G       functions (default), filefunctions, files, lines, addresses\n"
     "  --nodefraction F      drop nodes whose cum is below F of the total (default 0.005)\n"
     "  --format=FMT          text (default, Go's layout) or json (raw integers)\n"
-    "  -o, --output FILE     output path ('-' = stdout, the default)\n"
+    "  -o, --output FILE     output path ('-' = stdout, the default); refused when it is\n"
+    "                        the input, unless --force\n"
+    "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
-    "  --version             show the version\n"
-    "\n"
+    "  --version             show the version\n" EDIT_FILTERS_HELP "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
 static bool
@@ -39,11 +41,18 @@ run(int argc, char **argv)
     const char *prog = "pprof-top", *in = NULL, *out = "-";
     pprof_report_options ro = PPROF_REPORT_OPTIONS_INIT;
     pprof_print_format fmt = PPROF_PRINT_TEXT;
+    bool force = false;
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand, *v;
+    edit_filters ef;
+    edit_filters_init(&ef);
+    int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
+        if (!operand && edit_filters_opt(&ef, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (operand) {
             if (in)
                 return tool_usage_error(prog, "only one input file is taken");
             in = operand;
@@ -55,6 +64,8 @@ run(int argc, char **argv)
             return TOOL_EXIT_OK;
         } else if (tool_opt_is(opt, NULL, "--cum")) {
             ro.cum_sort = true;
+        } else if (tool_opt_is(opt, NULL, "--force")) {
+            force = true;
         } else if (!(v = tool_args_value(&a, prog))) {
             return TOOL_EXIT_USAGE;
         } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -83,30 +94,46 @@ run(int argc, char **argv)
     }
     if (!in)
         return tool_usage_error(prog, "no input file");
+    if (!force && tool_same_file(in, out))
+        return tool_usage_error(prog,
+                                "%s is the input: the listing would replace the profile (--force "
+                                "to do it anyway)",
+                                out);
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    tool_output_init(&w);
     pprof_error err;
-    pprof_profile *p = NULL;
+    pprof_profile *p = NULL, *fp = NULL;
     pprof_report *r = NULL;
     pprof_buffer b = {0};
     const char *where = in;
     pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
     if (!st)
-        st = pprof_report_new(p, &ro, &r, &err);
+        st = edit_filters_apply(&ef, p, &fp, &err);
+    if (!st && fp) {
+        ro.unfiltered = p;
+        ro.active_filters = (const char *const *)ef.active;
+        ro.n_active_filters = ef.n_active;
+    }
+    if (!st)
+        st = pprof_report_new(fp ? fp : p, &ro, &r, &err);
     if (!st)
         st = pprof_report_print(r, fmt, &b, &err);
     if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
-        st = pprof_write_bytes_atomic(out, b.data, b.len, &err);
+        st = pprof_write_bytes_file(out, b.data, b.len, &w, &err);
     }
     if (st)
         tool_print_error(stderr, prog, where, &err);
     pprof_buffer_free(&b);
     pprof_report_free(r);
+    pprof_profile_free(fp);
     pprof_profile_free(p);
+    edit_filters_free(&ef);
     return tool_exit_for(st);
 }
 
 int
 main(int argc, char **argv)
 {
-    return run(argc, argv);
+    return tool_finish("pprof-top", run(argc, argv));
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Properties of pprof-edit that hold for any input and need no reference implementation:
-#   - every output passes pprof-check with no error;
+#   - every output passes pprof-check with no error, and is compacted (nothing unreferenced);
 #   - --focus P --ignore P (P matching some frame) leaves no sample;
 #   - an operation that matches nothing changes no value total (per sample type);
 #   - editing is deterministic: same bytes from two runs, and from one thread and several.
@@ -49,6 +49,10 @@ some_function() {
         l && $3 ~ /^M=/ { f = $4; if (++k == 5) exit } END { print f }'
 }
 
+# compacted: no location, function or string that nothing refers to (mappings: Go's Compact
+# and pprof-edit keep the first, the main binary, even when unused)
+compacted="--disable all --enable S7 --disable S7-unused-mapping --fail-on=note"
+
 threads=""
 "$edit" --help 2>&1 | grep -q -- '--threads' && threads=--threads
 [ -z "$threads" ] && "$edit" --help 2>&1 | grep -q -- ' -j' && threads=-j
@@ -67,10 +71,12 @@ for in in $inputs; do
         if ! (set -f; eval "exec \"\$edit\" \"\$in\" -o \"\$work/o$i.pb.gz\" $args") \
             < /dev/null 2> "$work/err"; then
             notok "$b: $label: pprof-edit failed: $(head -c 300 "$work/err")"
-        elif "$check" -q "$work/o$i.pb.gz" < /dev/null; then
-            ok "$b: $label: output passes pprof-check"
-        else
+        elif ! "$check" -q "$work/o$i.pb.gz" < /dev/null; then
             notok "$b: $label: pprof-check finds errors: $("$check" "$work/o$i.pb.gz" 2>&1 | head -3 | tr '\n' ' ')"
+        elif ! "$check" -q $compacted "$work/o$i.pb.gz" < /dev/null; then
+            notok "$b: $label: not compacted: $("$check" $compacted "$work/o$i.pb.gz" 2>&1 | head -3 | tr '\n' ' ')"
+        else
+            ok "$b: $label: output passes pprof-check and is compacted"
         fi
     done <<EOF
 no operation|

@@ -193,6 +193,110 @@ test_bombs(tap *t)
     pb_free(&small);
 }
 
+/* n bytes: head, then unit repeated (cut at n). */
+static pb
+pattern(const void *head, size_t head_len, const void *unit, size_t unit_len, size_t n)
+{
+    pb b = {0};
+    b.d = malloc(n);
+    if (!b.d)
+        abort();
+    memcpy(b.d, head, head_len);
+    for (size_t i = head_len; i < n; i += unit_len)
+        memcpy(b.d + i, unit, n - i < unit_len ? n - i : unit_len);
+    b.n = b.cap = n;
+    return b;
+}
+
+/* Bombs of the shapes that cost the most before, under the default limits: refused while they
+ * are inflated, with a peak of memory far below what they expand to (issue 16 item 11). */
+static void
+test_bomb_shapes(tap *t)
+{
+    const size_t n = (size_t)64 << 20;
+    static const uint8_t hdr_[] = {0x32, 0x00, 0x32, 0x03, 'c',  'p',  'u', 0x0a,
+                                   0x04, 0x08, 0x01, 0x10, 0x01, 0x48, 0x01};
+    struct {
+        const char *name;
+        pb data;
+        pprof_format fmt;
+        size_t max_peak;
+        const char *says;
+    } shapes[] = {
+        {"zeros", pattern("", 0, "\0", 1, n), PPROF_FORMAT_GZIP, 1 << 20, "not a pprof profile"},
+        {"zeros", pattern("", 0, "\0", 1, n), PPROF_FORMAT_ZSTD, 1 << 20, "not a pprof profile"},
+        {"text", pattern("", 0, "hello world\n", 12, n), PPROF_FORMAT_GZIP, 1 << 20,
+         "not a pprof profile"},
+        {"a profile, then period repeated", pattern(hdr_, sizeof(hdr_), "\x60\x01", 2, n),
+         PPROF_FORMAT_GZIP, 16 << 20, "decompression bomb"},
+        {"a profile, then period repeated", pattern(hdr_, sizeof(hdr_), "\x60\x01", 2, n),
+         PPROF_FORMAT_ZSTD, 16 << 20, "decompression bomb"},
+        {"a profile, then empty samples", pattern(hdr_, sizeof(hdr_), "\x12\x00", 2, n),
+         PPROF_FORMAT_GZIP, 16 << 20, "decompression bomb"},
+        {"a profile, then one 100-byte string repeated",
+         pattern(hdr_, sizeof(hdr_),
+                 "\x32"
+                 "daaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaa",
+                 102, n),
+         PPROF_FORMAT_GZIP, 32 << 20, "decompression bomb"},
+        {"4 M empty strings", pattern("", 0, "\x32\x00", 2, (size_t)8 << 20), PPROF_FORMAT_GZIP,
+         16 << 20, "decompression bomb"},
+    };
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        pprof_buffer c = {0};
+        if (pprof__compress(shapes[i].data.d, shapes[i].data.n, shapes[i].fmt, 0, 1, NULL, &c,
+                            NULL))
+            abort();
+        counting cnt = {0};
+        pprof_read_options o = counting_opts(&cnt);
+        pprof_profile *p = NULL;
+        pprof_error err = {0};
+        pprof_status st = pprof_profile_read_memory(c.data, c.len, &o, &p, &err);
+        tap_ok(t,
+               st != PPROF_OK && !p && strstr(err.message, shapes[i].says) &&
+                   cnt.peak <= shapes[i].max_peak && cnt.live == 0,
+               "%s (%zu bytes, %s of %zu bytes): refused with a peak of %zu bytes: %s",
+               shapes[i].name, shapes[i].data.n, pprof_format_name(shapes[i].fmt), c.len, cnt.peak,
+               err.message);
+        pprof_profile_free(p);
+        pprof_buffer_free(&c);
+        pb_free(&shapes[i].data);
+    }
+}
+
+/* A gzip stream cut short says so, unlike a corrupt one (issue 16 item 14). */
+static void
+test_truncated_gzip(tap *t)
+{
+    static const uint8_t prof[] = {0x32, 0x00, 0x32, 0x03, 'c', 'p', 'u', 0x48, 0x01};
+    pb big = pattern(prof, sizeof(prof), "\x32\x01x", 3, 200000);
+    pprof_buffer c = {0};
+    if (pprof__compress(big.d, big.n, PPROF_FORMAT_GZIP, 0, 1, NULL, &c, NULL))
+        abort();
+    bool all = true;
+    for (size_t cut = 1; cut < c.len; cut += 1 + cut / 8) {
+        pprof_profile *p = NULL;
+        pprof_error err = {0};
+        pprof_status st = pprof_profile_read_memory(c.data, cut, NULL, &p, &err);
+        if (cut >= 2 &&
+            (st != PPROF_E_COMPRESSION || !strstr(err.message, "truncated gzip data"))) {
+            tap_diag("cut at %zu of %zu: %s: %s", cut, c.len, pprof_status_name(st), err.message);
+            all = false;
+        }
+        pprof_profile_free(p);
+    }
+    tap_ok(t, all, "gzip cut anywhere: 'truncated gzip data'");
+    c.data[c.len / 2] ^= 0x55;
+    pprof_profile *p = NULL;
+    pprof_error err = {0};
+    pprof_status st = pprof_profile_read_memory(c.data, c.len, NULL, &p, &err);
+    tap_ok(t, st == PPROF_E_COMPRESSION && !strstr(err.message, "truncated"),
+           "corrupt gzip is not called truncated: %s", err.message);
+    pprof_buffer_free(&c);
+    pb_free(&big);
+}
+
 static void
 test_absurd_lengths(tap *t)
 {
@@ -393,6 +497,8 @@ main(void)
 {
     tap t = {0};
     test_bombs(&t);
+    test_bomb_shapes(&t);
+    test_truncated_gzip(&t);
     test_absurd_lengths(&t);
     test_counts(&t);
     test_alloc_failures(&t);

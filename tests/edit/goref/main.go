@@ -5,19 +5,21 @@
 //
 //	goref canon FILE            canonical form of FILE as it is
 //	goref apply FILE OP...      canonical form after applying OP... in the order given
-//	goref gen SEED OUT [drop]   write a generated profile (inline frames, labels, 3 types)
+//	goref gen SEED OUT [drop|baddrop]  write a generated profile (inline frames, labels, 3
+//	                            types; with drop_frames/keep_frames, or an invalid drop_frames)
 //
 // Operations (the profile package's functions; those it lacks in this version are written
 // after upstream's, see the comments):
 //
 //	aggregate=GRAN[,noinlines]  Aggregate as go tool pprof's -granularity/-noinlines do
-//	scale=F | scale=TYPE=F      Scale(F) / ScaleN with F for TYPE and 1 elsewhere
+//	scale=[TYPE=]F[,...]        Scale(F), or one ScaleN (F for TYPE, or all; later wins)
 //	normalize=BASEFILE          Normalize(base)
 //	setlabel=K=V                SetLabel(K, [V])
 //	setnumlabel=K=N[:UNIT]      SetNumLabel(K, [N], [UNIT])
-//	removelabel=K               RemoveLabel(K)
+//	removelabel=K               RemoveLabel(K) (pprof-edit's --remove-label is this and
+//	                            removenumlabel)
 //	removenumlabel=K            RemoveNumLabel(K)
-//	renamelabel=OLD=NEW         string and numeric labels of key OLD move to NEW
+//	renamelabel=OLD=NEW         string and numeric labels of key OLD get key NEW
 //	types=T[,T...]              keep only these sample types, in this order
 //	prune=DROP[/KEEP]           Prune(^(DROP)$, ^(KEEP)$) like RemoveUninteresting
 //	uninteresting               RemoveUninteresting (the profile's drop_frames/keep_frames)
@@ -40,6 +42,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 )
@@ -62,11 +66,25 @@ func load(path string) *profile.Profile {
 	return p
 }
 
+// text is s as it is when it is printable UTF-8, else quoted, so that one canonical line stays
+// one line whatever the names hold.
+func text(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 func location(l *profile.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%#x", l.Address)
 	if !emptyMapping(l.Mapping) {
-		fmt.Fprintf(&b, "@%s", l.Mapping.File)
+		fmt.Fprintf(&b, "@%s", text(l.Mapping.File))
 	}
 	if l.IsFolded {
 		b.WriteString("[folded]")
@@ -78,11 +96,11 @@ func location(l *profile.Location) string {
 			b.WriteString("/")
 		}
 		if f := ln.Function; f != nil {
-			b.WriteString(f.Name)
+			b.WriteString(text(f.Name))
 			if f.SystemName != f.Name {
-				fmt.Fprintf(&b, "|sys=%s", f.SystemName)
+				fmt.Fprintf(&b, "|sys=%s", text(f.SystemName))
 			}
-			fmt.Fprintf(&b, "|%s", f.Filename)
+			fmt.Fprintf(&b, "|%s", text(f.Filename))
 			if f.StartLine != 0 {
 				fmt.Fprintf(&b, "|start=%d", f.StartLine)
 			}
@@ -223,18 +241,7 @@ func apply(p *profile.Profile, op string) *profile.Profile {
 	case "aggregate":
 		err = aggregate(p, arg)
 	case "scale":
-		if i := strings.LastIndexByte(arg, '='); i >= 0 {
-			f, _ := strconv.ParseFloat(arg[i+1:], 64)
-			ratios := make([]float64, len(p.SampleType))
-			for j := range ratios {
-				ratios[j] = 1
-			}
-			ratios[typeIndex(p, arg[:i])] = f
-			err = p.ScaleN(ratios)
-		} else {
-			f, _ := strconv.ParseFloat(arg, 64)
-			p.Scale(f)
-		}
+		err = scale(p, arg)
 	case "normalize":
 		err = p.Normalize(load(arg))
 	case "setlabel":
@@ -278,6 +285,37 @@ func apply(p *profile.Profile, op string) *profile.Profile {
 		die(1, "%s: %v", op, err)
 	}
 	return p
+}
+
+// scale applies "[TYPE=]F[,[TYPE=]F...]" as one ScaleN: F alone is for every type, a later entry
+// overrides an earlier one (pprof-edit's repeated --scale); F alone, once, is Scale(F).
+func scale(p *profile.Profile, arg string) error {
+	ratios := make([]float64, len(p.SampleType))
+	for j := range ratios {
+		ratios[j] = 1
+	}
+	for _, e := range strings.Split(arg, ",") {
+		t, v := "", e
+		if i := strings.LastIndexByte(e, '='); i >= 0 {
+			t, v = e[:i], e[i+1:]
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			die(2, "scale: %v", err)
+		}
+		if t == "" {
+			if !strings.Contains(arg, ",") {
+				p.Scale(f)
+				return nil
+			}
+			for j := range ratios {
+				ratios[j] = f
+			}
+		} else {
+			ratios[typeIndex(p, t)] = f
+		}
+	}
+	return p.ScaleN(ratios)
 }
 
 // aggregate is go tool pprof's driver.aggregate (internal/driver/driver.go).
@@ -329,27 +367,42 @@ func removeNumLabel(p *profile.Profile, key string) {
 	}
 }
 
-// renameLabel has no Go counterpart: the values of OLD (string and numeric, with units) become
-// those of NEW, replacing what NEW had in the samples that have OLD.
+// renameLabel has no Go counterpart: every label entry with key OLD gets key NEW (string and
+// numeric, units kept). A sample that also has NEW keeps both sets of values, in the order of
+// its label entries; for a profile that Go wrote (goref gen), that is the order of the keys.
 func renameLabel(p *profile.Profile, from, to string) {
 	for _, s := range p.Sample {
 		if v, ok := s.Label[from]; ok {
 			delete(s.Label, from)
-			s.Label[to] = v
+			if from < to {
+				s.Label[to] = append(append([]string{}, v...), s.Label[to]...)
+			} else {
+				s.Label[to] = append(append([]string{}, s.Label[to]...), v...)
+			}
 		}
 		if v, ok := s.NumLabel[from]; ok {
 			u := s.NumUnit[from]
 			delete(s.NumLabel, from)
 			delete(s.NumUnit, from)
-			s.NumLabel[to] = v
-			if u != nil {
-				if s.NumUnit == nil {
-					s.NumUnit = map[string][]string{}
-				}
-				s.NumUnit[to] = u
-			} else {
-				delete(s.NumUnit, to)
+			tv, tu := s.NumLabel[to], s.NumUnit[to]
+			// units are per value; a key without units has none for any of its values
+			if len(u) == 0 && len(v) > 0 {
+				u = make([]string, len(v))
 			}
+			if len(tu) == 0 && len(tv) > 0 {
+				tu = make([]string, len(tv))
+			}
+			if from < to {
+				s.NumLabel[to] = append(append([]int64{}, v...), tv...)
+				u = append(append([]string{}, u...), tu...)
+			} else {
+				s.NumLabel[to] = append(append([]int64{}, tv...), v...)
+				u = append(append([]string{}, tu...), u...)
+			}
+			if s.NumUnit == nil {
+				s.NumUnit = map[string][]string{}
+			}
+			s.NumUnit[to] = u
 		}
 	}
 }
@@ -380,7 +433,7 @@ func keepTypes(p *profile.Profile, names []string) {
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: goref canon FILE | goref apply FILE OP... | goref gen SEED OUT [drop]")
+		fmt.Fprintln(os.Stderr, "usage: goref canon FILE | goref apply FILE OP... | goref gen SEED OUT [drop|baddrop]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -394,10 +447,14 @@ func main() {
 		canon(p)
 	case "gen":
 		if len(os.Args) < 4 {
-			die(2, "gen SEED OUT [drop]")
+			die(2, "gen SEED OUT [drop|baddrop]")
 		}
 		seed, _ := strconv.ParseInt(os.Args[2], 10, 64)
-		p := generate(seed, len(os.Args) > 4 && os.Args[4] == "drop")
+		variant := ""
+		if len(os.Args) > 4 {
+			variant = os.Args[4]
+		}
+		p := generate(seed, variant)
 		f, err := os.Create(os.Args[3])
 		if err != nil {
 			die(3, "%v", err)
@@ -416,8 +473,9 @@ func main() {
 // generate builds a small profile that exercises what the corpus has little of: inline frames,
 // locations without lines, function names with argument lists (Prune strips them), string
 // labels with several values, numeric labels with and without units (and a key whose unit
-// varies), three sample types, empty stacks, and with drop, header drop/keep frames.
-func generate(seed int64, drop bool) *profile.Profile {
+// varies), three sample types, empty stacks, and header drop/keep frames with drop (baddrop: a
+// drop_frames that does not compile).
+func generate(seed int64, variant string) *profile.Profile {
 	r := rand.New(rand.NewSource(seed))
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
@@ -432,9 +490,12 @@ func generate(seed int64, drop bool) *profile.Profile {
 		DurationNanos:     10000000000,
 		Comments:          []string{"generated by tests/edit/goref", fmt.Sprintf("seed %d", seed)},
 	}
-	if drop {
+	switch variant {
+	case "drop":
 		p.DropFrames = `runtime\..*|std::__1::.*`
 		p.KeepFrames = `runtime\.main|std::__1::thread.*`
+	case "baddrop": // Go's RemoveUninteresting fails, and go tool pprof goes on unpruned
+		p.DropFrames = `runtime\.(`
 	}
 	p.Mapping = []*profile.Mapping{
 		{ID: 1, Start: 0x400000, Limit: 0x800000, File: "/usr/bin/server", BuildID: "b1d5e7",
@@ -464,6 +525,12 @@ func generate(seed int64, drop bool) *profile.Profile {
 		{"operator new(unsigned long)", "/usr/include/c++/v1/new"},
 		{"sync.(*Mutex).Lock", "/usr/lib/go/src/sync/mutex.go"},
 		{"main.worker", "/src/server/worker.go"},
+		// simplifyFunc's cases: reserved names keep their brackets, a leading '.' goes
+		{"ns::(anonymous namespace)::Handler::operator()(int) const", "/src/ns/handler.cc"},
+		{"(anonymous namespace)::init(void)", "/src/ns/init.cc"},
+		{"std::function<void ()>::operator()() const", "/usr/include/c++/v1/functional"},
+		{".ppc_elf_func", "/src/ppc.c"},
+		{"", "/src/anonymous.c"},
 	}
 	for i, n := range names {
 		sys := n.name

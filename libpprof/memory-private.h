@@ -1,0 +1,30 @@
+/* Memory policy: how large buffers get their pages. Prefaulting lives here; the default
+ * allocator's huge-page blocks are in blk-private.h. */
+#ifndef PPROF_MEMORY_PRIVATE_H
+#define PPROF_MEMORY_PRIVATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Large buffers that are about to be filled are faulted in by a thread of their own, so that
+ * the thread filling them (the one that limits the run) does not take the page faults.
+ * MADV_POPULATE_WRITE faults pages in without touching their bytes, so the buffers may be in
+ * use, even grown, moved or freed, meanwhile. */
+#define PPROF__PREFAULT_MAX 8
+
+typedef struct pprof__prefault {
+    void *p[PPROF__PREFAULT_MAX];
+    size_t len[PPROF__PREFAULT_MAX], n;
+    pthread_t th;
+    bool running;
+} pprof__prefault;
+
+/* Notes [p, p + len) to be faulted in; small buffers and any past the first eight are not. */
+void pprof__prefault_add(pprof__prefault *pf, void *p, size_t len);
+/* Starts faulting in what was noted, on a thread of its own when threads >= 2 (else nothing). */
+void pprof__prefault_start(pprof__prefault *pf, unsigned threads);
+/* Waits for that thread; a no-op when none runs. */
+void pprof__prefault_join(pprof__prefault *pf);
+
+#endif
