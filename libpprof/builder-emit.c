@@ -4,12 +4,6 @@
 
 #include "builder-private.h"
 
-static pprof_status
-nomem(pprof_error *err)
-{
-    return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-}
-
 /* New dense ids (1..n) in first-use order; 0 = not referenced by any committed sample. */
 typedef struct ids {
     uint32_t *loc, *fn, *map;
@@ -206,7 +200,7 @@ pprof__builder_encode(pprof_builder *b, const pprof_write_options *opts, pprof_b
     pprof_profile *p = pprof__profile_new(&b->alloc);
     pprof_status st;
     if (!p || !assign_ids(b, &d) || !fill_profile(b, &d, p))
-        st = nomem(err);
+        st = pprof__builder_nomem(err);
     else
         st = pprof_profile_write_memory(p, opts, out, err);
     ids_free(&b->alloc, &d);
@@ -232,21 +226,6 @@ tables_free(const pprof_allocator *a, tables *t)
     pprof__htab_free(&t->h_map, a);
     pprof__htab_free(&t->h_loc, a);
     memset(t, 0, sizeof(*t));
-}
-
-void
-pprof__builder_free_tables(pprof_builder *b)
-{
-    const pprof_allocator *a = &b->alloc;
-    pprof__vec *v[] = {&b->bytes,   &b->strs,  &b->fns,    &b->maps,   &b->locs,    &b->lines,
-                       &b->samples, &b->stack, &b->labels, &b->values, &b->comments};
-    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-        pprof__free(a, v[i]->data);
-        memset(v[i], 0, sizeof(*v[i]));
-    }
-    pprof__htab *h[] = {&b->h_str, &b->h_fn, &b->h_map, &b->h_loc, &b->h_sample};
-    for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++)
-        pprof__htab_free(h[i], a);
 }
 
 /* Old index -> new index maps (PPROF_NONE = dropped). */
@@ -407,13 +386,13 @@ pprof__builder_compact(pprof_builder *b, pprof_error *err)
     tables t = {0};
     if (!r.str || !r.fn || !r.map || !r.loc) {
         remap_free(a, &r);
-        return nomem(err);
+        return pprof__builder_nomem(err);
     }
     mark(b, &r);
     if (!rebuild(b, &r, &t)) {
         tables_free(a, &t);
         remap_free(a, &r);
-        return nomem(err);
+        return pprof__builder_nomem(err);
     }
     /* Nothing can fail from here on. */
     for (size_t i = 0; i < b->opens.len; i++) {

@@ -1,5 +1,5 @@
-/* The builder's state, shared by builder.c (interning, samples) and builder-emit.c
- * (serialize, reset). Not installed. */
+/* The builder's state, shared by builder.c (the API, samples), builder-emit.c (serialize,
+ * compact) and builder-tables.c (the interned tables). Not installed. */
 #ifndef PPROF_BUILDER_PRIVATE_H
 #define PPROF_BUILDER_PRIVATE_H
 
@@ -93,18 +93,54 @@ struct pprof_builder {
 
 #define PPROF__BUILDER_MAX_U32 (UINT32_MAX - 1)
 
-uint32_t pprof__bstr_hash(const char *s, size_t n);
+/* The files depend one way: builder.c (the API, samples) -> builder-emit.c (serialize,
+ * compact) -> builder-tables.c (the interned tables); builder.c uses the tables too. */
 
+/* ---- builder-tables.c */
+
+uint32_t pprof__bstr_hash(const char *s, size_t n);
 uint32_t pprof__bfn_hash(const bfn *f);
 uint32_t pprof__bmap_hash(const bmap *m);
 uint32_t pprof__bloc_hash(const pprof_builder *b, const bloc *l, const bline *lines);
 uint32_t pprof__bsample_hash(const uint32_t *locs, size_t n_loc, const blabel *labs, size_t n_lab);
 
-/* builder-emit.c; callers hold the lock */
+pprof_status pprof__builder_nomem(pprof_error *err);
+/* Counts the refusal in limit_errors. */
+pprof_status pprof__builder_limit(pprof_builder *b, pprof_error *err, const char *what,
+                                  uint64_t cap);
+
+/* Index of an interned entry, adding it when new (under the caps); 0 is the empty string. */
+pprof_status pprof__builder_intern_str(pprof_builder *b, const char *s, size_t len, uint32_t *out,
+                                       pprof_error *err);
+pprof_status pprof__builder_intern_cstr(pprof_builder *b, const char *s, uint32_t *out,
+                                        pprof_error *err);
+pprof_status pprof__builder_intern_fn(pprof_builder *b, const bfn *k, uint32_t *out,
+                                      pprof_error *err);
+pprof_status pprof__builder_intern_map(pprof_builder *b, const bmap *k, uint32_t *out,
+                                       pprof_error *err);
+pprof_status pprof__builder_intern_loc(pprof_builder *b, const bloc *l, const bline *lines,
+                                       uint32_t *out, pprof_error *err);
+void pprof__builder_free_tables(pprof_builder *b);
+
+typedef bool (*pprof__builder_eq_fn)(const pprof_builder *b, uint32_t index, const void *key);
+
+/* The index of an entry equal to key, or PPROF_NONE with *p where the key would go. */
+static inline uint32_t
+pprof__builder_find(const pprof__htab *t, uint32_t hash, pprof__builder_eq_fn eq,
+                    const pprof_builder *b, const void *key, pprof__htab_probe *p)
+{
+    for (uint32_t i = pprof__htab_probe_start(t, hash, p); i != PPROF_NONE;
+         i = pprof__htab_probe_next(t, p))
+        if (eq(b, i, key))
+            return i;
+    return PPROF_NONE;
+}
+
+/* ---- builder-emit.c; callers hold the lock */
+
 pprof_status pprof__builder_encode(pprof_builder *b, const pprof_write_options *opts,
                                    pprof_buffer *out, pprof_error *err);
 /* Keeps only what open samples and the configuration reference; new generation. */
 pprof_status pprof__builder_compact(pprof_builder *b, pprof_error *err);
-void pprof__builder_free_tables(pprof_builder *b);
 
 #endif

@@ -2,7 +2,6 @@
 #include <stdlib.h>
 
 #include "builder-private.h"
-#include "hash-private.h"
 
 #define LOCK(b)                                                                                    \
     do {                                                                                           \
@@ -15,105 +14,7 @@
             pthread_mutex_unlock(&(b)->mu);                                                        \
     } while (0)
 
-/* ---------------------------------------------------------------- hashing */
-
-static inline uint32_t
-fold(uint64_t h)
-{
-    return (uint32_t)pprof__mix64(h);
-}
-
-uint32_t
-pprof__bstr_hash(const char *p, size_t n)
-{
-    return (uint32_t)pprof__hash_bytes(0, p, n);
-}
-
-uint32_t
-pprof__bfn_hash(const bfn *f)
-{
-    uint64_t h = pprof__hash_combine(
-        pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(1, f->name), f->system_name),
-                            f->filename),
-        (uint64_t)f->start_line);
-    return fold(h);
-}
-
-uint32_t
-pprof__bmap_hash(const bmap *m)
-{
-    uint64_t h = pprof__hash_combine(
-        pprof__hash_combine(
-            pprof__hash_combine(
-                pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(2, m->start), m->limit),
-                                    m->offset),
-                m->filename),
-            m->build_id),
-        m->flags);
-    return fold(h);
-}
-
-uint32_t
-pprof__bloc_hash(const pprof_builder *b, const bloc *l, const bline *lines)
-{
-    (void)b;
-    uint64_t h = pprof__hash_combine(
-        pprof__hash_combine(pprof__hash_combine(pprof__hash_combine(3, l->map), l->address),
-                            l->folded),
-        l->n_line);
-    for (uint32_t i = 0; i < l->n_line; i++)
-        h = pprof__hash_combine(
-            pprof__hash_combine(pprof__hash_combine(h, lines[i].fn), (uint64_t)lines[i].line),
-            (uint64_t)lines[i].column);
-    return fold(h);
-}
-
-uint32_t
-pprof__bsample_hash(const uint32_t *locs, size_t n_loc, const blabel *labs, size_t n_lab)
-{
-    uint64_t h = pprof__hash_combine(pprof__hash_combine(4, n_loc), n_lab);
-    for (size_t i = 0; i < n_loc; i++)
-        h = pprof__hash_combine(h, locs[i]);
-    for (size_t i = 0; i < n_lab; i++)
-        h = pprof__hash_combine(
-            pprof__hash_combine(
-                pprof__hash_combine(pprof__hash_combine(h, labs[i].key), labs[i].str),
-                labs[i].unit),
-            (uint64_t)labs[i].num);
-    return fold(h);
-}
-
-/* ---------------------------------------------------------------- table lookups */
-
-typedef bool (*eq_fn)(const pprof_builder *b, uint32_t index, const void *key);
-
-/* The index of an entry equal to key, or PPROF_NONE with *p where the key would go. */
-static uint32_t
-htab_find(const pprof__htab *t, uint32_t hash, eq_fn eq, const pprof_builder *b, const void *key,
-          pprof__htab_probe *p)
-{
-    for (uint32_t i = pprof__htab_probe_start(t, hash, p); i != PPROF_NONE;
-         i = pprof__htab_probe_next(t, p))
-        if (eq(b, i, key))
-            return i;
-    return PPROF_NONE;
-}
-
 /* ---------------------------------------------------------------- errors and handles */
-
-static pprof_status
-nomem(pprof_error *err)
-{
-    return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-}
-
-static pprof_status
-limit(pprof_builder *b, pprof_error *err, const char *what, uint64_t cap)
-{
-    b->limit_errors++;
-    return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "", "builder cap reached: %s %llu",
-                        what, (unsigned long long)cap);
-}
 
 static pprof_status
 stale(pprof_error *err, const char *path, uint64_t h, uint32_t gen)
@@ -152,184 +53,6 @@ res_str(const pprof_builder *b, pprof_builder_str s, uint32_t *index, const char
         return stale(err, path, s.h, b->gen);
     if (*index == PPROF_NONE)
         *index = 0;
-    return PPROF_OK;
-}
-
-/* ---------------------------------------------------------------- strings */
-
-static bool
-str_eq(const pprof_builder *b, uint32_t i, const void *key)
-{
-    const pprof_string *k = key;
-    const bstr *s = &PPROF__AT(b->strs, bstr, i);
-    return s->len == k->len && memcmp((const char *)b->bytes.data + s->off, k->data, k->len) == 0;
-}
-
-static pprof_status
-intern(pprof_builder *b, const char *s, size_t len, uint32_t *out, pprof_error *err)
-{
-    if (len == 0) {
-        *out = 0;
-        return PPROF_OK;
-    }
-    if (!s)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL string of length %zu",
-                            len);
-    if (!pprof__htab_reserve(&b->h_str, &b->alloc, 1))
-        return nomem(err);
-    pprof_string key = {s, len};
-    uint32_t h = pprof__bstr_hash(s, len);
-    pprof__htab_probe pos;
-    uint32_t i = htab_find(&b->h_str, h, str_eq, b, &key, &pos);
-    if (i != PPROF_NONE) {
-        *out = i;
-        return PPROF_OK;
-    }
-    if (b->strs.len - 1 >= b->o.max_strings)
-        return limit(b, err, "max_strings", b->o.max_strings);
-    if (len > b->o.max_string_bytes || b->bytes.len > b->o.max_string_bytes - len)
-        return limit(b, err, "max_string_bytes", b->o.max_string_bytes);
-    if (b->bytes.len + len > UINT32_MAX || b->strs.len >= PPROF__BUILDER_MAX_U32)
-        return limit(b, err, "4 GiB of string bytes or 2^32 strings", UINT32_MAX);
-    if (!pprof__vec_grow(&b->alloc, &b->bytes, 1, b->bytes.len + len) ||
-        !pprof__vec_grow(&b->alloc, &b->strs, sizeof(bstr), b->strs.len + 1))
-        return nomem(err);
-    bstr *e = pprof__vec_push(&b->alloc, &b->strs, sizeof(bstr));
-    e->off = (uint32_t)b->bytes.len;
-    e->len = (uint32_t)len;
-    memcpy((char *)b->bytes.data + b->bytes.len, s, len);
-    b->bytes.len += len;
-    *out = (uint32_t)b->strs.len - 1;
-    pprof__htab_insert_at(&b->h_str, &pos, *out);
-    return PPROF_OK;
-}
-
-static pprof_status
-intern_c(pprof_builder *b, const char *s, uint32_t *out, pprof_error *err)
-{
-    return intern(b, s ? s : "", s ? strlen(s) : 0, out, err);
-}
-
-/* ---------------------------------------------------------------- functions, mappings */
-
-static bool
-fn_eq(const pprof_builder *b, uint32_t i, const void *key)
-{
-    const bfn *k = key, *f = &PPROF__AT(b->fns, bfn, i);
-    return f->name == k->name && f->system_name == k->system_name && f->filename == k->filename &&
-           f->start_line == k->start_line;
-}
-
-static pprof_status
-intern_fn(pprof_builder *b, const bfn *k, uint32_t *out, pprof_error *err)
-{
-    if (!pprof__htab_reserve(&b->h_fn, &b->alloc, 1))
-        return nomem(err);
-    uint32_t h = pprof__bfn_hash(k);
-    pprof__htab_probe pos;
-    uint32_t i = htab_find(&b->h_fn, h, fn_eq, b, k, &pos);
-    if (i == PPROF_NONE) {
-        if (b->fns.len >= b->o.max_functions)
-            return limit(b, err, "max_functions", b->o.max_functions);
-        bfn *f = pprof__vec_push(&b->alloc, &b->fns, sizeof(bfn));
-        if (!f)
-            return nomem(err);
-        *f = *k;
-        i = (uint32_t)b->fns.len - 1;
-        pprof__htab_insert_at(&b->h_fn, &pos, i);
-    }
-    *out = i;
-    return PPROF_OK;
-}
-
-static bool
-map_eq(const pprof_builder *b, uint32_t i, const void *key)
-{
-    const bmap *k = key, *m = &PPROF__AT(b->maps, bmap, i);
-    return m->start == k->start && m->limit == k->limit && m->offset == k->offset &&
-           m->filename == k->filename && m->build_id == k->build_id && m->flags == k->flags;
-}
-
-static pprof_status
-intern_map(pprof_builder *b, const bmap *k, uint32_t *out, pprof_error *err)
-{
-    if (k->limit < k->start)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "mapping.memory_limit",
-                            "memory_limit 0x%llx is below memory_start 0x%llx",
-                            (unsigned long long)k->limit, (unsigned long long)k->start);
-    if (!pprof__htab_reserve(&b->h_map, &b->alloc, 1))
-        return nomem(err);
-    uint32_t h = pprof__bmap_hash(k);
-    pprof__htab_probe pos;
-    uint32_t i = htab_find(&b->h_map, h, map_eq, b, k, &pos);
-    if (i == PPROF_NONE) {
-        if (b->maps.len >= b->o.max_mappings)
-            return limit(b, err, "max_mappings", b->o.max_mappings);
-        bmap *m = pprof__vec_push(&b->alloc, &b->maps, sizeof(bmap));
-        if (!m)
-            return nomem(err);
-        *m = *k;
-        i = (uint32_t)b->maps.len - 1;
-        pprof__htab_insert_at(&b->h_map, &pos, i);
-    }
-    *out = i;
-    return PPROF_OK;
-}
-
-/* ---------------------------------------------------------------- locations */
-
-typedef struct lockey {
-    bloc l;
-    const bline *lines;
-} lockey;
-
-static bool
-loc_eq(const pprof_builder *b, uint32_t i, const void *key)
-{
-    const lockey *k = key;
-    const bloc *l = &PPROF__AT(b->locs, bloc, i);
-    if (l->map != k->l.map || l->address != k->l.address || l->folded != k->l.folded ||
-        l->n_line != k->l.n_line)
-        return false;
-    /* lines.data is NULL until the first line, and NULL + 0 is undefined */
-    const bline *ln = l->n_line ? (const bline *)b->lines.data + l->line_off : NULL;
-    for (uint32_t j = 0; j < l->n_line; j++)
-        if (ln[j].fn != k->lines[j].fn || ln[j].line != k->lines[j].line ||
-            ln[j].column != k->lines[j].column)
-            return false;
-    return true;
-}
-
-static pprof_status
-intern_loc(pprof_builder *b, const bloc *l, const bline *lines, uint32_t *out, pprof_error *err)
-{
-    if (l->address == 0 && l->n_line == 0)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "location",
-                            "a location needs an address or at least one line");
-    if (!pprof__htab_reserve(&b->h_loc, &b->alloc, 1))
-        return nomem(err);
-    lockey k = {*l, lines};
-    uint32_t h = pprof__bloc_hash(b, l, lines);
-    pprof__htab_probe pos;
-    uint32_t i = htab_find(&b->h_loc, h, loc_eq, b, &k, &pos);
-    if (i == PPROF_NONE) {
-        if (b->locs.len >= b->o.max_locations)
-            return limit(b, err, "max_locations", b->o.max_locations);
-        if (b->lines.len + l->n_line > PPROF__BUILDER_MAX_U32)
-            return limit(b, err, "2^32 lines", UINT32_MAX);
-        if (!pprof__vec_grow(&b->alloc, &b->lines, sizeof(bline), b->lines.len + l->n_line) ||
-            !pprof__vec_grow(&b->alloc, &b->locs, sizeof(bloc), b->locs.len + 1))
-            return nomem(err);
-        bloc *d = pprof__vec_push(&b->alloc, &b->locs, sizeof(bloc));
-        *d = *l;
-        d->line_off = (uint32_t)b->lines.len;
-        if (l->n_line)
-            memcpy((bline *)b->lines.data + b->lines.len, lines, l->n_line * sizeof(bline));
-        b->lines.len += l->n_line;
-        i = (uint32_t)b->locs.len - 1;
-        pprof__htab_insert_at(&b->h_loc, &pos, i);
-    }
-    *out = i;
     return PPROF_OK;
 }
 
@@ -384,11 +107,11 @@ add_resolved(pprof_builder *b, const int64_t *values, const uint32_t *locs, size
 {
     const size_t nt = b->n_types;
     if (!pprof__htab_reserve(&b->h_sample, &b->alloc, 1))
-        return nomem(err);
+        return pprof__builder_nomem(err);
     skey k = {locs, n_loc, labs, n_lab};
     uint32_t h = pprof__bsample_hash(locs, n_loc, labs, n_lab);
     pprof__htab_probe pos;
-    uint32_t i = htab_find(&b->h_sample, h, sample_eq, b, &k, &pos);
+    uint32_t i = pprof__builder_find(&b->h_sample, h, sample_eq, b, &k, &pos);
     if (i != PPROF_NONE) {
         int64_t *v = (int64_t *)b->values.data + PPROF__AT(b->samples, bsample, i).val_off;
         int64_t sum;
@@ -401,15 +124,15 @@ add_resolved(pprof_builder *b, const int64_t *values, const uint32_t *locs, size
         return PPROF_OK;
     }
     if (b->samples.len >= b->o.max_samples)
-        return limit(b, err, "max_samples", b->o.max_samples);
+        return pprof__builder_limit(b, err, "max_samples", b->o.max_samples);
     if (b->stack.len + n_loc > PPROF__BUILDER_MAX_U32 ||
         b->labels.len + n_lab > PPROF__BUILDER_MAX_U32)
-        return limit(b, err, "2^32 stack entries or labels", UINT32_MAX);
+        return pprof__builder_limit(b, err, "2^32 stack entries or labels", UINT32_MAX);
     if (!pprof__vec_grow(&b->alloc, &b->samples, sizeof(bsample), b->samples.len + 1) ||
         !pprof__vec_grow(&b->alloc, &b->stack, sizeof(uint32_t), b->stack.len + n_loc) ||
         !pprof__vec_grow(&b->alloc, &b->labels, sizeof(blabel), b->labels.len + n_lab) ||
         !pprof__vec_grow(&b->alloc, &b->values, sizeof(int64_t), b->values.len + nt))
-        return nomem(err);
+        return pprof__builder_nomem(err);
     bsample *s = pprof__vec_push(&b->alloc, &b->samples, sizeof(bsample));
     s->loc_off = (uint32_t)b->stack.len;
     s->n_loc = (uint32_t)n_loc;
@@ -475,7 +198,7 @@ add_sample(pprof_builder *b, const int64_t *values, size_t n_values, const pprof
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL stack or labels");
     if (!pprof__vec_grow(&b->alloc, &b->scratch_locs, sizeof(uint32_t), n_stack) ||
         !pprof__vec_grow(&b->alloc, &b->scratch_labs, sizeof(blabel), n_labels))
-        return nomem(err);
+        return pprof__builder_nomem(err);
     uint32_t *locs = b->scratch_locs.data;
     blabel *labs = b->scratch_labs.data;
     for (size_t i = 0; i < n_stack; i++) {
@@ -525,16 +248,16 @@ static pprof_status
 open_begin(pprof_builder *b, pprof_builder_open *out, pprof_error *err)
 {
     if (b->n_open >= b->o.max_open_samples)
-        return limit(b, err, "max_open_samples", b->o.max_open_samples);
+        return pprof__builder_limit(b, err, "max_open_samples", b->o.max_open_samples);
     uint32_t slot;
     if (b->free_open.len) {
         slot = PPROF__AT(b->free_open, uint32_t, --b->free_open.len);
     } else {
         if (!pprof__vec_grow(&b->alloc, &b->free_open, sizeof(uint32_t), b->opens.len + 1))
-            return nomem(err);
+            return pprof__builder_nomem(err);
         bopen *o = pprof__vec_push(&b->alloc, &b->opens, sizeof(bopen));
         if (!o)
-            return nomem(err);
+            return pprof__builder_nomem(err);
         memset(o, 0, sizeof(*o));
         o->seq = 1;
         slot = (uint32_t)b->opens.len - 1;
@@ -550,7 +273,7 @@ static pprof_status
 open_room(pprof_builder *b, const bopen *o, pprof_error *err)
 {
     if (o->locs.len + o->labs.len >= b->o.max_open_depth)
-        return limit(b, err, "max_open_depth", b->o.max_open_depth);
+        return pprof__builder_limit(b, err, "max_open_depth", b->o.max_open_depth);
     return PPROF_OK;
 }
 
@@ -559,7 +282,7 @@ open_push_loc(pprof_builder *b, bopen *o, uint32_t loc, pprof_error *err)
 {
     uint32_t *d = pprof__vec_push(&b->alloc, &o->locs, sizeof(uint32_t));
     if (!d)
-        return nomem(err);
+        return pprof__builder_nomem(err);
     *d = loc;
     return PPROF_OK;
 }
@@ -569,7 +292,7 @@ open_push_label(pprof_builder *b, bopen *o, const blabel *l, pprof_error *err)
 {
     blabel *d = pprof__vec_push(&b->alloc, &o->labs, sizeof(blabel));
     if (!d)
-        return nomem(err);
+        return pprof__builder_nomem(err);
     *d = *l;
     return PPROF_OK;
 }
@@ -590,26 +313,26 @@ open_add_frame(pprof_builder *b, pprof_builder_open s, const pprof_builder_frame
     if (f->mapping_limit) {
         bmap m = {f->mapping_start, f->mapping_limit, f->mapping_offset, 0, 0, 1};
         uint32_t mi;
-        if ((st = intern_c(b, f->mapping_filename, &m.filename, err)) ||
-            (st = intern_c(b, f->mapping_build_id, &m.build_id, err)) ||
-            (st = intern_map(b, &m, &mi, err)))
+        if ((st = pprof__builder_intern_cstr(b, f->mapping_filename, &m.filename, err)) ||
+            (st = pprof__builder_intern_cstr(b, f->mapping_build_id, &m.build_id, err)) ||
+            (st = pprof__builder_intern_map(b, &m, &mi, err)))
             return st;
         l.map = mi + 1;
     }
     if (f->function) {
         bfn fn = {0};
         fn.start_line = f->start_line;
-        if ((st = intern_c(b, f->function, &fn.name, err)) ||
-            (st = intern_c(b, f->system_name ? f->system_name : f->function, &fn.system_name,
-                           err)) ||
-            (st = intern_c(b, f->filename, &fn.filename, err)) ||
-            (st = intern_fn(b, &fn, &ln.fn, err)))
+        if ((st = pprof__builder_intern_cstr(b, f->function, &fn.name, err)) ||
+            (st = pprof__builder_intern_cstr(b, f->system_name ? f->system_name : f->function,
+                                             &fn.system_name, err)) ||
+            (st = pprof__builder_intern_cstr(b, f->filename, &fn.filename, err)) ||
+            (st = pprof__builder_intern_fn(b, &fn, &ln.fn, err)))
             return st;
         ln.line = f->line;
         l.n_line = 1;
     }
     uint32_t li;
-    if ((st = intern_loc(b, &l, &ln, &li, err)))
+    if ((st = pprof__builder_intern_loc(b, &l, &ln, &li, err)))
         return st;
     return open_push_loc(b, o, li, err);
 }
@@ -664,15 +387,17 @@ intern_config(pprof_builder *b, const pprof_builder_options *o, pprof_error *err
 {
     pprof_status st = PPROF_OK;
     for (size_t i = 0; i < b->n_types && !st; i++) {
-        if (!(st = intern_c(b, o->sample_types[i].type, &b->type_str[2 * i], err)))
-            st = intern_c(b, o->sample_types[i].unit, &b->type_str[2 * i + 1], err);
+        if (!(st =
+                  pprof__builder_intern_cstr(b, o->sample_types[i].type, &b->type_str[2 * i], err)))
+            st = pprof__builder_intern_cstr(b, o->sample_types[i].unit, &b->type_str[2 * i + 1],
+                                            err);
     }
     if (!st)
-        st = intern_c(b, o->period_type.type, &b->period_type, err);
+        st = pprof__builder_intern_cstr(b, o->period_type.type, &b->period_type, err);
     if (!st)
-        st = intern_c(b, o->period_type.unit, &b->period_unit, err);
+        st = pprof__builder_intern_cstr(b, o->period_type.unit, &b->period_unit, err);
     if (!st)
-        st = intern_c(b, o->default_sample_type, &b->default_type, err);
+        st = pprof__builder_intern_cstr(b, o->default_sample_type, &b->default_type, err);
     b->n_config_strings = (uint32_t)b->strs.len;
     return st;
 }
@@ -693,7 +418,7 @@ pprof_builder_new(const pprof_builder_options *opts, pprof_builder **out, pprof_
     fill_caps(&o);
     pprof_builder *b = pprof__malloc(&o.allocator, sizeof(*b));
     if (!b)
-        return nomem(err);
+        return pprof__builder_nomem(err);
     memset(b, 0, sizeof(*b));
     b->alloc = o.allocator;
     b->flags = o.flags;
@@ -705,14 +430,14 @@ pprof_builder_new(const pprof_builder_options *opts, pprof_builder **out, pprof_
     bstr *e0 = pprof__vec_push(&b->alloc, &b->strs, sizeof(bstr));
     pprof_status st = PPROF_OK;
     if (!b->type_str || !e0) {
-        st = nomem(err);
+        st = pprof__builder_nomem(err);
     } else {
         e0->off = e0->len = 0;
         st = intern_config(b, &o, err);
     }
     if (!st && (o.flags & PPROF_BUILDER_THREAD_SAFE)) {
         if (pthread_mutex_init(&b->mu, NULL) != 0)
-            st = nomem(err);
+            st = pprof__builder_nomem(err);
         else
             b->locked_mode = true;
     }
@@ -764,7 +489,7 @@ pprof_builder_intern(pprof_builder *b, const char *s, size_t len, pprof_builder_
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
     LOCK(b);
     uint32_t i;
-    pprof_status st = intern(b, s, len, &i, err);
+    pprof_status st = pprof__builder_intern_str(b, s, len, &i, err);
     if (!st)
         out->h = i ? mkh(b, i) : 0;
     UNLOCK(b);
@@ -793,7 +518,7 @@ pprof_builder_function(pprof_builder *b, pprof_builder_str name, pprof_builder_s
     if (!(st = res_str(b, name, &k.name, "function.name", err)) &&
         !(st = res_str(b, system_name, &k.system_name, "function.system_name", err)) &&
         !(st = res_str(b, filename, &k.filename, "function.filename", err)) &&
-        !(st = intern_fn(b, &k, &i, err)))
+        !(st = pprof__builder_intern_fn(b, &k, &i, err)))
         out->h = mkh(b, i);
     UNLOCK(b);
     return st;
@@ -814,7 +539,7 @@ pprof_builder_mapping(pprof_builder *b, const pprof_builder_mapping_desc *d, ppr
     pprof_status st;
     if (!(st = res_str(b, d->filename, &k.filename, "mapping.filename", err)) &&
         !(st = res_str(b, d->build_id, &k.build_id, "mapping.build_id", err)) &&
-        !(st = intern_map(b, &k, &i, err)))
+        !(st = pprof__builder_intern_map(b, &k, &i, err)))
         out->h = mkh(b, i);
     UNLOCK(b);
     return st;
@@ -844,7 +569,7 @@ pprof_builder_location(pprof_builder *b, pprof_builder_map mapping, uint64_t add
     l.map = mi == PPROF_NONE ? 0 : mi + 1;
     if (!pprof__vec_grow(&b->alloc, &b->scratch_labs, sizeof(blabel),
                          (n_lines * sizeof(bline) + sizeof(blabel) - 1) / sizeof(blabel))) {
-        st = nomem(err);
+        st = pprof__builder_nomem(err);
         goto out;
     }
     /* scratch_labs doubles as line scratch: both are plain old data */
@@ -864,7 +589,7 @@ pprof_builder_location(pprof_builder *b, pprof_builder_map mapping, uint64_t add
         ln[i].column = lines[i].column;
     }
     uint32_t i;
-    if (!(st = intern_loc(b, &l, ln, &i, err)))
+    if (!(st = pprof__builder_intern_loc(b, &l, ln, &i, err)))
         out->h = mkh(b, i);
 out:
     UNLOCK(b);
@@ -953,12 +678,13 @@ pprof_builder_open_add_label_cstr(pprof_builder *b, pprof_builder_open s, const 
     bopen *o = NULL;
     blabel l = {0};
     pprof_status st = open_get(b, s, &o, err);
-    if (!st && !(st = open_room(b, o, err)) && !(st = intern_c(b, key, &l.key, err))) {
+    if (!st && !(st = open_room(b, o, err)) &&
+        !(st = pprof__builder_intern_cstr(b, key, &l.key, err))) {
         if (str)
-            st = intern_c(b, str, &l.str, err);
+            st = pprof__builder_intern_cstr(b, str, &l.str, err);
         else {
             l.num = num;
-            st = intern_c(b, unit, &l.unit, err);
+            st = pprof__builder_intern_cstr(b, unit, &l.unit, err);
         }
         if (!st)
             st = open_push_label(b, o, &l, err);
@@ -1012,13 +738,13 @@ pprof_builder_add_comment(pprof_builder *b, const char *comment, pprof_error *er
     NEED_B(b);
     LOCK(b);
     uint32_t i;
-    pprof_status st = intern_c(b, comment, &i, err);
+    pprof_status st = pprof__builder_intern_cstr(b, comment, &i, err);
     if (!st) {
         uint32_t *d = pprof__vec_push(&b->alloc, &b->comments, sizeof(uint32_t));
         if (d)
             *d = i;
         else
-            st = nomem(err);
+            st = pprof__builder_nomem(err);
     }
     UNLOCK(b);
     return st;
@@ -1091,7 +817,7 @@ pprof_builder_finish(pprof_builder *b, unsigned flags, const int64_t *open_value
         if (!open_values) {
             zeros = pprof__malloc(&b->alloc, b->n_types * sizeof(int64_t));
             if (!zeros) {
-                st = nomem(err);
+                st = pprof__builder_nomem(err);
                 goto done;
             }
             memset(zeros, 0, b->n_types * sizeof(int64_t));

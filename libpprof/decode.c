@@ -4,6 +4,7 @@
 
 #include "guard-private.h"
 #include "profile-private.h"
+#include "schema-private.h"
 #include "wire-private.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -49,46 +50,11 @@ make_path(const dec *d, char *out, size_t cap)
     }
 }
 
-static const char *const VT_NAMES[] = {"", "type", "unit"};
-static const char *const LABEL_NAMES[] = {"", "key", "str", "num", "num_unit"};
-static const char *const SAMPLE_NAMES[] = {"", "location_id", "value", "label"};
-static const char *const MAPPING_NAMES[] = {"",
-                                            "id",
-                                            "memory_start",
-                                            "memory_limit",
-                                            "file_offset",
-                                            "filename",
-                                            "build_id",
-                                            "has_functions",
-                                            "has_filenames",
-                                            "has_line_numbers",
-                                            "has_inline_frames"};
-static const char *const LOCATION_NAMES[] = {"",        "id",   "mapping_id",
-                                             "address", "line", "is_folded"};
-static const char *const LINE_NAMES[] = {"", "function_id", "line", "column"};
-static const char *const FUNCTION_NAMES[] = {"",         "id",        "name", "system_name",
-                                             "filename", "start_line"};
-static const char *const PROFILE_NAMES[] = {"",
-                                            "sample_type",
-                                            "sample",
-                                            "mapping",
-                                            "location",
-                                            "function",
-                                            "string_table",
-                                            "drop_frames",
-                                            "keep_frames",
-                                            "time_nanos",
-                                            "duration_nanos",
-                                            "period_type",
-                                            "period",
-                                            "comment",
-                                            "default_sample_type",
-                                            "doc_url"};
-
-#define NAMES(d, table)                                                                            \
+/* The field names of one message of schema.def, for error paths. */
+#define NAMES(d, msg)                                                                              \
     do {                                                                                           \
-        (d)->names = table;                                                                        \
-        (d)->n_names = (uint32_t)(sizeof(table) / sizeof(table[0]));                               \
+        (d)->names = pprof__schema_##msg.field;                                                    \
+        (d)->n_names = pprof__schema_##msg.n;                                                      \
     } while (0)
 
 /* Enters a top-level entity: the path becomes "ent[idx]" and field names are the entity's. */
@@ -105,7 +71,7 @@ static const char *const PROFILE_NAMES[] = {"",
         (d)->ent = NULL;                                                                           \
         (d)->sub = NULL;                                                                           \
         (d)->field = 0;                                                                            \
-        NAMES(d, PROFILE_NAMES);                                                                   \
+        NAMES(d, profile);                                                                         \
     } while (0)
 
 static pprof_status fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
@@ -416,11 +382,11 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
             return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
         memset(l, 0, sizeof(*l));
         s->n_lab++;
-        NAMES(d, LABEL_NAMES);
+        NAMES(d, label);
         if ((st = label(d, p, sub_end, l)))
             return st;
         d->sub = NULL;
-        NAMES(d, SAMPLE_NAMES);
+        NAMES(d, sample);
         p = sub_end;
         break;
     }
@@ -518,12 +484,12 @@ location(dec *d, const uint8_t *p, const uint8_t *end, size_t idx)
         memset(ln, 0, sizeof(*ln));
         l = &PPROF__AT(pr->locations, pprof__location, idx);
         l->n_line++;
-        NAMES(d, LINE_NAMES);
+        NAMES(d, line);
         pprof_status st = line(d, p, sub_end, ln);
         if (st)
             return st;
         d->sub = NULL;
-        NAMES(d, LOCATION_NAMES);
+        NAMES(d, location);
         p = sub_end;
         break;
     }
@@ -604,7 +570,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     switch (field) {
     case 1: { /* sample_type */
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "sample_type", pr->sample_types.len, VT_NAMES);
+        ENTER(d, "sample_type", pr->sample_types.len, value_type);
         LEN(d, p, end, sub_end, tagp);
         pprof_value_type *vt = new_entity(d, p, &pr->sample_types, sizeof(*vt), NULL, o->max_values,
                                           "sample types", &st);
@@ -616,7 +582,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     }
     case 2:
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "sample", d->lazy ? pr->lazy.len / 2 : pr->samples.len, SAMPLE_NAMES);
+        ENTER(d, "sample", d->lazy ? pr->lazy.len / 2 : pr->samples.len, sample);
         LEN(d, p, end, sub_end, tagp);
         if (d->lazy) {
             if (pr->lazy.len / 2 >= o->max_samples)
@@ -636,7 +602,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         break;
     case 3: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "mapping", pr->mappings.len, MAPPING_NAMES);
+        ENTER(d, "mapping", pr->mappings.len, mapping);
         LEN(d, p, end, sub_end, tagp);
         pprof_mapping *m = new_entity(d, tagp, &pr->mappings, sizeof(*m), &pr->mapping_offs,
                                       o->max_mappings, "mappings", &st);
@@ -649,7 +615,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     case 4: {
         size_t idx = pr->locations.len;
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "location", idx, LOCATION_NAMES);
+        ENTER(d, "location", idx, location);
         LEN(d, p, end, sub_end, tagp);
         if (!new_entity(d, tagp, &pr->locations, sizeof(pprof__location), &pr->location_offs,
                         o->max_locations, "locations", &st) ||
@@ -661,7 +627,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     }
     case 5: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "function", pr->functions.len, FUNCTION_NAMES);
+        ENTER(d, "function", pr->functions.len, function);
         LEN(d, p, end, sub_end, tagp);
         pprof_function *f = new_entity(d, tagp, &pr->functions, sizeof(*f), &pr->function_offs,
                                        o->max_functions, "functions", &st);
@@ -673,7 +639,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     }
     case 6: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "string_table", pr->strings.len, PROFILE_NAMES);
+        ENTER(d, "string_table", pr->strings.len, profile);
         LEN(d, p, end, sub_end, tagp);
         pprof_string *s =
             new_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings, "strings", &st);
@@ -690,7 +656,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     }
     case 11:
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        ENTER(d, "period_type", SIZE_MAX, VT_NAMES);
+        ENTER(d, "period_type", SIZE_MAX, value_type);
         LEN(d, p, end, sub_end, tagp);
         /* A repeated occurrence replaces the earlier one, as Go's reader and protobuf-c do
          * (the protobuf spec would merge them field by field). */
@@ -940,7 +906,7 @@ pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err
     const uint64_t *span = p->lazy.data;
     for (size_t i = first; i < first + n; i++) {
         const uint8_t *body = p->buf + span[2 * i];
-        ENTER(&d, "sample", i, SAMPLE_NAMES);
+        ENTER(&d, "sample", i, sample);
         pprof_status st = sample(&d, body, body + span[2 * i + 1]);
         if (st)
             return st;

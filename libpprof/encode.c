@@ -5,6 +5,7 @@
 #include "hash-private.h"
 #include "htab-private.h"
 #include "profile-private.h"
+#include "schema-private.h"
 #include "wire-private.h"
 
 typedef struct strmap {
@@ -68,8 +69,6 @@ nomem:
     return 0;
 }
 
-#define TAG(field, wt) ((uint8_t)(((field) << 3) | (wt)))
-
 static inline size_t
 vsz(uint64_t v)
 {
@@ -88,14 +87,14 @@ fput(uint8_t *p, unsigned field, uint64_t v)
 {
     if (!v)
         return p;
-    *p++ = TAG(field, PPROF_WT_VARINT);
+    *p++ = PPROF__TAG(field, PPROF_WT_VARINT);
     return pprof__put_varint(p, v);
 }
 
 static inline uint8_t *
 lput(uint8_t *p, unsigned field, size_t len)
 {
-    *p++ = TAG(field, PPROF_WT_LEN);
+    *p++ = PPROF__TAG(field, PPROF_WT_LEN);
     return pprof__put_varint(p, len);
 }
 
@@ -143,8 +142,8 @@ sample_type(enc *e, unsigned field, pprof_value_type vt, size_t i)
     if (!p)
         return;
     p = lput(p, field, body);
-    p = fput(p, 1, t);
-    p = fput(p, 2, u);
+    p = fput(p, PPROF__F_value_type_type, t);
+    p = fput(p, PPROF__F_value_type_unit, u);
     e->b->len = (size_t)(p - e->b->data);
 }
 
@@ -214,16 +213,16 @@ samples(enc *e)
         uint8_t *p = reserve(e, body + 11);
         if (!p)
             return;
-        p = lput(p, 2, body);
+        p = lput(p, PPROF__F_profile_sample, body);
         if (same) {
             memcpy(p, e->b->data + prev_at, prev_len);
             p += prev_len;
         } else {
             uint8_t *at = p;
             if (!packed) {
-                p = packed_put(p, 1, s.location_id, s.n_location_id, ls);
+                p = packed_put(p, PPROF__F_sample_location_id, s.location_id, s.n_location_id, ls);
             } else if (s.n_location_id) {
-                p = lput(p, 1, ls);
+                p = lput(p, PPROF__F_sample_location_id, ls);
                 memcpy(p, packed, ls);
                 p += ls;
             }
@@ -231,7 +230,7 @@ samples(enc *e)
             prev_len = (size_t)(p - at);
             prev_ls = ls;
         }
-        p = packed_put(p, 2, (const uint64_t *)s.value, s.n_value, vs);
+        p = packed_put(p, PPROF__F_sample_value, (const uint64_t *)s.value, s.n_value, vs);
         for (size_t j = 0; j < s.n_label; j++) {
             const pprof_label *l = &s.label[j];
             uint64_t k, v, u, lb;
@@ -243,11 +242,11 @@ samples(enc *e)
                 u = remap(&e->sm, l->num_unit, "", 0, 0);
                 lb = fsz(k) + fsz(v) + fsz((uint64_t)l->num) + fsz(u);
             }
-            p = lput(p, 3, lb);
-            p = fput(p, 1, k);
-            p = fput(p, 2, v);
-            p = fput(p, 3, (uint64_t)l->num);
-            p = fput(p, 4, u);
+            p = lput(p, PPROF__F_sample_label, lb);
+            p = fput(p, PPROF__F_label_key, k);
+            p = fput(p, PPROF__F_label_str, v);
+            p = fput(p, PPROF__F_label_num, (uint64_t)l->num);
+            p = fput(p, PPROF__F_label_num_unit, u);
         }
         e->b->len = (size_t)(p - e->b->data);
     }
@@ -267,17 +266,17 @@ mappings(enc *e)
         uint8_t *p = reserve(e, body + 11);
         if (!p)
             return;
-        p = lput(p, 3, body);
-        p = fput(p, 1, m.id);
-        p = fput(p, 2, m.memory_start);
-        p = fput(p, 3, m.memory_limit);
-        p = fput(p, 4, m.file_offset);
-        p = fput(p, 5, fn);
-        p = fput(p, 6, bid);
-        p = fput(p, 7, m.has_functions);
-        p = fput(p, 8, m.has_filenames);
-        p = fput(p, 9, m.has_line_numbers);
-        p = fput(p, 10, m.has_inline_frames);
+        p = lput(p, PPROF__F_profile_mapping, body);
+        p = fput(p, PPROF__F_mapping_id, m.id);
+        p = fput(p, PPROF__F_mapping_memory_start, m.memory_start);
+        p = fput(p, PPROF__F_mapping_memory_limit, m.memory_limit);
+        p = fput(p, PPROF__F_mapping_file_offset, m.file_offset);
+        p = fput(p, PPROF__F_mapping_filename, fn);
+        p = fput(p, PPROF__F_mapping_build_id, bid);
+        p = fput(p, PPROF__F_mapping_has_functions, m.has_functions);
+        p = fput(p, PPROF__F_mapping_has_filenames, m.has_filenames);
+        p = fput(p, PPROF__F_mapping_has_line_numbers, m.has_line_numbers);
+        p = fput(p, PPROF__F_mapping_has_inline_frames, m.has_inline_frames);
         e->b->len = (size_t)(p - e->b->data);
     }
 }
@@ -297,19 +296,19 @@ locations(enc *e)
         uint8_t *p = reserve(e, body + 11);
         if (!p)
             return;
-        p = lput(p, 4, body);
-        p = fput(p, 1, l.id);
-        p = fput(p, 2, l.mapping_id);
-        p = fput(p, 3, l.address);
+        p = lput(p, PPROF__F_profile_location, body);
+        p = fput(p, PPROF__F_location_id, l.id);
+        p = fput(p, PPROF__F_location_mapping_id, l.mapping_id);
+        p = fput(p, PPROF__F_location_address, l.address);
         for (size_t j = 0; j < l.n_line; j++) {
             const pprof_line *ln = &l.line[j];
             size_t lb = fsz(ln->function_id) + fsz((uint64_t)ln->line) + fsz((uint64_t)ln->column);
-            p = lput(p, 4, lb);
-            p = fput(p, 1, ln->function_id);
-            p = fput(p, 2, (uint64_t)ln->line);
-            p = fput(p, 3, (uint64_t)ln->column);
+            p = lput(p, PPROF__F_location_line, lb);
+            p = fput(p, PPROF__F_line_function_id, ln->function_id);
+            p = fput(p, PPROF__F_line_line, (uint64_t)ln->line);
+            p = fput(p, PPROF__F_line_column, (uint64_t)ln->column);
         }
-        p = fput(p, 5, l.is_folded);
+        p = fput(p, PPROF__F_location_is_folded, l.is_folded);
         e->b->len = (size_t)(p - e->b->data);
     }
 }
@@ -327,12 +326,12 @@ functions(enc *e)
         uint8_t *p = reserve(e, body + 11);
         if (!p)
             return;
-        p = lput(p, 5, body);
-        p = fput(p, 1, f.id);
-        p = fput(p, 2, n);
-        p = fput(p, 3, sn);
-        p = fput(p, 4, fn);
-        p = fput(p, 5, (uint64_t)f.start_line);
+        p = lput(p, PPROF__F_profile_function, body);
+        p = fput(p, PPROF__F_function_id, f.id);
+        p = fput(p, PPROF__F_function_name, n);
+        p = fput(p, PPROF__F_function_system_name, sn);
+        p = fput(p, PPROF__F_function_filename, fn);
+        p = fput(p, PPROF__F_function_start_line, (uint64_t)f.start_line);
         e->b->len = (size_t)(p - e->b->data);
     }
 }
@@ -391,7 +390,7 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
 
     const pprof_header h = pprof_profile_header(pr);
     for (size_t i = 0; i < pr->sample_types.len; i++)
-        sample_type(&e, 1, pprof_profile_sample_type(pr, i), i);
+        sample_type(&e, PPROF__F_profile_sample_type, pprof_profile_sample_type(pr, i), i);
     samples(&e);
     mappings(&e);
     locations(&e);
@@ -416,24 +415,25 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
         goto done;
     for (size_t i = 0; i < e.sm.out.len; i++) {
         pprof_string s = PPROF__AT(e.sm.out, pprof_string, i);
-        p = lput(p, 6, s.len);
+        p = lput(p, PPROF__F_profile_string_table, s.len);
         if (s.len)
             memcpy(p, s.data, s.len);
         p += s.len;
     }
-    p = fput(p, 7, drop);
-    p = fput(p, 8, keep);
-    p = fput(p, 9, (uint64_t)h.time_nanos);
-    p = fput(p, 10, (uint64_t)h.duration_nanos);
+    p = fput(p, PPROF__F_profile_drop_frames, drop);
+    p = fput(p, PPROF__F_profile_keep_frames, keep);
+    p = fput(p, PPROF__F_profile_time_nanos, (uint64_t)h.time_nanos);
+    p = fput(p, PPROF__F_profile_duration_nanos, (uint64_t)h.duration_nanos);
     if (pt || pu) {
-        p = lput(p, 11, fsz(pt) + fsz(pu));
-        p = fput(p, 1, pt);
-        p = fput(p, 2, pu);
+        p = lput(p, PPROF__F_profile_period_type, fsz(pt) + fsz(pu));
+        p = fput(p, PPROF__F_value_type_type, pt);
+        p = fput(p, PPROF__F_value_type_unit, pu);
     }
-    p = fput(p, 12, (uint64_t)h.period);
-    p = packed_put(p, 13, comments, h.n_comment, packed_size(comments, h.n_comment));
-    p = fput(p, 14, dst);
-    p = fput(p, 15, doc);
+    p = fput(p, PPROF__F_profile_period, (uint64_t)h.period);
+    p = packed_put(p, PPROF__F_profile_comment, comments, h.n_comment,
+                   packed_size(comments, h.n_comment));
+    p = fput(p, PPROF__F_profile_default_sample_type, dst);
+    p = fput(p, PPROF__F_profile_doc_url, doc);
     b->len = (size_t)(p - b->data);
 done:
     pprof__free(&pr->alloc, e.sm.memo);

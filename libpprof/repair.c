@@ -35,6 +35,7 @@ typedef struct rep {
     uint64_t *map_new, *fn_new;
     uint32_t *loc_to; /* old location index -> new location index, PPROF_NONE = dropped */
     uint64_t *loc_new;
+    uint32_t *mref; /* old location index -> old index of its mapping, PPROF_NONE = none */
 } rep;
 
 #define FIX(r, kind) ((r)->st->count[PPROF_FIX_##kind]++)
@@ -183,28 +184,13 @@ same_seq(const pprof_line *a, const pprof_line *b, uint32_t n)
     return true;
 }
 
-static pprof_status
-repair(rep *r)
+static bool
+copy_functions(rep *r)
 {
     pprof_profile *p = r->p, *q = r->q;
-    const pprof_allocator *a = r->a;
-    if (!copy_strings(r))
-        return PPROF_E_NOMEM;
-
-    /* ---- ids */
-    if (!new_ids(r, p->mappings.data, sizeof(pprof_mapping), p->mappings.len, &p->map_idx,
-                 &r->map_new) ||
-        !new_ids(r, p->functions.data, sizeof(pprof_function), p->functions.len, &p->fn_idx,
-                 &r->fn_new) ||
-        !new_ids(r, p->locations.data, sizeof(pprof__location), p->locations.len, &p->loc_idx,
-                 &r->loc_new))
-        return PPROF_E_NOMEM;
-    uint64_t *loc_new = r->loc_new;
-
-    /* ---- functions */
     size_t nf = p->functions.len;
-    if (!pprof__vec_grow(a, &q->functions, sizeof(pprof_function), nf + 1))
-        goto nomem;
+    if (!pprof__vec_grow(r->a, &q->functions, sizeof(pprof_function), nf + 1))
+        return false;
     for (size_t i = 0; i < nf; i++) {
         pprof_function f = PPROF__AT(p->functions, pprof_function, i);
         f.id = r->fn_new[i];
@@ -213,19 +199,28 @@ repair(rep *r)
         f.filename = smap(r, f.filename);
         PPROF__AT(q->functions, pprof_function, q->functions.len++) = f;
     }
+    return true;
+}
 
-    /* ---- locations, first pass: resolved mapping and lines into q */
-    size_t nl = p->locations.len;
+/* Locations, first pass: resolved mapping and lines into q; a location left with neither an
+ * address nor a line is dropped (loc_to = PPROF_NONE). */
+static bool
+copy_locations(rep *r)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    const pprof_allocator *a = r->a;
+    size_t nl = p->locations.len, nf = p->functions.len;
     const pprof__location *ol = p->locations.data;
     r->loc_to = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
-    uint32_t *mref = pprof__malloc(a, (nl + 1) * sizeof(uint32_t)); /* old mapping index */
-    if (!r->loc_to || !mref ||
+    r->mref = pprof__malloc(a, (nl + 1) * sizeof(uint32_t));
+    if (!r->loc_to || !r->mref ||
         !pprof__vec_grow(a, &q->locations, sizeof(pprof__location), nl + 1) ||
         !pprof__vec_grow(a, &q->lines, sizeof(pprof_line), p->lines.len + 1))
-        goto nomem_m;
+        return false;
+    uint32_t *mref = r->mref;
     for (size_t i = 0; i < nl; i++) {
         pprof__location l = ol[i];
-        l.id = loc_new[i];
+        l.id = r->loc_new[i];
         mref[i] = PPROF_NONE;
         if (l.mapping_id) {
             mref[i] = resolve(&p->map_idx, r->map_new, p->mappings.len, l.mapping_id);
@@ -258,93 +253,121 @@ repair(rep *r)
         r->loc_to[i] = (uint32_t)q->locations.len;
         PPROF__AT(q->locations, pprof__location, q->locations.len++) = l;
     }
+    return true;
+}
 
-    /* ---- S1: every location at one (mapping, address) takes the longest expansion */
-    {
-        size_t n = q->locations.len, cap = 16;
-        while (cap < n * 2)
-            cap *= 2;
-        uint32_t *slot = pprof__malloc(a, cap * sizeof(uint32_t));
-        uint32_t *canon = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
-        if (!slot || !canon) {
-            pprof__free(a, slot);
-            pprof__free(a, canon);
-            goto nomem_m;
+static size_t
+addr_slot(const pprof__location *l, size_t cap)
+{
+    uint64_t h = (l->address * UINT64_C(0x9e3779b97f4a7c15)) ^ l->mapping_id;
+    h ^= h >> 29;
+    return h & (cap - 1);
+}
+
+static bool
+same_addr(const pprof__location *x, const pprof__location *y)
+{
+    return x->address == y->address && x->mapping_id == y->mapping_id;
+}
+
+/* S1: every location at one (mapping, address) takes the longest expansion: canon[i] is the
+ * location that replaces i (i itself when it stays). */
+static bool
+pick_inline_groups(rep *r, uint32_t *canon)
+{
+    const pprof_allocator *a = r->a;
+    size_t n = r->q->locations.len, cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    uint32_t *slot = pprof__malloc(a, cap * sizeof(uint32_t));
+    if (!slot)
+        return false;
+    memset(slot, 0, cap * sizeof(uint32_t));
+    const pprof__location *L = r->q->locations.data;
+    const pprof_line *LN = r->q->lines.data;
+    for (size_t i = 0; i < n; i++) {
+        if (!L[i].address)
+            continue;
+        size_t at = addr_slot(&L[i], cap);
+        while (slot[at] && !same_addr(&L[slot[at] - 1], &L[i]))
+            at = (at + 1) & (cap - 1);
+        if (!slot[at]) {
+            slot[at] = (uint32_t)i + 1;
+            continue;
         }
-        memset(slot, 0, cap * sizeof(uint32_t));
-        pprof__location *L = q->locations.data;
-        const pprof_line *LN = q->lines.data;
-        for (size_t i = 0; i < n; i++) {
-            if (!L[i].address)
-                continue;
-            uint64_t h = (L[i].address * UINT64_C(0x9e3779b97f4a7c15)) ^ L[i].mapping_id;
-            h ^= h >> 29;
-            size_t at = h & (cap - 1);
-            while (slot[at] && (L[slot[at] - 1].address != L[i].address ||
-                                L[slot[at] - 1].mapping_id != L[i].mapping_id))
+        if (L[i].n_line > L[slot[at] - 1].n_line)
+            slot[at] = (uint32_t)i + 1; /* the group's best: most lines, first of equals */
+    }
+    /* Resolve each member to its group's final best, and count the ones that differ. */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t best = (uint32_t)i;
+        if (L[i].address) {
+            size_t at = addr_slot(&L[i], cap);
+            while (!same_addr(&L[slot[at] - 1], &L[i]))
                 at = (at + 1) & (cap - 1);
-            if (!slot[at]) {
-                slot[at] = (uint32_t)i + 1;
-                continue;
-            }
-            if (L[i].n_line > L[slot[at] - 1].n_line)
-                slot[at] = (uint32_t)i + 1; /* the group's best: most lines, first of equals */
+            best = slot[at] - 1;
         }
-        /* Resolve each member to its group's final best, and count the ones that differ. */
-        size_t kept = 0;
-        uint32_t *newpos = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
-        if (!newpos) {
-            pprof__free(a, slot);
-            pprof__free(a, canon);
-            goto nomem_m;
+        if (best != i && (L[best].n_line != L[i].n_line ||
+                          !same_seq(LN + L[best].line_off, LN + L[i].line_off, L[i].n_line))) {
+            FIX(r, INLINE);
+            canon[i] = best;
+        } else {
+            canon[i] = (uint32_t)i;
         }
-        for (size_t i = 0; i < n; i++) {
-            uint32_t best = (uint32_t)i;
-            if (L[i].address) {
-                uint64_t h = (L[i].address * UINT64_C(0x9e3779b97f4a7c15)) ^ L[i].mapping_id;
-                h ^= h >> 29;
-                size_t at = h & (cap - 1);
-                while (L[slot[at] - 1].address != L[i].address ||
-                       L[slot[at] - 1].mapping_id != L[i].mapping_id)
-                    at = (at + 1) & (cap - 1);
-                best = slot[at] - 1;
-            }
-            if (best != i && (L[best].n_line != L[i].n_line ||
-                              !same_seq(LN + L[best].line_off, LN + L[i].line_off, L[i].n_line))) {
-                FIX(r, INLINE);
-                canon[i] = best;
-            } else {
-                canon[i] = (uint32_t)i;
-            }
-        }
-        for (size_t i = 0; i < n; i++)
-            newpos[i] = canon[i] == i ? (uint32_t)kept++ : PPROF_NONE;
-        for (size_t i = 0; i < nl; i++)
-            if (r->loc_to[i] != PPROF_NONE)
-                r->loc_to[i] = newpos[canon[r->loc_to[i]]];
-        size_t w = 0;
-        for (size_t i = 0; i < n; i++)
-            if (newpos[i] != PPROF_NONE)
-                L[w++] = L[i];
-        q->locations.len = w;
-        pprof__free(a, slot);
+    }
+    pprof__free(a, slot);
+    return true;
+}
+
+/* Drops the locations S1 replaced and renumbers loc_to. */
+static bool
+merge_inline_groups(rep *r)
+{
+    const pprof_allocator *a = r->a;
+    pprof_profile *q = r->q;
+    size_t n = q->locations.len, nl = r->p->locations.len, kept = 0;
+    uint32_t *canon = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint32_t *newpos = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    if (!canon || !newpos || !pick_inline_groups(r, canon)) {
         pprof__free(a, canon);
         pprof__free(a, newpos);
+        return false;
     }
+    pprof__location *L = q->locations.data;
+    for (size_t i = 0; i < n; i++)
+        newpos[i] = canon[i] == i ? (uint32_t)kept++ : PPROF_NONE;
+    for (size_t i = 0; i < nl; i++)
+        if (r->loc_to[i] != PPROF_NONE)
+            r->loc_to[i] = newpos[canon[r->loc_to[i]]];
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (newpos[i] != PPROF_NONE)
+            L[w++] = L[i];
+    q->locations.len = w;
+    pprof__free(a, canon);
+    pprof__free(a, newpos);
+    return true;
+}
 
-    /* ---- mappings, with memory_limit raised over their locations when below start */
-    size_t nm = p->mappings.len;
+/* Mappings, with memory_limit raised over their locations when below start. */
+static bool
+copy_mappings(rep *r)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    const pprof_allocator *a = r->a;
+    size_t nm = p->mappings.len, nl = p->locations.len;
+    const pprof__location *ol = p->locations.data;
     /* One pass over the locations: the highest address + 1 on each mapping, 0 for none. */
     uint64_t *top = pprof__malloc(a, (nm + 1) * sizeof(uint64_t));
     if (!top || !pprof__vec_grow(a, &q->mappings, sizeof(pprof_mapping), nm + 1)) {
         pprof__free(a, top);
-        goto nomem_m;
+        return false;
     }
     memset(top, 0, (nm + 1) * sizeof(uint64_t));
     for (size_t j = 0; j < nl; j++) {
         uint64_t end = ol[j].address == UINT64_MAX ? UINT64_MAX : ol[j].address + 1;
-        if (mref[j] != PPROF_NONE && end > top[mref[j]])
-            top[mref[j]] = end;
+        if (r->mref[j] != PPROF_NONE && end > top[r->mref[j]])
+            top[r->mref[j]] = end;
     }
     for (size_t i = 0; i < nm; i++) {
         pprof_mapping m = PPROF__AT(p->mappings, pprof_mapping, i);
@@ -358,52 +381,70 @@ repair(rep *r)
         PPROF__AT(q->mappings, pprof_mapping, q->mappings.len++) = m;
     }
     pprof__free(a, top);
-    pprof__free(a, mref);
-    mref = NULL;
+    return true;
+}
 
-    /* ---- sample types */
-    size_t nt = p->sample_types.len;
-    if (!pprof__vec_grow(a, &q->sample_types, sizeof(pprof_value_type), nt + 1))
-        goto nomem;
-    for (size_t i = 0; i < nt; i++) {
+/* Types for the first sample that has values; samples without values cannot be typed at all
+ * and are dropped later (a profile's samples need sample types). Sets *nt to the count. */
+static bool
+invent_sample_types(rep *r, size_t *nt)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    const pprof_allocator *a = r->a;
+    for (size_t i = 0; i < p->samples.len && *nt == 0; i++)
+        *nt = PPROF__AT(p->samples, pprof__sample, i).n_val;
+    int64_t unit = -1;
+    for (size_t i = 0; i < *nt; i++) {
+        char name[32];
+        int len = snprintf(name, sizeof(name), "value%zu", i);
+        char *d = pprof__arena_alloc(&q->arena, (size_t)len + 1);
+        pprof_string *s = d ? pprof__vec_push(a, &q->strings, sizeof(pprof_string)) : NULL;
+        if (!s)
+            return false;
+        memcpy(d, name, (size_t)len + 1);
+        *s = (pprof_string){d, (size_t)len};
+        if (unit < 0) {
+            pprof_string *u = pprof__vec_push(a, &q->strings, sizeof(pprof_string));
+            if (!u)
+                return false;
+            *u = (pprof_string){"count", 5};
+            unit = (int64_t)q->strings.len - 1;
+            s = &PPROF__AT(q->strings, pprof_string, q->strings.len - 2);
+        }
+        pprof_value_type *t = pprof__vec_push(a, &q->sample_types, sizeof(*t));
+        if (!t)
+            return false;
+        t->type = (int64_t)(s - (pprof_string *)q->strings.data);
+        t->unit = unit;
+        FIX(r, SAMPLE_TYPE);
+    }
+    return true;
+}
+
+/* Sample types; *nt is the number every kept sample must have values for. */
+static bool
+copy_sample_types(rep *r, size_t *nt)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    *nt = p->sample_types.len;
+    if (!pprof__vec_grow(r->a, &q->sample_types, sizeof(pprof_value_type), *nt + 1))
+        return false;
+    for (size_t i = 0; i < *nt; i++) {
         pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
         t.type = smap(r, t.type);
         t.unit = smap(r, t.unit);
         PPROF__AT(q->sample_types, pprof_value_type, q->sample_types.len++) = t;
     }
-    if (nt == 0 && p->samples.len) {
-        /* Types for the first sample that has values; samples without values cannot be
-         * typed at all and are dropped below (a profile's samples need sample types). */
-        for (size_t i = 0; i < p->samples.len && nt == 0; i++)
-            nt = PPROF__AT(p->samples, pprof__sample, i).n_val;
-        int64_t unit = -1;
-        for (size_t i = 0; i < nt; i++) {
-            char name[32];
-            int len = snprintf(name, sizeof(name), "value%zu", i);
-            char *d = pprof__arena_alloc(&q->arena, (size_t)len + 1);
-            pprof_string *s = d ? pprof__vec_push(a, &q->strings, sizeof(pprof_string)) : NULL;
-            if (!s)
-                goto nomem;
-            memcpy(d, name, (size_t)len + 1);
-            *s = (pprof_string){d, (size_t)len};
-            if (unit < 0) {
-                pprof_string *u = pprof__vec_push(a, &q->strings, sizeof(pprof_string));
-                if (!u)
-                    goto nomem;
-                *u = (pprof_string){"count", 5};
-                unit = (int64_t)q->strings.len - 1;
-                s = &PPROF__AT(q->strings, pprof_string, q->strings.len - 2);
-            }
-            pprof_value_type *t = pprof__vec_push(a, &q->sample_types, sizeof(*t));
-            if (!t)
-                goto nomem;
-            t->type = (int64_t)(s - (pprof_string *)q->strings.data);
-            t->unit = unit;
-            FIX(r, SAMPLE_TYPE);
-        }
-    }
+    if (*nt == 0 && p->samples.len)
+        return invent_sample_types(r, nt);
+    return true;
+}
 
-    /* ---- samples */
+static bool
+copy_samples(rep *r, size_t nt)
+{
+    pprof_profile *p = r->p, *q = r->q;
+    const pprof_allocator *a = r->a;
     const pprof__sample *os = p->samples.data;
     /* Samples may share stack entries (a merged profile's do), so count what the copy needs. */
     size_t n_entries = 0, n_values = 0, n_labels = 0;
@@ -417,7 +458,7 @@ repair(rep *r)
         !pprof__vec_grow(a, &q->stack, sizeof(uint64_t), n_entries + 1) ||
         !pprof__vec_grow(a, &q->values, sizeof(int64_t), n_values + 1) ||
         !pprof__vec_grow(a, &q->labels, sizeof(pprof_label), n_labels + 1))
-        goto nomem;
+        return false;
     const pprof__location *QL = q->locations.data;
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *x = &os[i];
@@ -429,7 +470,7 @@ repair(rep *r)
                            (uint32_t)q->labels.len, x->n_lab};
         for (uint32_t j = 0; j < x->n_loc; j++) {
             uint64_t id = PPROF__AT(p->stack, uint64_t, x->loc_off + j);
-            uint32_t oi = resolve(&p->loc_idx, loc_new, nl, id);
+            uint32_t oi = resolve(&p->loc_idx, r->loc_new, p->locations.len, id);
             uint32_t ni = oi == PPROF_NONE ? PPROF_NONE : r->loc_to[oi];
             if (ni == PPROF_NONE) {
                 if (oi == PPROF_NONE)
@@ -452,8 +493,13 @@ repair(rep *r)
         }
         PPROF__AT(q->samples, pprof__sample, q->samples.len++) = y;
     }
+    return true;
+}
 
-    /* ---- header */
+static bool
+copy_header(rep *r)
+{
+    pprof_profile *p = r->p, *q = r->q;
     q->hdr = p->hdr;
     q->hdr.comment = NULL;
     q->hdr.n_comment = 0;
@@ -463,18 +509,32 @@ repair(rep *r)
     q->hdr.keep_frames = smap(r, p->hdr.keep_frames);
     q->hdr.default_sample_type = smap(r, p->hdr.default_sample_type);
     q->hdr.doc_url = smap(r, p->hdr.doc_url);
-    if (!pprof__vec_grow(a, &q->comments, sizeof(int64_t), p->comments.len + 1))
-        goto nomem;
+    if (!pprof__vec_grow(r->a, &q->comments, sizeof(int64_t), p->comments.len + 1))
+        return false;
     for (size_t i = 0; i < p->comments.len; i++)
         PPROF__AT(q->comments, int64_t, q->comments.len++) =
             smap(r, PPROF__AT(p->comments, int64_t, i));
-    pprof__free(a, loc_new);
-    return PPROF_OK;
-nomem_m:
-    pprof__free(a, mref);
-nomem:
-    pprof__free(a, loc_new);
-    return PPROF_E_NOMEM;
+    return true;
+}
+
+/* The copy, table by table in the order the references need: ids first, then each table that
+ * others refer to before the tables that refer to it. Only allocation can fail. */
+static pprof_status
+repair(rep *r)
+{
+    pprof_profile *p = r->p;
+    size_t nt = 0;
+    bool ok = copy_strings(r) &&
+              new_ids(r, p->mappings.data, sizeof(pprof_mapping), p->mappings.len, &p->map_idx,
+                      &r->map_new) &&
+              new_ids(r, p->functions.data, sizeof(pprof_function), p->functions.len, &p->fn_idx,
+                      &r->fn_new) &&
+              new_ids(r, p->locations.data, sizeof(pprof__location), p->locations.len, &p->loc_idx,
+                      &r->loc_new) &&
+              copy_functions(r) && copy_locations(r) && merge_inline_groups(r) &&
+              copy_mappings(r) && copy_sample_types(r, &nt) && copy_samples(r, nt) &&
+              copy_header(r);
+    return ok ? PPROF_OK : PPROF_E_NOMEM;
 }
 
 pprof_status
@@ -498,6 +558,8 @@ pprof_repair(pprof_profile *p, pprof_profile **out, pprof_repair_stats *stats, p
     pprof__free(r.a, r.map_new);
     pprof__free(r.a, r.fn_new);
     pprof__free(r.a, r.loc_to);
+    pprof__free(r.a, r.loc_new);
+    pprof__free(r.a, r.mref);
     if (st) {
         pprof_profile_free(r.q);
         return pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");

@@ -427,6 +427,38 @@ test_all_string_fields(tap *t)
     pprof_profile_free(p);
 }
 
+/* S14 asks the library's RE2 gate (regex.c, what pprof-edit compiles with) whether Go's regexp
+ * accepts drop_frames and keep_frames. The first patterns are ones the checker once judged
+ * wrongly with a hand-written scan: \\101 is an octal escape in Go, (?i-) and [\\b] are
+ * errors. */
+static void
+test_frames_regex(tap *t)
+{
+    static const struct {
+        const char *rx;
+        bool bad;
+    } k[] = {{"\\101", false},        {"(?i-)", true},   {"[\\b]", true},
+             {"runtime\\..*", false}, {"a{2}{3}", true}, {"(?P<x>a)|[[:alpha:]]", false},
+             {"a(?=b)", true}};
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+        for (int field = 7; field <= 8; field++) {
+            pb b = {.n = 0};
+            std_profile(&b, 0);
+            fb(&b, 6, k[i].rx, strlen(k[i].rx));
+            fv(&b, (uint32_t)field, N_STD);
+            const char *path = field == 7 ? "drop_frames" : "keep_frames";
+            pprof_profile *p = NULL;
+            coll c;
+            pprof_status st = check_bytes(&b, &p, &c, NULL, NULL);
+            const got *g = st ? NULL : find(&c, "S14-frames-regex", path);
+            if (!tap_ok(t, st == PPROF_OK && (g != NULL) == k[i].bad, "%s \"%s\": %s", path,
+                        k[i].rx, k[i].bad ? "S14" : "no S14"))
+                dump(&c);
+            pprof_profile_free(p);
+        }
+    }
+}
+
 /* The same-key search gives the same answer for few labels (quadratic) and many (sorted). */
 static void
 test_many_labels(tap *t)
@@ -797,6 +829,7 @@ main(int argc, char **argv)
     test_many_labels(&t);
     test_all_string_fields(&t);
     test_nested_wire(&t);
+    test_frames_regex(&t);
     test_real(&t);
     test_real_listed(&t);
     test_mutations(&t);
