@@ -261,7 +261,8 @@ check "ignore" "$g1" 'ignore=runtime\.'
 check "focus and ignore" "$g1" 'focus=main\.' 'ignore=json'
 check "focus and ignore, same pattern" "$g1" 'focus=json' 'ignore=json'
 check "hide (inline lines)" "$g1" 'hide=runtime\.'
-check "hide mapping" "$g1" 'hide=libc'
+check "hide mapping" "$g1" 'hide=libc' known=2
+check "ignore mapping (a later mapping stays in use)" "$g1" 'ignore=libc' known=2
 check "show" "$g1" 'show=main\.'
 check "show mapping (keeps all lines)" "$g1" 'show=server$'
 check "hide and show" "$g1" 'hide=handle' 'show=main\.'
