@@ -435,7 +435,7 @@ have "$dotnet" && check "corpus dotnet: focus + tagroot" "$dotnet" 'focus=CpuCon
 have "$dotnet" && check "corpus dotnet: sample types" "$dotnet" 'types=alloc_size,cpu'
 have "$node" && check "corpus node (system names): ignore" "$node" 'ignore=node:'
 have "$node" && check "corpus node: aggregate functions" "$node" 'aggregate=functions'
-have "$sym" && check "corpus unsymbolized: focus mapping" "$sym" 'focus=kallsyms'
+have "$sym" && check "corpus unsymbolized: focus mapping" "$sym" 'focus=kallsyms' known=2
 have "$sym" && check "corpus unsymbolized: hide mapping" "$sym" 'hide=kallsyms'
 # names with invalid UTF-8 (docs/edit.md, difference 9): Go matches an invalid byte as U+FFFD,
 # PCRE2 matches it with nothing
