@@ -155,8 +155,8 @@ check() {
     elif cmp -s "$work/ref.txt" "$work/ours.txt"; then
         say "ok $n - $name: $(grep -c '^\[' "$work/ref.txt") sample lines equal"
     else
-        # known=ID: an engine difference reported in /work/brief/equiv-findings.md and not fixed
-        # yet: TAP's TODO, so that it shows without failing the suite (remove once fixed)
+        # known=ID: an engine difference not fixed yet (docs/edit-go-differences.md, "Open
+        # findings"): TAP's TODO, so that it shows without failing the suite (remove once fixed)
         todo=""
         [ -n "$known" ] && todo=" # TODO engine finding $known"
         say "not ok $n - $name: canonical forms differ (pprof-edit $(tr '\n' ' ' < "$eargs"))$todo"
