@@ -4,7 +4,7 @@
 
 #include "guard-private.h"
 #include "profile-private.h"
-#include "schema-private.h"
+#include "schema-tables.h"
 #include "wire-private.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
