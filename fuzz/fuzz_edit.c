@@ -166,8 +166,28 @@ same(const pprof_buffer *a, const pprof_buffer *b)
     return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
 }
 
+/* The same edit through a merge input (samples decoded and edited in batches). */
 static void
-check_edit(const pprof_profile *in, ops *p)
+check_lazy(const uint8_t *data, size_t size, ops *p, pprof_status want, const pprof_buffer *out)
+{
+    pprof_read_options ro = fuzz_read_options();
+    pprof_merge_input *in = NULL;
+    pprof_error err;
+    pprof_buffer b = {0};
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    FUZZ_CHECK(pprof_merge_input_read_memory(data, size, &ro, &in, &err) == PPROF_OK,
+               "a profile that reads does not read as a merge input: %s", err.message);
+    pprof_status st = pprof_edit_input_write_memory(in, &p->o, &raw, &b, &err);
+    FUZZ_CHECK(st == want, "edited as a merge input: %s, as a profile: %s", pprof_status_name(st),
+               pprof_status_name(want));
+    FUZZ_CHECK(st || same(&b, out), "edited as a merge input, other bytes");
+    pprof_buffer_free(&b);
+    pprof_merge_input_free(in);
+}
+
+static void
+check_edit(const pprof_profile *in, ops *p, const uint8_t *data, size_t size)
 {
     pprof_buffer before = {0}, after = {0}, out = {0}, streamed = {0}, again = {0};
     pprof_error err;
@@ -180,6 +200,7 @@ check_edit(const pprof_profile *in, ops *p)
                    "an option error names the option: %s", err.message);
         encode_input(in, &after);
         FUZZ_CHECK(same(&before, &after), "a failed edit changed the input");
+        check_lazy(data, size, p, st, NULL);
         goto done;
     }
     encode(q, &out);
@@ -203,6 +224,7 @@ check_edit(const pprof_profile *in, ops *p)
     pprof_profile_free(r2);
     encode_input(in, &after);
     FUZZ_CHECK(same(&before, &after), "the edit changed its input");
+    check_lazy(data, size, p, PPROF_OK, &out);
 done:
     pprof_profile_free(q);
     pprof_buffer_free(&before);
@@ -237,7 +259,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_read_options ro = fuzz_read_options();
     pprof_profile *in = NULL;
     if (pprof_profile_read_memory(prof, size - (size_t)(prof - data), &ro, &in, NULL) == PPROF_OK)
-        check_edit(in, &p);
+        check_edit(in, &p, prof, size - (size_t)(prof - data));
     pprof_profile_free(in);
     free(text);
     return 0;

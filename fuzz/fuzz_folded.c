@@ -1,10 +1,11 @@
 /* The folded-stack reader on arbitrary bytes. When it accepts them, writing the profile back
  * gives folded text that reads again and writes to the same bytes (the writer's output is a
- * fixed point), and a report of the profile can be built and printed. */
+ * fixed point), and a report of the profile can be built and printed, its JSON valid. */
 #include <string.h>
 
 #include "folded.h"
 #include "fuzz.h"
+#include "json-check.h"
 #include "report.h"
 
 int
@@ -35,6 +36,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rep) {
         st = pprof_report_print(rep, PPROF_PRINT_TEXT, &r, &err);
         FUZZ_CHECK(st == PPROF_OK, "report print failed: %s", err.message);
+        r.len = 0;
+        st = pprof_report_print(rep, PPROF_PRINT_JSON, &r, &err);
+        FUZZ_CHECK(st == PPROF_OK, "report JSON failed: %s", err.message);
+        size_t bad = 0;
+        FUZZ_CHECK(json_check(r.data, r.len, &bad), "report JSON invalid at byte %zu", bad);
     }
     pprof_report_free(rep);
     pprof_buffer_free(&a);

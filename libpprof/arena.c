@@ -14,8 +14,7 @@ struct pprof__arena_chunk {
 
 /* The default allocator. Blocks of 2 MiB and more get their own mapping with transparent huge
  * pages requested: a decoded model is about three times its input, and with 4 KiB pages first-
- * touch page faults dominate a one-shot decode on virtual machines (measured 17-25 us each, which
- * held cold decoding to ~80 MB/s). */
+ * touch page faults dominate a one-shot decode on virtual machines (docs/bench.md). */
 static void *
 blk_alloc(size_t size)
 {

@@ -56,7 +56,7 @@ pprof__heap_blk_resize(pprof__blk *h, size_t size)
 #ifdef PPROF__HUGE_BLOCKS
 /* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
  * aligned 2 MiB ranges can become huge pages (4 KiB-rounded lengths left most of a growing
- * array in small pages: 14 k page faults merging 100 small profiles). */
+ * array in small pages). */
 static inline size_t
 pprof__big_len(size_t size)
 {

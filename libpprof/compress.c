@@ -68,7 +68,7 @@ limit_error(pprof_error *err, const char *what, uint64_t cap, const pprof_read_o
 #define TRUST_RATIO 20
 /* The first bytes inflated are sniffed before anything else: a stream that is not a profile
  * (zeros, text, other data) is refused after this many bytes, however far it would expand. */
-#define PROBE_BYTES ((size_t)64 << 10)
+#define PROBE_BYTES ((size_t)4 << 10)
 /* The guard looks at the output this often in careful mode. */
 #define CHUNK_BYTES ((size_t)1 << 20)
 

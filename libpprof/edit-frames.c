@@ -102,6 +102,14 @@ keep_lines(pprof__ed *e, size_t li, const uint8_t *keep)
 bool
 ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n)
 {
+    if (n <= s->n_loc && ed_writable(e, ED_B_STACK)) {
+        /* a sample's range is its own (decoded or appended for it alone): shrink in place */
+        if (n)
+            memmove(ed_ptr(e->w->stack.data, sizeof(uint64_t), s->loc_off), ids,
+                    n * sizeof(uint64_t));
+        s->n_loc = (uint32_t)n;
+        return true;
+    }
     if (!ed_reserve(e, &e->w->stack, sizeof(uint64_t), n))
         return false;
     if (e->w->stack.len + n > UINT32_MAX) {
@@ -250,14 +258,14 @@ ed_filter_names(pprof__ed *e)
     pprof__free(e->a, state);
     if (e->st)
         return e->st;
-    if (e->focus.re && !fm)
-        ed_warn(e, "Focus expression matched no samples");
-    if (ignore && !im)
-        ed_warn(e, "Ignore expression matched no samples");
-    if (e->hide.re && !hm)
-        ed_warn(e, "Hide expression matched no samples");
-    if (e->show.re && !hnm)
-        ed_warn(e, "Show expression matched no samples");
+    if (e->focus.re)
+        ed_matched(e, ED_NM_FOCUS, fm);
+    if (ignore)
+        ed_matched(e, ED_NM_IGNORE, im);
+    if (e->hide.re)
+        ed_matched(e, ED_NM_HIDE, hm);
+    if (e->show.re)
+        ed_matched(e, ED_NM_SHOW, hnm);
     return PPROF_OK;
 }
 
@@ -301,8 +309,8 @@ ed_show_from(pprof__ed *e)
     if (!e->st)
         e->w->samples.len = out;
     pprof__free(e->a, from);
-    if (!e->st && !matched)
-        ed_warn(e, "ShowFrom expression matched no samples");
+    if (!e->st)
+        ed_matched(e, ED_NM_SHOWFROM, matched);
     return e->st;
 }
 

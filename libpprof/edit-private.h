@@ -46,7 +46,54 @@ typedef struct pprof__ed {
     uint64_t first_loc_id, first_fn_id; /* ids of the first new location and function */
     /* the options' patterns, compiled before anything runs so a bad one fails early */
     ed_rx focus, ignore, hide, show, show_from, prune_from, drop, keep, tag_show, tag_hide;
+
+    /* Samples are edited a batch at a time (all of them for a decoded profile, PPROF__EDIT_BATCH
+     * of a merge input), each batch in a fresh working profile added to the merger: the merge
+     * is independent of grouping, so the result is the same. What needs every sample is
+     * computed before the batches. */
+    pprof_profile *lazy; /* the merge input's profile, or NULL */
+    size_t first;        /* global index of the batch's first sample */
+    size_t batch;        /* its number */
+    bool final;          /* false: the pass that only sums min_fraction's total */
+    uint32_t *canon;     /* input string -> first string with its bytes (tag operations) */
+    size_t n_canon;
+    size_t n_str0;   /* the input's strings; later ones are a batch's own (memos skip them) */
+    int64_t *units;  /* canonical key -> its numeric unit (string index) or -1 */
+    double *norm;    /* normalize's ratio per sample type */
+    double mf_total; /* sum of |value| that min_fraction compares against */
+    bool unit_conflict;
+    unsigned nm_seen, nm_matched; /* "matched no samples", per ED_NM_* */
+    struct ed_step_acc *steps;
 } pprof__ed;
+
+#define PPROF__EDIT_BATCH 65536
+
+/* Go's "<X> expression matched no samples" warnings, in Go's order. */
+enum {
+    ED_NM_TAGROOT,
+    ED_NM_TAGLEAF,
+    ED_NM_FOCUS,
+    ED_NM_IGNORE,
+    ED_NM_HIDE,
+    ED_NM_SHOW,
+    ED_NM_SHOWFROM,
+    ED_NM_TAGFOCUS,
+    ED_NM_TAGIGNORE,
+    ED_NM_TAGSHOW,
+    ED_NM_TAGHIDE,
+    ED_NM_COUNT
+};
+
+/* Records whether an option matched in this batch; the warning comes after the last one. */
+static inline void
+ed_matched(pprof__ed *e, unsigned kind, bool m)
+{
+    if (!e->final)
+        return;
+    e->nm_seen |= 1u << kind;
+    if (m)
+        e->nm_matched |= 1u << kind;
+}
 
 /* Gives w its own copy of v (one of w's tables) if it is still the input's; false: no memory
  * (e->st set). */
@@ -80,6 +127,12 @@ bool ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i);
 bool ed_rx_bytes(pprof__ed *e, ed_rx *r, const char *s, size_t n);
 
 void ed_warn(pprof__ed *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, said once per edit (on the first batch of the output pass). */
+void ed_warn_once(pprof__ed *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Canonical string indices and numeric label units over the whole input (edit-tags.c), made
+ * before the batches. */
+pprof_status ed_tag_prepare(pprof__ed *e, bool units);
 
 /* base + off elements, without the undefined NULL + 0 of an empty table. */
 static inline void *
@@ -97,6 +150,14 @@ static inline const uint64_t *
 ed_stack(const pprof__ed *e, const pprof__sample *s)
 {
     return ed_ptr(e->w->stack.data, sizeof(uint64_t), s->loc_off);
+}
+
+/* Whether a sample table (ED_B_STACK, ED_B_LABELS) may be written in place: w's own copy, or
+ * the batch a merge input decoded for this edit (decoded again before anyone else reads it). */
+static inline bool
+ed_writable(const pprof__ed *e, unsigned bit)
+{
+    return e->lazy || !(e->borrowed & bit);
 }
 
 /* Points sample s at a copy of ids (n entries) appended to w's own stack; ids must not point
@@ -117,6 +178,8 @@ pprof_status ed_tag_names(pprof__ed *e);
 pprof_status ed_sample_types(pprof__ed *e);
 pprof_status ed_labels(pprof__ed *e);
 pprof_status ed_normalize(pprof__ed *e);
+pprof_status ed_normalize_sum(pprof__ed *e);
+void ed_normalize_ratio(pprof__ed *e, size_t nt);
 pprof_status ed_scale(pprof__ed *e);
 pprof_status ed_aggregate(pprof__ed *e);
 pprof_status ed_max_depth(pprof__ed *e);

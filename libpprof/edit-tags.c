@@ -28,7 +28,8 @@ canon_eq(const void *ctx, uint32_t v, const void *key)
     return t->len == c->n && (!c->n || !memcmp(t->data, c->s, c->n));
 }
 
-/* canon[i]: the first string index with string i's bytes. */
+/* canon[i]: the first string index with string i's bytes, over the input's strings (labels
+ * refer only to those until set_labels, which comes after every tag operation). */
 static uint32_t *
 canon_strings(pprof__ed *e)
 {
@@ -55,7 +56,7 @@ canon_strings(pprof__ed *e)
 static uint32_t
 canon_find(const pprof__ed *e, const uint32_t *canon, const char *s, size_t n)
 {
-    for (size_t i = 0; i < e->w->strings.len; i++) {
+    for (size_t i = 0; i < e->n_canon; i++) {
         pprof_string t = PPROF__AT(e->w->strings, pprof_string, i);
         if (t.len == n && (!n || !memcmp(t.data, s, n)))
             return canon[i];
@@ -84,6 +85,12 @@ labels_of(const pprof__ed *e, const pprof__sample *s)
 bool
 ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n)
 {
+    if (n <= s->n_lab && ed_writable(e, ED_B_LABELS)) {
+        if (n)
+            memmove(ed_ptr(e->w->labels.data, sizeof(pprof_label), s->lab_off), l, n * sizeof(*l));
+        s->n_lab = (uint32_t)n;
+        return true;
+    }
     if (!ed_reserve(e, &e->w->labels, sizeof(pprof_label), n))
         return false;
     if (e->w->labels.len + n > UINT32_MAX) {
@@ -104,17 +111,9 @@ ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n)
 /* Profile.NumLabelUnits: per canonical key, the first non-empty unit of its numeric labels;
  * keys without one get "bytes" (alignment, request) or their own name. unit[k] is a string
  * index, or -1. */
-static int64_t *
-num_label_units(pprof__ed *e, const uint32_t *canon)
+static bool
+num_label_units(pprof__ed *e, const uint32_t *canon, int64_t *unit)
 {
-    size_t n = e->w->strings.len;
-    int64_t *unit = pprof__malloc(e->a, (n + 1) * sizeof(int64_t));
-    if (!unit) {
-        ed_nomem(e);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        unit[i] = -1;
     bool conflict = false;
     for (size_t i = 0; i < e->w->samples.len; i++) {
         const pprof__sample *s = &ed_samples(e)[i];
@@ -129,10 +128,32 @@ num_label_units(pprof__ed *e, const uint32_t *canon)
                 conflict = true;
         }
     }
-    if (conflict)
+    return conflict;
+}
+
+pprof_status
+ed_tag_prepare(pprof__ed *e, bool units)
+{
+    if (!e->canon) {
+        if (!(e->canon = canon_strings(e)))
+            return e->st;
+        e->n_canon = e->w->strings.len;
+    }
+    if (!units)
+        return PPROF_OK;
+    size_t n = e->w->strings.len;
+    if (!e->units) {
+        if (!(e->units = pprof__malloc(e->a, (n + 1) * sizeof(int64_t))))
+            return ed_nomem(e);
+        for (size_t i = 0; i < n; i++)
+            e->units[i] = -1;
+    }
+    if (num_label_units(e, e->canon, e->units) && !e->unit_conflict) {
+        e->unit_conflict = true;
         ed_warn(e, "a numeric label key has several units; the first one seen is used for "
                    "tag ranges, as go tool pprof does");
-    return unit;
+    }
+    return e->st;
 }
 
 static pprof_string
@@ -277,7 +298,7 @@ compile_tag_filter(pprof__ed *e, tag_filter *f, const char *name, const char *va
         return e->st;
     if (r > 0) {
         f->numeric = true;
-        ed_warn(e, "%s:Interpreted '%s' as range, not regexp", name, value);
+        ed_warn_once(e, "%s:Interpreted '%s' as range, not regexp", name, value);
         return PPROF_OK;
     }
     size_t n = 1;
@@ -409,8 +430,10 @@ tag_matches(pprof__ed *e, tag_filter *f, const uint32_t *canon, const int64_t *u
 pprof_status
 ed_tag_filter(pprof__ed *e)
 {
-    uint32_t *canon = canon_strings(e);
-    int64_t *units = canon ? num_label_units(e, canon) : NULL;
+    if (ed_tag_prepare(e, false))
+        return e->st;
+    uint32_t *canon = e->canon;
+    int64_t *units = e->units;
     tag_filter fo, ig;
     memset(&fo, 0, sizeof(fo));
     memset(&ig, 0, sizeof(ig));
@@ -429,15 +452,13 @@ ed_tag_filter(pprof__ed *e)
     }
     if (units && !e->st) {
         e->w->samples.len = out;
-        if (fo.on && !fm)
-            ed_warn(e, "TagFocus expression matched no samples");
-        if (ig.on && !im)
-            ed_warn(e, "TagIgnore expression matched no samples");
+        if (fo.on)
+            ed_matched(e, ED_NM_TAGFOCUS, fm);
+        if (ig.on)
+            ed_matched(e, ED_NM_TAGIGNORE, im);
     }
     free_tag_filter(e, &fo);
     free_tag_filter(e, &ig);
-    pprof__free(e->a, units);
-    pprof__free(e->a, canon);
     return e->st;
 }
 
@@ -472,10 +493,10 @@ ed_tag_names(pprof__ed *e)
             ed_set_labels(e, s, tmp, k);
     }
     pprof__free(e->a, tmp);
-    if (!e->st && show && !sm)
-        ed_warn(e, "TagShow expression matched no samples");
-    if (!e->st && hide && !hm)
-        ed_warn(e, "TagHide expression matched no samples");
+    if (!e->st && show)
+        ed_matched(e, ED_NM_TAGSHOW, sm);
+    if (!e->st && hide)
+        ed_matched(e, ED_NM_TAGHIDE, hm);
     return e->st;
 }
 
@@ -654,7 +675,9 @@ label_frames(pprof__ed *e, pprof__htab *t, const pprof__sample *s, const key_lis
 pprof_status
 ed_tag_roots(pprof__ed *e)
 {
-    uint32_t *canon = canon_strings(e);
+    if (ed_tag_prepare(e, false))
+        return e->st;
+    uint32_t *canon = e->canon;
     key_list roots, leaves;
     memset(&roots, 0, sizeof(roots));
     memset(&leaves, 0, sizeof(leaves));
@@ -685,15 +708,14 @@ ed_tag_roots(pprof__ed *e)
         if (!e->st)
             ed_set_stack(e, s, buf, n);
     }
-    if (!e->st && e->o.tag_root && *e->o.tag_root && !rootm)
-        ed_warn(e, "TagRoot expression matched no samples");
-    if (!e->st && e->o.tag_leaf && *e->o.tag_leaf && !leafm)
-        ed_warn(e, "TagLeaf expression matched no samples");
+    if (!e->st && e->o.tag_root && *e->o.tag_root)
+        ed_matched(e, ED_NM_TAGROOT, rootm);
+    if (!e->st && e->o.tag_leaf && *e->o.tag_leaf)
+        ed_matched(e, ED_NM_TAGLEAF, leafm);
     pprof__free(e->a, buf);
     pprof__free(e->a, txt.p);
     pprof__htab_free(&t, e->a);
     free_keys(e, &roots);
     free_keys(e, &leaves);
-    pprof__free(e->a, canon);
     return e->st;
 }

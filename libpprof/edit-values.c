@@ -293,45 +293,57 @@ same_type(const pprof__ed *e, pprof_value_type a, const pprof_profile *bp, pprof
            !memcmp(au.data, bu.data, au.len);
 }
 
-/* Profile.Normalize: each type scaled by base total / own total (0 when the own total is 0). */
+/* Profile.Normalize: each type scaled by base total / own total (0 when the own total is 0).
+ * The totals are over every sample: ed_normalize_sum adds a batch's, ed_normalize_ratio
+ * turns them into the ratios that ed_normalize applies to each batch. */
 pprof_status
-ed_normalize(pprof__ed *e)
+ed_normalize_sum(pprof__ed *e)
 {
     const pprof_profile *b = e->o.normalize_base;
     size_t nt = e->w->sample_types.len;
-    bool ok = b->lazy.len == 0 && same_type(e, e->w->hdr.period_type, b, b->hdr.period_type) &&
-              b->sample_types.len == nt;
-    for (size_t i = 0; ok && i < nt; i++)
-        ok = same_type(e, PPROF__AT(e->w->sample_types, pprof_value_type, i), b,
-                       PPROF__AT(b->sample_types, pprof_value_type, i));
-    if (!ok)
-        return e->st = pprof__error(e->err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
-                                    "normalize: the base profile's period type or sample types "
-                                    "differ from the profile's");
-    uint64_t *sum = pprof__malloc(e->a, (2 * nt + 1) * sizeof(uint64_t));
-    double *r = pprof__malloc(e->a, (nt + 1) * sizeof(double));
-    if (!sum || !r) {
-        pprof__free(e->a, sum);
-        pprof__free(e->a, r);
-        return ed_nomem(e);
+    if (!e->norm) {
+        bool ok = b->lazy.len == 0 && same_type(e, e->w->hdr.period_type, b, b->hdr.period_type) &&
+                  b->sample_types.len == nt;
+        for (size_t i = 0; ok && i < nt; i++)
+            ok = same_type(e, PPROF__AT(e->w->sample_types, pprof_value_type, i), b,
+                           PPROF__AT(b->sample_types, pprof_value_type, i));
+        if (!ok)
+            return e->st =
+                       pprof__error(e->err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                                    "normalize: the base profile's period type or sample "
+                                    "types differ from the profile's");
+        /* nt ratios, then 2 * nt sums (base, own) kept as uint64_t bits: Go's sums wrap */
+        if (!(e->norm = pprof__malloc(e->a, (3 * nt + 1) * sizeof(double))))
+            return ed_nomem(e);
+        memset(e->norm, 0, (3 * nt + 1) * sizeof(double));
+        uint64_t *sum = (uint64_t *)(e->norm + nt);
+        for (size_t i = 0; i < b->samples.len; i++) {
+            const pprof__sample *s = &PPROF__AT(b->samples, pprof__sample, i);
+            for (size_t k = 0; k < nt && k < s->n_val; k++)
+                sum[k] += (uint64_t)PPROF__AT(b->values, int64_t, s->val_off + k);
+        }
     }
-    memset(sum, 0, 2 * nt * sizeof(uint64_t));
-    for (size_t i = 0; i < b->samples.len; i++) {
-        const pprof__sample *s = &PPROF__AT(b->samples, pprof__sample, i);
-        for (size_t k = 0; k < nt && k < s->n_val; k++)
-            sum[k] += (uint64_t)PPROF__AT(b->values, int64_t, s->val_off + k);
-    }
+    uint64_t *own = (uint64_t *)(e->norm + nt) + nt;
     for (size_t i = 0; i < e->w->samples.len; i++) {
         const int64_t *v = values_of(e, &ed_samples(e)[i]);
         for (size_t k = 0; k < nt; k++)
-            sum[nt + k] += (uint64_t)v[k];
+            own[k] += (uint64_t)v[k];
     }
+    return PPROF_OK;
+}
+
+void
+ed_normalize_ratio(pprof__ed *e, size_t nt)
+{
+    const uint64_t *sum = (const uint64_t *)(e->norm + nt), *own = sum + nt;
     for (size_t k = 0; k < nt; k++)
-        r[k] = sum[nt + k] ? (double)(int64_t)sum[k] / (double)(int64_t)sum[nt + k] : 0.0;
-    scale_n(e, r);
-    pprof__free(e->a, sum);
-    pprof__free(e->a, r);
-    return e->st;
+        e->norm[k] = own[k] ? (double)(int64_t)sum[k] / (double)(int64_t)own[k] : 0.0;
+}
+
+pprof_status
+ed_normalize(pprof__ed *e)
+{
+    return scale_n(e, e->norm);
 }
 
 /* ---------------------------------------------------------------- aggregate */
@@ -469,10 +481,12 @@ ed_min_fraction(pprof__ed *e)
     if (!e->w->sample_types.len)
         return PPROF_OK;
     size_t k = default_index(e);
-    double total = 0;
-    for (size_t i = 0; i < e->w->samples.len; i++)
-        total += fabs((double)values_of(e, &ed_samples(e)[i])[k]);
-    double min = total * e->o.min_fraction;
+    if (!e->final) { /* the first pass only sums */
+        for (size_t i = 0; i < e->w->samples.len; i++)
+            e->mf_total += fabs((double)values_of(e, &ed_samples(e)[i])[k]);
+        return PPROF_OK;
+    }
+    double min = e->mf_total * e->o.min_fraction;
     size_t out = 0;
     for (size_t i = 0; i < e->w->samples.len; i++) {
         pprof__sample s = ed_samples(e)[i];

@@ -113,17 +113,36 @@ ed_add_string(pprof__ed *e, const char *s, size_t n)
     return (int64_t)e->w->strings.len - 1;
 }
 
-void
-ed_warn(pprof__ed *e, const char *fmt, ...)
+static void vwarn(pprof__ed *e, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void
+vwarn(pprof__ed *e, const char *fmt, va_list ap)
 {
     if (!e->o.warn)
         return;
     char buf[512];
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    e->o.warn(e->o.warn_ctx, buf);
+}
+
+void
+ed_warn(pprof__ed *e, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    vwarn(e, fmt, ap);
     va_end(ap);
-    e->o.warn(e->o.warn_ctx, buf);
+}
+
+void
+ed_warn_once(pprof__ed *e, const char *fmt, ...)
+{
+    if (!e->final || e->batch)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(e, fmt, ap);
+    va_end(ap);
 }
 
 /* ---------------------------------------------------------------- patterns */
@@ -182,9 +201,13 @@ ed_rx_bytes(pprof__ed *e, ed_rx *r, const char *s, size_t n)
 bool
 ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i)
 {
-    size_t n = e->w->strings.len;
-    if (i < 0 || (uint64_t)i >= n)
+    size_t n = e->n_str0;
+    if (i < 0 || (uint64_t)i >= e->w->strings.len)
         return ed_rx_bytes(e, r, "", 0);
+    if ((uint64_t)i >= n) { /* a string this batch added: its index means another next time */
+        pprof_string s = ed_str(e, i);
+        return ed_rx_bytes(e, r, s.data, s.len);
+    }
     if (r->n_memo < n) {
         uint8_t *m = pprof__realloc(e->a, r->memo, n);
         if (!m) {
@@ -223,13 +246,10 @@ check_input(pprof__ed *e)
 {
     const pprof_profile *p = e->in;
     char path[128];
-    if (p->lazy.len)
-        return pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
-                            "a merge input cannot be edited; read it as a profile");
     if (pprof__profile_index((pprof_profile *)p, e->err))
         return PPROF_E_NOMEM;
     size_t nt = p->sample_types.len;
-    if (!nt && p->samples.len)
+    if (!nt && (p->samples.len || p->lazy.len))
         return invalid(e, "CV1-no-sample-type", "sample_type", "samples without sample types");
     for (size_t i = 0; i < nt; i++) {
         pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
@@ -276,23 +296,33 @@ check_input(pprof__ed *e)
             }
         }
     }
+    return PPROF_OK;
+}
+
+/* The samples of the batch in the input's tables; paths carry global sample indices. */
+static pprof_status
+check_samples(pprof__ed *e)
+{
+    const pprof_profile *p = e->in;
+    size_t nt = p->sample_types.len;
+    char path[128];
     const pprof__sample *ss = p->samples.data;
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *s = &ss[i];
         if (s->n_val != nt) {
-            pprof__path(path, "sample[%zu].value", i);
+            pprof__path(path, "sample[%zu].value", e->first + i);
             return invalid(e, "CV2-value-count", path, "value count differs from sample types");
         }
         const uint64_t *st = ed_ptr(p->stack.data, sizeof(uint64_t), s->loc_off);
         for (uint32_t j = 0; j < s->n_loc; j++)
             if (pprof__idmap_find(&p->loc_idx, st[j]) == PPROF_NONE) {
-                pprof__path(path, "sample[%zu].location_id[%u]", i, j);
+                pprof__path(path, "sample[%zu].location_id[%u]", e->first + i, j);
                 return invalid(e, "CV3-sample-location", path, "location id does not resolve");
             }
         const pprof_label *lb = ed_ptr(p->labels.data, sizeof(pprof_label), s->lab_off);
         for (uint32_t j = 0; j < s->n_lab; j++)
             if (!str_ok(p, lb[j].key) || !str_ok(p, lb[j].str) || !str_ok(p, lb[j].num_unit)) {
-                pprof__path(path, "sample[%zu].label[%u]", i, j);
+                pprof__path(path, "sample[%zu].label[%u]", e->first + i, j);
                 return invalid(e, "PD1-string-index", path, "string index out of range");
             }
     }
@@ -305,11 +335,10 @@ static pprof_status
 start(pprof__ed *e)
 {
     const pprof_profile *in = e->in;
-    pprof_profile *w = pprof__profile_new(&e->o.allocator);
+    pprof_profile *w = pprof__profile_new(e->a);
     if (!w)
         return ed_nomem(e);
     e->w = w;
-    e->a = &w->alloc;
     w->source_format = in->source_format;
     w->hdr = in->hdr;
     w->has_string_table = in->has_string_table;
@@ -331,6 +360,11 @@ start(pprof__ed *e)
         memcpy(w->samples.data, in->samples.data, in->samples.len * sizeof(pprof__sample));
         w->samples.len = in->samples.len;
     }
+    if (e->final && e->batch)
+        w->hdr.duration_nanos = 0; /* the merger sums it over its inputs */
+    if (e->first_loc_id)
+        return PPROF_OK;
+    e->n_str0 = in->strings.len;
     e->n_loc0 = in->locations.len;
     e->n_fn0 = in->functions.len;
     uint64_t ml = 0, mf = 0;
@@ -379,8 +413,9 @@ drop_unused_mappings(pprof__ed *e)
     uint8_t *seen = used + nm;
     memset(used, 0, nm + w->locations.len);
     used[0] = 1;
+    size_t unused = nm - 1;
     const pprof__sample *ss = ed_samples(e);
-    for (size_t i = 0; i < w->samples.len; i++) {
+    for (size_t i = 0; i < w->samples.len && unused; i++) {
         const uint64_t *st = ed_stack(e, &ss[i]);
         for (uint32_t j = 0; j < ss[i].n_loc; j++) {
             uint32_t li = ed_loc(e, st[j]);
@@ -394,8 +429,11 @@ drop_unused_mappings(pprof__ed *e)
              * compaction would drop what the first kept */
             if (mi != PPROF_NONE &&
                 (!l->address ||
-                 l->address >= PPROF__AT(w->mappings, pprof_mapping, mi).memory_start))
+                 l->address >= PPROF__AT(w->mappings, pprof_mapping, mi).memory_start) &&
+                !used[mi]) {
                 used[mi] = 1;
+                unused--;
+            }
         }
     }
     size_t keep = 0;
@@ -427,34 +465,80 @@ step_totals(const pprof__ed *e, int64_t *t)
 
 typedef pprof_status (*ed_op)(pprof__ed *e);
 
-/* Runs one operation, reporting its effect when asked. */
+/* A step's report summed over the batches. */
+#define ED_MAX_STEPS 20
+struct ed_step_acc {
+    const char *name;
+    size_t in, out, n_in, n_out;
+    uint64_t *t_in, *t_out; /* wrapping sums, as the totals of one pass would be */
+};
+
+static bool
+step_add(pprof__ed *e, uint64_t **dst, size_t *n, size_t nt, const int64_t *t)
+{
+    if (!*dst) {
+        if (!(*dst = pprof__malloc(e->a, (nt + 1) * sizeof(uint64_t))))
+            return false;
+        memset(*dst, 0, (nt + 1) * sizeof(uint64_t));
+        *n = nt;
+    }
+    for (size_t k = 0; k < nt && k < *n; k++)
+        (*dst)[k] += (uint64_t)t[k];
+    return true;
+}
+
+/* Runs one operation, adding its effect to the report when one is asked for. */
 static pprof_status
-run_op(pprof__ed *e, const char *name, ed_op op)
+run_op(pprof__ed *e, unsigned *slot, const char *name, ed_op op)
 {
     if (e->st)
         return e->st;
-    if (!e->o.step)
+    if (!e->o.step || !e->final)
         return op(e);
-    size_t nt0 = e->w->sample_types.len, n0 = e->w->samples.len;
-    int64_t *t0 = pprof__malloc(e->a, (nt0 + 1) * sizeof(int64_t));
-    if (!t0)
-        return ed_nomem(e);
-    step_totals(e, t0);
-    pprof_status st = op(e);
-    if (!st) {
-        size_t nt1 = e->w->sample_types.len;
-        int64_t *t1 = pprof__malloc(e->a, (nt1 + 1) * sizeof(int64_t));
-        if (!t1) {
-            pprof__free(e->a, t0);
+    if (!e->steps) {
+        if (!(e->steps = pprof__malloc(e->a, ED_MAX_STEPS * sizeof(*e->steps))))
             return ed_nomem(e);
-        }
-        step_totals(e, t1);
-        pprof_edit_step s = {name, n0, e->w->samples.len, t0, nt0, t1, nt1};
-        e->o.step(e->o.step_ctx, &s);
-        pprof__free(e->a, t1);
+        memset(e->steps, 0, ED_MAX_STEPS * sizeof(*e->steps));
     }
-    pprof__free(e->a, t0);
-    return st;
+    struct ed_step_acc *acc = &e->steps[(*slot)++];
+    size_t nt0 = e->w->sample_types.len, n0 = e->w->samples.len;
+    int64_t *t = pprof__malloc(e->a, (nt0 + e->o.n_sample_types + 1) * sizeof(int64_t));
+    if (!t)
+        return ed_nomem(e);
+    step_totals(e, t);
+    bool ok = step_add(e, &acc->t_in, &acc->n_in, nt0, t);
+    pprof_status st = op(e);
+    if (!st && ok) {
+        step_totals(e, t);
+        ok = step_add(e, &acc->t_out, &acc->n_out, e->w->sample_types.len, t);
+        acc->name = name;
+        acc->in += n0;
+        acc->out += e->w->samples.len;
+    }
+    pprof__free(e->a, t);
+    return st ? st : ok ? PPROF_OK : ed_nomem(e);
+}
+
+static void
+report_steps(pprof__ed *e)
+{
+    for (unsigned i = 0; e->steps && i < ED_MAX_STEPS && e->steps[i].name; i++) {
+        struct ed_step_acc *a = &e->steps[i];
+        pprof_edit_step s = {
+            a->name, a->in, a->out, (const int64_t *)a->t_in, a->n_in, (const int64_t *)a->t_out,
+            a->n_out};
+        e->o.step(e->o.step_ctx, &s);
+    }
+}
+
+static void
+free_steps(pprof__ed *e)
+{
+    for (unsigned i = 0; e->steps && i < ED_MAX_STEPS; i++) {
+        pprof__free(e->a, e->steps[i].t_in);
+        pprof__free(e->a, e->steps[i].t_out);
+    }
+    pprof__free(e->a, e->steps);
 }
 
 static pprof_status
@@ -478,7 +562,7 @@ op_remove_uninteresting(pprof__ed *e)
     e->err = saved;
     if (e->st == PPROF_E_ARG) {
         /* Go's fetch ignores RemoveUninteresting's error: the profile is left unpruned. */
-        ed_warn(e, "%s; the profile's drop_frames/keep_frames are ignored", quiet.message);
+        ed_warn_once(e, "%s; the profile's drop_frames/keep_frames are ignored", quiet.message);
         e->st = PPROF_OK;
     } else if (e->st) {
         *e->err = quiet;
@@ -582,38 +666,41 @@ static pprof_status
 pipeline(pprof__ed *e)
 {
     const pprof_edit_options *o = &e->o;
+    unsigned k = 0, *slot = &k;
     if (o->normalize_base)
-        run_op(e, "normalize", ed_normalize);
+        run_op(e, slot, "normalize", ed_normalize);
     if (o->remove_uninteresting)
-        run_op(e, "remove_uninteresting", op_remove_uninteresting);
+        run_op(e, slot, "remove_uninteresting", op_remove_uninteresting);
     if (o->drop_frames && *o->drop_frames)
-        run_op(e, "drop_frames", op_prune_flags);
+        run_op(e, slot, "drop_frames", op_prune_flags);
     if ((o->tag_root && *o->tag_root) || (o->tag_leaf && *o->tag_leaf))
-        run_op(e, "tagroot/tagleaf", ed_tag_roots);
+        run_op(e, slot, "tagroot/tagleaf", ed_tag_roots);
     if (go_operations(o))
-        run_op(e, "focus/ignore/hide/show", ed_filter_names);
+        run_op(e, slot, "focus/ignore/hide/show", ed_filter_names);
     if (o->show_from && *o->show_from)
-        run_op(e, "show_from", ed_show_from);
+        run_op(e, slot, "show_from", ed_show_from);
     if ((o->tag_focus && *o->tag_focus) || (o->tag_ignore && *o->tag_ignore))
-        run_op(e, "tagfocus/tagignore", ed_tag_filter);
+        run_op(e, slot, "tagfocus/tagignore", ed_tag_filter);
     if ((o->tag_show && *o->tag_show) || (o->tag_hide && *o->tag_hide))
-        run_op(e, "tagshow/taghide", ed_tag_names);
+        run_op(e, slot, "tagshow/taghide", ed_tag_names);
     if (o->prune_from && *o->prune_from)
-        run_op(e, "prune_from", ed_prune_from);
+        run_op(e, slot, "prune_from", ed_prune_from);
     if (o->n_sample_types)
-        run_op(e, "sample_types", ed_sample_types);
+        run_op(e, slot, "sample_types", ed_sample_types);
     if (o->n_remove_labels || o->n_rename_labels || o->n_set_labels)
-        run_op(e, "labels", ed_labels);
+        run_op(e, slot, "labels", ed_labels);
     if (o->n_scale)
-        run_op(e, "scale", ed_scale);
+        run_op(e, slot, "scale", ed_scale);
     if (o->granularity || o->no_inlines)
-        run_op(e, "aggregate", ed_aggregate);
+        run_op(e, slot, "aggregate", ed_aggregate);
     if (o->max_depth)
-        run_op(e, "max_depth", ed_max_depth);
+        run_op(e, slot, "max_depth", ed_max_depth);
     if (o->min_fraction > 0)
-        run_op(e, "min_fraction", ed_min_fraction);
+        run_op(e, slot, "min_fraction", ed_min_fraction);
+    if (!e->final)
+        return e->st;
     if (o->redact)
-        run_op(e, "redact", ed_redact);
+        run_op(e, slot, "redact", ed_redact);
     if (!e->st)
         drop_unused_mappings(e);
     return e->st;
@@ -621,15 +708,106 @@ pipeline(pprof__ed *e)
 
 typedef enum { OUT_PROFILE, OUT_FILE, OUT_MEMORY } out_kind;
 
+typedef pprof_status (*batch_fn)(pprof__ed *e, pprof_merger *m);
+
+/* Calls fn on each batch of samples in a fresh working profile. */
 static pprof_status
-edit(const pprof_profile *in, const pprof_edit_options *opts, out_kind kind, pprof_profile **out,
-     const char *path, const pprof_write_options *wopts, pprof_buffer *buf, pprof_error *err)
+each_batch(pprof__ed *e, batch_fn fn, pprof_merger *m)
+{
+    size_t n = e->lazy ? e->lazy->lazy.len / 2 : e->in->samples.len;
+    size_t step = e->lazy ? PPROF__EDIT_BATCH : (n ? n : 1);
+    e->batch = 0;
+    for (e->first = 0; !e->st && (e->first < n || (e->first == 0 && n == 0));
+         e->first += step, e->batch++) {
+        if (e->lazy && (e->st = pprof__decode_samples(e->lazy, e->first, step, e->err)))
+            break;
+        pprof_status cs = check_samples(e);
+        if (cs)
+            e->st = cs;
+        if (!e->st && !start(e))
+            fn(e, m);
+        finish_working(e);
+        if (n == 0)
+            break;
+    }
+    if (e->lazy) /* the batch there may have been edited in place: decode it again next time */
+        e->lazy->lazy_n = 0;
+    return e->st;
+}
+
+static pprof_status
+batch_normalize_sum(pprof__ed *e, pprof_merger *m)
+{
+    (void)m;
+    return ed_normalize_sum(e);
+}
+
+/* Go computes NumLabelUnits after normalizing (fetch), before everything else. */
+static pprof_status
+batch_units(pprof__ed *e, pprof_merger *m)
+{
+    (void)m;
+    if (e->o.normalize_base && ed_normalize(e))
+        return e->st;
+    return ed_tag_prepare(e, true);
+}
+
+static pprof_status
+batch_total(pprof__ed *e, pprof_merger *m)
+{
+    (void)m;
+    return pipeline(e);
+}
+
+static pprof_status
+batch_output(pprof__ed *e, pprof_merger *m)
+{
+    if (pipeline(e) || drop_unused_mappings(e))
+        return e->st;
+    return e->st = pprof_merger_add(m, e->w, NULL, e->err);
+}
+
+/* The passes: sums that need every sample first, then the output. */
+static pprof_status
+passes(pprof__ed *e, pprof_merger *m)
+{
+    const pprof_edit_options *o = &e->o;
+    if (o->normalize_base) {
+        if (each_batch(e, batch_normalize_sum, NULL))
+            return e->st;
+        ed_normalize_ratio(e, e->in->sample_types.len);
+    }
+    if ((set(o->tag_focus) || set(o->tag_ignore)) && each_batch(e, batch_units, NULL))
+        return e->st;
+    if (o->min_fraction > 0 && each_batch(e, batch_total, NULL))
+        return e->st;
+    e->final = true;
+    if (each_batch(e, batch_output, m))
+        return e->st;
+    static const char *names[ED_NM_COUNT] = {"TagRoot",   "TagLeaf", "Focus",    "Ignore",
+                                             "Hide",      "Show",    "ShowFrom", "TagFocus",
+                                             "TagIgnore", "TagShow", "TagHide"};
+    for (unsigned k = 0; k < ED_NM_COUNT; k++)
+        if ((e->nm_seen >> k & 1) && !(e->nm_matched >> k & 1))
+            ed_warn(e, "%s expression matched no samples", names[k]);
+    if (e->o.step)
+        report_steps(e);
+    return PPROF_OK;
+}
+
+static pprof_status
+edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options *opts,
+     out_kind kind, pprof_profile **out, const char *path, const pprof_write_options *wopts,
+     pprof_buffer *buf, pprof_error *err)
 {
     if (out)
         *out = NULL;
-    if (!in || (kind == OUT_PROFILE && !out) || (kind == OUT_FILE && !path) ||
-        (kind == OUT_MEMORY && !buf))
+    if ((!in && !(lazy && lazy->p)) || (kind == OUT_PROFILE && !out) ||
+        (kind == OUT_FILE && !path) || (kind == OUT_MEMORY && !buf))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
+    if (in && in->lazy.len)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                            "pass a merge input's profile through pprof_edit_input_*");
     pprof__ed e;
     memset(&e, 0, sizeof(e));
     pprof_edit_options_init(&e.o);
@@ -640,24 +818,24 @@ edit(const pprof_profile *in, const pprof_edit_options *opts, out_kind kind, ppr
     }
     pprof_error scratch;
     e.err = err ? err : &scratch;
-    e.in = in;
-    if ((e.st = check_options(&e)) || (e.st = check_input(&e)) || (e.st = start(&e)) ||
-        (e.st = compile_patterns(&e)) || (e.st = pipeline(&e))) {
-        free_patterns(&e);
-        finish_working(&e);
-        return e.st;
-    }
-    free_patterns(&e);
+    e.a = &e.o.allocator;
+    e.in = lazy ? lazy->p : in;
+    e.lazy = lazy ? lazy->p : NULL;
     pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
     mo.warn = e.o.warn;
     mo.warn_ctx = e.o.warn_ctx;
     mo.allocator = e.o.allocator;
     mo.threads = e.o.threads;
     pprof_merger *m = NULL;
-    pprof_status st = pprof_merger_new(&mo, &m, err);
-    if (!st)
-        st = pprof_merger_add(m, e.w, NULL, err);
-    finish_working(&e);
+    if (!(e.st = check_options(&e)) && !(e.st = check_input(&e)) &&
+        !(e.st = compile_patterns(&e)) && !(e.st = pprof_merger_new(&mo, &m, e.err)))
+        passes(&e, m);
+    free_patterns(&e);
+    free_steps(&e);
+    pprof__free(e.a, e.canon);
+    pprof__free(e.a, e.units);
+    pprof__free(e.a, e.norm);
+    pprof_status st = e.st;
     if (!st) {
         if (kind == OUT_PROFILE)
             st = pprof_merger_finish(m, out, err);
@@ -674,19 +852,40 @@ pprof_status
 pprof_edit(const pprof_profile *in, const pprof_edit_options *opts, pprof_profile **out,
            pprof_error *err)
 {
-    return edit(in, opts, OUT_PROFILE, out, NULL, NULL, NULL, err);
+    return edit(in, NULL, opts, OUT_PROFILE, out, NULL, NULL, NULL, err);
 }
 
 pprof_status
 pprof_edit_write_file(const pprof_profile *in, const pprof_edit_options *opts, const char *path,
                       const pprof_write_options *wopts, pprof_error *err)
 {
-    return edit(in, opts, OUT_FILE, NULL, path, wopts, NULL, err);
+    return edit(in, NULL, opts, OUT_FILE, NULL, path, wopts, NULL, err);
 }
 
 pprof_status
 pprof_edit_write_memory(const pprof_profile *in, const pprof_edit_options *opts,
                         const pprof_write_options *wopts, pprof_buffer *out, pprof_error *err)
 {
-    return edit(in, opts, OUT_MEMORY, NULL, NULL, wopts, out, err);
+    return edit(in, NULL, opts, OUT_MEMORY, NULL, NULL, wopts, out, err);
+}
+
+pprof_status
+pprof_edit_input_write_file(pprof_merge_input *in, const pprof_edit_options *opts, const char *path,
+                            const pprof_write_options *wopts, pprof_error *err)
+{
+    return edit(NULL, in, opts, OUT_FILE, NULL, path, wopts, NULL, err);
+}
+
+pprof_status
+pprof_edit_input_write_memory(pprof_merge_input *in, const pprof_edit_options *opts,
+                              const pprof_write_options *wopts, pprof_buffer *out, pprof_error *err)
+{
+    return edit(NULL, in, opts, OUT_MEMORY, NULL, NULL, wopts, out, err);
+}
+
+pprof_status
+pprof_edit_input(pprof_merge_input *in, const pprof_edit_options *opts, pprof_profile **out,
+                 pprof_error *err)
+{
+    return edit(NULL, in, opts, OUT_PROFILE, out, NULL, NULL, NULL, err);
 }

@@ -131,7 +131,7 @@ static pprof_status
 put_labels(wctx *w, const pprof__sample *s, bool *first)
 {
     const pprof_profile *p = w->p;
-    const pprof_label *lab = (const pprof_label *)p->labels.data + s->lab_off;
+    const pprof_label *lab = s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL;
     pprof_status st = PPROF_OK;
     for (size_t k = 0; k < w->o->n_labels && !st; k++) {
         const char *key = w->o->labels[k];
@@ -234,7 +234,7 @@ pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opt
     st = render(&w, index, err);
     stack_line *l = w.lines.data;
     size_t n = w.lines.len;
-    if (!st)
+    if (!st && n)
         qsort_r(l, n, sizeof(*l), line_cmp, w.text.data);
     for (size_t i = 0; i < n && !st;) {
         size_t j = i + 1;

@@ -170,10 +170,9 @@ reserve_for(pprof_merger *m, const pprof_profile *p)
 }
 
 /* Stage 1 visits an input's tables in the order its samples name them, and another thread
- * decoded them, so nearly every first visit was a cache miss (a location, its lines, their
- * functions, their strings: about 220 ns per location on the 2-core VM). Prefetching the
- * tables as streams first lets those visits hit: merging 100 small profiles, absorbing took
- * 0.344 -> 0.312 s (median of 10). Tables beyond any cache gain nothing and are left. */
+ * decoded them, so nearly every first visit would be a cache miss (a location, its lines, their
+ * functions, their strings). Reading the tables as streams first lets those visits hit; it pays
+ * for many small inputs (docs/bench.md). Tables beyond any cache gain nothing and are left. */
 #define WARM_MAX ((size_t)16 << 20)
 
 static void

@@ -76,7 +76,7 @@ scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof
         all_ones &= ratio[t] == 1;
     for (size_t i = 0; ok && i < p->samples.len; i++) {
         pprof__sample s = PPROF__AT(p->samples, pprof__sample, i);
-        const int64_t *v = (const int64_t *)p->values.data + s.val_off;
+        const int64_t *v = s.n_val ? (const int64_t *)p->values.data + s.val_off : NULL;
         size_t off = c->values.len;
         bool keep = all_ones;
         for (uint32_t k = 0; k < s.n_val && ok; k++) {
@@ -200,19 +200,24 @@ normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     return st;
 }
 
-pprof_status
-pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
-                   const pprof_diff_options *opts, pprof_profile **out, pprof_error *err)
+/* Merges NEW (normalized if asked) with BASE labelled and negated, then either finishes into
+ * *out or writes to path. */
+static pprof_status
+diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_options *opts,
+           pprof_profile **out, const char *path, const pprof_write_options *wopts,
+           pprof_error *err)
 {
     pprof_diff_options o = diff_opts(opts);
-    if (!base || !cur || !out)
+    if (!base || !cur || (!out && !path))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
-    *out = NULL;
+    if (out)
+        *out = NULL;
     pprof_status st = PPROF_OK;
     bool intersect = o.sample_type && *o.sample_type;
     if (!intersect && (st = check_compatible(base, cur, err)))
         return st;
     pprof_profile *nb = NULL, *nc = NULL, *nm = NULL;
+    pprof_merger *m = NULL;
     size_t nt = base->sample_types.len;
     double *minus = pprof__malloc(&o.allocator, (nt + 1) * sizeof(double));
     if (!minus)
@@ -223,19 +228,45 @@ pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
         st = normalized(base, cur, &o, &nm, &nc, err);
     if (!st)
         st = scaled_copy(base, minus, true, &o.allocator, &nb, err);
-    if (!st) {
-        pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
-        mo.intersect_types = intersect;
-        mo.allocator = o.allocator;
-        const pprof_profile *in[2] = {nc ? nc : cur, nb};
-        const char *names[2] = {"NEW", "BASE"};
-        st = pprof_merge(in, names, 2, &mo, out, err);
-    }
+    pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+    mo.intersect_types = intersect;
+    mo.allocator = o.allocator;
+    mo.threads = o.threads;
+    if (!st)
+        st = pprof_merger_new(&mo, &m, err);
+    if (!st)
+        st = pprof_merger_add(m, nc ? nc : cur, "NEW", err);
+    if (!st)
+        st = pprof_merger_add(m, nb, "BASE", err);
+    if (!st && out)
+        st = pprof_merger_finish(m, out, err);
+    else if (!st)
+        st = pprof_merger_write_file(m, path, wopts, NULL, err);
+    pprof_merger_free(m);
     pprof__free(&o.allocator, minus);
     pprof_profile_free(nb);
     pprof_profile_free(nc);
     pprof_profile_free(nm);
     return st;
+}
+
+pprof_status
+pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
+                   const pprof_diff_options *opts, pprof_profile **out, pprof_error *err)
+{
+    if (!out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
+    return diff_merge(base, cur, opts, out, NULL, NULL, err);
+}
+
+pprof_status
+pprof_diff_write_file(const pprof_profile *base, const pprof_profile *cur,
+                      const pprof_diff_options *opts, const char *path,
+                      const pprof_write_options *wopts, pprof_error *err)
+{
+    if (!path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output path");
+    return diff_merge(base, cur, opts, NULL, path, wopts, err);
 }
 
 /* ---- the node table */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "report-private.h"
+#include "utf8-private.h"
 
 typedef struct unit {
     const char *name;
@@ -147,22 +148,29 @@ pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total)
         snprintf(dst, cap, "%5.2g%%", ratio);
 }
 
+/* Bytes that are not UTF-8 come out as \u00XX so that the document stays valid JSON. */
 pprof_status
 pprof__json_string(pprof_buffer *b, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     pprof_status st = pprof__buffer_append(b, "\"", 1);
     size_t run = 0;
-    for (size_t i = 0; i < n && !st; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7f)
+    for (size_t i = 0; i < n && !st;) {
+        unsigned char c = u[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7f) {
+            i++;
             continue;
-        if (c >= 0x80) /* UTF-8 passes through; invalid bytes are the caller's names */
+        }
+        size_t l = c >= 0x80 ? pprof__utf8_seq_len(u + i, n - i) : 0;
+        if (l) { /* UTF-8 passes through; other bytes are escaped so the JSON stays valid */
+            i += l;
             continue;
+        }
         st = pprof__buffer_append(b, s + run, i - run);
         if (!st)
             st = c == '"' || c == '\\' ? pprof__buffer_printf(b, "\\%c", c)
                                        : pprof__buffer_printf(b, "\\u%04x", c);
-        run = i + 1;
+        run = ++i;
     }
     if (!st)
         st = pprof__buffer_append(b, s + run, n - run);

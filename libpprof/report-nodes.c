@@ -233,6 +233,8 @@ pprof_status
 pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err)
 {
     const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, si);
+    if (!s->n_loc)
+        return PPROF_OK;
     const uint64_t *ids = (const uint64_t *)p->stack.data + s->loc_off;
     for (uint32_t j = 0; j < s->n_loc; j++) {
         uint32_t li = pprof__idmap_find(&p->loc_idx, ids[j]);
@@ -247,8 +249,8 @@ pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error
     return PPROF_OK;
 }
 
-static bool
-is_base_sample(const pprof_profile *p, const pprof__sample *s)
+bool
+pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s)
 {
     const pprof_label *lab = (const pprof_label *)p->labels.data + s->lab_off;
     for (uint32_t k = 0; k < s->n_lab; k++) {
@@ -289,7 +291,7 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
             continue;
         int64_t av = v < 0 ? -(uint64_t)v > INT64_MAX ? INT64_MAX : -v : v;
         ovf |= __builtin_add_overflow(total, av, &total);
-        if (s->n_lab && is_base_sample(p, s))
+        if (s->n_lab && pprof__is_base_sample(p, s))
             ovf |= __builtin_add_overflow(base_total, av, &base_total);
         if ((st = pprof__sample_locs(p, i, idx, err)))
             break;
@@ -324,6 +326,8 @@ pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                    const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
 {
     memset(n, 0, sizeof(*n));
+    if (g == PPROF_GRANULARITY_NONE)
+        g = PPROF_GRANULARITY_FUNCTIONS;
     if (a)
         n->a = *a;
     pprof__arena_init(&n->arena, &n->a);

@@ -49,6 +49,9 @@ pprof__nodes_of(const pprof__nodes *n, uint32_t li, size_t *count)
  * PPROF_E_INVALID naming the sample when an id has no location. */
 pprof_status pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err);
 
+/* Whether a sample carries the label pprof::base=true (a diff profile's BASE side). */
+bool pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s);
+
 /* ---- Go's measurement package */
 
 /* measurement.ScaledLabel(v, from, to) into dst (at least 64 bytes). */

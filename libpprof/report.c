@@ -44,7 +44,7 @@ pprof_granularity_parse(const char *name, pprof_granularity *out)
                                         "addresses"};
     for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, names[i])) {
-            *out = (pprof_granularity)i;
+            *out = (pprof_granularity)(PPROF_GRANULARITY_FUNCTIONS + i);
             return true;
         }
     return false;
@@ -379,6 +379,42 @@ output_unit(const pprof_report *r)
     return *u ? u : r->sum.sample_unit;
 }
 
+/* report.computeTotal on the profile before filters. */
+static pprof_status
+unfiltered_total(const pprof_profile *u, const char *type, int64_t *total, pprof_error *err)
+{
+    size_t index;
+    pprof_status st = pprof_sample_type_find(u, type, &index, err);
+    if (st)
+        return st;
+    int64_t all = 0, base = 0;
+    for (size_t i = 0; i < u->samples.len; i++) {
+        const pprof__sample *s = &PPROF__AT(u->samples, pprof__sample, i);
+        if (index >= s->n_val)
+            continue;
+        int64_t v = PPROF__AT(u->values, int64_t, s->val_off + index);
+        v = v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+        all += v;
+        if (v && s->n_lab && pprof__is_base_sample(u, s))
+            base += v;
+    }
+    *total = base > 0 ? base : all;
+    return PPROF_OK;
+}
+
+/* legendActiveFilters: "Active filters:" and each filter indented, cut at 80 bytes. */
+static pprof_status
+filter_labels(pprof_report *r, const pprof_report_options *o)
+{
+    pprof_status st = o->n_active_filters ? add_label(r, "Active filters:") : PPROF_OK;
+    for (size_t i = 0; i < o->n_active_filters && !st; i++) {
+        const char *f = o->active_filters[i];
+        size_t n = strlen(f);
+        st = n > 80 ? add_label(r, "   %.80s\xe2\x80\xa6", f) : add_label(r, "   %s", f);
+    }
+    return st;
+}
+
 /* ---- building */
 
 static pprof_status
@@ -482,8 +518,11 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
             r->sum.sample_type = ts;
             r->sum.sample_unit = us;
             r->sum.total = nodes.total;
+            if (o.unfiltered)
+                st = unfiltered_total(o.unfiltered, o.sample_type, &r->sum.total, err);
             r->output_unit = output_unit(r);
-            if (profile_labels(p, r, ts))
+            if (!st &&
+                (profile_labels(o.unfiltered ? o.unfiltered : p, r, ts) || filter_labels(r, &o)))
                 st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         }
     }

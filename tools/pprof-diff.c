@@ -2,8 +2,10 @@
  * -diff_base` writes, and a regression gate for CI (--fail-if). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
+#include "edit-filters.h"
 #include "report.h"
 
 static const char usage[] =
@@ -27,8 +29,7 @@ static const char usage[] =
     "  -q, --quiet           no report, only the gate's findings\n"
     "  --force               write the diff profile to a terminal all the same\n"
     "  -h, --help            show this help\n"
-    "  --version             show the version\n"
-    "\n"
+    "  --version             show the version\n" EDIT_FILTERS_HELP "\n"
     "Exit status: 0 ok, 1 invalid input or a rule fired, 2 usage, 3 I/O error.\n";
 
 #define MAX_RULES 64
@@ -41,6 +42,7 @@ typedef struct diff_opts {
     bool quiet, force;
     pprof_print_format fmt;
     pprof_diff_options d;
+    edit_filters f; /* applied to BASE and NEW alike */
 } diff_opts;
 
 static int
@@ -51,8 +53,12 @@ parse_args(int argc, char **argv, diff_opts *o)
     tool_args_init(&a, argc, argv);
     const char *opt, *operand, *v;
     size_t n_in = 0;
+    int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
+        if (!operand && edit_filters_opt(&o->f, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (operand) {
             if (n_in == 2)
                 return tool_usage_error(prog, "two input files are taken: BASE NEW");
             o->in[n_in++] = operand;
@@ -134,6 +140,7 @@ run(int argc, char **argv)
     diff_opts o = {.node_count = 20};
     pprof_diff_options d = PPROF_DIFF_OPTIONS_INIT;
     o.d = d;
+    edit_filters_init(&o.f);
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? TOOL_EXIT_OK : rc;
@@ -144,7 +151,6 @@ run(int argc, char **argv)
         if ((st = pprof_diff_rule_parse(o.rules[i], NULL, &rules[i], &err)))
             rc = tool_usage_error(prog, "%s", err.message);
     pprof_profile *p[2] = {NULL, NULL};
-    pprof_profile *dp = NULL;
     pprof_diff *diff = NULL;
     pprof_buffer b = {0};
     const char *where = o.in[0];
@@ -158,12 +164,17 @@ run(int argc, char **argv)
     for (int i = 0; i < 2 && !st; i++) {
         where = o.in[i];
         st = pprof_profile_read_file(o.in[i], NULL, &p[i], &err);
+        pprof_profile *fp = NULL;
+        if (!st && !(st = edit_filters_apply(&o.f, p[i], &fp, &err)) && fp) {
+            pprof_profile_free(p[i]);
+            p[i] = fp;
+        }
     }
     if (!st && o.out) {
         where = strcmp(o.out, "-") ? o.out : "<stdout>";
-        st = pprof_diff_profile(p[0], p[1], &o.d, &dp, &err);
-        if (!st)
-            st = pprof_profile_write_file(dp, o.out, &w, &err);
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        w.threads = o.d.threads = cores > 1 ? (unsigned)(cores > 8 ? 8 : cores) : 1;
+        st = pprof_diff_write_file(p[0], p[1], &o.d, o.out, &w, &err);
     }
     bool report = !o.quiet && !(o.out && !strcmp(o.out, "-"));
     if (!st && (report || o.n_rules)) {
@@ -188,9 +199,9 @@ run(int argc, char **argv)
         pprof_diff_rule_free(rules[i]);
     pprof_buffer_free(&b);
     pprof_diff_free(diff);
-    pprof_profile_free(dp);
     pprof_profile_free(p[0]);
     pprof_profile_free(p[1]);
+    edit_filters_free(&o.f);
     return rc;
 }
 

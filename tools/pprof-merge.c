@@ -14,11 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "common.h"
 #include "merge.h"
-#ifdef PPROF_MERGE_HAVE_CHECK
-#include "check.h"
-#endif
 
 static const char usage[] =
     "Usage: pprof-merge [options] FILE... [-o OUT]\n"
@@ -156,153 +154,17 @@ read_list(path_list *l, const char *from, bool nul)
     return TOOL_EXIT_OK;
 }
 
-/* ---------------------------------------------------------------- parallel decoding */
+/* ---------------------------------------------------------------- checking inputs */
 
-typedef struct slot {
-    pprof_merge_input *in; /* the usual way in: samples decoded while absorbed */
-    pprof_profile *p;      /* with --check, which needs the whole profile */
-    pprof_status st;
-    pprof_error err;
-    uint64_t bytes; /* the file's size, NO_SIZE when unknown; measured once (sized) */
-    bool sized;
-    bool done;
-    bool check_failed;
-    uint64_t check_errors;
-} slot;
-
-typedef struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    const char **paths;
-    size_t n;
-    size_t next;     /* next index to decode */
-    size_t consumed; /* slots below this were absorbed */
-    size_t window_min, window_max;
-    uint64_t ahead_bytes; /* of the slots taken and not yet absorbed */
-    bool stop;
-    slot *slots;
-    const merge_opts *o;
-} pool;
-
-#ifdef PPROF_MERGE_HAVE_CHECK
-typedef struct check_ctx {
-    const char *file;
-    uint64_t errors;
-} check_ctx;
-
+/* --check: the library passes at most the first 10 error-level findings of each input (see
+ * merge_all); the rest are only counted. */
 static bool
 on_finding(void *ctx, const pprof_finding *f)
 {
-    check_ctx *c = ctx;
-    if (f->severity != PPROF_SEVERITY_ERROR)
-        return true;
-    if (c->errors++ >= 10)
-        return true; /* counted, not printed */
-    fprintf(stderr, "%s: %s: %s: %s%s%s [%s]\n", prog, c->file, pprof_severity_name(f->severity),
+    (void)ctx;
+    fprintf(stderr, "%s: %s: %s: %s%s%s [%s]\n", prog, f->file, pprof_severity_name(f->severity),
             f->path ? f->path : "", f->path && f->path[0] ? ": " : "", f->message, f->rule_id);
     return true;
-}
-#endif
-
-/* How far decoding runs ahead of absorbing. Two inputs per thread always; up to four while the
- * files taken and not yet absorbed add up to less than WINDOW_BYTES, so that memory stays
- * bounded for large inputs. The deeper window is for many small inputs: with two per thread, the
- * merger's thread often found its next input not ready and decoded one itself (it does rather
- * than wait), and that delayed the merge, which is what limits the run; 100 inputs of 200 KB
- * went from 0.36 to 0.32 s (median of 15 alternating runs). */
-#define WINDOW_MIN_PER_JOB 2
-#define WINDOW_MAX_PER_JOB 4
-#define WINDOW_BYTES ((uint64_t)16 << 20)
-#define DECODE_NICE 10
-
-#define NO_SIZE UINT64_MAX
-
-static uint64_t
-file_size(const char *path)
-{
-    struct stat sb;
-    return strcmp(path, "-") && stat(path, &sb) == 0 && sb.st_size >= 0 ? (uint64_t)sb.st_size
-                                                                        : NO_SIZE;
-}
-
-/* What an input counts against WINDOW_BYTES: one of unknown size as if it filled the window. */
-static uint64_t
-window_cost(const slot *s)
-{
-    return s->bytes == NO_SIZE ? WINDOW_BYTES : s->bytes;
-}
-
-/* Whether the next input may be decoded now; called with pl->mu held. */
-static bool
-may_take(const pool *pl)
-{
-    if (pl->next >= pl->n)
-        return false;
-    size_t ahead = pl->next - pl->consumed;
-    return ahead < pl->window_min || (ahead < pl->window_max && pl->ahead_bytes < WINDOW_BYTES);
-}
-
-/* Called without pl->mu held. */
-static void
-decode_one(pool *pl, size_t i)
-{
-    slot *s = &pl->slots[i];
-    if (!s->sized) { /* the progress display measured them all up front */
-        s->bytes = file_size(pl->paths[i]);
-        s->sized = true;
-    }
-    pthread_mutex_lock(&pl->mu);
-    pl->ahead_bytes += window_cost(s);
-    pthread_mutex_unlock(&pl->mu);
-    pprof_read_options ro;
-    pprof_read_options_init(&ro);
-    if (!pl->o->check) {
-        s->st = pprof_merge_input_read_file(pl->paths[i], &ro, &s->in, &s->err);
-        return;
-    }
-    s->st = pprof_profile_read_file(pl->paths[i], &ro, &s->p, &s->err);
-#ifdef PPROF_MERGE_HAVE_CHECK
-    if (s->st == PPROF_OK && pl->o->check) {
-        check_ctx cc = {pl->paths[i], 0};
-        pprof_check_summary sum;
-        s->st = pprof_check(s->p, NULL, on_finding, &cc, &sum, &s->err);
-        if (s->st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR]) {
-            s->check_failed = true;
-            s->check_errors = sum.count[PPROF_SEVERITY_ERROR];
-            s->st = PPROF_E_INVALID;
-        }
-    }
-#endif
-}
-
-static void *
-worker(void *arg)
-{
-    pool *pl = arg;
-    pthread_setname_np(pthread_self(), "pprof-decode");
-#ifdef __linux__
-    /* The merger's thread limits the run and decoding has the window's slack: at equal
-     * priority, four runnable threads on two cores halved the merger's share whenever all ran
-     * (100 inputs of 200 KB, medians of alternating runs: 335 -> 313 ms of 30, 297 -> 283 ms
-     * of 20). Should other work starve these threads, the merger decodes its next input
-     * itself. Per thread on Linux; failing changes nothing but speed. */
-    setpriority(PRIO_PROCESS, (id_t)gettid(), DECODE_NICE);
-#endif
-    pthread_mutex_lock(&pl->mu);
-    for (;;) {
-        while (!pl->stop && pl->next < pl->n && !may_take(pl))
-            pthread_cond_wait(&pl->cv, &pl->mu);
-        if (pl->stop || pl->next >= pl->n)
-            break;
-        size_t i = pl->next++;
-        pthread_mutex_unlock(&pl->mu);
-        decode_one(pl, i);
-        pthread_mutex_lock(&pl->mu);
-        pl->slots[i].done = true;
-        pthread_cond_broadcast(&pl->cv);
-    }
-    pthread_mutex_unlock(&pl->mu);
-    return NULL;
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -359,6 +221,35 @@ print_merge_error(const pprof_error *err)
 
 /* ---------------------------------------------------------------- main */
 
+#define NO_SIZE UINT64_MAX
+
+typedef struct files_ctx {
+    progress pr;
+    size_t n;
+    int rc;
+} files_ctx;
+
+/* After each input: progress, and the error of one that failed. */
+static void
+on_file(void *ctx, const pprof_merge_file_event *ev)
+{
+    files_ctx *fc = ctx;
+    if (ev->status) {
+        if (ev->stage == PPROF_MERGE_FILE_CHECK && ev->check_errors)
+            fprintf(stderr, "%s: %s: error: the strict check found %llu error(s); nothing merged\n",
+                    prog, ev->path, (unsigned long long)ev->check_errors);
+        else if (ev->stage == PPROF_MERGE_FILE_ADD)
+            print_merge_error(ev->error); /* the message names the input(s) */
+        else
+            tool_print_error(stderr, prog, ev->path, ev->error);
+        fc->rc = tool_exit_for(ev->status);
+    }
+    if (fc->pr.on) {
+        fc->pr.done_bytes += ev->bytes == NO_SIZE ? 0 : ev->bytes;
+        progress_update(&fc->pr, ev->index + 1, fc->n, ev->index + 1 == fc->n);
+    }
+}
+
 static int
 merge_all(const merge_opts *o, const path_list *in)
 {
@@ -370,116 +261,47 @@ merge_all(const merge_opts *o, const path_list *in)
     }
     pprof_write_options wo = o->w;
     wo.threads = jobs;
-    if (jobs > n)
-        jobs = (unsigned)n;
-    if (jobs > 256)
-        jobs = 256;
-    pool pl = {.paths = in->v,
-               .n = n,
-               .window_min = (size_t)jobs * WINDOW_MIN_PER_JOB,
-               .window_max = (size_t)jobs * WINDOW_MAX_PER_JOB,
-               .o = o};
-    pl.slots = calloc(n, sizeof(slot));
-    progress pr = {.on = !o->quiet && isatty(2) && n > 1};
-    if (!pl.slots) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return TOOL_EXIT_IO;
-    }
-    if (pr.on) {
+    files_ctx fc = {.pr = {.on = !o->quiet && isatty(2) && n > 1}, .n = n};
+    if (fc.pr.on) {
         for (size_t i = 0; i < n; i++) {
-            slot *s = &pl.slots[i];
-            s->bytes = file_size(in->v[i]);
-            s->sized = true;
-            pr.total_bytes += s->bytes == NO_SIZE ? 0 : s->bytes;
+            struct stat sb;
+            if (strcmp(in->v[i], "-") && stat(in->v[i], &sb) == 0 && sb.st_size > 0)
+                fc.pr.total_bytes += (uint64_t)sb.st_size;
         }
-        pr.t0 = pr.last = now();
+        fc.pr.t0 = fc.pr.last = now();
     }
-    pthread_mutex_init(&pl.mu, NULL);
-    pthread_cond_init(&pl.cv, NULL);
-    pthread_t th[256];
-    double t_start = now(), waited = 0;
-    unsigned started = 0;
-    for (; started < jobs; started++)
-        if (pthread_create(&th[started], NULL, worker, &pl))
-            break;
-
+    double t_start = now();
     pprof_merge_options mo = o->m;
     mo.threads = wo.threads; /* all cores, however few inputs there are */
     mo.warn = print_warning;
     mo.warn_ctx = (void *)o;
     pprof_merger *m = NULL;
     pprof_error err;
-    int rc = TOOL_EXIT_OK;
     pprof_status st = pprof_merger_new(&mo, &m, &err);
     if (st) {
         tool_print_error(stderr, prog, NULL, &err);
-        rc = tool_exit_for(st);
+        return tool_exit_for(st);
     }
-    for (size_t i = 0; i < n && rc == TOOL_EXIT_OK; i++) {
-        if (started == 0) {
-            decode_one(&pl, i);
-            pl.slots[i].done = true;
-        } else {
-            /* Rather than wait, this thread decodes an input of the window itself: the
-             * decoding threads share the cores with the merger's own, and which of them is
-             * short of time changes from input to input. */
-            double t_wait = now();
-            pthread_mutex_lock(&pl.mu);
-            while (!pl.slots[i].done) {
-                if (may_take(&pl)) {
-                    size_t j = pl.next++;
-                    pthread_mutex_unlock(&pl.mu);
-                    decode_one(&pl, j);
-                    pthread_mutex_lock(&pl.mu);
-                    pl.slots[j].done = true;
-                    pthread_cond_broadcast(&pl.cv);
-                    continue;
-                }
-                pthread_cond_wait(&pl.cv, &pl.mu);
-            }
-            pthread_mutex_unlock(&pl.mu);
-            waited += now() - t_wait;
-        }
-        slot *s = &pl.slots[i];
-        if (s->st) {
-            if (s->check_failed)
-                fprintf(stderr,
-                        "%s: %s: error: the strict check found %llu error(s); nothing merged\n",
-                        prog, in->v[i], (unsigned long long)s->check_errors);
-            else
-                tool_print_error(stderr, prog, in->v[i], &s->err);
-            rc = tool_exit_for(s->st);
-        } else if ((st = s->in ? pprof_merger_add_input(m, s->in, in->v[i], &err)
-                               : pprof_merger_add(m, s->p, in->v[i], &err))) {
-            print_merge_error(&err); /* the message names the input(s) */
-            rc = tool_exit_for(st);
-        }
-        pprof_merge_input_free(s->in);
-        s->in = NULL;
-        pprof_profile_free(s->p);
-        s->p = NULL;
-        if (pr.on) {
-            pr.done_bytes += s->bytes == NO_SIZE ? 0 : s->bytes;
-            progress_update(&pr, i + 1, n, i + 1 == n);
-        }
-        pthread_mutex_lock(&pl.mu);
-        pl.consumed = i + 1;
-        pl.ahead_bytes -= window_cost(s);
-        if (rc != TOOL_EXIT_OK)
-            pl.stop = true;
-        pthread_cond_broadcast(&pl.cv);
-        pthread_mutex_unlock(&pl.mu);
-    }
-    pthread_mutex_lock(&pl.mu);
-    pl.stop = true;
-    pthread_cond_broadcast(&pl.cv);
-    pthread_mutex_unlock(&pl.mu);
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    for (size_t i = 0; i < n; i++) {
-        pprof_merge_input_free(pl.slots[i].in);
-        pprof_profile_free(pl.slots[i].p);
-    }
+    /* --check reports the first 10 error-level findings of each input and counts the rest */
+    bool errors_only[PPROF_RULE_COUNT];
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        errors_only[r] = pprof_rule_get((pprof_rule)r)->severity == PPROF_SEVERITY_ERROR;
+    pprof_check_options co;
+    pprof_check_options_init(&co);
+    co.max_findings = 10;
+    co.enabled = errors_only;
+    co.n_enabled = PPROF_RULE_COUNT;
+    pprof_merge_files_options fo;
+    pprof_merge_files_options_init(&fo);
+    fo.threads = jobs;
+    fo.check = o->check;
+    fo.check_options = &co;
+    fo.on_finding = on_finding;
+    fo.on_file = on_file;
+    fo.ctx = &fc;
+    pprof_merge_files_summary fsum = {.struct_size = sizeof(fsum)};
+    st = pprof_merger_add_files(m, in->v, n, &fo, &fsum, &err);
+    int rc = st ? fc.rc : TOOL_EXIT_OK;
     double t_absorbed = now();
     if (rc == TOOL_EXIT_OK) {
         /* Straight from the merger to the file: the output's sample table is never built. */
@@ -489,8 +311,8 @@ merge_all(const merge_opts *o, const path_list *in)
             fprintf(stderr,
                     "%s: %zu inputs; read and absorb %.3f s (%.3f s waiting for decoding), "
                     "order and write %.3f s; output %zu samples, %zu locations, %zu functions\n",
-                    prog, n, t_absorbed - t_start, waited, now() - t_absorbed, sum.samples,
-                    sum.locations, sum.functions);
+                    prog, n, t_absorbed - t_start, fsum.wait_seconds, now() - t_absorbed,
+                    sum.samples, sum.locations, sum.functions);
         if (st) {
             /* a merge error names its input(s); anything else is about writing the output */
             if (st == PPROF_E_OVERFLOW || st == PPROF_E_INCOMPATIBLE)
@@ -501,9 +323,6 @@ merge_all(const merge_opts *o, const path_list *in)
         }
     }
     pprof_merger_free(m);
-    pthread_cond_destroy(&pl.cv);
-    pthread_mutex_destroy(&pl.mu);
-    free(pl.slots);
     return rc;
 }
 
@@ -583,11 +402,7 @@ run(int argc, char **argv)
             else
                 rc = tool_usage_error(prog, "unknown inline policy '%s' (keep, longest, error)", v);
         } else if (tool_opt_is(opt, NULL, "--check")) {
-#ifdef PPROF_MERGE_HAVE_CHECK
             o.check = true;
-#else
-            rc = tool_usage_error(prog, "--check needs the checker, which this build lacks");
-#endif
         } else if (tool_opt_is(opt, "-j", "--jobs")) {
             unsigned long long x;
             if (!(v = tool_args_value(&a, prog)))
@@ -606,12 +421,11 @@ run(int argc, char **argv)
             rc = tool_usage_error(prog, "unknown option %s", opt);
         }
     }
-    /* Merged outputs are large and written once per merge: gzip level 1 compresses at 360 MB/s
-     * against 273 for level 2 and 163 for level 6, for 0.9 % and 3.6 % more bytes (12.27 MB vs
-     * 12.16 and 11.84 for two merged 26 MB inputs, one thread, libdeflate). */
     for (size_t i = 0; i < n_lists && rc == TOOL_EXIT_OK; i++)
         rc = read_list(&in, lists[i], nul);
     free(lists);
+    /* Merged outputs are large and written once per merge: gzip level 1 compresses much faster
+     * than the higher levels for a few per cent more bytes (docs/bench.md). */
     if (!compress_given)
         o.w.format = tool_format_from_name(o.out);
     if (o.w.level == 0 && o.w.format == PPROF_FORMAT_GZIP)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "edit-filters.h"
 #include "report.h"
 
 static const char usage[] =
@@ -21,8 +22,7 @@ static const char usage[] =
     "                        the input, unless --force\n"
     "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
-    "  --version             show the version\n"
-    "\n"
+    "  --version             show the version\n" EDIT_FILTERS_HELP "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
 static bool
@@ -45,8 +45,14 @@ run(int argc, char **argv)
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand, *v;
+    edit_filters ef;
+    edit_filters_init(&ef);
+    int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
+        if (!operand && edit_filters_opt(&ef, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (operand) {
             if (in)
                 return tool_usage_error(prog, "only one input file is taken");
             in = operand;
@@ -96,13 +102,20 @@ run(int argc, char **argv)
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     tool_output_init(&w);
     pprof_error err;
-    pprof_profile *p = NULL;
+    pprof_profile *p = NULL, *fp = NULL;
     pprof_report *r = NULL;
     pprof_buffer b = {0};
     const char *where = in;
     pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
     if (!st)
-        st = pprof_report_new(p, &ro, &r, &err);
+        st = edit_filters_apply(&ef, p, &fp, &err);
+    if (!st && fp) {
+        ro.unfiltered = p;
+        ro.active_filters = (const char *const *)ef.active;
+        ro.n_active_filters = ef.n_active;
+    }
+    if (!st)
+        st = pprof_report_new(fp ? fp : p, &ro, &r, &err);
     if (!st)
         st = pprof_report_print(r, fmt, &b, &err);
     if (!st) {
@@ -113,7 +126,9 @@ run(int argc, char **argv)
         tool_print_error(stderr, prog, where, &err);
     pprof_buffer_free(&b);
     pprof_report_free(r);
+    pprof_profile_free(fp);
     pprof_profile_free(p);
+    edit_filters_free(&ef);
     return tool_exit_for(st);
 }
 

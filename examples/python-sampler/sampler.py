@@ -62,14 +62,21 @@ class Sampler:
         now = time.perf_counter_ns()
         elapsed, self._last = now - self._last, now
         names = {t.ident: t.name for t in threading.enumerate()}
+        # Walk every stack before calling the library: a ctypes call releases the GIL, and the
+        # threads would run on meanwhile, leaving the frames not yet walked (a finished
+        # generator's frame loses its f_back).
+        stacks = []
         for tid, frame in sys._current_frames().items():
             if tid == skip_thread:
                 continue
-            stack = []
+            walk = []
             while frame is not None:
-                stack.append(self._location(frame.f_code, frame.f_lineno or 0))
+                walk.append((frame.f_code, frame.f_lineno or 0))
                 frame = frame.f_back
-            self.builder.add_sample([1, elapsed], stack, labels={"thread": names.get(tid, str(tid))})
+            stacks.append((names.get(tid, str(tid)), walk))
+        for name, walk in stacks:
+            stack = [self._location(code, line) for code, line in walk]
+            self.builder.add_sample([1, elapsed], stack, labels={"thread": name})
 
     def flush(self):
         """Writes the profile so far and starts the next one."""

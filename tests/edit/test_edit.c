@@ -473,6 +473,15 @@ o_redact(pprof_edit_options *o)
     o->redact_key = "secret";
     o->redact_key_len = 6;
 }
+/* patterns that match the frames tagroot makes, whose strings differ per batch */
+static void
+o_rootfocus(pprof_edit_options *o)
+{
+    o->tag_root = "tenant,bytes";
+    o->focus = "acme|MB";
+    o->hide = "kB";
+}
+
 static void
 o_all(pprof_edit_options *o)
 {
@@ -486,6 +495,20 @@ o_all(pprof_edit_options *o)
     o_noinl(o);
     o_depth(o);
     o_redact(o);
+}
+
+/* Functions whose file name is key: the frames tagroot/tagleaf made. */
+static size_t
+label_frames(const pprof_profile *p, const char *key)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_FUNCTION); i++) {
+        pprof_string f;
+        if (pprof_profile_string(p, pprof_profile_function(p, i).filename, &f) &&
+            f.len == strlen(key) && !memcmp(f.data, key, f.len))
+            n++;
+    }
+    return n;
 }
 
 static void
@@ -513,6 +536,10 @@ test_each_operation(const pprof_profile *p)
         if (q)
             tap_ok(&T, nsamples(q) > 0 && nsamples(q) <= nsamples(p), "%s: %zu of %zu samples",
                    ops[i].name, nsamples(q), nsamples(p));
+        if (q && ops[i].set == o_tagroot)
+            tap_ok(&T, label_frames(q, "tenant") == 4 && label_frames(q, "latency") > 10,
+                   "tagroot: one frame per tenant value and none (%zu), latency frames (%zu)",
+                   label_frames(q, "tenant"), label_frames(q, "latency"));
         tap_ok(&T, same_bytes(p, &o, 3), "%s: deterministic, streamed or not", ops[i].name);
         pprof_profile_free(q);
     }
@@ -521,6 +548,55 @@ test_each_operation(const pprof_profile *p)
            "the input is unchanged by %zu edits", sizeof(ops) / sizeof(*ops));
     pprof_buffer_free(&before);
     pprof_buffer_free(&after);
+}
+
+/* A merge input is edited a batch at a time; the bytes must be those of the whole profile. */
+static void
+test_batches(void)
+{
+    pprof_profile *p = gen_profile(150000, 11);
+    if (!tap_ok(&T, p != NULL && nsamples(p) > 2 * 65536, "a profile of %zu samples (3 batches)",
+                p ? nsamples(p) : 0))
+        return;
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_buffer enc = {0};
+    pprof_error err;
+    pprof_profile_write_memory(p, &raw, &enc, &err);
+    pprof_profile *base = gen_profile(500, 3);
+    static const struct {
+        const char *name;
+        set_fn set;
+    } ops[] = {{"none", NULL},           {"focus", o_focus},
+               {"hide", o_hide},         {"tagfocus", o_tagfocus},
+               {"tagroot", o_tagroot},   {"labels", o_labels},
+               {"min_fraction", o_frac}, {"ten at once", o_all},
+               {"normalize", NULL},      {"tagroot + focus on its frames", o_rootfocus}};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        if (ops[i].set)
+            ops[i].set(&o);
+        if (!strcmp(ops[i].name, "normalize"))
+            o.normalize_base = base;
+        if (!strcmp(ops[i].name, "ten at once") || !strcmp(ops[i].name, "min_fraction"))
+            o.min_fraction = 0.00002; /* keeps a few hundred of these samples */
+        pprof_buffer a = {0}, b = {0};
+        pprof_merge_input *in = NULL;
+        pprof_status s1 = pprof_edit_write_memory(p, &o, &raw, &a, &err);
+        pprof_status s2 = pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
+        if (!s2)
+            s2 = pprof_edit_input_write_memory(in, &o, &raw, &b, &err);
+        tap_ok(&T, !s1 && !s2 && a.len == b.len && !memcmp(a.data, b.data, a.len),
+               "%s: batches give the bytes of the whole profile (%zu, %zu bytes)", ops[i].name,
+               a.len, b.len);
+        pprof_buffer_free(&a);
+        pprof_buffer_free(&b);
+        pprof_merge_input_free(in);
+    }
+    pprof_buffer_free(&enc);
+    pprof_profile_free(base);
+    pprof_profile_free(p);
 }
 
 static void
@@ -574,6 +650,7 @@ main(void)
 {
     test_gate();
     test_units_and_hash();
+    test_batches();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
     const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */

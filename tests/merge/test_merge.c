@@ -1343,6 +1343,100 @@ test_many_labels(tap *t)
     free(keys);
 }
 
+/* ---------------------------------------------------------------- merging files */
+
+typedef struct file_log {
+    size_t n, order_ok, last_index;
+    pprof_status last_status;
+    pprof_merge_file_stage last_stage;
+    uint64_t bytes;
+} file_log;
+
+static void
+log_file(void *ctx, const pprof_merge_file_event *ev)
+{
+    file_log *l = ctx;
+    l->order_ok += ev->index == l->n;
+    l->n++;
+    l->last_index = ev->index;
+    l->last_status = ev->status;
+    l->last_stage = ev->stage;
+    l->bytes += ev->bytes == UINT64_MAX ? 0 : ev->bytes;
+}
+
+/* pprof_merger_add_files: six raw files of different sizes on 1 and 3 decoding threads give the
+ * bytes of the same profiles added one by one; a file that cannot be read stops it there. */
+static void
+test_add_files(tap *t)
+{
+    char paths[7][64];
+    const char *list[7];
+    pprof_profile *ps[6] = {0};
+    uint64_t total = 0;
+    bool ok = true;
+    for (int i = 0; i < 6; i++) {
+        pb raw = input_bytes(1000 + 3000 * (size_t)i, SIZE_MAX);
+        snprintf(paths[i], sizeof(paths[i]), "/tmp/test_merge_files%d_%d.pb", (int)getpid(), i);
+        list[i] = paths[i];
+        FILE *f = fopen(paths[i], "wb");
+        ok = ok && f && fwrite(raw.d, 1, raw.n, f) == raw.n;
+        if (f)
+            fclose(f);
+        total += raw.n;
+        ok = ok && pprof_profile_read_memory(raw.d, raw.n, NULL, &ps[i], NULL) == PPROF_OK;
+        pb_free(&raw);
+    }
+    pprof_status st;
+    pprof_profile *want = ok ? merge_n(ps, list, 6, NULL, &st, NULL) : NULL;
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        pprof_merger *m = NULL;
+        pprof_profile *got = NULL;
+        file_log log = {0};
+        pprof_merge_files_options fo;
+        pprof_merge_files_options_init(&fo);
+        fo.threads = threads;
+        fo.on_file = log_file;
+        fo.ctx = &log;
+        pprof_merge_files_summary sum = {.struct_size = sizeof(sum)};
+        pprof_error e;
+        bool good = want && pprof_merger_new(NULL, &m, NULL) == PPROF_OK &&
+                    pprof_merger_add_files(m, list, 6, &fo, &sum, &e) == PPROF_OK &&
+                    pprof_merger_finish(m, &got, &e) == PPROF_OK && same_bytes(got, want);
+        tap_ok(t,
+               good && log.n == 6 && log.order_ok == 6 && log.bytes == total && sum.files == 6 &&
+                   pprof_merger_count(m) == 6,
+               "add_files, %u decoding thread(s): six files in order, the bytes of adding them "
+               "one by one",
+               threads);
+        pprof_profile_free(got);
+        pprof_merger_free(m);
+    }
+    snprintf(paths[6], sizeof(paths[6]), "/tmp/test_merge_files%d_missing.pb", (int)getpid());
+    const char *bad[4] = {list[0], list[1], paths[6], list[2]};
+    pprof_merger *m = NULL;
+    file_log log = {0};
+    pprof_merge_files_options fo;
+    pprof_merge_files_options_init(&fo);
+    fo.threads = 2;
+    fo.on_file = log_file;
+    fo.ctx = &log;
+    pprof_merge_files_summary sum = {.struct_size = sizeof(sum)};
+    pprof_error e;
+    pprof_merger_new(NULL, &m, NULL);
+    st = m ? pprof_merger_add_files(m, bad, 4, &fo, &sum, &e) : PPROF_E_NOMEM;
+    tap_ok(t,
+           st == PPROF_E_IO && strstr(e.message, "_missing.pb") && log.n == 3 &&
+               log.last_index == 2 && log.last_status == PPROF_E_IO &&
+               log.last_stage == PPROF_MERGE_FILE_READ && sum.files == 2,
+           "add_files stops at a missing file, naming it: %s", e.message);
+    pprof_merger_free(m);
+    pprof_profile_free(want);
+    for (int i = 0; i < 6; i++) {
+        pprof_profile_free(ps[i]);
+        unlink(paths[i]);
+    }
+}
+
 int
 main(void)
 {
@@ -1358,6 +1452,7 @@ main(void)
     test_labels(&t);
     test_many_labels(&t);
     test_options_init(&t);
+    test_add_files(&t);
     test_invalid(&t);
     test_known_content(&t);
     return tap_done(&t);

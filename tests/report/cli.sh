@@ -60,6 +60,11 @@ t 1 "diff with other types, no --sample-type" "$diff" "$fib" "$work/fib-cpu.pb.g
 t 0 "diff with --sample-type both have" "$diff" --sample-type cpu --fail-if 'total>0' --fail-if 'total<0' "$fib" "$work/fib-cpu.pb.gz"
 t 1 "diff -o with another period type" "$diff" -q --sample-type cpu -o "$work/d.pb.gz" "$fib" "$work/fib-cpu.pb.gz"
 grep_err "incompatible period types" "the period types are named"
+t 0 "diff with a filter" "$diff" -n 3 --focus 'badger/v3\.Open' "$base" "$new"
+if grep -q "base total\|Base total: 0," "$work/out" && ! grep -q "runtime.main$" "$work/out"; then pass "--focus filters both inputs"; else flunk "--focus did not filter" "$(head -5 "$work/out")"; fi
+t 0 "top with a filter lists Active filters" "$top" -n 3 --focus flate --hide runtime "$fib"
+if grep -q "^Active filters:" "$work/out" && grep -q "^   focus=flate" "$work/out"; then pass "Active filters: listed"; else flunk "no Active filters" "$(head -8 "$work/out")"; fi
+t 2 "bad filter regexp" "$top" --focus '(' "$fib"
 t 0 "diff -o" "$diff" -o "$work/heap-diff.pb.gz" "$base" "$new"
 t 0 "dump diff profile" "$dump" "$work/heap-diff.pb.gz"
 if grep -q "pprof::base:\[true\]" "$work/out"; then pass "diff profile labels BASE pprof::base=true"; else flunk "no pprof::base label"; fi

@@ -18,16 +18,18 @@ goref=$work/goref
     GOCACHE=${GOCACHE:-$work/gocache} GOFLAGS= go build -o "$goref" .) || { echo "Bail out! goref build failed"; exit 1; }
 n=0
 fail=0
-pair() { # NAME BASE NEW [--normalize]
-    name=$1 b=$2 c=$3 norm=${4:-}
+pair() { # NAME BASE NEW [--normalize] [GO_FILTER OUR_FILTER...]
+    name=$1 b=$2 c=$3 norm=${4:-} gof=${5:-}
+    shift 3; [ $# -gt 0 ] && shift; [ $# -gt 0 ] && shift
+    ourf="$*"
     n=$((n + 1))
     # shellcheck disable=SC2086
-    if ! go tool pprof -symbolize=none -proto ${norm:+-normalize} -diff_base "$b" "$c" > "$work/go.pb.gz" 2> "$work/go.err"; then
+    if ! go tool pprof -symbolize=none -proto ${norm:+-normalize} $gof -diff_base "$b" "$c" > "$work/go.pb.gz" 2> "$work/go.err"; then
         echo "ok $n - $name $norm: Go rejects the pair # SKIP $(head -c 100 "$work/go.err" | tr '\n' ' ')"
         return
     fi
     # shellcheck disable=SC2086
-    if ! "$diff" -q $norm -o "$work/ours.pb.gz" "$b" "$c" 2> "$work/ours.err"; then
+    if ! "$diff" -q $norm $ourf -o "$work/ours.pb.gz" "$b" "$c" 2> "$work/ours.err"; then
         echo "not ok $n - $name $norm: pprof-diff failed: $(head -c 300 "$work/ours.err")"
         fail=$((fail + 1))
         return
@@ -64,6 +66,7 @@ pair "query-many first->last" "$first" "$last" --normalize
 pair "query-many last->mid" "$last" "$mid"
 pair "query-many last->mid" "$last" "$mid" --normalize
 pair "alloc_objects->alloc_space_delta" "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-alloc_space_delta.pb.gz
+pair "query-many first->last, focus" "$first" "$last" "" -focus=badger --focus badger
 pair "same file" "$corpus"/parca/query-fib.pb.gz "$corpus"/parca/query-fib.pb.gz
 if [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/d1.pb" 2>/dev/null &&

@@ -58,5 +58,15 @@ for f in "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-fib.pb.
     done
     check "$b" "$f" -sample_index=0 -nodecount=10 -- --sample-type 0 -n 10
 done
+# pprof-edit's filters, applied before the report as Go applies -focus and the others
+f="$corpus"/parca/parca-alloc_objects.pb.gz
+if [ -f "$f" ]; then
+    check filters "$f" -focus=flate -- --focus flate
+    check filters "$f" -ignore=runtime -nodecount=20 -- --ignore runtime -n 20
+    check filters "$f" -hide=runtime -nodecount=15 -- --hide runtime -n 15
+    check filters "$f" -show=compress -nodecount=10 -- --show compress -n 10
+    check filters "$f" -show_from=pprof -- --show-from pprof
+    check filters "$f" -focus=Registry -tagfocus=bytes=1kb: -- --focus Registry --tag-focus bytes=1kb:
+fi
 echo "1..$n"
 [ $fail -eq 0 ]

@@ -9,11 +9,15 @@ from ._lib import lib as _clib
 from .builder import Builder, BuilderStats
 from .check import Finding, Rule, check, rules
 from .merge import MergeSummary, MergeWarning, merge, merge_to_bytes
+try:  # pprof/edit.h, when the library has it
+    from .edit import edit
+except AttributeError:  # an older libpprof without pprof_edit
+    pass
 from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
 
 __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
-    "merge", "merge_to_bytes", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+    "merge", "merge_to_bytes", "edit", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
 ]

@@ -63,7 +63,9 @@ def fspath_bytes(path):
 def write_options(compress="gzip", level=0, threads=0):
     if compress not in _FORMATS:
         raise ValueError(f"compress must be 'gzip', 'zstd' or 'none', not {compress!r}")
-    w = _lib.WriteOptions(ctypes.sizeof(_lib.WriteOptions), _FORMATS[compress], int(level), int(threads))
+    w = _lib.WriteOptions()
+    lib.pprof_write_options_init(ctypes.byref(w))
+    w.format, w.level, w.threads = _FORMATS[compress], int(level), int(threads)
     return w
 
 
@@ -71,7 +73,7 @@ def read_options(limits):
     o = _lib.ReadOptions()
     lib.pprof_read_options_init(ctypes.byref(o))
     for k, v in (limits or {}).items():
-        if k == "struct_size" or k == "allocator" or not hasattr(o, k):
+        if k in ("struct_size", "allocator") or k.startswith("_") or not hasattr(o, k):
             raise TypeError(f"unknown read limit {k!r}")
         setattr(o, k, int(v))
     return o

@@ -34,8 +34,16 @@ E_ARG, E_NOMEM, E_IO = 1, 2, 3
 FORMAT_RAW, FORMAT_GZIP, FORMAT_ZSTD = 0, 1, 2
 TABLE_STRING, TABLE_SAMPLE_TYPE, TABLE_SAMPLE, TABLE_MAPPING, TABLE_LOCATION, TABLE_FUNCTION = range(6)
 BUILDER_THREAD_SAFE = 0x1
+RELAX_STRING0, RELAX_CONCATENATED = 0x1, 0x2
 BUILDER_RESET = 0x1
 BUILDER_FINISH_COMMIT_OPEN = 0x1
+
+
+# Options structs are always filled by the library's own *_init function first, then Python
+# sets the fields it changes; they end with _reserved, room for the fields a newer library
+# adds, so that its init never writes past them (it sets struct_size to its own size, and the
+# fields Python does not know keep their defaults). tests/test_structs.py checks every size
+# against the headers (tests/struct-sizes.c) and every prototype's arity against them.
 
 
 class Error(Structure):
@@ -68,6 +76,9 @@ class ReadOptions(Structure):
         ("max_stack_entries", c_uint64),
         ("max_values", c_uint64),
         ("allocator", Allocator),
+        ("relax", c_uint32),
+        # room for fields a newer library's pprof_read_options_init may write
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -77,6 +88,9 @@ class WriteOptions(Structure):
         ("format", c_int),
         ("level", c_int),
         ("threads", c_uint),
+        ("on_temporary", c_void_p),
+        ("temporary_ctx", c_void_p),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -176,6 +190,7 @@ class MergeOptions(Structure):
         ("warn_ctx", c_void_p),
         ("allocator", Allocator),
         ("threads", c_uint),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -218,6 +233,7 @@ class CheckOptions(Structure):
         ("max_findings", c_uint64),
         ("enabled", POINTER(c_bool)),
         ("n_enabled", c_size_t),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -279,6 +295,7 @@ class BuilderOptions(Structure):
         ("max_open_samples", c_uint64),
         ("max_open_depth", c_uint64),
         ("allocator", Allocator),
+        ("_reserved", c_uint8 * 256),
     ]
 
 
@@ -345,6 +362,7 @@ _PROTOTYPES = {
     "pprof_status_name": (c_char_p, [c_int]),
     "pprof_version_string": (c_char_p, []),
     "pprof_read_options_init": (None, [POINTER(ReadOptions)]),
+    "pprof_write_options_init": (None, [POINTER(WriteOptions)]),
     "pprof_profile_read_memory": (c_int, [c_void_p, c_size_t, POINTER(ReadOptions), POINTER(P), E]),
     "pprof_profile_read_file": (c_int, [c_char_p, POINTER(ReadOptions), POINTER(P), E]),
     "pprof_profile_free": (None, [P]),
@@ -366,6 +384,7 @@ _PROTOTYPES = {
     "pprof_profile_write_file": (c_int, [P, c_char_p, POINTER(WriteOptions), E]),
     "pprof_profile_print": (c_int, [P, c_int, POINTER(Buffer), E]),
     # merge.h
+    "pprof_merge_options_init": (None, [POINTER(MergeOptions)]),
     "pprof_merger_new": (c_int, [POINTER(MergeOptions), POINTER(P), E]),
     "pprof_merger_free": (None, [P]),
     "pprof_merger_add": (c_int, [P, P, c_char_p, E]),

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional
 
 from . import _lib
-from ._core import PprofError, fspath_bytes
+from ._core import PprofError, fspath_bytes, read_options
 from ._lib import lib
 
 SEVERITIES = ("note", "warning", "error")
@@ -82,7 +82,8 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
     a rule is named by its id, a prefix such as "S7", or "all"; enable applies after disable.
     With several files (and cross_file) one address must expand to the same inline frames in
     every file. An input that does not decode is a finding of its read rule (W1-W8, R1, R2);
-    one that cannot be read at all raises PprofError."""
+    one that cannot be read at all raises PprofError. Findings of every severity are returned
+    (pprof-check --min-severity=note); filter on Finding.severity."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     paths = list(paths)
@@ -108,6 +109,9 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
         return True
 
     cb = _lib.FINDING_FN(on_finding)
+    # as pprof-check: read what a writer must refuse (W6, W8) and report it as a finding
+    ro = read_options(None)
+    ro.relax = _lib.RELAX_STRING0 | _lib.RELAX_CONCATENATED
     idx = None
     if cross_file and len(paths) > 1:
         h = ctypes.c_void_p()
@@ -123,7 +127,7 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
             err = _lib.Error()
             left = max(0, max_findings - len(findings))
             opts.max_findings = left
-            if lib.pprof_profile_read_file(fspath_bytes(path), None, ctypes.byref(p), ctypes.byref(err)) != _lib.OK:
+            if lib.pprof_profile_read_file(fspath_bytes(path), ctypes.byref(ro), ctypes.byref(p), ctypes.byref(err)) != _lib.OK:
                 rule = ctypes.c_int()
                 if not lib.pprof_check_read_error_rule(ctypes.byref(err), ctypes.byref(rule)):
                     raise PprofError.from_c(err, name)

@@ -33,7 +33,8 @@ class _Merger:
         self.warn_to = warn
         # warnings may come from the merger's own thread: collected, then issued by the caller
         self._warn = _lib.WARN_FN(lambda _ctx, msg: self.warnings.append(msg.decode("utf-8", "replace")))
-        o = _lib.MergeOptions(ctypes.sizeof(_lib.MergeOptions))
+        o = _lib.MergeOptions()
+        lib.pprof_merge_options_init(ctypes.byref(o))
         o.intersect_types = bool(intersect_types)
         o.inline_conflict = _POLICIES[inline_conflict]
         o.warn = self._warn

@@ -283,7 +283,8 @@ class Profile:
 def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits) -> Profile:
     """Reads a profile (raw, gzip or zstd, detected from its bytes) from a path ('-' is
     standard input) or from bytes. Keyword arguments override the read limits of
-    pprof_read_options (max_samples=..., max_decompressed_bytes=...). Raises PprofError."""
+    pprof_read_options (max_samples=..., max_decompressed_bytes=..., relax=bits). Raises
+    PprofError."""
     o = read_options(limits)
     out = ctypes.c_void_p()
     err = _lib.Error()

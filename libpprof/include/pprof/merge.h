@@ -13,6 +13,7 @@
 #ifndef PPROF_MERGE_H
 #define PPROF_MERGE_H
 
+#include "check.h"
 #include "pprof.h"
 
 #ifdef __cplusplus
@@ -75,17 +76,16 @@ PPROF_API pprof_status pprof_merger_add(pprof_merger *m, const pprof_profile *p,
 /* A profile read only to be merged: everything but its samples is decoded when it is read
  * (on any thread: inputs are independent), and the samples are decoded a batch at a time
  * while pprof_merger_add_input absorbs them, so a large input never holds its whole sample
- * table decoded (several times the size of its encoding). A regular uncompressed file is
- * mapped, not copied. Errors inside samples are therefore reported by
+ * table decoded (several times the size of its encoding). Errors inside samples are therefore
+ * reported by
  * pprof_merger_add_input, with the same codes, paths and byte offsets as a full read. */
 typedef struct pprof_merge_input pprof_merge_input;
 
 PPROF_API pprof_status pprof_merge_input_read_memory(const void *data, size_t size,
                                                      const pprof_read_options *opts,
                                                      pprof_merge_input **out, pprof_error *err);
-/* path "-" reads standard input. A regular uncompressed file stays mapped until the input is
- * freed: replace it by renaming (as pprof_profile_write_file does), never truncate it in place
- * meanwhile, or reading the mapping faults (SIGBUS). */
+/* path "-" reads standard input. The file is read into memory, never mapped, so it may change
+ * or shrink once this returns. */
 PPROF_API pprof_status pprof_merge_input_read_file(const char *path, const pprof_read_options *opts,
                                                    pprof_merge_input **out, pprof_error *err);
 /* NULL is a no-op. */
@@ -95,6 +95,69 @@ PPROF_API void pprof_merge_input_free(pprof_merge_input *in);
  * time (adding decodes its samples into it). */
 PPROF_API pprof_status pprof_merger_add_input(pprof_merger *m, pprof_merge_input *in,
                                               const char *name, pprof_error *err);
+
+/* ---------------------------------------------------------------- merging files */
+
+/* Where a file of pprof_merger_add_files failed. */
+typedef enum pprof_merge_file_stage {
+    PPROF_MERGE_FILE_READ = 0,  /* reading or decoding it */
+    PPROF_MERGE_FILE_CHECK = 1, /* the strict check found error-level findings */
+    PPROF_MERGE_FILE_ADD = 2    /* absorbing it (the error names the input) */
+} pprof_merge_file_stage;
+
+/* One file, once it is absorbed or has failed. Valid only during the call. */
+typedef struct pprof_merge_file_event {
+    size_t index; /* in the list */
+    const char *path;
+    uint64_t bytes; /* the file's size; UINT64_MAX when unknown (standard input) */
+    pprof_status status;
+    pprof_merge_file_stage stage; /* where it failed, when status is not PPROF_OK */
+    const pprof_error *error;     /* the failure, when status is not PPROF_OK */
+    uint64_t check_errors;        /* stage PPROF_MERGE_FILE_CHECK: error-level findings */
+} pprof_merge_file_event;
+
+typedef void (*pprof_merge_file_fn)(void *ctx, const pprof_merge_file_event *ev);
+
+typedef struct pprof_merge_files_options {
+    size_t struct_size; /* sizeof(pprof_merge_files_options) */
+    /* Decoding threads (0: one per online core), at most one per file and 256. */
+    unsigned threads;
+    const pprof_read_options *read; /* NULL: the defaults */
+    /* Read whole profiles and run pprof_check on each (with check_options, may be NULL) before
+     * it is added; stop at the first with error-level findings. Findings go to on_finding with
+     * their file set to the path, from the decoding threads. */
+    bool check;
+    const pprof_check_options *check_options;
+    pprof_finding_fn on_finding;
+    void *finding_ctx;
+    /* Called on the calling thread after each file, in list order. */
+    pprof_merge_file_fn on_file;
+    void *ctx;
+} pprof_merge_files_options;
+
+#define PPROF_MERGE_FILES_OPTIONS_INIT                                                             \
+    {                                                                                              \
+        sizeof(pprof_merge_files_options), 0, NULL, false, NULL, NULL, NULL, NULL, NULL            \
+    }
+
+PPROF_API void pprof_merge_files_options_init(pprof_merge_files_options *opts);
+
+typedef struct pprof_merge_files_summary {
+    size_t struct_size;  /* sizeof(pprof_merge_files_summary), set by the caller */
+    size_t files;        /* absorbed */
+    double wait_seconds; /* the calling thread waiting for decoding threads */
+} pprof_merge_files_summary;
+
+/* Adds the files at paths ("-" is standard input) to the merger, in list order, with what
+ * pprof-merge does: the files are decoded as merge inputs on opts->threads threads (at nice 10,
+ * so that the calling thread, which absorbs them and limits the run, keeps a core) into a
+ * bounded window ahead of the merger (two files per thread, up to four while they add up to
+ * less than 16 MiB), and the calling thread decodes one of the window itself rather than wait.
+ * Stops at the first file that fails and returns its status; err names the file. sum (may be
+ * NULL) is filled up to its struct_size. */
+PPROF_API pprof_status pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
+                                              const pprof_merge_files_options *opts,
+                                              pprof_merge_files_summary *sum, pprof_error *err);
 
 /* Number of profiles absorbed so far. */
 PPROF_API size_t pprof_merger_count(const pprof_merger *m);

@@ -13,19 +13,15 @@
 #ifndef PPROF_REPORT_H
 #define PPROF_REPORT_H
 
+#include "edit.h"
 #include "pprof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum pprof_granularity {
-    PPROF_GRANULARITY_FUNCTIONS = 0, /* Go's default, -functions */
-    PPROF_GRANULARITY_FILEFUNCTIONS = 1,
-    PPROF_GRANULARITY_FILES = 2,
-    PPROF_GRANULARITY_LINES = 3,
-    PPROF_GRANULARITY_ADDRESSES = 4,
-} pprof_granularity;
+/* pprof_granularity comes from edit.h (one enum for the rewrite engine and the reports); a
+ * report reads PPROF_GRANULARITY_NONE as PPROF_GRANULARITY_FUNCTIONS, Go's default for -top. */
 
 /* "functions", "filefunctions", "files", "lines" or "addresses". */
 PPROF_API bool pprof_granularity_parse(const char *name, pprof_granularity *out);
@@ -46,14 +42,19 @@ typedef struct pprof_report_options {
     double node_fraction; /* drop nodes whose |cum| is below this share of the total */
     double edge_fraction; /* edges below this share do not mark a node (inline) */
     pprof_allocator allocator;
+    /* When p is a filtered copy (pprof_edit) of a profile: that profile. Go takes the total
+     * and the header lines before it applies -focus and the other filters, so percentages
+     * stay shares of the whole profile. NULL: p itself. */
+    const pprof_profile *unfiltered;
+    /* The filters in effect, "focus=RX" and so on, printed as Go's "Active filters:" lines. */
+    const char *const *active_filters;
+    size_t n_active_filters;
 } pprof_report_options;
 
 #define PPROF_REPORT_OPTIONS_INIT                                                                  \
     {                                                                                              \
         sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0.005, 0.001,   \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            {NULL, NULL, NULL, NULL}, NULL, NULL, 0                                                \
     }
 
 PPROF_API void pprof_report_options_init(pprof_report_options *opts);
@@ -108,14 +109,15 @@ typedef struct pprof_diff_options {
      * BASE's (google/pprof scales the source profile, not the base). */
     bool normalize;
     pprof_allocator allocator;
+    /* Threads the merge behind the diff profile may use (pprof_merge_options.threads); the
+     * result never depends on it. */
+    unsigned threads;
 } pprof_diff_options;
 
 #define PPROF_DIFF_OPTIONS_INIT                                                                    \
     {                                                                                              \
         sizeof(pprof_diff_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false,                      \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            {NULL, NULL, NULL, NULL}, 0                                                            \
     }
 
 PPROF_API void pprof_diff_options_init(pprof_diff_options *opts);
@@ -127,6 +129,13 @@ PPROF_API void pprof_diff_options_init(pprof_diff_options *opts);
 PPROF_API pprof_status pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
                                           const pprof_diff_options *opts, pprof_profile **out,
                                           pprof_error *err);
+
+/* pprof_diff_profile written straight to a path ("-" = standard output), atomically, without
+ * building the diff profile's sample table: the same bytes as pprof_diff_profile followed by
+ * pprof_profile_write_file. wopts may be NULL (gzip). */
+PPROF_API pprof_status pprof_diff_write_file(const pprof_profile *base, const pprof_profile *cur,
+                                             const pprof_diff_options *opts, const char *path,
+                                             const pprof_write_options *wopts, pprof_error *err);
 
 typedef struct pprof_diff pprof_diff;
 

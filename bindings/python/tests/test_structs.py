@@ -1,0 +1,72 @@
+"""The ctypes mirrors of the public structs have the headers' sizes (a field added in C and
+not in Python would make the library read or write past a Python struct)."""
+import ctypes
+import importlib
+import os
+import subprocess
+
+import pytest
+
+from pprof import _lib as L
+
+
+def c_sizes():
+    exe = os.environ.get("PPROF_STRUCT_SIZES")
+    if not exe or not os.path.exists(exe):
+        pytest.skip("struct-sizes is not built (meson builds it)")
+    out = subprocess.run([exe], capture_output=True, check=True, text=True).stdout
+    return {n: int(s) for n, s in (l.split() for l in out.splitlines())}
+
+
+MIRRORS = {
+    "pprof_error": L.Error, "pprof_read_options": L.ReadOptions, "pprof_write_options": L.WriteOptions,
+    "pprof_buffer": L.Buffer, "pprof_header": L.Header, "pprof_sample": L.Sample, "pprof_location": L.Location,
+    "pprof_mapping": L.Mapping, "pprof_function": L.Function, "pprof_label": L.Label, "pprof_line": L.Line,
+    "pprof_merge_options": L.MergeOptions, "pprof_merge_summary": L.MergeSummary, "pprof_check_options": L.CheckOptions,
+    "pprof_check_summary": L.CheckSummary, "pprof_finding": L.Finding, "pprof_rule_info": L.RuleInfo,
+    "pprof_builder_options": L.BuilderOptions, "pprof_builder_mapping_desc": L.BuilderMappingDesc,
+    "pprof_builder_line": L.BuilderLine, "pprof_builder_label": L.BuilderLabel, "pprof_builder_frame": L.BuilderFrame,
+    "pprof_builder_stats": L.BuilderStats,
+}
+
+
+def py_size(t):
+    # a struct with room for a newer library's fields: its known part must match
+    names = [f[0] for f in t._fields_]
+    if "_reserved" not in names:
+        return ctypes.sizeof(t)
+    align = max(ctypes.alignment(f[1]) for f in t._fields_)
+    return -(-getattr(t, "_reserved").offset // align) * align
+
+
+def test_sizes_match_headers():
+    sizes = c_sizes()
+    mirrors = dict(MIRRORS)
+    if "pprof_edit_options" in sizes:
+        E = importlib.import_module("pprof.edit")
+        mirrors["pprof_edit_options"] = E._EditOptions
+        mirrors["pprof_edit_step"] = E._Step
+    assert set(mirrors) == set(sizes)
+    wrong = {n: (sizes[n], py_size(t)) for n, t in mirrors.items() if py_size(t) != sizes[n]}
+    assert not wrong, f"C size vs ctypes size: {wrong}"
+
+
+def test_prototypes_match_headers(src):
+    """Every function the binding declares exists in the headers with as many parameters."""
+    import glob
+    import re
+
+    text = "".join(open(f).read() for f in glob.glob(str(src / "libpprof" / "include" / "pprof" / "*.h")))
+    decls = {}
+    for m in re.finditer(r"PPROF_API\s+([^;(]*?)\b(pprof_\w+)\s*\(([^;]*?)\)\s*;", text, re.S):
+        params = " ".join(m.group(3).split())
+        decls[m.group(2)] = 0 if params in ("void", "") else params.count(",") + 1
+    protos = {name: len(args) for name, (_, args) in L._PROTOTYPES.items()}
+    if "pprof_edit" in decls:
+        importlib.import_module("pprof.edit")
+        for name in ("pprof_edit_options_init", "pprof_edit", "pprof_edit_write_file", "pprof_edit_write_memory"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
+    missing = sorted(set(protos) - set(decls))
+    assert not missing, f"not in the headers: {missing}"
+    wrong = {n: (decls[n], k) for n, k in protos.items() if decls[n] != k}
+    assert not wrong, f"parameters in C vs in ctypes: {wrong}"
