@@ -76,6 +76,10 @@ pprof_check_read_error_rule(const pprof_error *e, pprof_rule *out)
         /* The decoder's messages are fixed strings of this library; classify by them. */
         const char *m = e->message;
         bool group = strstr(m, "group") || strstr(m, "wire type 6") || strstr(m, "wire type 7");
+        /* "not a pprof profile (...): " may come first (decode.c) */
+        const char *colon = strncmp(m, "not a pprof profile", 19) == 0 ? strstr(m, "): ") : NULL;
+        if (colon)
+            m = colon + 3;
         if (strncmp(m, "type mismatch", 13) == 0)
             r = group ? PPROF_RULE_W4_BAD_WIRE_TYPE : PPROF_RULE_W5_TYPE_MISMATCH;
         else if (strncmp(m, "declared length", 15) == 0)

@@ -860,8 +860,12 @@ test_not_a_profile(tap *t)
         char want[80];
         snprintf(want, sizeof(want), "not a pprof profile (no protobuf structure at byte %llu)",
                  (unsigned long long)err.offset);
-        tap_ok(t, st == PPROF_E_WIRE && !p && strncmp(err.message, want, strlen(want)) == 0,
-               "text %zu: %s", i, err.message);
+        pprof_rule r;
+        tap_ok(t,
+               st == PPROF_E_WIRE && !p && strncmp(err.message, want, strlen(want)) == 0 &&
+                   pprof_check_read_error_rule(&err, &r) &&
+                   (r == PPROF_RULE_W4_BAD_WIRE_TYPE || r == PPROF_RULE_W5_TYPE_MISMATCH),
+               "text %zu: %s (a wire-type rule for the checker)", i, err.message);
     }
     uint8_t zeros[64] = {0};
     pprof_profile *p = NULL;
