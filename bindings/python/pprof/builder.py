@@ -171,6 +171,47 @@ class Builder:
         lab, nl = self._labels(labels)
         self._call(lib.pprof_builder_add_sample(self._h(), vals, len(values), st, len(stack), lab, nl, ctypes.byref(self._err)))
 
+    def add_frames(self, values: Sequence[int], frames: Sequence, labels: Union[Dict, Iterable, None] = None) -> None:
+        """Adds a sample given by value, without handles: frames (leaf first) are
+        (function, filename, line) tuples or dicts with the fields of pprof_builder_frame
+        (function, system_name, filename, line, start_line, address, mapping_start,
+        mapping_limit, mapping_offset, mapping_filename, mapping_build_id); labels as for
+        add_sample. Each frame is interned and appended in one call, so with
+        thread_safe=True several threads may add samples while another serializes, and no
+        handle can go stale (pprof_builder_open_*)."""
+        if len(values) != self.n_values:
+            raise ValueError(f"{len(values)} values for {self.n_values} sample types")
+        h, err = self._h(), _lib.Error()
+        s = _lib.Open()
+        if lib.pprof_builder_open_begin(h, ctypes.byref(s), ctypes.byref(err)) != _lib.OK:
+            raise PprofError.from_c(err)
+        try:
+            for fr in frames:
+                f = _lib.BuilderFrame()
+                if isinstance(fr, dict):
+                    for k, v in fr.items():
+                        setattr(f, k, _cstr(v) if isinstance(v, str) else v)
+                else:
+                    f.function, f.filename, f.line = _cstr(fr[0]), _cstr(fr[1]), int(fr[2])
+                if lib.pprof_builder_open_add_frame(h, s, ctypes.byref(f), ctypes.byref(err)) != _lib.OK:
+                    raise PprofError.from_c(err)
+            items = labels.items() if isinstance(labels, dict) else (labels or ())
+            for key, v in items:
+                if isinstance(v, tuple):
+                    st = lib.pprof_builder_open_add_label_cstr(h, s, _cstr(key), None, int(v[0]), _cstr(v[1]), ctypes.byref(err))
+                elif isinstance(v, int) and not isinstance(v, bool):
+                    st = lib.pprof_builder_open_add_label_cstr(h, s, _cstr(key), None, v, None, ctypes.byref(err))
+                else:
+                    st = lib.pprof_builder_open_add_label_cstr(h, s, _cstr(key), _cstr(str(v)), 0, None, ctypes.byref(err))
+                if st != _lib.OK:
+                    raise PprofError.from_c(err)
+            vals = (ctypes.c_int64 * len(values))(*values)
+            if lib.pprof_builder_open_commit(h, s, vals, len(values), ctypes.byref(err)) != _lib.OK:
+                raise PprofError.from_c(err)
+        except BaseException:
+            lib.pprof_builder_open_abort(h, s, None)
+            raise
+
     # -- header
     def set_time(self, time_nanos: int, duration_nanos: int = 0) -> None:
         self._call(lib.pprof_builder_set_time(self._h(), int(time_nanos), int(duration_nanos), ctypes.byref(self._err)))

@@ -104,3 +104,42 @@ def test_memory_flat_over_serialize_cycles():
         rss.append(rss_kb())
     assert max(arena[50:]) <= max(arena[:50])
     assert rss[-1] - rss[50] < 4096, (rss[50], rss[-1])  # kB; a leak of the tables would be tens of MB
+
+
+def test_add_frames_by_value_from_threads():
+    """add_frames needs no handles: four threads add while the main thread serializes."""
+    import threading
+
+    b = pprof.Builder(TYPES, thread_safe=True)
+    stop = threading.Event()
+    added = [0] * 4
+
+    def worker(k):
+        while not stop.is_set() and added[k] < 2000:
+            b.add_frames([1, 10], [(f"leaf{k}", "w.py", 3), {"function": "main", "filename": "w.py", "line": 1,
+                                                              "start_line": 1}], labels={"worker": k, "kind": "t"})
+            added[k] += 1
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    total = 0
+    blobs = []
+    while any(t.is_alive() for t in threads):
+        blobs.append(b.serialize(compress="none"))
+    for t in threads:
+        t.join()
+    blobs.append(b.serialize(compress="none"))
+    for data in blobs:
+        p = pprof.read(data)
+        for s in p.samples():
+            total += s.values[0]
+            assert [f.function for f in s.frames][1] == "main"
+            assert s.label_dict["kind"] == "t"
+    assert total == sum(added) == 8000  # every sample in exactly one profile
+    with pytest.raises(pprof.PprofError) as e:
+        b.add_frames([1, 1], [("f", "x.py", 1)], labels={"": "empty key"})
+    assert e.value.code_name == "PPROF_E_ARG" and e.value.path == "label.key"
+    assert b.stats().open_samples == 0  # the failed sample was aborted
+    with pytest.raises(ValueError):
+        b.add_frames([1], [])
