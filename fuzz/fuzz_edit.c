@@ -166,6 +166,31 @@ same(const pprof_buffer *a, const pprof_buffer *b)
     return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
 }
 
+/* The same edit with its n-th allocation failing (n from h): PPROF_E_NOMEM or success, the
+ * input unchanged, nothing leaked (the sanitizer builds check that). */
+static void
+edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_edit_options o = p->o;
+    o.allocator = fuzz_failing_allocator(&fa);
+    o.threads = 1;
+    pprof_profile *q = NULL;
+    pprof_error err;
+    pprof_status st = pprof_edit(in, &o, &q, &err);
+    pprof_profile_free(q);
+    if (st != PPROF_OK || fa.calls == 0)
+        return;
+    uint64_t at = h % fa.calls;
+    fa = (fuzz_failing_alloc){0, at, 0};
+    q = NULL;
+    st = pprof_edit(in, &o, &q, &err);
+    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !q),
+               "allocation %llu failing gives %s: %s", (unsigned long long)at,
+               pprof_status_name(st), err.message);
+    pprof_profile_free(q);
+}
+
 /* The same edit through a merge input (samples decoded and edited in batches). */
 static void
 check_lazy(const uint8_t *data, size_t size, ops *p, pprof_status want, const pprof_buffer *out)
@@ -204,6 +229,7 @@ check_edit(const pprof_profile *in, ops *p, const uint8_t *data, size_t size)
         goto done;
     }
     encode(q, &out);
+    edit_nomem(in, p, fuzz_hash(data, size));
     pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
     raw.format = PPROF_FORMAT_RAW;
     p->o.threads = 2;

@@ -1,13 +1,19 @@
-/* What pprof-top and pprof-diff do: decode, then the node report at a granularity and order
- * chosen from the input's size, its text and JSON, and the difference of the profile with
- * itself. Oracles: the JSON parses; the same report twice gives the same bytes; a profile
- * differs from itself nowhere (every node's base and new values are equal) and a rule asking
- * for any growth never fires on that difference. */
+/* What pprof-top and pprof-diff do: decode, then the node report at a granularity, order and
+ * sample type chosen from the input, its text and JSON, the same report with one allocation
+ * failing, and the difference of the profile with itself. Oracles: the JSON parses; the same
+ * report twice gives the same bytes; a failed allocation gives PPROF_E_NOMEM and leaks nothing;
+ * a profile differs from itself nowhere (every node's base and new values are equal), a rule
+ * asking for any growth never fires on that difference, and a malformed rule is refused with a
+ * message. */
 #include <string.h>
 
 #include "fuzz.h"
 #include "json-check.h"
 #include "report.h"
+
+/* Sample types by Go's -sample_index rule: default, index, name, inuse_ prefix, and misses. */
+static const char *const TYPES[] = {NULL,          "",      "0",  "1",           "samples", "cpu",
+                                    "inuse_space", "space", "99", "no-such-type"};
 
 static void
 check_json(const pprof_buffer *b, const char *what)
@@ -17,19 +23,44 @@ check_json(const pprof_buffer *b, const char *what)
                b->len);
 }
 
+/* The report again with its n-th allocation failing (n from h). */
 static void
-report(const pprof_profile *p, size_t size)
+report_nomem(const pprof_profile *p, pprof_report_options ro, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    ro.allocator = fuzz_failing_allocator(&fa);
+    pprof_report *r = NULL;
+    pprof_error err;
+    pprof_status st = pprof_report_new(p, &ro, &r, &err);
+    pprof_report_free(r);
+    if (st != PPROF_OK || fa.calls == 0)
+        return;
+    uint64_t at = h % fa.calls;
+    fa = (fuzz_failing_alloc){0, at, 0};
+    r = NULL;
+    st = pprof_report_new(p, &ro, &r, &err);
+    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !r),
+               "allocation %llu failing gives %s", (unsigned long long)at, pprof_status_name(st));
+    pprof_report_free(r);
+}
+
+static void
+report(const pprof_profile *p, size_t size, uint64_t h)
 {
     pprof_report_options ro;
     pprof_report_options_init(&ro);
+    ro.sample_type = TYPES[(h >> 8) % (sizeof(TYPES) / sizeof(TYPES[0]))];
     ro.granularity = (pprof_granularity)(size % 5);
     ro.cum_sort = size & 8;
     ro.node_count = size % 7;
     ro.node_fraction = size & 16 ? 0 : 0.005;
     pprof_report *r = NULL, *r2 = NULL;
     pprof_error err;
-    if (pprof_report_new(p, &ro, &r, &err) != PPROF_OK)
+    if (pprof_report_new(p, &ro, &r, &err) != PPROF_OK) {
+        FUZZ_CHECK(err.message[0], "a report error without a message");
         return;
+    }
+    report_nomem(p, ro, h);
     pprof_buffer text = {0}, json = {0}, again = {0};
     FUZZ_CHECK(pprof_report_print(r, PPROF_PRINT_TEXT, &text, &err) == PPROF_OK, "report text: %s",
                err.message);
@@ -51,6 +82,38 @@ report(const pprof_profile *p, size_t size)
     pprof_buffer_free(&again);
     pprof_report_free(r);
     pprof_report_free(r2);
+}
+
+/* Growth rules first (never fire against itself), then malformed ones. */
+static const char *const RULES[] = {
+    "total > 0%",  "cum:. > 0", "flat:^main > +0pp", "total>=+1", "cum:a|b>0.5%", "flat:x > 3",
+    "total >",     "cum: > 1",  "flat:( > 1%",       "bogus > 1", "total ~ 1",    "total > 1xyz",
+    "total > --1", "",          "cum:[z-a] > 1"};
+enum { GOOD_RULES = 6 };
+
+static void
+rules(const pprof_diff *d, size_t size)
+{
+    size_t n = sizeof(RULES) / sizeof(RULES[0]);
+    for (size_t k = 0; k < 4; k++) {
+        size_t i = k < 3 ? k : 3 + size % (n - 3);
+        pprof_diff_rule *rule = NULL;
+        pprof_error err;
+        pprof_status st = pprof_diff_rule_parse(RULES[i], NULL, &rule, &err);
+        if (st != PPROF_OK) {
+            FUZZ_CHECK(i >= GOOD_RULES, "rule '%s': %s", RULES[i], err.message);
+            FUZZ_CHECK(st == PPROF_E_ARG && err.message[0], "rule '%s' refused with %s", RULES[i],
+                       pprof_status_name(st));
+            continue;
+        }
+        size_t fired = 0;
+        pprof_buffer msg = {0};
+        if (pprof_diff_rule_eval(rule, d, &msg, &fired, &err) == PPROF_OK && i < GOOD_RULES)
+            FUZZ_CHECK(fired == 0, "'%s' fired %zu times on a profile against itself", RULES[i],
+                       fired);
+        pprof_buffer_free(&msg);
+        pprof_diff_rule_free(rule);
+    }
 }
 
 static void
@@ -75,17 +138,7 @@ self_diff(const pprof_profile *p, size_t size)
     FUZZ_CHECK(pprof_diff_print(d, 0, PPROF_PRINT_JSON, &json, &err) == PPROF_OK, "diff JSON: %s",
                err.message);
     check_json(&json, "diff");
-    static const char *const rules[] = {"total > 0%", "cum:. > 0", "flat:^main > +0pp"};
-    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-        pprof_diff_rule *rule = NULL;
-        FUZZ_CHECK(pprof_diff_rule_parse(rules[i], NULL, &rule, &err) == PPROF_OK, "rule %s: %s",
-                   rules[i], err.message);
-        size_t fired = 0;
-        if (pprof_diff_rule_eval(rule, d, NULL, &fired, &err) == PPROF_OK)
-            FUZZ_CHECK(fired == 0, "'%s' fired %zu times on a profile against itself", rules[i],
-                       fired);
-        pprof_diff_rule_free(rule);
-    }
+    rules(d, size);
     pprof_buffer_free(&text);
     pprof_buffer_free(&json);
     pprof_diff_free(d);
@@ -109,7 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_profile *p = NULL;
     if (pprof_profile_read_memory(data, size, &o, &p, &err) != PPROF_OK)
         return 0;
-    report(p, size);
+    report(p, size, fuzz_hash(data, size));
     self_diff(p, size);
     pprof_profile_free(p);
     return 0;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "check-private.h"
-#include "schema-private.h"
+#include "schema-tables.h"
 #include "wire-private.h"
 
 /* ---------------------------------------------------------------- wire scan */

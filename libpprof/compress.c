@@ -5,12 +5,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include "guard-private.h"
+#include "memory-private.h"
 #include "profile-private.h"
 
 pprof_format
@@ -598,15 +598,9 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
             !pprof__buffer_reserve_in(a, out, g->max_members * g->region))
             goto nomem;
         g->base = out->data + out->len;
-#ifdef MADV_NOHUGEPAGE
         /* A member fills a fraction of its region: in huge pages, every region would be
-         * faulted in whole (advice only: failing changes nothing but memory). */
-        uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t lo = ((uintptr_t)g->base + pg - 1) & ~(pg - 1);
-        uintptr_t hi = ((uintptr_t)g->base + g->max_members * g->region) & ~(pg - 1);
-        if (pg && hi > lo)
-            madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
-#endif
+         * faulted in whole. */
+        pprof__mem_small_pages(g->base, g->max_members * g->region);
     }
     if (pthread_mutex_init(&g->mu, NULL))
         goto nomem;

@@ -4,7 +4,7 @@
 
 #include "guard-private.h"
 #include "profile-private.h"
-#include "schema-private.h"
+#include "schema-tables.h"
 #include "wire-private.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -303,11 +303,11 @@ value_type(dec *d, const uint8_t *p, const uint8_t *end, pprof_value_type *vt)
     FIELD_LOOP(d, p, end, field, wt, tagp)
     uint64_t v;
     switch (field) {
-    case 1:
-    case 2:
+    case PPROF__F_value_type_type:
+    case PPROF__F_value_type_unit:
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
-        if (field == 1)
+        if (field == PPROF__F_value_type_type)
             vt->type = (int64_t)v;
         else
             vt->unit = (int64_t)v;
@@ -323,10 +323,10 @@ label(dec *d, const uint8_t *p, const uint8_t *end, pprof_label *l)
 {
     FIELD_LOOP(d, p, end, field, wt, tagp)
     uint64_t v;
-    if (field >= 1 && field <= 4) {
+    if (field >= PPROF__F_label_key && field <= PPROF__F_label_num_unit) {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
-        (&l->key)[field - 1] = (int64_t)v;
+        (&l->key)[field - PPROF__F_label_key] = (int64_t)v;
     } else {
         SKIP(d, p, end, wt, tagp, field);
     }
@@ -355,19 +355,19 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
     pprof_status st;
     FIELD_LOOP(d, p, end, field, wt, tagp)
     switch (field) {
-    case 1:
+    case PPROF__F_sample_location_id:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc, o->max_stack_entries,
                              pr->lazy_stack, "stack entries");
         if (st)
             return st;
         break;
-    case 2:
+    case PPROF__F_sample_value:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
                              pr->lazy_values, "sample values");
         if (st)
             return st;
         break;
-    case 3: {
+    case PPROF__F_sample_label: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         d->sub = "label";
         d->sub_idx = s->n_lab;
@@ -401,19 +401,19 @@ mapping(dec *d, const uint8_t *p, const uint8_t *end, pprof_mapping *m)
 {
     FIELD_LOOP(d, p, end, field, wt, tagp)
     uint64_t v;
-    if (field >= 1 && field <= 10) {
+    if (field >= PPROF__F_mapping_id && field <= PPROF__F_mapping_has_inline_frames) {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
         switch (field) {
-        case 1: m->id = v; break;
-        case 2: m->memory_start = v; break;
-        case 3: m->memory_limit = v; break;
-        case 4: m->file_offset = v; break;
-        case 5: m->filename = (int64_t)v; break;
-        case 6: m->build_id = (int64_t)v; break;
-        case 7: m->has_functions = v != 0; break;
-        case 8: m->has_filenames = v != 0; break;
-        case 9: m->has_line_numbers = v != 0; break;
+        case PPROF__F_mapping_id: m->id = v; break;
+        case PPROF__F_mapping_memory_start: m->memory_start = v; break;
+        case PPROF__F_mapping_memory_limit: m->memory_limit = v; break;
+        case PPROF__F_mapping_file_offset: m->file_offset = v; break;
+        case PPROF__F_mapping_filename: m->filename = (int64_t)v; break;
+        case PPROF__F_mapping_build_id: m->build_id = (int64_t)v; break;
+        case PPROF__F_mapping_has_functions: m->has_functions = v != 0; break;
+        case PPROF__F_mapping_has_filenames: m->has_filenames = v != 0; break;
+        case PPROF__F_mapping_has_line_numbers: m->has_line_numbers = v != 0; break;
         default: m->has_inline_frames = v != 0; break;
         }
     } else {
@@ -428,12 +428,12 @@ line(dec *d, const uint8_t *p, const uint8_t *end, pprof_line *l)
 {
     FIELD_LOOP(d, p, end, field, wt, tagp)
     uint64_t v;
-    if (field >= 1 && field <= 3) {
+    if (field >= PPROF__F_line_function_id && field <= PPROF__F_line_column) {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
-        if (field == 1)
+        if (field == PPROF__F_line_function_id)
             l->function_id = v;
-        else if (field == 2)
+        else if (field == PPROF__F_line_line)
             l->line = (int64_t)v;
         else
             l->column = (int64_t)v;
@@ -453,22 +453,22 @@ location(dec *d, const uint8_t *p, const uint8_t *end, size_t idx)
     FIELD_LOOP(d, p, end, field, wt, tagp)
     uint64_t v;
     switch (field) {
-    case 1:
-    case 2:
-    case 3:
-    case 5:
+    case PPROF__F_location_id:
+    case PPROF__F_location_mapping_id:
+    case PPROF__F_location_address:
+    case PPROF__F_location_is_folded:
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
-        if (field == 1)
+        if (field == PPROF__F_location_id)
             l->id = v;
-        else if (field == 2)
+        else if (field == PPROF__F_location_mapping_id)
             l->mapping_id = v;
-        else if (field == 3)
+        else if (field == PPROF__F_location_address)
             l->address = v;
         else
             l->is_folded = v != 0;
         break;
-    case 4: {
+    case PPROF__F_location_line: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         d->sub = "line";
         d->sub_idx = l->n_line;
@@ -504,14 +504,14 @@ function(dec *d, const uint8_t *p, const uint8_t *end, pprof_function *f)
 {
     FIELD_LOOP(d, p, end, field, wt, tagp)
     uint64_t v;
-    if (field >= 1 && field <= 5) {
+    if (field >= PPROF__F_function_id && field <= PPROF__F_function_start_line) {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
         switch (field) {
-        case 1: f->id = v; break;
-        case 2: f->name = (int64_t)v; break;
-        case 3: f->system_name = (int64_t)v; break;
-        case 4: f->filename = (int64_t)v; break;
+        case PPROF__F_function_id: f->id = v; break;
+        case PPROF__F_function_name: f->name = (int64_t)v; break;
+        case PPROF__F_function_system_name: f->system_name = (int64_t)v; break;
+        case PPROF__F_function_filename: f->filename = (int64_t)v; break;
         default: f->start_line = (int64_t)v; break;
         }
     } else {
@@ -568,7 +568,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     uint64_t v;
     const uint8_t *sub_end;
     switch (field) {
-    case 1: { /* sample_type */
+    case PPROF__F_profile_sample_type: { /* sample_type */
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "sample_type", pr->sample_types.len, value_type);
         LEN(d, p, end, sub_end, tagp);
@@ -580,7 +580,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     }
-    case 2:
+    case PPROF__F_profile_sample:
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "sample", d->lazy ? pr->lazy.len / 2 : pr->samples.len, sample);
         LEN(d, p, end, sub_end, tagp);
@@ -600,7 +600,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         LEAVE(d);
         p = sub_end;
         break;
-    case 3: {
+    case PPROF__F_profile_mapping: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "mapping", pr->mappings.len, mapping);
         LEN(d, p, end, sub_end, tagp);
@@ -612,7 +612,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     }
-    case 4: {
+    case PPROF__F_profile_location: {
         size_t idx = pr->locations.len;
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "location", idx, location);
@@ -625,7 +625,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     }
-    case 5: {
+    case PPROF__F_profile_function: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "function", pr->functions.len, function);
         LEN(d, p, end, sub_end, tagp);
@@ -637,7 +637,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     }
-    case 6: {
+    case PPROF__F_profile_string_table: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "string_table", pr->strings.len, profile);
         LEN(d, p, end, sub_end, tagp);
@@ -654,7 +654,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         p = sub_end;
         break;
     }
-    case 11:
+    case PPROF__F_profile_period_type:
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         ENTER(d, "period_type", SIZE_MAX, value_type);
         LEN(d, p, end, sub_end, tagp);
@@ -666,22 +666,23 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         LEAVE(d);
         p = sub_end;
         break;
-    case 13:
+    case PPROF__F_profile_comment:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->comments, &n_comment, o->max_strings, 0,
                              "comments");
         if (st)
             return st;
         break;
-    case 7:
-    case 8:
-    case 9:
-    case 10:
-    case 12:
-    case 14:
-    case 15: {
+    case PPROF__F_profile_drop_frames:
+    case PPROF__F_profile_keep_frames:
+    case PPROF__F_profile_time_nanos:
+    case PPROF__F_profile_duration_nanos:
+    case PPROF__F_profile_period:
+    case PPROF__F_profile_default_sample_type:
+    case PPROF__F_profile_doc_url: {
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         /* Go's test: only a second profile's header sets time_nanos after a nonzero one */
-        if (field == 9 && pr->hdr.time_nanos && !(o->relax & PPROF_RELAX_CONCATENATED))
+        if (field == PPROF__F_profile_time_nanos && pr->hdr.time_nanos &&
+            !(o->relax & PPROF_RELAX_CONCATENATED))
             return fail(d, tagp, PPROF_E_INVALID,
                         "concatenated profiles detected: a second time_nanos after a nonzero "
                         "one (rule W8-concatenated); expected one profile");
@@ -695,7 +696,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
                           NULL,
                           &pr->hdr.default_sample_type,
                           &pr->hdr.doc_url};
-        *dst[field - 7] = (int64_t)v;
+        *dst[field - PPROF__F_profile_drop_frames] = (int64_t)v;
         break;
     }
     default: SKIP(d, p, end, wt, tagp, field);
@@ -727,21 +728,21 @@ prescan_sub(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, bool i
         if (wt == PPROF_WT_LEN) {
             if (!pprof__varint(&p, end, &v) || v > (uint64_t)(end - p))
                 return false;
-            if (is_sample && field == 1)
+            if (is_sample && field == PPROF__F_sample_location_id)
                 c->stack += pprof__count_varint_ends(p, p + v, buf_end);
-            else if (is_sample && field == 2)
+            else if (is_sample && field == PPROF__F_sample_value)
                 c->values += pprof__count_varint_ends(p, p + v, buf_end);
-            else if (is_sample && field == 3)
+            else if (is_sample && field == PPROF__F_sample_label)
                 c->labels++;
-            else if (!is_sample && field == 4)
+            else if (!is_sample && field == PPROF__F_location_line)
                 c->lines++;
             p += v;
         } else if (wt == PPROF_WT_VARINT) {
             if (!pprof__varint(&p, end, &v))
                 return false;
-            if (is_sample && field == 1)
+            if (is_sample && field == PPROF__F_sample_location_id)
                 c->stack++;
-            else if (is_sample && field == 2)
+            else if (is_sample && field == PPROF__F_sample_value)
                 c->values++;
         } else if (!skip_field(&p, end, wt)) {
             return false;
@@ -768,20 +769,20 @@ prescan(const uint8_t *p, const uint8_t *end, bool lazy, counts *c)
             return;
         const uint8_t *sub_end = p + v;
         switch (field) {
-        case 1: c->sample_types++; break;
-        case 2:
+        case PPROF__F_profile_sample_type: c->sample_types++; break;
+        case PPROF__F_profile_sample:
             c->samples++;
             if (!lazy && !prescan_sub(p, sub_end, end, true, c)) /* lazy: not decoded now */
                 return;
             break;
-        case 3: c->mappings++; break;
-        case 4:
+        case PPROF__F_profile_mapping: c->mappings++; break;
+        case PPROF__F_profile_location:
             c->locations++;
             if (!prescan_sub(p, sub_end, end, false, c))
                 return;
             break;
-        case 5: c->functions++; break;
-        case 6: c->strings++; break;
+        case PPROF__F_profile_function: c->functions++; break;
+        case PPROF__F_profile_string_table: c->strings++; break;
         default: break;
         }
         p = sub_end;

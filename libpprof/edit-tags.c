@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "edit-private.h"
-#include "edit-units-private.h"
+#include "measure-private.h"
 #include "htab-private.h"
 
 /* ---------------------------------------------------------------- canonical strings */

@@ -289,7 +289,13 @@ pprof__out_open(const char *path, const pprof_write_options *opts, pprof__out_fi
     for (unsigned attempt = 0; o->fd < 0 && attempt < 100; attempt++) {
         snprintf(o->tmp + dirlen, plen + 64 - dirlen, ".%s.%ld.%lx%u", slash ? slash + 1 : target,
                  (long)getpid(), (unsigned long)ts.tv_nsec, attempt);
+        /* announced before it exists: a signal that comes between open and the announcement
+         * would otherwise leave the file behind (removing a name not yet created is harmless) */
+        if (o->on_temporary)
+            o->on_temporary(o->temporary_ctx, o->tmp);
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (o->fd < 0 && o->on_temporary)
+            o->on_temporary(o->temporary_ctx, NULL);
         if (o->fd < 0 && errno != EEXIST)
             break;
     }
@@ -301,8 +307,6 @@ pprof__out_open(const char *path, const pprof_write_options *opts, pprof__out_fi
         o->tmp = o->target = NULL;
         return st;
     }
-    if (o->on_temporary)
-        o->on_temporary(o->temporary_ctx, o->tmp);
     return PPROF_OK;
 }
 

@@ -1,5 +1,6 @@
-/* Memory policy: how large buffers get their pages. Prefaulting lives here; the default
- * allocator's huge-page blocks are in blk-private.h. */
+/* Memory policy: how large buffers get their pages. The only place that knows about huge pages
+ * (also blk-private.h, the default allocator's blocks, which only arena.c includes), prefaulting
+ * and madvise. */
 #ifndef PPROF_MEMORY_PRIVATE_H
 #define PPROF_MEMORY_PRIVATE_H
 
@@ -19,6 +20,10 @@ typedef struct pprof__prefault {
     pthread_t th;
     bool running;
 } pprof__prefault;
+
+/* Asks that [p, p + len) stay in small pages (advice only: failing changes nothing but memory),
+ * for a buffer that will be filled only in part. */
+void pprof__mem_small_pages(void *p, size_t len);
 
 /* Notes [p, p + len) to be faulted in; small buffers and any past the first eight are not. */
 void pprof__prefault_add(pprof__prefault *pf, void *p, size_t len);

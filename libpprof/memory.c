@@ -1,12 +1,28 @@
 /* Memory policy (see memory-private.h). */
 #include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "memory-private.h"
 
 /* In steps of 2 MiB: the call holds the address space's lock, and the threads that map, grow or
  * free memory meanwhile wait for it (a whole encoding buffer in one call stalled them). */
 #define PREFAULT_STEP ((uintptr_t)2 << 20)
+
+void
+pprof__mem_small_pages(void *p, size_t len)
+{
+#ifdef MADV_NOHUGEPAGE
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1);
+    uintptr_t hi = ((uintptr_t)p + len) & ~(pg - 1);
+    if (pg && hi > lo)
+        madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
 
 void
 pprof__prefault_add(pprof__prefault *pf, void *p, size_t len)

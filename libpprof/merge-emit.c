@@ -15,7 +15,7 @@ lines_same(const pprof_merger *m, const mlocation *a, const mlocation *b)
  * range of the output, so the result does not depend on the split. */
 
 typedef struct fill_job {
-    const fin *f;
+    const merge_ranks *f;
     const uint32_t *stord;
     const uint8_t *live;
     const uint32_t *ostk_off, *lout;
@@ -27,7 +27,7 @@ static void
 fill_stacks(void *c, size_t lo, size_t hi)
 {
     const fill_job *j = c;
-    const fin *f = j->f;
+    const merge_ranks *f = j->f;
     const uint32_t *stack = f->m->stack.data;
     for (size_t i = lo; i < hi; i++) {
         uint32_t r = f->strank[j->stord[i]];
@@ -41,7 +41,7 @@ fill_stacks(void *c, size_t lo, size_t hi)
 }
 
 typedef struct out_job {
-    const fin *f;
+    const merge_ranks *f;
     const uint32_t *sout, *soff, *ostk_off;
     pprof__sample *osam;
     pprof_label *olab;
@@ -52,7 +52,7 @@ static void
 out_samples(void *c, size_t lo, size_t hi)
 {
     const out_job *j = c;
-    const fin *f = j->f;
+    const merge_ranks *f = j->f;
     const msample *ss = f->m->samples.data;
     for (size_t i = lo; i < hi; i++) {
         if (i + 16 < hi) /* canonical order visits the samples at random */
@@ -209,7 +209,7 @@ pprof_merger_write_memory(pprof_merger *m, const pprof_write_options *opts, ppro
  * output ids. Both ends use it: a profile (pprof_merger_finish) or a stream that the encoder
  * pulls the samples from (pprof_merger_write_*). */
 typedef struct merge_plan {
-    fin f;
+    merge_ranks f;
     const merge_sink *sink; /* NULL: build a profile */
     size_t ns, nm, nf, nl, nsm, nt, nst, n_ranks;
     uint32_t *scratch; /* max(ns, nm, nf, nl, nsm) + 1 entries, for the sorts */
@@ -280,7 +280,7 @@ plan_alloc(merge_plan *pl)
     const size_t sizes[] = {pl->nm, pl->nf, pl->nl, pl->nsm};
     for (size_t i = 0; i < 4; i++)
         nmax = sizes[i] > nmax ? sizes[i] : nmax;
-    fin *f = &pl->f;
+    merge_ranks *f = &pl->f;
     pl->scratch = pprof__malloc(a, (nmax + 1) * sizeof(uint32_t));
     f->srank = pprof__malloc(a, (pl->ns + 1) * sizeof(uint32_t));
     f->mrank = pprof__malloc(a, (pl->nm + 1) * sizeof(uint32_t));
@@ -324,7 +324,7 @@ static bool
 plan_order_tables(merge_plan *pl)
 {
     const pprof_merger *m = pl->f.m;
-    fin *f = &pl->f;
+    merge_ranks *f = &pl->f;
     if (!(pl->str_order = pprof__merge_order(m, pl->ns, pprof__merge_cmp_str, f, pl->scratch)))
         return false;
     for (size_t i = 0; i < pl->ns; i++)
@@ -528,7 +528,7 @@ static bool
 plan_output_ids(merge_plan *pl)
 {
     const pprof_merger *m = pl->f.m;
-    const fin *f = &pl->f;
+    const merge_ranks *f = &pl->f;
     const uint32_t *stack = m->stack.data;
     const mstack *sts = m->stacks.data;
     /* from the stacks of live ranks (each stack once, not once per sample), in the order they

@@ -16,6 +16,7 @@ merge_halves(uint32_t *v, uint32_t *tmp, size_t h, size_t n, cmp_fn cmp, const v
         v[k++] = tmp[i++];
 }
 
+/* Stable merge sort of uint32 items with a context comparator (qsort_r is not portable). */
 static void
 msort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx)
 {
@@ -73,7 +74,7 @@ psort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx, unsigne
 int
 pprof__merge_cmp_str(const void *ctx, uint32_t a, uint32_t b)
 {
-    const fin *f = ctx;
+    const merge_ranks *f = ctx;
     return str_cmp(mstr(f->m, a), mstr(f->m, b));
 }
 
@@ -86,7 +87,7 @@ pprof__merge_cmp_str(const void *ctx, uint32_t a, uint32_t b)
 int
 pprof__merge_cmp_mapping(const void *ctx, uint32_t a, uint32_t b)
 {
-    const fin *f = ctx;
+    const merge_ranks *f = ctx;
     const mmapping *x = &PPROF__AT(f->m->mappings, mmapping, a);
     const mmapping *y = &PPROF__AT(f->m->mappings, mmapping, b);
     CMP(x->size, y->size);
@@ -98,7 +99,7 @@ pprof__merge_cmp_mapping(const void *ctx, uint32_t a, uint32_t b)
 int
 pprof__merge_cmp_function(const void *ctx, uint32_t a, uint32_t b)
 {
-    const fin *f = ctx;
+    const merge_ranks *f = ctx;
     const mfunction *x = &PPROF__AT(f->m->functions, mfunction, a);
     const mfunction *y = &PPROF__AT(f->m->functions, mfunction, b);
     CMP(f->srank[x->name], f->srank[y->name]);
@@ -111,7 +112,7 @@ pprof__merge_cmp_function(const void *ctx, uint32_t a, uint32_t b)
 int
 pprof__merge_cmp_location(const void *ctx, uint32_t a, uint32_t b)
 {
-    const fin *f = ctx;
+    const merge_ranks *f = ctx;
     const mlocation *x = &PPROF__AT(f->m->locations, mlocation, a);
     const mlocation *y = &PPROF__AT(f->m->locations, mlocation, b);
     uint64_t mx = x->mapping == PPROF_NONE ? 0 : (uint64_t)f->mrank[x->mapping] + 1;
@@ -134,7 +135,7 @@ pprof__merge_cmp_location(const void *ctx, uint32_t a, uint32_t b)
  * first, each as rank + 1 in `bits` bits and 0 past the stack's end: keys order those frames
  * as canonical order does, rank by rank, and a stack that ends before one that goes on. */
 static inline uint64_t
-stack_key(const fin *f, uint32_t s, uint32_t from, unsigned bits, unsigned per)
+stack_key(const merge_ranks *f, uint32_t s, uint32_t from, unsigned bits, unsigned per)
 {
     const mstack *x = &PPROF__AT(f->m->stacks, mstack, s);
     const uint32_t *st = (const uint32_t *)f->m->stack.data + x->off;
@@ -198,7 +199,7 @@ typedef struct stack_run {
 } stack_run;
 
 typedef struct stack_sort {
-    const fin *f;
+    const merge_ranks *f;
     uint32_t *ord, *tmp; /* tmp: scratch of n */
     uint64_t *key, *kt;  /* kt: scratch of n */
     uint8_t *brk;        /* brk[i]: ord[i] differs from ord[i - 1] */
@@ -282,7 +283,7 @@ sort_rest(void *c, size_t lo, size_t hi)
  * Ranks go to f->strank (stacks made equal share one); returns the number of ranks, or
  * SIZE_MAX when out of memory. */
 size_t
-pprof__merge_sort_stacks(const fin *f, uint32_t *ord, uint32_t *tmp, size_t n)
+pprof__merge_sort_stacks(const merge_ranks *f, uint32_t *ord, uint32_t *tmp, size_t n)
 {
     const pprof_merger *m = f->m;
     const pprof_allocator *a = &m->a;
@@ -328,7 +329,7 @@ done:
 int
 pprof__merge_cmp_labels(const void *ctx, uint32_t a, uint32_t b)
 {
-    const fin *f = ctx;
+    const merge_ranks *f = ctx;
     const msample *x = &PPROF__AT(f->m->samples, msample, a);
     const msample *y = &PPROF__AT(f->m->samples, msample, b);
     const mlabel *labs = f->m->labels.data;
@@ -345,7 +346,7 @@ pprof__merge_cmp_labels(const void *ctx, uint32_t a, uint32_t b)
 }
 
 typedef struct runs_job {
-    const fin *f;
+    const merge_ranks *f;
     uint32_t *out, *tmp;
     const uint32_t *pos;
 } runs_job;
@@ -375,7 +376,8 @@ sort_runs(void *c, size_t lo, size_t hi)
  * then each run of one rank (a few samples that differ in labels) sorted by labels. No full-key
  * comparison crosses stacks, and the rank pass reads the samples sequentially. */
 bool
-pprof__merge_order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp, uint32_t *out)
+pprof__merge_order_samples(const merge_ranks *f, size_t n, size_t n_ranks, uint32_t *tmp,
+                           uint32_t *out)
 {
     const pprof_merger *m = f->m;
     uint32_t *pos = pprof__malloc(&m->a, (n_ranks + 1) * sizeof(uint32_t));
@@ -397,7 +399,7 @@ pprof__merge_order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp
 }
 
 uint32_t *
-pprof__merge_order(const pprof_merger *m, size_t n, cmp_fn cmp, const fin *f, uint32_t *tmp)
+pprof__merge_order(const pprof_merger *m, size_t n, cmp_fn cmp, const merge_ranks *f, uint32_t *tmp)
 {
     uint32_t *v = pprof__malloc(&m->a, (n + 1) * sizeof(uint32_t));
     if (!v)

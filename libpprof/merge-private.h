@@ -258,10 +258,11 @@ lines_equal(const mline *a, const mline *b, size_t n)
     return true;
 }
 
-/* Stable merge sort of uint32 items with a context comparator (qsort_r is not portable). */
+/* Compares two items (table indices) given a context, for the sorts of merge-order.c. */
 typedef int (*cmp_fn)(const void *ctx, uint32_t a, uint32_t b);
 
-typedef struct fin {
+/* Each table's canonical rank, worked out by finish (merge-order.c) and read by the output. */
+typedef struct merge_ranks {
     const pprof_merger *m;
     uint32_t *srank;  /* string id -> rank by content */
     uint32_t *mrank;  /* mapping -> output position (0-based) */
@@ -269,7 +270,7 @@ typedef struct fin {
     uint32_t *lrank;  /* location -> rank */
     uint32_t *target; /* location -> location it is rewritten to (inline policy longest) */
     uint32_t *strank; /* distinct stack -> rank (equal ranks for stacks made equal) */
-} fin;
+} merge_ranks;
 
 /* Writing straight out: the output profile is built without its samples, and the encoder takes
  * them from here, one at a time, as finish would have laid them out. */
@@ -281,7 +282,7 @@ typedef struct merge_sink {
 } merge_sink;
 
 typedef struct sample_gen {
-    const fin *f;
+    const merge_ranks *f;
     const uint32_t *sout;
     const int64_t *vals;
     size_t nt, n;
@@ -323,10 +324,10 @@ pprof_status pprof__merge_check_ids(in_ctx *c);
 
 /* merge-order.c: canonical order */
 int pprof__merge_cmp_str(const void *ctx, uint32_t a, uint32_t b);
-size_t pprof__merge_sort_stacks(const fin *f, uint32_t *ord, uint32_t *tmp, size_t n);
-bool pprof__merge_order_samples(const fin *f, size_t n, size_t n_ranks, uint32_t *tmp,
+size_t pprof__merge_sort_stacks(const merge_ranks *f, uint32_t *ord, uint32_t *tmp, size_t n);
+bool pprof__merge_order_samples(const merge_ranks *f, size_t n, size_t n_ranks, uint32_t *tmp,
                                 uint32_t *out);
-uint32_t *pprof__merge_order(const pprof_merger *m, size_t n, cmp_fn cmp, const fin *f,
+uint32_t *pprof__merge_order(const pprof_merger *m, size_t n, cmp_fn cmp, const merge_ranks *f,
                              uint32_t *tmp);
 int pprof__merge_cmp_function(const void *ctx, uint32_t a, uint32_t b);
 int pprof__merge_cmp_labels(const void *ctx, uint32_t a, uint32_t b);

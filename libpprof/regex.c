@@ -503,7 +503,8 @@ pprof__regex_new(const char *pattern, size_t n, const char *option, const pprof_
     if (!re->code) {
         PCRE2_UCHAR msg[160] = "out of memory";
         pprof_status st = PPROF_E_NOMEM;
-        if (re->gc && code != PCRE2_ERROR_NOMEMORY && code != 0) {
+        if (re->gc && code != PCRE2_ERROR_NOMEMORY && code != PCRE2_ERROR_HEAP_FAILED &&
+            code != 0) {
             pcre2_get_error_message(code, msg, sizeof(msg));
             st = PPROF_E_ARG;
         }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "check-private.h"
+#include "hash-private.h"
 
 static const struct {
     const char *name, *what;
@@ -256,12 +257,10 @@ copy_locations(rep *r)
     return true;
 }
 
-static size_t
-addr_slot(const pprof__location *l, size_t cap)
+static uint64_t
+addr_hash(const pprof__location *l)
 {
-    uint64_t h = (l->address * UINT64_C(0x9e3779b97f4a7c15)) ^ l->mapping_id;
-    h ^= h >> 29;
-    return h & (cap - 1);
+    return pprof__mix64(l->address ^ pprof__mix64(l->mapping_id));
 }
 
 static bool
@@ -276,46 +275,46 @@ static bool
 pick_inline_groups(rep *r, uint32_t *canon)
 {
     const pprof_allocator *a = r->a;
-    size_t n = r->q->locations.len, cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    uint32_t *slot = pprof__malloc(a, cap * sizeof(uint32_t));
-    if (!slot)
-        return false;
-    memset(slot, 0, cap * sizeof(uint32_t));
+    size_t n = r->q->locations.len;
     const pprof__location *L = r->q->locations.data;
     const pprof_line *LN = r->q->lines.data;
+    /* groups: (mapping, address) -> the group's first location; best[first]: its location
+     * with the most lines, the first of equals. canon holds each member's first for now. */
+    pprof__htab groups = {0};
+    uint32_t *best = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    if (!best || !pprof__htab_init(&groups, a, n)) {
+        pprof__free(a, best);
+        return false;
+    }
     for (size_t i = 0; i < n; i++) {
+        canon[i] = (uint32_t)i;
         if (!L[i].address)
             continue;
-        size_t at = addr_slot(&L[i], cap);
-        while (slot[at] && !same_addr(&L[slot[at] - 1], &L[i]))
-            at = (at + 1) & (cap - 1);
-        if (!slot[at]) {
-            slot[at] = (uint32_t)i + 1;
+        pprof__htab_probe at;
+        uint32_t g;
+        PPROF__HTAB_FIND(&groups, addr_hash(&L[i]), at, g, same_addr(&L[g], &L[i]));
+        if (g == PPROF_NONE) {
+            pprof__htab_insert_at(&groups, &at, (uint32_t)i);
+            best[i] = (uint32_t)i;
             continue;
         }
-        if (L[i].n_line > L[slot[at] - 1].n_line)
-            slot[at] = (uint32_t)i + 1; /* the group's best: most lines, first of equals */
+        canon[i] = g;
+        if (L[i].n_line > L[best[g]].n_line)
+            best[g] = (uint32_t)i;
     }
     /* Resolve each member to its group's final best, and count the ones that differ. */
     for (size_t i = 0; i < n; i++) {
-        uint32_t best = (uint32_t)i;
-        if (L[i].address) {
-            size_t at = addr_slot(&L[i], cap);
-            while (!same_addr(&L[slot[at] - 1], &L[i]))
-                at = (at + 1) & (cap - 1);
-            best = slot[at] - 1;
-        }
-        if (best != i && (L[best].n_line != L[i].n_line ||
-                          !same_seq(LN + L[best].line_off, LN + L[i].line_off, L[i].n_line))) {
+        uint32_t b = L[i].address ? best[canon[i]] : (uint32_t)i;
+        if (b != i && (L[b].n_line != L[i].n_line ||
+                       !same_seq(LN + L[b].line_off, LN + L[i].line_off, L[i].n_line))) {
             FIX(r, INLINE);
-            canon[i] = best;
+            canon[i] = b;
         } else {
             canon[i] = (uint32_t)i;
         }
     }
-    pprof__free(a, slot);
+    pprof__htab_free(&groups, a);
+    pprof__free(a, best);
     return true;
 }
 

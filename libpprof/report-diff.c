@@ -38,9 +38,31 @@ copy_vec(const pprof_allocator *a, pprof__vec *dst, const pprof__vec *src, size_
     return true;
 }
 
+/* A scaled copy borrows the tables it does not change from its source; these are they. */
+static pprof__vec *
+borrowed(pprof_profile *c, size_t i)
+{
+    pprof__vec *v[] = {&c->sample_types, &c->mappings, &c->locations, &c->lines,
+                       &c->functions,    &c->comments, &c->stack};
+    return i < sizeof(v) / sizeof(v[0]) ? v[i] : NULL;
+}
+
+/* Frees a scaled copy without freeing what it borrowed. */
+static void
+free_copy(pprof_profile *c)
+{
+    if (!c)
+        return;
+    pprof__vec *v;
+    for (size_t i = 0; (v = borrowed(c, i)); i++)
+        *v = (pprof__vec){0};
+    pprof_profile_free(c);
+}
+
 /* A copy of p whose samples' values are multiplied per type (profile.ScaleN: rounded, and a
  * sample is kept only if a value whose ratio is not 1 stays nonzero), each sample labelled
- * pprof::base=true when label is set. Strings still point into p, which must outlive the copy. */
+ * pprof::base=true when label is set. It borrows p's other tables and strings: p must outlive
+ * it, and it is freed with free_copy. */
 static pprof_status
 scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof_allocator *a,
             pprof_profile **out, pprof_error *err)
@@ -52,14 +74,15 @@ scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof
     c->source_format = p->source_format;
     c->hdr = p->hdr;
     c->has_string_table = p->has_string_table;
+    pprof__vec *bv;
+    for (size_t i = 0; (bv = borrowed(c, i)); i++)
+        *bv = *borrowed((pprof_profile *)p, i);
+    size_t n_samples = p->samples.len;
     bool ok = copy_vec(ca, &c->strings, &p->strings, sizeof(pprof_string)) &&
-              copy_vec(ca, &c->sample_types, &p->sample_types, sizeof(pprof_value_type)) &&
-              copy_vec(ca, &c->mappings, &p->mappings, sizeof(pprof_mapping)) &&
-              copy_vec(ca, &c->locations, &p->locations, sizeof(pprof__location)) &&
-              copy_vec(ca, &c->lines, &p->lines, sizeof(pprof_line)) &&
-              copy_vec(ca, &c->functions, &p->functions, sizeof(pprof_function)) &&
-              copy_vec(ca, &c->comments, &p->comments, sizeof(int64_t)) &&
-              copy_vec(ca, &c->stack, &p->stack, sizeof(uint64_t));
+              pprof__vec_grow(ca, &c->values, sizeof(int64_t), p->values.len + 1) &&
+              pprof__vec_grow(ca, &c->labels, sizeof(pprof_label),
+                              p->labels.len + (label ? n_samples : 0) + 1) &&
+              pprof__vec_grow(ca, &c->samples, sizeof(pprof__sample), n_samples + 1);
     int64_t key = (int64_t)c->strings.len, val = key + 1;
     if (ok && label) {
         pprof_string *k = pprof__vec_push(ca, &c->strings, sizeof(pprof_string));
@@ -117,7 +140,7 @@ scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof
             ok = false;
     }
     if (!ok) {
-        pprof_profile_free(c);
+        free_copy(c);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory copying");
     }
     *out = c;
@@ -244,8 +267,8 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
         st = pprof_merger_write_file(m, path, wopts, NULL, err);
     pprof_merger_free(m);
     pprof__free(&o.allocator, minus);
-    pprof_profile_free(nb);
-    pprof_profile_free(nc);
+    free_copy(nb);
+    free_copy(nc);
     pprof_profile_free(nm);
     return st;
 }
@@ -455,7 +478,7 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
         if (!d->sum.sample_type || !d->sum.sample_unit)
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     }
-    pprof_profile_free(nc);
+    free_copy(nc);
     pprof_profile_free(nm);
     if (st) {
         pprof_diff_free(d);

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 
+#include "measure-private.h"
 #include "pprof/report.h"
 #include "profile-private.h"
 
@@ -54,10 +55,6 @@ bool pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s);
 
 /* ---- Go's measurement package */
 
-/* measurement.ScaledLabel(v, from, to) into dst (at least 64 bytes). */
-void pprof__scaled_label(char *dst, size_t cap, int64_t v, const char *from, const char *to);
-/* measurement.Scale: the unit v scales to (may be ""), and the scaled value. */
-double pprof__scale(int64_t v, const char *from, const char *to, const char **unit);
 /* measurement.Percentage(v, total) into dst (at least 32 bytes). */
 void pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total);
 

@@ -193,6 +193,8 @@ mark_inline(const pprof_profile *p, const pprof__nodes *nodes, pprof_report *r, 
     const pprof_allocator *a = &r->a;
     uint32_t *pos = pprof__malloc(a, (nodes->n ? nodes->n : 1) * sizeof(uint32_t));
     edges *in = pprof__malloc(a, (r->n ? r->n : 1) * sizeof(edges));
+    if (in) /* zeroed at once: the cleanup frees every in[i].e, also when pos or idx failed */
+        memset(in, 0, (r->n ? r->n : 1) * sizeof(edges));
     size_t max_depth = 0;
     for (size_t i = 0; i < p->samples.len; i++) {
         uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
@@ -206,7 +208,6 @@ mark_inline(const pprof_profile *p, const pprof__nodes *nodes, pprof_report *r, 
         goto out;
     }
     memset(pos, 0, nodes->n * sizeof(uint32_t));
-    memset(in, 0, (r->n ? r->n : 1) * sizeof(edges));
     for (size_t i = 0; i < r->n; i++)
         pos[r->nodes[i].id] = (uint32_t)(i + 1);
     for (size_t i = 0; i < p->samples.len && !st; i++) {

@@ -1,6 +1,6 @@
-/* profile.proto's fields, generated from schema.def: field numbers for the encoder, names for
- * the decoder's error paths, and the message schemas the checker's wire scan walks. Not
- * installed. */
+/* profile.proto's fields, generated from schema.def: field numbers (the encoder writes them)
+ * and the types of the tables schema-tables.h defines (names for the decoder's error paths,
+ * the message schemas the checker's wire scan walks). Not installed. */
 #ifndef PPROF_SCHEMA_PRIVATE_H
 #define PPROF_SCHEMA_PRIVATE_H
 
@@ -35,18 +35,11 @@ typedef struct pprof__schema {
     const struct pprof__schema *const *sub; /* by field number; NULL: no message fields */
 } pprof__schema;
 
-#define PPROF_MESSAGE(m, fields) extern const pprof__schema pprof__schema_##m;
-#include "schema.def"
-#undef PPROF_MESSAGE
-
-/* Every field in .def order, for the test that holds the list against protobuf-c's
+/* A field as the .def gives it, for the test that holds the list against protobuf-c's
  * descriptors. */
 typedef struct pprof__schema_field {
     const char *msg, *name, *sub;
     uint8_t number, type, card, strx;
 } pprof__schema_field;
-
-extern const pprof__schema_field pprof__schema_fields[];
-extern const size_t pprof__schema_n_fields;
 
 #endif

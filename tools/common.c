@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -184,6 +185,8 @@ note_temporary(void *ctx, const char *path)
     size_t n = path ? strlen(path) : 0;
     if (path && n < sizeof(temp_path)) {
         memcpy(temp_path, path, n + 1);
+        /* the copy is complete before the handler can see it armed */
+        atomic_signal_fence(memory_order_seq_cst);
         temp_armed = 1;
     }
 }

@@ -520,112 +520,188 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     return TOOL_EXIT_OK;
 }
 
+static bool
+parse_severity(const char *v, pprof_severity *sev)
+{
+    static const struct {
+        const char *name;
+        pprof_severity s;
+    } names[] = {{"error", PPROF_SEVERITY_ERROR},
+                 {"warning", PPROF_SEVERITY_WARNING},
+                 {"note", PPROF_SEVERITY_NOTE}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(v, names[i].name) == 0) {
+            *sev = names[i].s;
+            return true;
+        }
+    return false;
+}
+
+/* One option; returns -1 to go on, or the exit status to end with. */
+static int
+parse_option(opts *o, tool_args *a, const char *opt, const char *prog)
+{
+    const char *v;
+    if (tool_opt_is(opt, "-h", "--help")) {
+        fputs(usage, stdout);
+        return TOOL_EXIT_OK;
+    }
+    if (tool_opt_is(opt, NULL, "--version")) {
+        tool_print_version(stdout, prog);
+        return TOOL_EXIT_OK;
+    }
+    if (tool_opt_is(opt, NULL, "--list-rules"))
+        return list_rules();
+    if (tool_opt_is(opt, "-q", "--quiet")) {
+        o->quiet = true;
+        return -1;
+    }
+    if (tool_opt_is(opt, NULL, "--fix")) {
+        o->fix = true;
+        return -1;
+    }
+    if (tool_opt_is(opt, NULL, "--force")) {
+        o->force = true;
+        return -1;
+    }
+    bool known = tool_opt_is(opt, NULL, "--format") || tool_opt_is(opt, NULL, "--fail-on") ||
+                 tool_opt_is(opt, NULL, "--min-severity") ||
+                 tool_opt_is(opt, NULL, "--max-findings") || tool_opt_is(opt, NULL, "--disable") ||
+                 tool_opt_is(opt, NULL, "--enable") || tool_opt_is(opt, "-o", "--output") ||
+                 tool_opt_is(opt, NULL, "--compress");
+    if (!known)
+        return tool_usage_error(prog, "unknown option %s", opt);
+    if (!(v = tool_args_value(a, prog)))
+        return TOOL_EXIT_USAGE;
+    if (tool_opt_is(opt, NULL, "--format")) {
+        if (strcmp(v, "text") == 0)
+            o->format = OUT_TEXT;
+        else if (strcmp(v, "json") == 0)
+            o->format = OUT_JSON;
+        else if (strcmp(v, "sarif") == 0)
+            o->format = OUT_SARIF;
+        else
+            return tool_usage_error(prog, "--format takes text, json or sarif");
+    } else if (tool_opt_is(opt, NULL, "--fail-on")) {
+        if (!parse_severity(v, &o->fail_on))
+            return tool_usage_error(prog, "--fail-on takes error, warning or note");
+    } else if (tool_opt_is(opt, NULL, "--min-severity")) {
+        if (!parse_severity(v, &o->min_severity))
+            return tool_usage_error(prog, "--min-severity takes error, warning or note");
+    } else if (tool_opt_is(opt, NULL, "--max-findings")) {
+        if (!tool_parse_u64(v, &o->max_findings))
+            return tool_usage_error(prog, "--max-findings takes a number");
+    } else if (tool_opt_is(opt, NULL, "--disable") || tool_opt_is(opt, NULL, "--enable")) {
+        if (!parse_rule_list(o, v, tool_opt_is(opt, NULL, "--enable"), prog))
+            return TOOL_EXIT_USAGE;
+    } else if (tool_opt_is(opt, "-o", "--output")) {
+        o->output = v;
+    } else { /* --compress */
+        if (!tool_parse_format(v, &o->wopts.format))
+            return tool_usage_error(prog, "--compress takes gzip, zstd or none");
+        o->compress_given = true;
+    }
+    return -1;
+}
+
+/* The command line into o and files; returns -1 to go on, or the exit status to end with. */
+static int
+parse_args(int argc, char **argv, opts *o, char **files, int *n_files, const char *prog)
+{
+    memset(o, 0, sizeof(*o));
+    o->format = OUT_TEXT;
+    o->fail_on = PPROF_SEVERITY_ERROR;
+    o->min_severity = PPROF_SEVERITY_WARNING;
+    o->max_findings = 1000;
+    o->wopts = (pprof_write_options)PPROF_WRITE_OPTIONS_INIT;
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        o->enabled[r] = true;
+    tool_args a;
+    tool_args_init(&a, argc, argv);
+    const char *opt, *operand;
+    int rc = -1;
+    while (rc < 0 && tool_args_next(&a, &opt, &operand)) {
+        if (operand)
+            files[(*n_files)++] = (char *)operand;
+        else
+            rc = parse_option(o, &a, opt, prog);
+    }
+    if (rc < 0 && *n_files == 0)
+        rc = tool_usage_error(prog, "no input file");
+    if (rc < 0 && o->fix && (*n_files != 1 || !o->output))
+        rc = tool_usage_error(prog, "--fix takes exactly one input file and -o OUT");
+    if (rc < 0 && !o->fix && o->output)
+        rc = tool_usage_error(prog, "-o is only used with --fix; nothing is written without it");
+    if (rc < 0 && o->fix && tool_refuse_binary_tty(prog, o->output, o->force))
+        rc = TOOL_EXIT_USAGE;
+    return rc;
+}
+
+/* Checks every file (and, with several, the inline expansions across them); returns the exit
+ * status. */
+static int
+check_files(out *w, const pprof_check_options *co, char **files, int n_files, const char *prog)
+{
+    int unreadable = 0;
+    bool io_error = false;
+    pprof_inline_index *idx = NULL;
+    pprof_error idx_err;
+    if (n_files > 1 && pprof_inline_index_new(NULL, &idx, &idx_err) != PPROF_OK) {
+        fprintf(stderr, "%s: %s\n", prog, idx_err.message);
+        return TOOL_EXIT_IO;
+    }
+    for (int i = 0; i < n_files; i++) {
+        const char *in = files[i];
+        pprof_error err;
+        pprof_profile *p = NULL;
+        w->file = in;
+        /* Reporting only: read what the decoder would refuse, so the findings name it. */
+        pprof_read_options ro;
+        pprof_read_options_init(&ro);
+        ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+        pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
+        if (st) {
+            unreadable++;
+            if (!report_read_error(w, co, in, &err)) {
+                report_unreadable(w, in, &err);
+                io_error = true;
+            }
+            continue;
+        }
+        pprof_check_summary sum;
+        st = pprof_check(p, co, on_finding, w, &sum, &err);
+        if (st == PPROF_OK && idx)
+            st = pprof_inline_index_add(idx, p, in, co, on_finding, w, &sum, &err);
+        if (st) {
+            tool_print_error(stderr, prog, in, &err);
+            io_error = true;
+        }
+        pprof_profile_free(p);
+    }
+    pprof_inline_index_free(idx);
+    finish(w, n_files, unreadable);
+    if (io_error)
+        return TOOL_EXIT_IO;
+    for (int s = PPROF_SEVERITY_ERROR; s >= (int)w->o->fail_on; s--)
+        if (w->count[s])
+            return TOOL_EXIT_INVALID;
+    return TOOL_EXIT_OK;
+}
+
 static int
 run(int argc, char **argv)
 {
     const char *prog = "pprof-check";
     opts o;
-    memset(&o, 0, sizeof(o));
-    o.format = OUT_TEXT;
-    o.fail_on = PPROF_SEVERITY_ERROR;
-    o.min_severity = PPROF_SEVERITY_WARNING;
-    o.max_findings = 1000;
-    o.wopts = (pprof_write_options)PPROF_WRITE_OPTIONS_INIT;
-    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
-        o.enabled[r] = true;
     int n_files = 0, first = 0;
     char **files = calloc((size_t)argc + 1, sizeof(char *));
     if (!files)
         return TOOL_EXIT_IO;
-    tool_args a;
-    tool_args_init(&a, argc, argv);
-    const char *opt, *operand, *v;
-    int rc = -1;
-    while (rc < 0 && tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
-            files[n_files++] = (char *)operand;
-        } else if (tool_opt_is(opt, "-h", "--help")) {
-            fputs(usage, stdout);
-            rc = TOOL_EXIT_OK;
-        } else if (tool_opt_is(opt, NULL, "--version")) {
-            tool_print_version(stdout, prog);
-            rc = TOOL_EXIT_OK;
-        } else if (tool_opt_is(opt, NULL, "--list-rules")) {
-            rc = list_rules();
-        } else if (tool_opt_is(opt, NULL, "--format")) {
-            if (!(v = tool_args_value(&a, prog)))
-                rc = TOOL_EXIT_USAGE;
-            else if (strcmp(v, "text") == 0)
-                o.format = OUT_TEXT;
-            else if (strcmp(v, "json") == 0)
-                o.format = OUT_JSON;
-            else if (strcmp(v, "sarif") == 0)
-                o.format = OUT_SARIF;
-            else
-                rc = tool_usage_error(prog, "--format takes text, json or sarif");
-        } else if (tool_opt_is(opt, NULL, "--fail-on")) {
-            if (!(v = tool_args_value(&a, prog)))
-                rc = TOOL_EXIT_USAGE;
-            else if (strcmp(v, "error") == 0)
-                o.fail_on = PPROF_SEVERITY_ERROR;
-            else if (strcmp(v, "warning") == 0)
-                o.fail_on = PPROF_SEVERITY_WARNING;
-            else if (strcmp(v, "note") == 0)
-                o.fail_on = PPROF_SEVERITY_NOTE;
-            else
-                rc = tool_usage_error(prog, "--fail-on takes error, warning or note");
-        } else if (tool_opt_is(opt, NULL, "--min-severity")) {
-            if (!(v = tool_args_value(&a, prog)))
-                rc = TOOL_EXIT_USAGE;
-            else if (strcmp(v, "error") == 0)
-                o.min_severity = PPROF_SEVERITY_ERROR;
-            else if (strcmp(v, "warning") == 0)
-                o.min_severity = PPROF_SEVERITY_WARNING;
-            else if (strcmp(v, "note") == 0)
-                o.min_severity = PPROF_SEVERITY_NOTE;
-            else
-                rc = tool_usage_error(prog, "--min-severity takes error, warning or note");
-        } else if (tool_opt_is(opt, NULL, "--max-findings")) {
-            if (!(v = tool_args_value(&a, prog)))
-                rc = TOOL_EXIT_USAGE;
-            else if (!tool_parse_u64(v, &o.max_findings))
-                rc = tool_usage_error(prog, "--max-findings takes a number");
-        } else if (tool_opt_is(opt, NULL, "--disable") || tool_opt_is(opt, NULL, "--enable")) {
-            bool on = tool_opt_is(opt, NULL, "--enable");
-            if (!(v = tool_args_value(&a, prog)) || !parse_rule_list(&o, v, on, prog))
-                rc = TOOL_EXIT_USAGE;
-        } else if (tool_opt_is(opt, "-q", "--quiet")) {
-            o.quiet = true;
-        } else if (tool_opt_is(opt, NULL, "--fix")) {
-            o.fix = true;
-        } else if (tool_opt_is(opt, NULL, "--force")) {
-            o.force = true;
-        } else if (tool_opt_is(opt, "-o", "--output")) {
-            if (!(o.output = tool_args_value(&a, prog)))
-                rc = TOOL_EXIT_USAGE;
-        } else if (tool_opt_is(opt, NULL, "--compress")) {
-            if (!(v = tool_args_value(&a, prog)))
-                rc = TOOL_EXIT_USAGE;
-            else if (!tool_parse_format(v, &o.wopts.format))
-                rc = tool_usage_error(prog, "--compress takes gzip, zstd or none");
-            o.compress_given = true;
-        } else {
-            rc = tool_usage_error(prog, "unknown option %s", opt);
-        }
-    }
-    if (rc < 0 && n_files == 0)
-        rc = tool_usage_error(prog, "no input file");
-    if (rc < 0 && o.fix && (n_files != 1 || !o.output))
-        rc = tool_usage_error(prog, "--fix takes exactly one input file and -o OUT");
-    if (rc < 0 && !o.fix && o.output)
-        rc = tool_usage_error(prog, "-o is only used with --fix; nothing is written without it");
-    if (rc < 0 && o.fix && tool_refuse_binary_tty(prog, o.output, o.force))
-        rc = TOOL_EXIT_USAGE;
+    int rc = parse_args(argc, argv, &o, files, &n_files, prog);
     if (rc >= 0) {
         free(files);
         return rc;
     }
-
     tool_output_init(&o.wopts);
     if (o.fix && !o.compress_given)
         o.wopts.format = tool_format_from_name(o.output);
@@ -637,69 +713,28 @@ run(int argc, char **argv)
     co.n_enabled = PPROF_RULE_COUNT;
     out w = {.o = &o, .f = stdout};
     w.unreadable = calloc((size_t)n_files, sizeof(*w.unreadable));
+    if (!w.unreadable) {
+        free(files);
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return TOOL_EXIT_IO;
+    }
     if (!getcwd(w.cwd, sizeof(w.cwd)))
         w.cwd[0] = 0;
     /* Findings of --fix go to stderr when the repaired profile is written to stdout. */
     if (o.fix && tool_is_stdout(o.output))
         w.f = stderr;
     begin(&w, n_files, files, first);
-    int unreadable = 0;
-    bool io_error = false;
     if (o.fix) {
         rc = do_fix(&o, &w, &co, files[0]);
         finish(&w, 1, 0);
-        free(w.unreadable);
-        free(files);
-        return rc;
+    } else {
+        rc = check_files(&w, &co, files, n_files, prog);
     }
-    pprof_inline_index *idx = NULL;
-    pprof_error idx_err;
-    if (n_files > 1 && pprof_inline_index_new(NULL, &idx, &idx_err) != PPROF_OK) {
-        fprintf(stderr, "pprof-check: %s\n", idx_err.message);
-        free(w.unreadable);
-        free(files);
-        return TOOL_EXIT_IO;
-    }
-    for (int i = 0; i < n_files; i++) {
-        const char *in = files[i];
-        pprof_error err;
-        pprof_profile *p = NULL;
-        w.file = in;
-        /* Reporting only: read what the decoder would refuse, so the findings name it. */
-        pprof_read_options ro;
-        pprof_read_options_init(&ro);
-        ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
-        pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
-        if (st) {
-            unreadable++;
-            if (!report_read_error(&w, &co, in, &err)) {
-                report_unreadable(&w, in, &err);
-                io_error = true;
-            }
-            continue;
-        }
-        pprof_check_summary sum;
-        st = pprof_check(p, &co, on_finding, &w, &sum, &err);
-        if (st == PPROF_OK && idx)
-            st = pprof_inline_index_add(idx, p, in, &co, on_finding, &w, &sum, &err);
-        if (st) {
-            tool_print_error(stderr, prog, in, &err);
-            io_error = true;
-        }
-        pprof_profile_free(p);
-    }
-    pprof_inline_index_free(idx);
-    finish(&w, n_files, unreadable);
     for (size_t i = 0; i < w.n_unreadable; i++)
         free(w.unreadable[i].message);
     free(w.unreadable);
     free(files);
-    if (io_error)
-        return TOOL_EXIT_IO;
-    for (int s = PPROF_SEVERITY_ERROR; s >= (int)o.fail_on; s--)
-        if (w.count[s])
-            return TOOL_EXIT_INVALID;
-    return TOOL_EXIT_OK;
+    return rc;
 }
 
 int

@@ -5,7 +5,6 @@
  * the threads only change speed. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,13 +447,5 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-#ifdef M_TRIM_THRESHOLD
-    /* What comes from malloc (blocks under 2 MiB, libdeflate's and zstd's state) is freed and
-     * allocated again for every input; by default glibc hands freed heap tops back
-     * to the kernel and maps mid-sized blocks afresh, and every page of that comes back zeroed
-     * through a fault. Keeping them lets the next input reuse them. */
-    mallopt(M_MMAP_THRESHOLD, 2 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
     return tool_finish(prog, run(argc, argv));
 }

@@ -10,7 +10,7 @@
 
 #include "builder.h"
 #include "check.h"
-#include "edit-units-private.h"
+#include "measure-private.h"
 #include "edit.h"
 #include "profile-private.h"
 #include "regex-private.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pbc-private.h"
-#include "schema-private.h"
+#include "schema-tables.h"
 #include "tap.h"
 
 typedef struct msg {
@@ -66,7 +66,7 @@ test_messages(tap *t)
     for (size_t i = 0; i < N_MSGS; i++) {
         const msg *m = &MSGS[i];
         size_t n = 0;
-        for (size_t j = 0; j < pprof__schema_n_fields; j++)
+        for (size_t j = 0; j < PPROF__SCHEMA_N_FIELDS; j++)
             n += strcmp(pprof__schema_fields[j].msg, m->name) == 0;
         tap_ok(t, m->d->n_fields == n && m->s->n == n + 1,
                "%s: %u fields in the .proto, %zu in the .def, table of %u", m->d->name,
@@ -77,7 +77,7 @@ test_messages(tap *t)
 static void
 test_fields(tap *t)
 {
-    for (size_t j = 0; j < pprof__schema_n_fields; j++) {
+    for (size_t j = 0; j < PPROF__SCHEMA_N_FIELDS; j++) {
         const pprof__schema_field *f = &pprof__schema_fields[j];
         const msg *m = find_msg(f->msg);
         const ProtobufCFieldDescriptor *d = m ? find_field(m->d, f->number) : NULL;
@@ -104,7 +104,7 @@ static void
 test_tables(tap *t)
 {
     size_t bad = 0;
-    for (size_t j = 0; j < pprof__schema_n_fields; j++) {
+    for (size_t j = 0; j < PPROF__SCHEMA_N_FIELDS; j++) {
         const pprof__schema_field *f = &pprof__schema_fields[j];
         const pprof__schema *s = find_msg(f->msg)->s;
         const msg *sub = find_msg(f->sub);

@@ -263,8 +263,9 @@ typedef struct pprof_write_options {
      * series of gzip members of that many input bytes each, which gzip readers (Go's included)
      * read as one stream. */
     unsigned threads;
-    /* Called with the temporary file's path as soon as it exists, and with NULL once it was
-     * renamed over the target or removed (the path is valid until then). The library installs
+    /* Called with the temporary file's path just before the file is created, and with NULL
+     * once it was renamed over the target or removed, or could not be created (the path is valid
+     * until then), so that no moment passes where the file exists unannounced. The library installs
      * no signal handler: this lets a program remove the temporary itself when a signal ends it
      * (copy the path, then unlink() it in the handler). NULL: not called. */
     void (*on_temporary)(void *ctx, const char *temporary_path);

@@ -1,10 +1,11 @@
-/* Go's internal/measurement as go tool pprof uses it for label ranges and label frames: unit
- * sniffing (lower case, a trailing 's' dropped from names longer than two bytes), conversion
+/* Go's internal/measurement as go tool pprof uses it for label ranges, label frames and reports:
+ * unit sniffing (lower case, a trailing 's' dropped from names longer than two bytes), conversion
  * through a factor, auto-scaling, and ScaledLabel's "%.2f" text. Same float operations in the
  * same order, so the same results. */
 #include <stdio.h>
+#include <string.h>
 
-#include "edit-units-private.h"
+#include "measure-private.h"
 
 typedef struct unit {
     const char *name;
@@ -150,4 +151,27 @@ pprof__measure_label(int64_t value, pprof_string from, pprof_string to, char *ou
     if (!strcmp(num, "0") || !strcmp(num, "-0"))
         return (size_t)snprintf(out, cap, "0");
     return (size_t)snprintf(out, cap, "%s%.*s", num, (int)u.len, u.data);
+}
+
+static pprof_string
+cstr(const char *s)
+{
+    return (pprof_string){s, strlen(s)};
+}
+
+double
+pprof__scale(int64_t v, const char *from, const char *to, const char **unit_name)
+{
+    double x;
+    pprof_string u;
+    pprof__measure_scale(v, cstr(from), cstr(to), &x, &u);
+    /* u is "", a static name or `to`: each ends with its NUL */
+    *unit_name = u.len ? u.data : "";
+    return x;
+}
+
+void
+pprof__scaled_label(char *dst, size_t cap, int64_t v, const char *from, const char *to)
+{
+    pprof__measure_label(v, cstr(from), cstr(to), dst, cap);
 }

@@ -1,7 +1,7 @@
-/* Go's internal/measurement, as far as go tool pprof's label ranges and label frames use it.
- * Not installed. */
-#ifndef PPROF_EDIT_UNITS_PRIVATE_H
-#define PPROF_EDIT_UNITS_PRIVATE_H
+/* Go's internal/measurement, the one copy: label ranges and label frames (edit) and the
+ * report's value scaling (top, diff). Not installed. */
+#ifndef PPROF_MEASURE_PRIVATE_H
+#define PPROF_MEASURE_PRIVATE_H
 
 #include "profile-private.h"
 
@@ -13,5 +13,11 @@ void pprof__measure_scale(int64_t value, pprof_string from, pprof_string to, dou
  * (which may exceed cap - 1: then it was cut). */
 size_t pprof__measure_label(int64_t value, pprof_string from, pprof_string to, char *out,
                             size_t cap);
+
+/* The same for NUL-terminated units: returns the scaled value; *unit_name is "" or a NUL-terminated
+ * name (static, or `to` itself). */
+double pprof__scale(int64_t v, const char *from, const char *to, const char **unit_name);
+/* measurement.ScaledLabel(v, from, to) into dst (NUL-terminated, cut at cap). */
+void pprof__scaled_label(char *dst, size_t cap, int64_t v, const char *from, const char *to);
 
 #endif
