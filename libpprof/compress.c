@@ -103,12 +103,14 @@ grow(const pprof_allocator *a, uint8_t **buf, size_t *size, uint64_t cap, const 
 }
 
 /* gzip members (trailing zero padding tolerated) inflated by zlib into *buf, of *size bytes,
- * grown up to cap. With g, the guard sees every chunk; with stop > 0, inflating stops once that
- * many bytes are out (*done false). The errors name truncation apart from corruption. */
+ * grown up to cap. With g, the guard sees every chunk, and with slide what it has looked at is
+ * dropped (the buffer is a window that keeps the field being cut, *used its bytes at the end);
+ * with stop > 0, inflating stops once that many bytes are out (*done false). The errors name
+ * truncation apart from corruption. */
 static pprof_status
 gz_stream(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_t cap,
-          pprof__guard *g, size_t stop, uint8_t **buf, size_t *size, size_t *used, bool *done,
-          pprof_error *err)
+          pprof__guard *g, bool slide, size_t stop, uint8_t **buf, size_t *size, size_t *used,
+          bool *done, pprof_error *err)
 {
     z_stream zs;
     memset(&zs, 0, sizeof(zs));
@@ -124,7 +126,10 @@ gz_stream(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_
     while (st == PPROF_OK) {
         if (stop && *used >= stop)
             break;
-        if (*used == *size && (st = grow(&o->allocator, buf, size, cap, "gzip", o, err)))
+        /* a window grows only for a field longer than itself; the stream's size is bounded by
+         * the guard's cost check */
+        uint64_t grow_cap = slide ? cap - (g->base < cap ? g->base : cap) : cap;
+        if (*used == *size && (st = grow(&o->allocator, buf, size, grow_cap, "gzip", o, err)))
             break;
         size_t room = *size - *used;
         if (g && room > CHUNK_BYTES)
@@ -143,6 +148,8 @@ gz_stream(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_
         if (g && (*used - fed >= CHUNK_BYTES || r == Z_STREAM_END)) {
             if ((st = pprof__guard_feed(g, *buf, *used, false, err)))
                 break;
+            if (slide)
+                pprof__guard_slide(g, *buf, used);
             fed = *used;
         }
         if (r == Z_OK)
@@ -297,7 +304,8 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     bool done = false;
     uint64_t bad = 0;
-    pprof_status st = gz_stream(in, in_len, o, size, NULL, size, &buf, &size, &used, &done, err);
+    pprof_status st =
+        gz_stream(in, in_len, o, size, NULL, false, size, &buf, &size, &used, &done, err);
     if (st == PPROF_E_LIMIT) /* cap below the probe: the careful path says so */
         st = PPROF_OK;
     if (st == PPROF_OK && !done && !pprof__sniff(buf, used, false, &bad))
@@ -318,21 +326,42 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
         trusted = 4 * PROBE_BYTES;
     if (trusted > cap)
         trusted = cap;
-    st = gz_whole(in, in_len, o, trusted, cap, out, out_len, err);
-    if (st == PPROF_OK && (st = guard_whole(*out, *out_len, o, cap, err)) != PPROF_OK)
-        pprof__free(a, *out);
-    if (st != PPROF_E_LIMIT && st != PPROF_E_COMPRESSION)
-        return st;
-    if (st == PPROF_E_LIMIT && trusted >= cap)
-        return st;
-    /* 3. past it, or corrupt (zlib tells truncation apart): chunk by chunk, under the guard */
+    /* The size the trailer declares (of the last member, modulo 2^32) is a hint: past the
+     * trusted ratio, the one-go attempt would only fill trusted bytes to throw them away. A
+     * trailer that lies costs that attempt, no more. */
+    const uint8_t *t = in + in_len - 4;
+    uint64_t isize = in_len >= 18 ? (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+                                        (uint64_t)t[3] << 24
+                                  : 0;
+    if (isize <= trusted) {
+        st = gz_whole(in, in_len, o, trusted, cap, out, out_len, err);
+        if (st == PPROF_OK && (st = guard_whole(*out, *out_len, o, cap, err)) != PPROF_OK)
+            pprof__free(a, *out);
+        if (st != PPROF_E_LIMIT && st != PPROF_E_COMPRESSION)
+            return st;
+        if (st == PPROF_E_LIMIT && trusted >= cap)
+            return st;
+    }
+    /* 3. past it, or corrupt (zlib tells truncation apart): the whole stream is checked chunk
+     * by chunk under the guard, keeping nothing but the field being cut, so a stream refused
+     * anywhere (a wire error at its very end too) is refused at the cost of the guard's state;
+     * only a stream it accepts is inflated again, to keep. */
     pprof__guard g;
     pprof__guard_init(&g, o, cap);
+    size = 2 * CHUNK_BYTES < cap ? 2 * CHUNK_BYTES : (size_t)cap;
+    if (!(buf = pprof__malloc(a, size + 1))) {
+        pprof__guard_free(&g);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    st = gz_stream(in, in_len, o, cap, &g, true, 0, &buf, &size, &used, &done, err);
+    pprof__guard_free(&g);
+    pprof__free(a, buf);
+    if (st)
+        return st;
     size = in_len * 4 + PROBE_BYTES < cap ? in_len * 4 + PROBE_BYTES : (size_t)cap;
     if (!(buf = pprof__malloc(a, size + 1)))
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    st = gz_stream(in, in_len, o, cap, &g, 0, &buf, &size, &used, &done, err);
-    pprof__guard_free(&g);
+    st = gz_stream(in, in_len, o, cap, NULL, false, 0, &buf, &size, &used, &done, err);
     if (st) {
         pprof__free(a, buf);
         return st;
@@ -342,47 +371,34 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
     return PPROF_OK;
 }
 
+/* One pass of zstd frames into *buf (*size bytes, grown up to cap; *used out): with sniff the
+ * first bytes are sniffed, with g the guard sees every chunk, and with slide what it has looked
+ * at is dropped (see gz_stream). */
 static pprof_status
-unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **out,
-       size_t *out_len, pprof_error *err)
+zstd_stream(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_t cap, bool sniff,
+            pprof__guard *g, bool slide, uint8_t **buf, size_t *size, size_t *used,
+            pprof_error *err)
 {
     const pprof_allocator *a = &o->allocator;
-    uint64_t cap = cap_for(o, in_len);
     ZSTD_DCtx *dc = ZSTD_createDCtx();
     if (!dc)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     /* The window size bounds zstd's own memory; 2^27 covers every level a profiler uses. */
     ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, 27);
-    unsigned long long hint = ZSTD_getFrameContentSize(in, in_len);
-    /* a declared size past what real profiles compress to is only grown into, so a tiny frame
-     * header cannot claim the whole cap up front */
-    if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR &&
-        hint > (unsigned long long)in_len * TRUST_RATIO)
-        hint = ZSTD_CONTENTSIZE_UNKNOWN;
-    size_t size = hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint < cap
-                      ? (size_t)hint + 1
-                      : (in_len * 4 + 1024 < cap ? in_len * 4 + 1024 : (size_t)cap);
-    uint8_t *buf = pprof__malloc(a, size + 1);
     pprof_status st = PPROF_OK;
     ZSTD_inBuffer ib = {in, in_len, 0};
     size_t pos = 0, r = 1, fed = 0;
-    /* zstd streams: the first bytes are sniffed, and past the ratio of real profiles the guard
-     * sees every chunk (see gunzip) */
-    bool sniffed = false, guarded = false;
-    pprof__guard g;
-    if (!buf) {
-        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        goto done;
-    }
+    bool sniffed = !sniff;
     while (ib.pos < ib.size || r != 0) {
-        if (pos == size && (st = grow(a, &buf, &size, cap, "zstd", o, err)))
+        uint64_t grow_cap = slide ? cap - (g->base < cap ? g->base : cap) : cap;
+        if (pos == *size && (st = grow(a, buf, size, grow_cap, "zstd", o, err)))
             goto done;
-        size_t lim = size;
+        size_t lim = *size;
         if (!sniffed && lim > PROBE_BYTES)
             lim = PROBE_BYTES;
-        else if (guarded && lim - pos > CHUNK_BYTES)
+        else if (g && lim - pos > CHUNK_BYTES)
             lim = pos + CHUNK_BYTES;
-        ZSTD_outBuffer ob = {buf, lim, pos};
+        ZSTD_outBuffer ob = {*buf, lim, pos};
         size_t before_in = ib.pos;
         r = ZSTD_decompressStream(dc, &ob, &ib);
         if (ZSTD_isError(r)) {
@@ -396,18 +412,16 @@ unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
         if (!sniffed && (pos >= PROBE_BYTES || end)) {
             sniffed = true;
             uint64_t bad;
-            if (!end && !pprof__sniff(buf, pos, false, &bad)) {
+            if (!end && !pprof__sniff(*buf, pos, false, &bad)) {
                 st = pprof__not_a_profile(err, bad);
                 goto done;
             }
         }
-        if (!guarded && pos > (uint64_t)in_len * TRUST_RATIO) {
-            guarded = true;
-            pprof__guard_init(&g, o, cap);
-        }
-        if (guarded && pos - fed >= CHUNK_BYTES) {
-            if ((st = pprof__guard_feed(&g, buf, pos, false, err)))
+        if (g && pos - fed >= CHUNK_BYTES) {
+            if ((st = pprof__guard_feed(g, *buf, pos, false, err)))
                 goto done;
+            if (slide)
+                pprof__guard_slide(g, *buf, &pos);
             fed = pos;
         }
         if (ib.pos == ib.size && r != 0 && pos < lim && !progress) {
@@ -415,17 +429,80 @@ unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
             goto done;
         }
     }
-    st = guarded ? pprof__guard_feed(&g, buf, pos, true, err) : guard_whole(buf, pos, o, cap, err);
+    if (g)
+        st = pprof__guard_feed(g, *buf, pos, true, err);
 done:
-    if (guarded)
-        pprof__guard_free(&g);
     ZSTD_freeDCtx(dc);
+    *used = pos;
+    return st;
+}
+
+/* As gunzip: sniffed, then in one go up to the ratio of real profiles; past it the whole stream
+ * is checked under the guard through a window, and inflated again only if it passes. */
+static pprof_status
+unzstd(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **out,
+       size_t *out_len, pprof_error *err)
+{
+    const pprof_allocator *a = &o->allocator;
+    uint64_t cap = cap_for(o, in_len);
+    uint64_t trusted = (uint64_t)in_len * TRUST_RATIO;
+    if (trusted < 4 * PROBE_BYTES)
+        trusted = 4 * PROBE_BYTES;
+    if (trusted > cap)
+        trusted = cap;
+    unsigned long long declared = ZSTD_getFrameContentSize(in, in_len), hint = declared;
+    /* a declared size past what real profiles compress to is only grown into, so a tiny frame
+     * header cannot claim the whole cap up front */
+    if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint > trusted)
+        hint = ZSTD_CONTENTSIZE_UNKNOWN;
+    size_t size = hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR
+                      ? (size_t)hint + 1
+                      : (in_len * 4 + 1024 < trusted ? in_len * 4 + 1024 : (size_t)trusted);
+    if (size > trusted)
+        size = (size_t)trusted;
+    /* the sniff only, when the frame declares more than the trusted ratio (as gzip's trailer:
+     * a frame that lies costs the one-go attempt, no more) */
+    uint64_t first = trusted;
+    if (hint == ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_UNKNOWN &&
+        declared != ZSTD_CONTENTSIZE_ERROR && PROBE_BYTES < trusted)
+        first = PROBE_BYTES;
+    if (size > first)
+        size = (size_t)first;
+    size_t used = 0;
+    uint8_t *buf = pprof__malloc(a, size + 1);
+    if (!buf)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    pprof_status st = zstd_stream(in, in_len, o, first, true, NULL, false, &buf, &size, &used, err);
+    if (st == PPROF_OK && (st = guard_whole(buf, used, o, cap, err)) == PPROF_OK) {
+        *out = buf;
+        *out_len = used;
+        return PPROF_OK;
+    }
+    pprof__free(a, buf);
+    if (st != PPROF_E_LIMIT || first >= cap)
+        return st;
+    pprof__guard g;
+    pprof__guard_init(&g, o, cap);
+    size = 2 * CHUNK_BYTES < cap ? 2 * CHUNK_BYTES : (size_t)cap;
+    if (!(buf = pprof__malloc(a, size + 1))) {
+        pprof__guard_free(&g);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    st = zstd_stream(in, in_len, o, cap, false, &g, true, &buf, &size, &used, err);
+    pprof__guard_free(&g);
+    pprof__free(a, buf);
+    if (st)
+        return st;
+    size = in_len * 4 + 1024 < cap ? in_len * 4 + 1024 : (size_t)cap;
+    if (!(buf = pprof__malloc(a, size + 1)))
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    st = zstd_stream(in, in_len, o, cap, false, NULL, false, &buf, &size, &used, err);
     if (st) {
         pprof__free(a, buf);
         return st;
     }
     *out = buf;
-    *out_len = pos;
+    *out_len = used;
     return PPROF_OK;
 }
 

@@ -27,7 +27,8 @@ pprof_status pprof__not_a_profile(pprof_error *err, uint64_t at);
 typedef struct pprof__guard {
     const pprof_read_options *o;
     uint64_t cap;   /* the most the buffer and the decoded tables may take together */
-    size_t at;      /* the next top-level field to look at */
+    size_t at;      /* the next top-level field to look at, in the buffer fed */
+    uint64_t base;  /* bytes of the stream before that buffer (a window slid along it) */
     uint64_t model; /* bytes the decoded tables of the fields seen will take */
     uint64_t n[16]; /* top-level fields seen, by number; 0 counts unknown fields */
     uint64_t lines; /* inside locations */
@@ -46,5 +47,8 @@ void pprof__guard_free(pprof__guard *g);
  * buffer and the tables would take more than cap. */
 pprof_status pprof__guard_feed(pprof__guard *g, const uint8_t *buf, size_t len, bool final,
                                pprof_error *err);
+/* Drops the fields already looked at from the front of buf (*len bytes), so a stream can be
+ * checked through a window that keeps only the field being cut: base grows by what is dropped. */
+void pprof__guard_slide(pprof__guard *g, uint8_t *buf, size_t *len);
 
 #endif

@@ -258,7 +258,7 @@ static pprof_status
 take(pprof__guard *g, const uint8_t *buf, const uint8_t *tagp, const uint8_t *fend, uint32_t field,
      uint32_t wt, const uint8_t *pl, uint64_t v, pprof_error *err)
 {
-    uint64_t at = (uint64_t)(tagp - buf);
+    uint64_t at = g->base + (uint64_t)(tagp - buf);
     bool known = field < 16;
     if (known && PROFILE_WT[field] != (int8_t)wt && !(field == 13 && wt == PPROF_WT_LEN))
         return pprof__error(err, PPROF_E_WIRE, at, FIELD_NAMES[field],
@@ -321,26 +321,36 @@ pprof__guard_feed(pprof__guard *g, const uint8_t *buf, size_t len, bool final, p
             uint64_t fields = 0;
             for (int i = 0; i < 16; i++)
                 fields += g->n[i];
+            uint64_t at = g->base + g->at;
             if (fields < PPROF__SNIFF_FIELDS)
-                return pprof__not_a_profile(err, g->at);
-            return pprof__error(err, PPROF_E_WIRE, g->at, "",
+                return pprof__not_a_profile(err, at);
+            return pprof__error(err, PPROF_E_WIRE, at, "",
                                 "malformed top-level field at byte %llu (truncated, a bad tag "
                                 "or wire type, or a length past the end)",
-                                (unsigned long long)g->at);
+                                (unsigned long long)at);
         }
         pprof_status st = take(g, buf, tagp, p, field, wt, pl, v, err);
         if (st)
             return st;
     }
     g->at = (size_t)(p - buf);
-    if ((uint64_t)len + g->model > g->cap)
+    if (g->base + len + g->model > g->cap)
         return pprof__error(
-            err, PPROF_E_LIMIT, g->at, "",
+            err, PPROF_E_LIMIT, g->base + g->at, "",
             "decoding would take more than %llu bytes (%zu bytes of protobuf so far, %llu "
             "for its tables, a field repeated or unknown counted as the densest "
             "table; limits: %llu bytes, ratio %u:1); refusing a possible "
             "decompression bomb",
-            (unsigned long long)g->cap, len, (unsigned long long)g->model,
+            (unsigned long long)g->cap, (size_t)(g->base + len), (unsigned long long)g->model,
             (unsigned long long)g->o->max_decompressed_bytes, g->o->max_ratio);
     return PPROF_OK;
+}
+
+void
+pprof__guard_slide(pprof__guard *g, uint8_t *buf, size_t *len)
+{
+    memmove(buf, buf + g->at, *len - g->at);
+    *len -= g->at;
+    g->base += g->at;
+    g->at = 0;
 }
