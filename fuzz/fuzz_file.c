@@ -1,7 +1,12 @@
 /* What the tools do with files: read a profile from a path, write it back atomically to the
  * same path (the `-o` names its input case), read it again. The file holds the same profile
  * afterwards; a failed read never changes the file; error paths (missing file, a directory)
- * answer with PPROF_E_IO. All files live in a directory made and removed for each input. */
+ * answer with PPROF_E_IO. Writes announce their temporary and its end (on_temporary); a readable
+ * profile is also written through symbolic links (the links stay, the target is replaced), to
+ * a link loop, to /dev/null and /dev/full (character devices, written in place) and to a socket
+ * nobody listens on; a pipe over max_input_bytes is PPROF_E_LIMIT; the input written by
+ * pprof_write_bytes_atomic holds its bytes and reads as a merge input as memory does. All files
+ * live in a directory made and removed for each input. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "merge.h"
 
 static bool
 write_file(const char *path, const uint8_t *d, size_t n)
@@ -211,6 +217,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    pprof_status_name(sp));
         pprof_profile_free(r);
     }
+
+    /* a pipe holding more than max_input_bytes is refused while it is read */
+    if (size > 1 && size < 60000 && pipe(fds) == 0) {
+        bool wrote = write(fds[1], data, size) == (ssize_t)size;
+        close(fds[1]);
+        char fdpath[64];
+        snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fds[0]);
+        pprof_read_options small = o;
+        small.max_input_bytes = size / 2;
+        pprof_profile *r = NULL;
+        pprof_status sp = wrote ? pprof_profile_read_file(fdpath, &small, &r, &err) : PPROF_E_LIMIT;
+        close(fds[0]);
+        FUZZ_CHECK(sp == PPROF_E_LIMIT && !r, "a pipe over max_input_bytes gave %s",
+                   pprof_status_name(sp));
+    }
+
+    /* the same bytes written atomically by the library, then read as a merge input from the
+     * file and from memory: the same bytes, the same verdict */
+    char copy[4300];
+    snprintf(copy, sizeof(copy), "%s/copy.pb", dir);
+    FUZZ_CHECK(pprof_write_bytes_atomic(copy, data, size, &err) == PPROF_OK, "writing %s: %s", copy,
+               err.message);
+    FUZZ_CHECK(same_bytes(copy, data, size), "pprof_write_bytes_atomic wrote other bytes");
+    pprof_merge_input *mf = NULL, *mm = NULL;
+    pprof_status sf = pprof_merge_input_read_file(copy, &o, &mf, &err);
+    pprof_status sm = pprof_merge_input_read_memory(data, size, &o, &mm, NULL);
+    FUZZ_CHECK(sf == sm, "merge input from file (%s) and memory (%s) disagree",
+               pprof_status_name(sf), pprof_status_name(sm));
+    pprof_merge_input_free(mf);
+    pprof_merge_input_free(mm);
+    unlink(copy);
 
     /* a file over the input limit is refused before it is decoded */
     struct stat sb;
