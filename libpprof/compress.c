@@ -480,8 +480,9 @@ struct pprof__gz_stream {
     size_t ready, next; /* input bytes available; next member to take */
     bool done, abort;   /* ready is final; stop without compressing */
     pprof__out_file *sink;
-    size_t n_written; /* with a sink: members written, in order */
-    pthread_t th[GZ_MAX_THREADS];
+    size_t n_written;  /* with a sink: members written, in order */
+    pprof__pool *pool; /* the write call's: one worker per helper */
+    pprof__job job[GZ_MAX_THREADS];
     gz_worker w[GZ_MAX_THREADS + 1]; /* the last one is the caller's, in finish */
     size_t n_threads;
 };
@@ -538,11 +539,10 @@ gz_work(gz_worker *w)
     libdeflate_free_compressor(c);
 }
 
-static void *
+static void
 gz_thread(void *arg)
 {
     gz_work(arg);
-    return NULL;
 }
 
 static void
@@ -550,6 +550,7 @@ gz_free(pprof__gz_stream *g)
 {
     for (size_t t = 0; t <= GZ_MAX_THREADS; t++)
         pprof__free(g->a, g->w[t].scratch);
+    pprof__pool_free(g->pool);
     free(g->size);
     free(g);
 }
@@ -608,9 +609,12 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
         pthread_mutex_destroy(&g->mu);
         goto nomem;
     }
-    for (; g->n_threads < want; g->n_threads++) /* fewer threads only means slower */
-        if (pthread_create(&g->th[g->n_threads], NULL, gz_thread, &g->w[g->n_threads]))
+    g->pool = pprof__pool_new((unsigned)want);
+    for (; g->n_threads < want; g->n_threads++) { /* fewer threads only means slower */
+        g->job[g->n_threads] = (pprof__job){.fn = gz_thread, .arg = &g->w[g->n_threads]};
+        if (!pprof__pool_start(g->pool, &g->job[g->n_threads]))
             break;
+    }
     return g;
 nomem:
     libdeflate_free_compressor(c);
@@ -641,7 +645,7 @@ pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *e
     if (ok)
         gz_work(&g->w[GZ_MAX_THREADS]); /* the caller compresses what is left, too */
     for (size_t t = 0; t < g->n_threads; t++)
-        pthread_join(g->th[t], NULL);
+        pprof__pool_wait(&g->job[t]);
     pprof_status st = PPROF_OK;
     size_t n = len ? (len - 1) / GZ_M + 1 : 1, at = 0;
     if (ok && n > g->max_members)

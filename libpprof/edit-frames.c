@@ -200,6 +200,15 @@ ed_filter_names(pprof__ed *e)
 {
     ed_rx *focus = e->focus.re ? &e->focus : NULL, *ignore = e->ignore.re ? &e->ignore : NULL;
     size_t nl = e->w->locations.len;
+    if (!focus && !ignore && !e->hide.re && !e->show.re) {
+        /* every location is "focused": only the samples without one go */
+        size_t out = 0;
+        for (size_t i = 0; i < e->w->samples.len; i++)
+            if (ed_samples(e)[i].n_loc)
+                ed_samples(e)[out++] = ed_samples(e)[i];
+        e->w->samples.len = out;
+        return PPROF_OK;
+    }
     if ((e->hide.re || e->show.re) && !own_locations(e))
         return e->st;
     uint8_t *state = zalloc(e, 2 * nl), *hidden = state ? state + nl : NULL;

@@ -399,7 +399,8 @@ finish_working(pprof__ed *e)
 }
 
 /* Go's Compact keeps mapping[0] (the main binary) and the mappings that a location of a kept
- * sample uses; the merger keeps every mapping it is given, so the others go here. */
+ * sample uses; the merger keeps every mapping it is given, so the others go here. Once per
+ * batch, last: mapping indices are the input's until then. */
 static pprof_status
 drop_unused_mappings(pprof__ed *e)
 {
@@ -701,8 +702,6 @@ pipeline(pprof__ed *e)
         return e->st;
     if (o->redact)
         run_op(e, slot, "redact", ed_redact);
-    if (!e->st)
-        drop_unused_mappings(e);
     return e->st;
 }
 

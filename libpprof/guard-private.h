@@ -5,6 +5,7 @@
 #ifndef PPROF_GUARD_PRIVATE_H
 #define PPROF_GUARD_PRIVATE_H
 
+#include "htab-private.h"
 #include "profile-private.h"
 
 /* Top-level fields the sniff looks at: text or random bytes break the protobuf structure within
@@ -33,9 +34,8 @@ typedef struct pprof__guard {
     uint64_t stack, values, labels;
     bool time_nonzero; /* for concatenated profiles, as the decoder */
     /* Hashes of the length-delimited top-level fields seen (samples aside): one seen before is
-     * charged as a field that leaves nothing. Open addressing, 0 = empty. */
-    uint64_t *seen;
-    size_t seen_cap, seen_n;
+     * charged as a field that leaves nothing. Values are the hash's top 31 bits. */
+    pprof__htab seen;
 } pprof__guard;
 
 void pprof__guard_init(pprof__guard *g, const pprof_read_options *o, uint64_t cap);

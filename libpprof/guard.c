@@ -167,9 +167,7 @@ pprof__guard_init(pprof__guard *g, const pprof_read_options *o, uint64_t cap)
 void
 pprof__guard_free(pprof__guard *g)
 {
-    pprof__free(&g->o->allocator, g->seen);
-    g->seen = NULL;
-    g->seen_cap = g->seen_n = 0;
+    pprof__htab_free(&g->seen, &g->o->allocator);
 }
 
 /* Whether the field's bytes were seen before (and remembers them). A stream that repeats its
@@ -178,34 +176,19 @@ pprof__guard_free(pprof__guard *g)
 static bool
 seen_before(pprof__guard *g, const uint8_t *p, size_t n)
 {
-    uint64_t h = pprof__mix64(pprof__hash_bytes(0, p, n)) | 1;
-    if (g->seen_n * 2 >= g->seen_cap) {
-        size_t cap = g->seen_cap ? g->seen_cap * 2 : 1024;
-        uint64_t *t = pprof__malloc(&g->o->allocator, cap * sizeof(uint64_t));
-        if (!t)
-            return false;
-        memset(t, 0, cap * sizeof(uint64_t));
-        for (size_t i = 0; i < g->seen_cap; i++)
-            if (g->seen[i])
-                for (size_t k = g->seen[i] & (cap - 1);; k = (k + 1) & (cap - 1))
-                    if (!t[k]) {
-                        t[k] = g->seen[i];
-                        break;
-                    }
-        pprof__free(&g->o->allocator, g->seen);
-        g->model += (cap - g->seen_cap) * sizeof(uint64_t);
-        g->seen = t;
-        g->seen_cap = cap;
-    }
-    for (size_t k = h & (g->seen_cap - 1);; k = (k + 1) & (g->seen_cap - 1)) {
-        if (g->seen[k] == h)
-            return true;
-        if (!g->seen[k]) {
-            g->seen[k] = h;
-            g->seen_n++;
-            return false;
-        }
-    }
+    uint64_t h = pprof__mix64(pprof__hash_bytes(0, p, n));
+    uint32_t tag = (uint32_t)(h >> 33); /* with the low 32 bits the table keeps: 63 of 64 */
+    size_t before = g->seen.slot ? g->seen.mask + 1 : 0;
+    if (pprof__htab_full(&g->seen) && !pprof__htab_reserve(&g->seen, &g->o->allocator, 1))
+        return false;
+    g->model += (g->seen.mask + 1 - before) * sizeof(uint64_t);
+    pprof__htab_probe probe;
+    uint32_t v;
+    PPROF__HTAB_FIND(&g->seen, h, probe, v, v == tag);
+    if (v != PPROF_NONE)
+        return true;
+    pprof__htab_insert_at(&g->seen, &probe, tag);
+    return false;
 }
 
 /* Counts inside a sample (is_sample) or a location; framing errors are left to the decoder. */

@@ -33,7 +33,7 @@ pprof__prefault_add(pprof__prefault *pf, void *p, size_t len)
     }
 }
 
-static void *
+static void
 prefault_run(void *arg)
 {
 #ifdef MADV_POPULATE_WRITE
@@ -49,19 +49,19 @@ prefault_run(void *arg)
 #else
     (void)arg;
 #endif
-    return NULL;
 }
 
 void
-pprof__prefault_start(pprof__prefault *pf, unsigned threads)
+pprof__prefault_start(pprof__prefault *pf, pprof__pool *pool)
 {
-    pf->running = pf->n && threads >= 2 && pthread_create(&pf->th, NULL, prefault_run, pf) == 0;
+    pf->job = (pprof__job){.fn = prefault_run, .arg = pf};
+    pf->running = pf->n && pprof__pool_start(pool, &pf->job);
 }
 
 void
 pprof__prefault_join(pprof__prefault *pf)
 {
     if (pf->running)
-        pthread_join(pf->th, NULL);
+        pprof__pool_wait(&pf->job);
     pf->running = false;
 }

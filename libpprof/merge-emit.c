@@ -314,7 +314,7 @@ plan_alloc(merge_plan *pl)
         if (pprof__buffer_reserve_in(a, &pl->raw, pprof__encoded_bound_of(&c)))
             pprof__prefault_add(&pl->pf, pl->raw.data, guess < pl->raw.cap ? guess : pl->raw.cap);
     }
-    pprof__prefault_start(&pl->pf, m->o.threads);
+    pprof__prefault_start(&pl->pf, m->pool);
     return true;
 }
 
@@ -571,7 +571,7 @@ plan_output_ids(merge_plan *pl)
         !(pl->stack_ids = pprof__malloc(&m->a, (pl->stack_ids_len + 1) * sizeof(uint64_t))))
         return false;
     fill_job fj = {f, pl->stack_order, pl->rank_live, pl->stack_id_off, pl->loc_id, pl->stack_ids};
-    pprof__par_for(m->o.threads, pl->nst, 8192, fill_stacks, &fj);
+    pprof__par_for(m->pool, m->o.threads, pl->nst, 8192, fill_stacks, &fj);
     return true;
 }
 
@@ -622,7 +622,7 @@ out_samples_into(merge_plan *pl, pprof_profile *p)
         return false;
     out_job oj = {&pl->f,         pl->kept, pl->kept_label_off, pl->stack_id_off, p->samples.data,
                   p->labels.data, pl->nt};
-    pprof__par_for(pl->f.m->o.threads, pl->n_kept, 8192, out_samples, &oj);
+    pprof__par_for(pl->f.m->pool, pl->f.m->o.threads, pl->n_kept, 8192, out_samples, &oj);
     pprof__free(a, p->stack.data);
     p->stack.data = pl->stack_ids;
     p->stack.cap = pl->stack_ids_len + 1;

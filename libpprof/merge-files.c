@@ -1,17 +1,14 @@
 /* pprof_merger_add_files: a list of files decoded on worker threads into a bounded window ahead
  * of the merger, which absorbs them in list order on the calling thread. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pthread_setname_np, gettid */
-#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "merge.h"
+#include "pool-private.h"
 #include "profile-private.h"
 
 /* How far decoding runs ahead of absorbing: two inputs per thread always; up to four while the
@@ -22,6 +19,9 @@
 #define WINDOW_MIN_PER_THREAD 2
 #define WINDOW_MAX_PER_THREAD 4
 #define WINDOW_BYTES ((uint64_t)16 << 20)
+/* The calling thread limits the run and decoding has the window's slack: at equal priority, more
+ * runnable threads than cores take the merger's share whenever all run. Should other work starve
+ * the decoding jobs, the merger decodes its next input itself. */
 #define DECODE_NICE 10
 #define MAX_THREADS 256
 #define NO_SIZE UINT64_MAX
@@ -127,18 +127,10 @@ decode_one(file_pool *pl, size_t i)
         check_whole(pl, s, path);
 }
 
-static void *
+static void
 worker(void *arg)
 {
     file_pool *pl = arg;
-    pthread_setname_np(pthread_self(), "pprof-decode");
-#ifdef __linux__
-    /* The calling thread limits the run and decoding has the window's slack: at equal
-     * priority, more runnable threads than cores take the merger's share whenever all run.
-     * Should other work starve these threads, the merger decodes its next input itself. Per
-     * thread on Linux; failing changes nothing but speed. */
-    setpriority(PRIO_PROCESS, (id_t)gettid(), DECODE_NICE);
-#endif
     pthread_mutex_lock(&pl->mu);
     for (;;) {
         while (!pl->stop && pl->next < pl->n && !may_take(pl))
@@ -153,7 +145,6 @@ worker(void *arg)
         pthread_cond_broadcast(&pl->cv);
     }
     pthread_mutex_unlock(&pl->mu);
-    return NULL;
 }
 
 static double
@@ -285,11 +276,15 @@ pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pthread_mutex_init(&pl.mu, NULL);
     pthread_cond_init(&pl.cv, NULL);
-    pthread_t th[MAX_THREADS];
+    pprof__pool *pool = pprof__pool_new(threads);
+    pprof__job jobs[MAX_THREADS];
     unsigned started = 0;
-    for (; started < threads; started++)
-        if (pthread_create(&th[started], NULL, worker, &pl))
+    for (; started < threads; started++) {
+        jobs[started] =
+            (pprof__job){.fn = worker, .arg = &pl, .nice = DECODE_NICE, .name = "pprof-decode"};
+        if (!pprof__pool_start(pool, &jobs[started]))
             break;
+    }
     pprof_status st = PPROF_OK;
     double waited = 0;
     size_t i = 0;
@@ -305,7 +300,8 @@ pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
     pthread_cond_broadcast(&pl.cv);
     pthread_mutex_unlock(&pl.mu);
     for (unsigned t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
+        pprof__pool_wait(&jobs[t]);
+    pprof__pool_free(pool);
     for (size_t k = 0; k < n; k++) {
         pprof_merge_input_free(pl.slots[k].in);
         pprof_profile_free(pl.slots[k].p);

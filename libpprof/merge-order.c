@@ -60,14 +60,15 @@ sort_half(void *c, size_t lo, size_t hi)
 
 /* msort with its two halves sorted at once (tmp needs n entries here, not n / 2). */
 static void
-psort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx, unsigned threads)
+psort(uint32_t *v, uint32_t *tmp, size_t n, cmp_fn cmp, const void *ctx, pprof__pool *pool,
+      unsigned threads)
 {
     if (threads < 2 || n < 4096) {
         msort(v, tmp, n, cmp, ctx);
         return;
     }
     sort_job j = {v, tmp, n, cmp, ctx};
-    pprof__par_for(2, 2, 1, sort_half, &j);
+    pprof__par_for(pool, 2, 2, 1, sort_half, &j);
     merge_halves(v, tmp, n / 2, n, cmp, ctx);
 }
 
@@ -304,9 +305,9 @@ pprof__merge_sort_stacks(const merge_ranks *f, uint32_t *ord, uint32_t *tmp, siz
     for (size_t i = 0; i < n; i++)
         ord[i] = (uint32_t)i;
     if (n > 1) {
-        pprof__par_for(m->o.threads, n, 8192, first_keys, &j);
+        pprof__par_for(m->pool, m->o.threads, n, 8192, first_keys, &j);
         sort_run(&j, (stack_run){0, (uint32_t)n, 0}, cnt, NULL, true);
-        pprof__par_for(m->o.threads, n, 8192, sort_rest, &j);
+        pprof__par_for(m->pool, m->o.threads, n, 8192, sort_rest, &j);
         if (j.failed)
             goto done;
     }
@@ -393,7 +394,7 @@ pprof__merge_order_samples(const merge_ranks *f, size_t n, size_t n_ranks, uint3
         out[pos[f->strank[ss[i].stack]]++] = (uint32_t)i;
     /* pos[r] is now the end of rank r's run; the runs are sorted independently */
     runs_job j = {f, out, tmp, pos};
-    pprof__par_for(m->o.threads, n_ranks, 8192, sort_runs, &j);
+    pprof__par_for(m->pool, m->o.threads, n_ranks, 8192, sort_runs, &j);
     pprof__free(&m->a, pos);
     return true;
 }
@@ -406,6 +407,6 @@ pprof__merge_order(const pprof_merger *m, size_t n, cmp_fn cmp, const merge_rank
         return NULL;
     for (size_t i = 0; i < n; i++)
         v[i] = (uint32_t)i;
-    psort(v, tmp, n, cmp, f, m->o.threads); /* tmp holds nmax + 1 entries */
+    psort(v, tmp, n, cmp, f, m->pool, m->o.threads); /* tmp holds nmax + 1 entries */
     return v;
 }

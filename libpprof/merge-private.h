@@ -176,7 +176,8 @@ struct pprof_merger {
     merge_batch batch[2];
     size_t s2_sent, s2_done; /* batches handed over and absorbed; batch[k % 2] is the k-th */
     bool s2_running, s2_tried, s2_quit, s2_failed;
-    pthread_t s2;
+    pprof__job s2_job;
+    pprof__pool *pool; /* the merger's threads: stage 2, prefaulting, parallel loops; or NULL */
     pthread_mutex_t s2_mu;
     pthread_cond_t s2_cv;
 };

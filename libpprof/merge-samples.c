@@ -70,8 +70,8 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
  * labels merged string ids in canonical order, its values the merged columns. Stage 2 interns
  * the stacks and the samples and sums the values. Stage 2 owns the stack and sample tables and
  * stage 1 everything else, so with threads >= 2 stage 2 runs on a thread of its own, a batch
- * behind stage 1 (the merger's thread is joined when the merger is freed). Stage 2 takes the
- * samples in input order either way, so nothing depends on it. Within a batch, stage 2 works in
+ * behind stage 1 (a job of the merger's pool, waited for when the merger is freed). Stage 2 takes
+ * the samples in input order either way, so nothing depends on it. Within a batch, stage 2 works in
  * groups whose hash-table slots it prefetches a pass ahead: those tables are far larger than the
  * caches, and a miss per probe was most of the merge. Errors are reported as a one-at-a-time
  * merge would: a sample's error wins over any error of a later sample. */
@@ -330,7 +330,7 @@ s2_make_room(pprof_merger *m, const merge_batch *b)
     size_t nv = new_samples * b->n_types;
     if (nv && pprof__vec_grow(&m->a, &m->values, sizeof(int64_t), m->values.len + nv))
         pprof__prefault_add(pf, (int64_t *)m->values.data + m->values.len, nv * sizeof(int64_t));
-    pprof__prefault_start(pf, m->o.threads);
+    pprof__prefault_start(pf, m->pool);
 }
 
 /* Stage 2 over a batch; stops at the first failure and records it in the batch. */
@@ -364,7 +364,7 @@ s2_batch(pprof_merger *m, merge_batch *b)
     }
 }
 
-static void *
+static void
 s2_thread(void *arg)
 {
     pprof_merger *m = arg;
@@ -386,7 +386,6 @@ s2_thread(void *arg)
         pthread_cond_broadcast(&m->s2_cv);
     }
     pthread_mutex_unlock(&m->s2_mu);
-    return NULL;
 }
 
 /* Hands the batch being filled to stage 2 and returns the next one to fill, once stage 2 is
@@ -443,7 +442,8 @@ s2_start(pprof_merger *m)
         pthread_mutex_destroy(&m->s2_mu);
         return;
     }
-    if (pthread_create(&m->s2, NULL, s2_thread, m)) {
+    m->s2_job = (pprof__job){.fn = s2_thread, .arg = m, .name = "pprof-merge-s2"};
+    if (!pprof__pool_start(m->pool, &m->s2_job)) {
         pthread_cond_destroy(&m->s2_cv);
         pthread_mutex_destroy(&m->s2_mu);
         return;
@@ -460,7 +460,7 @@ pprof__merge_s2_stop(pprof_merger *m)
     m->s2_quit = true;
     pthread_cond_broadcast(&m->s2_cv);
     pthread_mutex_unlock(&m->s2_mu);
-    pthread_join(m->s2, NULL);
+    pprof__pool_wait(&m->s2_job);
     pthread_cond_destroy(&m->s2_cv);
     pthread_mutex_destroy(&m->s2_mu);
     m->s2_running = false;

@@ -62,6 +62,7 @@ pprof_merger_free(pprof_merger *m)
         return;
     pprof__merge_s2_stop(m);
     pprof__prefault_join(&m->s2_pf);
+    pprof__pool_free(m->pool);
     const pprof_allocator a = m->a;
     pprof__vec *vecs[] = {&m->strings,      &m->mappings,     &m->functions,    &m->locations,
                           &m->lines,        &m->samples,      &m->stack,        &m->labels,
@@ -108,6 +109,11 @@ pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out, pprof_erro
     m->o = o;
     m->a = o.allocator;
     pprof__arena_init(&m->arena, &m->a);
+    /* Stage 2 and a prefault walk may each hold a worker while a parallel loop uses threads - 1
+     * more, as many threads as each of them once started for itself. Without a pool (threads
+     * < 2, or no memory for it) the merger works alone. */
+    unsigned loop_threads = o.threads < PPROF__PAR_MAX ? o.threads : PPROF__PAR_MAX;
+    m->pool = o.threads >= 2 ? pprof__pool_new(loop_threads + 1) : NULL;
     /* Pre-sized so that no table's data pointer is ever NULL (offset arithmetic on it). */
     if (pprof__merge_intern(m, "", 0) != 0 || /* "" is string 0, so 0 means "unset" everywhere */
         !pprof__vec_grow(&m->a, &m->lines, sizeof(mline), 16) ||

@@ -5,11 +5,17 @@
 
 #include <stddef.h>
 
+#include "pool-private.h"
+
+/* The most parts a loop is cut into. */
+#define PPROF__PAR_MAX 16
+
 typedef void (*pprof__par_fn)(void *ctx, size_t lo, size_t hi);
 
 /* Runs fn over [0, n) cut into up to `threads` contiguous parts of at least min_part items; the
- * calling thread takes the first part. A thread that cannot be started leaves its part to the
- * caller. */
-void pprof__par_for(unsigned threads, size_t n, size_t min_part, pprof__par_fn fn, void *ctx);
+ * calling thread takes the first part, pool's free workers the others. A part no worker takes
+ * (pool NULL or busy) is left to the caller. */
+void pprof__par_for(pprof__pool *pool, unsigned threads, size_t n, size_t min_part,
+                    pprof__par_fn fn, void *ctx);
 
 #endif

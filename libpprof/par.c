@@ -1,10 +1,9 @@
-/* Fork-join over contiguous index ranges with plain pthreads: no pool, no state kept. */
-#include <pthread.h>
+/* Fork-join over contiguous index ranges, on a pool's workers. */
 #include <stdbool.h>
 
 #include "par-private.h"
 
-#define PAR_MAX 16
+#define PAR_MAX PPROF__PAR_MAX
 
 typedef struct part {
     pprof__par_fn fn;
@@ -12,16 +11,16 @@ typedef struct part {
     size_t lo, hi;
 } part;
 
-static void *
+static void
 run_part(void *arg)
 {
     part *p = arg;
     p->fn(p->ctx, p->lo, p->hi);
-    return NULL;
 }
 
 void
-pprof__par_for(unsigned threads, size_t n, size_t min_part, pprof__par_fn fn, void *ctx)
+pprof__par_for(pprof__pool *pool, unsigned threads, size_t n, size_t min_part, pprof__par_fn fn,
+               void *ctx)
 {
     size_t k = threads > PAR_MAX ? PAR_MAX : threads;
     if (min_part == 0)
@@ -33,17 +32,19 @@ pprof__par_for(unsigned threads, size_t n, size_t min_part, pprof__par_fn fn, vo
         return;
     }
     part parts[PAR_MAX];
-    pthread_t th[PAR_MAX];
+    pprof__job jobs[PAR_MAX];
     bool started[PAR_MAX] = {false};
     for (size_t i = 0; i < k; i++)
         parts[i] = (part){fn, ctx, n * i / k, n * (i + 1) / k};
-    for (size_t i = 1; i < k; i++)
-        started[i] = pthread_create(&th[i], NULL, run_part, &parts[i]) == 0;
-    fn(ctx, parts[0].lo, parts[0].hi);
     for (size_t i = 1; i < k; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            fn(ctx, parts[i].lo, parts[i].hi);
+        jobs[i] = (pprof__job){.fn = run_part, .arg = &parts[i]};
+        started[i] = pprof__pool_start(pool, &jobs[i]);
     }
+    /* The parts are the same whoever runs them: the caller takes those no worker took. */
+    for (size_t i = 0; i < k; i++)
+        if (!started[i])
+            fn(ctx, parts[i].lo, parts[i].hi);
+    for (size_t i = 1; i < k; i++)
+        if (started[i])
+            pprof__pool_wait(&jobs[i]);
 }

@@ -258,6 +258,18 @@ tool_same_file(const char *in, const char *out)
            si.st_ino == so.st_ino;
 }
 
+int
+tool_refuse_text_over_input(const char *prog, const char *in, const char *out, bool force,
+                            const char *what)
+{
+    if (force || !tool_same_file(in, out))
+        return 0;
+    return tool_usage_error(prog,
+                            "%s is the input: the %s would replace the profile (--force to do "
+                            "it anyway)",
+                            out, what);
+}
+
 bool
 tool_output_is_tty(const char *out)
 {

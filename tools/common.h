@@ -47,6 +47,10 @@ pprof_format tool_format_from_name(const char *out);
 /* Whether the output would be the input, a regular file (st_dev and st_ino, symlinks followed;
  * "-" is standard input for in, standard output for out). False when either does not exist. */
 bool tool_same_file(const char *in, const char *out);
+/* Refuses (a usage error, exit 2) a text output that would replace its input profile, unless
+ * force: "IN is the input: the WHAT would replace the profile". Returns 0 to go on. */
+int tool_refuse_text_over_input(const char *prog, const char *in, const char *out, bool force,
+                                const char *what);
 /* Whether an output path means standard output: "-", /dev/stdout, /dev/fd/1. */
 bool tool_is_stdout(const char *out);
 /* Whether an output path ("-" and /dev/stdout: standard output) is a terminal. */

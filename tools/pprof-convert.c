@@ -90,11 +90,9 @@ run(int argc, char **argv)
     if (!o.in)
         return tool_usage_error(prog, "no input file");
     if (fo.to) {
-        if (!o.force && tool_same_file(o.in, o.out))
-            return tool_usage_error(prog,
-                                    "%s is the input: the folded text would replace the profile "
-                                    "(--force to do it anyway)",
-                                    o.out);
+        int trc = tool_refuse_text_over_input(prog, o.in, o.out, o.force, "folded text");
+        if (trc)
+            return trc;
         tool_output_init(&o.w); /* its temporary-file callback serves text outputs too */
         return convert_folded_run(&fo, o.in, o.out, &o.w);
     }

@@ -94,11 +94,9 @@ run(int argc, char **argv)
     }
     if (!in)
         return tool_usage_error(prog, "no input file");
-    if (!force && tool_same_file(in, out))
-        return tool_usage_error(prog,
-                                "%s is the input: the listing would replace the profile (--force "
-                                "to do it anyway)",
-                                out);
+    int rc = tool_refuse_text_over_input(prog, in, out, force, "report");
+    if (rc)
+        return rc;
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     tool_output_init(&w);
     pprof_error err;

@@ -590,6 +590,22 @@ test_batches(void)
         tap_ok(&T, !s1 && !s2 && a.len == b.len && !memcmp(a.data, b.data, a.len),
                "%s: batches give the bytes of the whole profile (%zu, %zu bytes)", ops[i].name,
                a.len, b.len);
+        if (ops[i].set == o_hide) {
+            /* the batches rewritten in place are decoded again: the input merges as before */
+            pprof_merger *m1 = NULL, *m2 = NULL;
+            pprof_buffer c = {0}, d = {0};
+            bool ok = !pprof_merger_new(NULL, &m1, &err) && !pprof_merger_new(NULL, &m2, &err) &&
+                      !pprof_merger_add(m1, p, NULL, &err) &&
+                      !pprof_merger_add_input(m2, in, NULL, &err) &&
+                      !pprof_merger_write_memory(m1, &raw, &c, NULL, &err) &&
+                      !pprof_merger_write_memory(m2, &raw, &d, NULL, &err) && c.len == d.len &&
+                      !memcmp(c.data, d.data, c.len);
+            tap_ok(&T, ok, "an edited merge input still merges to the profile's bytes");
+            pprof_merger_free(m1);
+            pprof_merger_free(m2);
+            pprof_buffer_free(&c);
+            pprof_buffer_free(&d);
+        }
         pprof_buffer_free(&a);
         pprof_buffer_free(&b);
         pprof_merge_input_free(in);

@@ -170,7 +170,8 @@ PPROF_API pprof_status pprof_edit_write_memory(const pprof_profile *in,
  * edited a batch at a time, so the input's whole sample table is never decoded at once and
  * only one batch's edited copy exists; the result is the same bytes as editing the fully read
  * profile. Operations that need every sample (normalize, tag ranges' units, min_fraction)
- * read the samples once more per need. The input may be edited again afterwards. */
+ * read the samples once more per need. The call needs exclusive use of the input (its batches
+ * are decoded into it, and may be rewritten there); it may be edited or merged again afterwards. */
 PPROF_API pprof_status pprof_edit_input(pprof_merge_input *in, const pprof_edit_options *opts,
                                         pprof_profile **out, pprof_error *err);
 PPROF_API pprof_status pprof_edit_input_write_file(pprof_merge_input *in,

@@ -1,0 +1,126 @@
+/* The thread pool (libpprof/pool.c) and the parallel loop on it (par.c): no pool means no
+ * threads, a full pool refuses rather than queues, workers are reused, a job's nice value and
+ * name hold only for its duration, and a loop covers every index once whatever ran it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* gettid, pthread_getname_np */
+#endif
+#include "par-private.h"
+#include "pool-private.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+typedef struct gate {
+    atomic_int open, entered;
+} gate;
+
+static void
+hold(void *arg)
+{
+    gate *g = arg;
+    atomic_fetch_add(&g->entered, 1);
+    while (!atomic_load(&g->open))
+        usleep(1000);
+}
+
+typedef struct seen {
+    int nice;
+    char name[16];
+    pthread_t self;
+} seen;
+
+static void
+look(void *arg)
+{
+    seen *s = arg;
+    errno = 0;
+    s->nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+    pthread_getname_np(pthread_self(), s->name, sizeof(s->name));
+    s->self = pthread_self();
+}
+
+static void
+count(void *ctx, size_t lo, size_t hi)
+{
+    atomic_int *hits = ctx;
+    for (size_t i = lo; i < hi; i++)
+        atomic_fetch_add(&hits[i], 1);
+}
+
+/* Every index of [0, n) hit exactly once. */
+static bool
+loop_covers(pprof__pool *p, unsigned threads, size_t n, size_t min_part)
+{
+    static atomic_int hits[100000];
+    for (size_t i = 0; i < n; i++)
+        atomic_store(&hits[i], 0);
+    pprof__par_for(p, threads, n, min_part, count, hits);
+    for (size_t i = 0; i < n; i++)
+        if (atomic_load(&hits[i]) != 1)
+            return false;
+    return true;
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    errno = 0;
+    int base = getpriority(PRIO_PROCESS, (id_t)gettid()); /* new threads start at it */
+    int want = base <= 10 || geteuid() == 0 ? 10 : base;  /* raising nice needs no privilege */
+    pprof__job j = {.fn = look};
+    tap_ok(&t, pprof__pool_new(0) == NULL, "a pool of no workers is NULL");
+    tap_ok(&t, !pprof__pool_start(NULL, &j), "no pool: start refuses, the caller works alone");
+
+    pprof__pool *p = pprof__pool_new(2);
+    gate g = {0};
+    pprof__job a = {.fn = hold, .arg = &g}, b = a, c = a;
+    bool sa = pprof__pool_start(p, &a), sb = pprof__pool_start(p, &b);
+    tap_ok(&t, p && sa && sb, "two long jobs start on a pool of two");
+    tap_ok(&t, !pprof__pool_start(p, &c), "a third is refused while both run, not queued");
+    tap_ok(&t, loop_covers(p, 8, 50000, 100), "a loop on a busy pool runs on the caller");
+    atomic_store(&g.open, 1);
+    pprof__pool_wait(&a);
+    pprof__pool_wait(&b);
+    tap_ok(&t, atomic_load(&g.entered) == 2 && a.done && b.done, "both ran and were waited for");
+
+    seen s1 = {0}, s2 = {0};
+    pprof__job n1 = {.fn = look, .arg = &s1, .nice = 10, .name = "pprof-test"};
+    tap_ok(&t, pprof__pool_start(p, &n1), "a free worker is reused");
+    pprof__pool_wait(&n1);
+    tap_ok(&t, s1.nice == want, "the job ran at its nice value (%d)", s1.nice);
+    tap_ok(&t, strcmp(s1.name, "pprof-test") == 0, "under its name (%s)", s1.name);
+    /* Both workers are idle; run plain jobs until one lands on the worker that ran n1. */
+    bool restored = true, landed = false;
+    for (int k = 0; k < 20 && !landed; k++) {
+        pprof__job n2 = {.fn = look, .arg = &s2};
+        if (!pprof__pool_start(p, &n2)) {
+            restored = false; /* that worker stays at nice 10 and refuses plain jobs */
+            break;
+        }
+        pprof__pool_wait(&n2);
+        landed = pthread_equal(s1.self, s2.self);
+        if (landed)
+            restored = s2.nice == base && strcmp(s2.name, "pprof-test") != 0;
+    }
+    if (geteuid() == 0)
+        tap_ok(&t, landed && restored, "priority and name restored after the job (nice %d, %s)",
+               s2.nice, s2.name);
+    else
+        tap_ok(&t, !landed || restored, "a worker left niced takes no plain job");
+    pprof__pool_free(p);
+
+    for (unsigned threads = 0; threads <= 20; threads++) {
+        pprof__pool *q = threads ? pprof__pool_new(threads) : NULL;
+        bool ok = loop_covers(q, threads, 99991, 1000) && loop_covers(q, threads, 3, 1) &&
+                  loop_covers(q, threads, 0, 0) && loop_covers(q, 2, 2, 1);
+        pprof__pool_free(q);
+        tap_ok(&t, ok, "loops cover every index once, threads %u", threads);
+    }
+    return tap_done(&t);
+}
