@@ -2,9 +2,14 @@
  * idea): interning, entities, one-call and open samples, header, serialize with and without
  * reset, reset, finish and stats, with handles drawn from the ones issued, the zero handle, or
  * forged. Oracles: a handle from before a reset or an ended open sample is refused; every
- * serialized profile reads back and rewrites to the same bytes; two fresh builders given the
+ * serialized profile reads back and rewrites to the same bytes (and the first one is the same
+ * from pprof_builder_serialize_file); two fresh builders given the
  * same calls produce the same bytes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builder.h"
 #include "fuzz.h"
@@ -106,7 +111,33 @@ typedef struct run {
     size_t n_types;
     pool strs, fns, maps, locs, opens;
     uint64_t digest; /* of every status and output, compared between the two runs */
+    bool filed;      /* the first serialize without reset was also written to a file */
 } run;
+
+/* pprof_builder_serialize_file without reset, into a private directory: the file holds the
+ * bytes pprof_builder_serialize just gave (out). */
+static void
+check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *out)
+{
+    const char *base = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-builder-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof(path), "%s/out.pb", dir);
+    pprof_error err;
+    FUZZ_CHECK(pprof_builder_serialize_file(b, 0, path, w, &err) == PPROF_OK,
+               "serialize_file failed where serialize succeeded: %s", err.message);
+    FILE *f = fopen(path, "rb");
+    FUZZ_CHECK(f, "cannot read %s back", path);
+    bool same = true;
+    for (size_t i = 0; i < out->len && same; i++)
+        same = fgetc(f) == out->data[i];
+    same = same && fgetc(f) == EOF;
+    fclose(f);
+    FUZZ_CHECK(same, "serialize_file wrote other bytes than serialize");
+    unlink(path);
+    FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
+}
 
 static void
 mix(run *r, const void *data, size_t n)
@@ -328,6 +359,10 @@ op(run *r)
         if (st == PPROF_OK) {
             check_output(&out, 0);
             mix(r, out.data, out.len);
+            if (!flags && !r->filed) {
+                r->filed = true;
+                check_file(b, &w, &out);
+            }
             if (flags)
                 new_generation(r);
         }

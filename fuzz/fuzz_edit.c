@@ -3,11 +3,16 @@
  * set_op); without the separator the whole input is the profile and the operations are chosen
  * from a fixed table by a hash of the input, hostile patterns included. Oracles: a failure
  * has a code and a message (and names the option when it is PPROF_E_ARG); a success reads back
- * and re-encodes to the same bytes, is the same from pprof_edit and from the streamed writer and
- * with 1 or 2 threads, is left as it is by a second, empty edit (compaction is idempotent), and
- * the input profile is unchanged. */
+ * and re-encodes to the same bytes, is the same from pprof_edit, from the streamed writer into
+ * memory and into a file (in a private directory removed afterwards), from a merge input (into
+ * memory, a file and a profile) and with 1 or 2 threads; on every other input the step report
+ * chains (each step starts with the samples and totals the previous one ended with); is left as it
+ * is by a second, empty edit (compaction is idempotent), and the input profile is unchanged. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "edit.h"
 #include "fuzz.h"
@@ -15,12 +20,23 @@
 #define SEP "\nPPROFEDIT\n"
 #define MAX_LIST 8
 
+/* What the step report and the warnings said during one edit. */
+typedef struct seen {
+    unsigned steps, warnings;
+    size_t last_out;
+    int64_t last_total[MAX_LIST + 8];
+    size_t n_last_total;
+    bool chained; /* one pass over the samples: each step starts where the previous ended */
+} seen;
+
 typedef struct ops {
     pprof_edit_options o;
+    seen seen;
     const char *types[MAX_LIST], *remove[MAX_LIST], *redact_labels[MAX_LIST];
     pprof_edit_label set[MAX_LIST];
     pprof_edit_rename rename[MAX_LIST];
     pprof_edit_scale scale[MAX_LIST];
+    bool normalize; /* normalize against the input itself */
 } ops;
 
 static void
@@ -36,6 +52,46 @@ ops_init(ops *p)
     p->o.scale = p->scale;
     p->o.redact_key = "fuzz-key";
     p->o.redact_key_len = 8;
+}
+
+/* Each step starts with the samples and totals the previous one ended with (when min_fraction
+ * makes the pipeline run twice, redact only runs in the second pass, so only the names and the
+ * sizes are checked then). */
+static void
+on_step(void *ctx, const pprof_edit_step *s)
+{
+    seen *v = ctx;
+    FUZZ_CHECK(s->op && s->op[0], "a step without a name");
+    FUZZ_CHECK(!s->n_total_in || s->total_in, "step %s: totals missing", s->op);
+    FUZZ_CHECK(!s->n_total_out || s->total_out, "step %s: totals missing", s->op);
+    if (v->chained && v->steps) {
+        FUZZ_CHECK(s->samples_in == v->last_out, "step %s starts with %zu samples, not %zu", s->op,
+                   s->samples_in, v->last_out);
+        FUZZ_CHECK(s->n_total_in == v->n_last_total &&
+                       (!s->n_total_in ||
+                        !memcmp(s->total_in, v->last_total, s->n_total_in * sizeof(int64_t))),
+                   "step %s starts with other totals than the previous step ended with", s->op);
+    }
+    v->steps++;
+    v->last_out = s->samples_out;
+    v->n_last_total = s->n_total_out < MAX_LIST + 8 ? s->n_total_out : 0;
+    if (v->n_last_total)
+        memcpy(v->last_total, s->total_out, v->n_last_total * sizeof(int64_t));
+}
+
+static void
+on_warn(void *ctx, const char *msg)
+{
+    seen *v = ctx;
+    FUZZ_CHECK(msg && msg[0] && strlen(msg) < 512, "an empty or unbounded warning");
+    v->warnings++;
+}
+
+/* Resets what the callbacks saw before one more edit of the same input. */
+static void
+seen_reset(ops *p)
+{
+    p->seen = (seen){.chained = !(p->o.min_fraction > 0)};
 }
 
 /* Splits v at the first c; the part after it, or NULL. */
@@ -94,6 +150,8 @@ set_op(ops *p, const char *name, char *v)
         o->min_fraction = strtod(v, NULL);
     else if (!strcmp(name, "redact"))
         o->redact = (unsigned)strtoul(v, NULL, 10) % 9;
+    else if (!strcmp(name, "norm"))
+        p->normalize = true;
     else if (!strcmp(name, "redactlabel") && o->n_redact_labels < MAX_LIST)
         p->redact_labels[o->n_redact_labels++] = v;
 }
@@ -175,6 +233,8 @@ edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
     pprof_edit_options o = p->o;
     o.allocator = fuzz_failing_allocator(&fa);
     o.threads = 1;
+    o.step = NULL;
+    o.warn = NULL;
     pprof_profile *q = NULL;
     pprof_error err;
     pprof_status st = pprof_edit(in, &o, &q, &err);
@@ -191,7 +251,53 @@ edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
     pprof_profile_free(q);
 }
 
-/* The same edit through a merge input (samples decoded and edited in batches). */
+/* Whether the file at path holds exactly want's bytes. */
+static bool
+file_holds(const char *path, const pprof_buffer *want)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    bool ok = true;
+    for (size_t i = 0; i < want->len && ok; i++)
+        ok = fgetc(f) == want->data[i];
+    ok = ok && fgetc(f) == EOF;
+    fclose(f);
+    return ok;
+}
+
+/* A private directory for the written files, removed again by tmp_done. */
+typedef struct tmp {
+    char dir[4096], path[4200];
+} tmp;
+
+static void
+tmp_make(tmp *t)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(t->dir, sizeof(t->dir), "%s/pprof-fuzz-edit-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(t->dir), "mkdtemp: %s", strerror(errno));
+    snprintf(t->path, sizeof(t->path), "%s/out.pb", t->dir);
+}
+
+static void
+tmp_done(tmp *t)
+{
+    unlink(t->path);
+    FUZZ_CHECK(rmdir(t->dir) == 0, "files left behind in %s", t->dir);
+}
+
+/* The file written by an edit holds want's bytes. */
+static void
+check_file(const tmp *t, const pprof_buffer *want, const char *what)
+{
+    FUZZ_CHECK(file_holds(t->path, want), "%s: the file holds other bytes than the memory output",
+               what);
+    unlink(t->path);
+}
+
+/* The same edit through a merge input (samples decoded and edited in batches), into memory, into
+ * a file and as a profile. */
 static void
 check_lazy(const uint8_t *data, size_t size, ops *p, pprof_status want, const pprof_buffer *out)
 {
@@ -203,10 +309,30 @@ check_lazy(const uint8_t *data, size_t size, ops *p, pprof_status want, const pp
     raw.format = PPROF_FORMAT_RAW;
     FUZZ_CHECK(pprof_merge_input_read_memory(data, size, &ro, &in, &err) == PPROF_OK,
                "a profile that reads does not read as a merge input: %s", err.message);
+    seen_reset(p);
     pprof_status st = pprof_edit_input_write_memory(in, &p->o, &raw, &b, &err);
     FUZZ_CHECK(st == want, "edited as a merge input: %s, as a profile: %s", pprof_status_name(st),
                pprof_status_name(want));
     FUZZ_CHECK(st || same(&b, out), "edited as a merge input, other bytes");
+    if (!st) {
+        /* the input may be edited again: once more into a file, and as a profile */
+        tmp t;
+        tmp_make(&t);
+        seen_reset(p);
+        FUZZ_CHECK(pprof_edit_input_write_file(in, &p->o, t.path, &raw, &err) == PPROF_OK,
+                   "a merge input edited into a file: %s", err.message);
+        check_file(&t, out, "pprof_edit_input_write_file");
+        tmp_done(&t);
+        pprof_profile *q = NULL;
+        pprof_buffer qb = {0};
+        seen_reset(p);
+        FUZZ_CHECK(pprof_edit_input(in, &p->o, &q, &err) == PPROF_OK, "pprof_edit_input: %s",
+                   err.message);
+        encode(q, &qb);
+        FUZZ_CHECK(same(&qb, out), "pprof_edit_input gives another profile");
+        pprof_buffer_free(&qb);
+        pprof_profile_free(q);
+    }
     pprof_buffer_free(&b);
     pprof_merge_input_free(in);
 }
@@ -218,6 +344,9 @@ check_edit(const pprof_profile *in, ops *p, const uint8_t *data, size_t size)
     pprof_error err;
     encode_input(in, &before);
     pprof_profile *q = NULL;
+    if (p->normalize)
+        p->o.normalize_base = in;
+    seen_reset(p);
     pprof_status st = pprof_edit(in, &p->o, &q, &err);
     if (st) {
         FUZZ_CHECK(q == NULL && err.code == st && err.message[0], "failure without a message");
@@ -232,10 +361,21 @@ check_edit(const pprof_profile *in, ops *p, const uint8_t *data, size_t size)
     edit_nomem(in, p, fuzz_hash(data, size));
     pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
     raw.format = PPROF_FORMAT_RAW;
+    seen first = p->seen;
     p->o.threads = 2;
+    seen_reset(p);
     FUZZ_CHECK(pprof_edit_write_memory(in, &p->o, &raw, &streamed, &err) == PPROF_OK, "%s",
                err.message);
     FUZZ_CHECK(same(&out, &streamed), "the streamed edit differs (or 2 threads do)");
+    FUZZ_CHECK(p->seen.steps == first.steps && p->seen.warnings == first.warnings,
+               "the streamed edit reports other steps or warnings");
+    tmp t;
+    tmp_make(&t);
+    seen_reset(p);
+    FUZZ_CHECK(pprof_edit_write_file(in, &p->o, t.path, &raw, &err) == PPROF_OK,
+               "edited into a file: %s", err.message);
+    check_file(&t, &out, "pprof_edit_write_file");
+    tmp_done(&t);
     pprof_profile *r = NULL, *r2 = NULL;
     pprof_read_options ro = fuzz_read_options();
     ro.max_input_bytes = ro.max_decompressed_bytes = UINT64_MAX >> 2;
@@ -281,6 +421,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         prof = sep + n;
     } else {
         pick_ops(&p, fuzz_hash(data, size));
+    }
+    /* the step report and the warnings are asked for on every other input */
+    if (fuzz_hash(data, size) & 2) {
+        p.o.step = on_step;
+        p.o.step_ctx = &p.seen;
+        p.o.warn = on_warn;
+        p.o.warn_ctx = &p.seen;
     }
     pprof_read_options ro = fuzz_read_options();
     pprof_profile *in = NULL;

@@ -1,15 +1,23 @@
 /* What the tools do with files: read a profile from a path, write it back atomically to the
  * same path (the `-o` names its input case), read it again. The file holds the same profile
  * afterwards; a failed read never changes the file; error paths (missing file, a directory)
- * answer with PPROF_E_IO. All files live in a directory made and removed for each input. */
+ * answer with PPROF_E_IO. Writes announce their temporary and its end (on_temporary); a readable
+ * profile is also written through symbolic links (the links stay, the target is replaced), to
+ * a link loop, to /dev/null and /dev/full (character devices, written in place) and to a socket
+ * nobody listens on; a pipe over max_input_bytes is PPROF_E_LIMIT; the input written by
+ * pprof_write_bytes_atomic holds its bytes and reads as a merge input as memory does. All files
+ * live in a directory made and removed for each input. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "merge.h"
 
 static bool
 write_file(const char *path, const uint8_t *d, size_t n)
@@ -33,6 +41,101 @@ same_bytes(const char *path, const uint8_t *d, size_t n)
     ok = ok && fgetc(f) == EOF;
     fclose(f);
     return ok;
+}
+
+/* What on_temporary announced: the last temporary's name ("" once it is gone) and how often. */
+typedef struct announced {
+    char path[4300];
+    unsigned calls;
+} announced;
+
+static void
+on_temporary(void *ctx, const char *tmp)
+{
+    announced *a = ctx;
+    FUZZ_CHECK(!tmp || strlen(tmp) < sizeof(a->path), "temporary name too long");
+    snprintf(a->path, sizeof(a->path), "%s", tmp ? tmp : "");
+    a->calls++;
+}
+
+/* Outputs that are not a plain file: through a symbolic link (the link stays, its target gets
+ * the profile), a link loop, a dangling link (creates its target), a character device written
+ * in place (/dev/null stays a device; /dev/full fails with PPROF_E_IO), a socket nobody
+ * listens on. Every file made here is removed again. */
+static void
+special_outputs(const pprof_profile *p, const char *dir, const pprof_write_options *w)
+{
+    char target[4300], link[4300], link2[4300];
+    snprintf(target, sizeof(target), "%s/target.pb", dir);
+    snprintf(link, sizeof(link), "%s/link.pb", dir);
+    snprintf(link2, sizeof(link2), "%s/link2.pb", dir);
+    pprof_error err;
+    pprof_read_options o = fuzz_read_options();
+    o.max_input_bytes = o.max_decompressed_bytes = UINT64_MAX >> 2;
+    /* a dangling relative link, reached through a second link */
+    FUZZ_CHECK(symlink("target.pb", link) == 0 && symlink(link, link2) == 0, "symlink: %s",
+               strerror(errno));
+    pprof_status st = pprof_profile_write_file(p, link2, w, &err);
+    struct stat sb;
+    FUZZ_CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode) && lstat(link2, &sb) == 0 &&
+                   S_ISLNK(sb.st_mode),
+               "writing through a link replaced the link");
+    if (st == PPROF_OK) {
+        pprof_profile *r = NULL;
+        FUZZ_CHECK(pprof_profile_read_file(target, &o, &r, &err) == PPROF_OK,
+                   "the link's target does not hold the profile: %s", err.message);
+        FUZZ_CHECK(pprof_profile_equal(p, r), "the link's target holds another profile");
+        pprof_profile_free(r);
+        /* the target exists now: written again through the link, it is replaced */
+        FUZZ_CHECK(pprof_profile_write_file(p, link, w, &err) == PPROF_OK,
+                   "writing over a link's existing target: %s", err.message);
+        unlink(target);
+    } else {
+        FUZZ_CHECK(st == PPROF_E_INVALID, "writing through a link gave %s: %s",
+                   pprof_status_name(st), err.message);
+        FUZZ_CHECK(lstat(target, &sb) != 0, "a failed write through a link left its target");
+    }
+    unlink(link);
+    unlink(link2);
+    /* a link to itself is refused, and stays */
+    FUZZ_CHECK(symlink("loop.pb", link) == 0, "symlink: %s", strerror(errno));
+    snprintf(link2, sizeof(link2), "%s/loop.pb", dir);
+    FUZZ_CHECK(rename(link, link2) == 0, "rename: %s", strerror(errno));
+    st = pprof_profile_write_file(p, link2, w, &err);
+    FUZZ_CHECK(st == PPROF_E_IO || st == PPROF_E_INVALID, "writing to a link loop gave %s",
+               pprof_status_name(st));
+    FUZZ_CHECK(lstat(link2, &sb) == 0 && S_ISLNK(sb.st_mode), "a link loop was replaced");
+    unlink(link2);
+    /* character devices are written in place */
+    if (stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+        st = pprof_profile_write_file(p, "/dev/null", w, &err);
+        FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_INVALID, "writing /dev/null gave %s: %s",
+                   pprof_status_name(st), err.message);
+        FUZZ_CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode),
+                   "/dev/null is no longer a device");
+    }
+    if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+        st = pprof_profile_write_file(p, "/dev/full", w, &err);
+        FUZZ_CHECK(st == PPROF_E_IO || st == PPROF_E_INVALID, "writing /dev/full gave %s",
+                   pprof_status_name(st));
+        FUZZ_CHECK(st != PPROF_E_IO || strstr(err.message, "cannot write"),
+                   "a full device is not a write error: %s", err.message);
+    }
+    /* a socket nobody accepts on: connect fails, an I/O error */
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+    if (n > 0 && (size_t)n < sizeof(sa.sun_path)) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        FUZZ_CHECK(fd >= 0, "socket: %s", strerror(errno));
+        FUZZ_CHECK(bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) == 0, "bind: %s",
+                   strerror(errno));
+        st = pprof_profile_write_file(p, sa.sun_path, w, &err);
+        close(fd);
+        FUZZ_CHECK(st == PPROF_E_IO || st == PPROF_E_INVALID,
+                   "writing to a socket nobody listens on gave %s", pprof_status_name(st));
+        FUZZ_CHECK(stat(sa.sun_path, &sb) == 0 && S_ISSOCK(sb.st_mode), "the socket was replaced");
+        unlink(sa.sun_path);
+    }
 }
 
 int
@@ -73,7 +176,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         w.format = size ? (pprof_format)(data[0] % 3) : PPROF_FORMAT_RAW;
         w.level = 1;
         w.threads = size > 1 && (data[1] & 1) ? 2 : 0; /* gzip: compressing while encoding */
+        announced ann = {{0}, 0};
+        w.on_temporary = on_temporary;
+        w.temporary_ctx = &ann;
         st = pprof_profile_write_file(p, path, &w, &err);
+        /* a temporary announced was announced gone (NULL) at the end; a success had one */
+        FUZZ_CHECK(!ann.path[0] && (st != PPROF_OK || ann.calls >= 2),
+                   "the temporary was not announced, or not announced gone");
         FUZZ_CHECK(st == PPROF_OK || !strstr(err.message, "computed bound"),
                    "the encoding bound is wrong: %s", err.message);
         if (st == PPROF_OK) {
@@ -83,6 +192,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        err.message);
             FUZZ_CHECK(!r || pprof_profile_equal(p, r), "rewritten file holds another profile");
             pprof_profile_free(r);
+            special_outputs(p, dir, &w);
         } else {
             /* a failed write leaves the input as it was */
             FUZZ_CHECK(same_bytes(path, data, size), "a failed write changed the input file");
@@ -107,6 +217,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    pprof_status_name(sp));
         pprof_profile_free(r);
     }
+
+    /* a pipe holding more than max_input_bytes is refused while it is read */
+    if (size > 1 && size < 60000 && pipe(fds) == 0) {
+        bool wrote = write(fds[1], data, size) == (ssize_t)size;
+        close(fds[1]);
+        char fdpath[64];
+        snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fds[0]);
+        pprof_read_options small = o;
+        small.max_input_bytes = size / 2;
+        pprof_profile *r = NULL;
+        pprof_status sp = wrote ? pprof_profile_read_file(fdpath, &small, &r, &err) : PPROF_E_LIMIT;
+        close(fds[0]);
+        FUZZ_CHECK(sp == PPROF_E_LIMIT && !r, "a pipe over max_input_bytes gave %s",
+                   pprof_status_name(sp));
+    }
+
+    /* the same bytes written atomically by the library, then read as a merge input from the
+     * file and from memory: the same bytes, the same verdict */
+    char copy[4300];
+    snprintf(copy, sizeof(copy), "%s/copy.pb", dir);
+    FUZZ_CHECK(pprof_write_bytes_atomic(copy, data, size, &err) == PPROF_OK, "writing %s: %s", copy,
+               err.message);
+    FUZZ_CHECK(same_bytes(copy, data, size), "pprof_write_bytes_atomic wrote other bytes");
+    pprof_merge_input *mf = NULL, *mm = NULL;
+    pprof_status sf = pprof_merge_input_read_file(copy, &o, &mf, &err);
+    pprof_status sm = pprof_merge_input_read_memory(data, size, &o, &mm, NULL);
+    FUZZ_CHECK(sf == sm, "merge input from file (%s) and memory (%s) disagree",
+               pprof_status_name(sf), pprof_status_name(sm));
+    pprof_merge_input_free(mf);
+    pprof_merge_input_free(mm);
+    unlink(copy);
 
     /* a file over the input limit is refused before it is decoded */
     struct stat sb;

@@ -1,12 +1,55 @@
 /* The folded-stack reader on arbitrary bytes. When it accepts them, writing the profile back
  * gives folded text that reads again and writes to the same bytes (the writer's output is a
- * fixed point), and a report of the profile can be built and printed, its JSON valid. */
+ * fixed point), and a report of the profile can be built and printed, its JSON valid. Input
+ * that is a pprof profile instead is written as folded stacks with options picked by its hash
+ * (a sample type, line numbers, label roots): that text reads as folded stacks and writes
+ * again to the same bytes. */
+#include <stdio.h>
 #include <string.h>
 
 #include "folded.h"
 #include "fuzz.h"
 #include "json-check.h"
 #include "report.h"
+
+/* A pprof profile written as folded stacks with options from h. */
+static void
+check_profile(const uint8_t *data, size_t size, const pprof_folded_read_options *ro)
+{
+    pprof_read_options po = fuzz_read_options();
+    pprof_profile *p = NULL, *q = NULL;
+    if (pprof_profile_read_memory(data, size, &po, &p, NULL) != PPROF_OK)
+        return;
+    uint64_t h = fuzz_hash(data, size);
+    static const char *const keys[] = {"tenant", "thread_id", "bytes", "", "pid", "region"};
+    pprof_folded_write_options wo = PPROF_FOLDED_WRITE_OPTIONS_INIT;
+    wo.lines = h & 1;
+    wo.labels = keys + (h >> 1) % 3;
+    wo.n_labels = (h >> 3) % 4;
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    char type[256];
+    pprof_string ts;
+    if (nt && (h >> 5) % 3 == 0 &&
+        pprof_profile_string(p, pprof_profile_sample_type(p, (h >> 7) % nt).type, &ts)) {
+        snprintf(type, sizeof(type), "%.*s", (int)ts.len, ts.data);
+        wo.sample_type = type;
+    }
+    pprof_buffer a = {0}, b = {0};
+    pprof_error err;
+    pprof_status st = pprof_folded_write(p, &wo, &a, &err);
+    FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]), "error without a message");
+    if (st == PPROF_OK && pprof_folded_read(a.data, a.len, ro, &q, &err) == PPROF_OK) {
+        FUZZ_CHECK(pprof_folded_write(q, NULL, &b, &err) == PPROF_OK, "rewriting failed: %s",
+                   err.message);
+        FUZZ_CHECK(a.len == b.len && (a.len == 0 || !memcmp(a.data, b.data, a.len)),
+                   "profile -> folded -> profile -> folded changed the bytes (%zu -> %zu)", a.len,
+                   b.len);
+    }
+    pprof_buffer_free(&a);
+    pprof_buffer_free(&b);
+    pprof_profile_free(p);
+    pprof_profile_free(q);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -19,6 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_profile *p = NULL, *q = NULL;
     if (pprof_folded_read(data, size, &ro, &p, &err) != PPROF_OK) {
         FUZZ_CHECK(err.code != PPROF_OK && err.message[0], "error without a message");
+        check_profile(data, size, &ro);
         return 0;
     }
     pprof_buffer a = {0}, b = {0}, r = {0};

@@ -77,11 +77,52 @@ report(const pprof_profile *p, size_t size, uint64_t h)
                "second report text: %s", err.message);
     FUZZ_CHECK(again.len == text.len && memcmp(again.data, text.data, text.len) == 0,
                "the same report twice differs");
+    /* the profile as its own unfiltered original, with active filters named: the same total
+     * and nodes, and the filters listed */
+    static const char *const filters[] = {
+        "focus=main",
+        "tagignore=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
+    pprof_report_options fo = ro;
+    fo.unfiltered = p;
+    fo.active_filters = filters;
+    fo.n_active_filters = 2;
+    pprof_report *r3 = NULL;
+    pprof_buffer ftext = {0};
+    FUZZ_CHECK(pprof_report_new(p, &fo, &r3, &err) == PPROF_OK, "report with unfiltered: %s",
+               err.message);
+    pprof_report_summary s3 = pprof_report_get_summary(r3);
+    FUZZ_CHECK(s3.total == s.total && pprof_report_count(r3) == pprof_report_count(r),
+               "the profile as its own unfiltered original changes the total (%lld, %lld)",
+               (long long)s3.total, (long long)s.total);
+    FUZZ_CHECK(pprof_report_print(r3, PPROF_PRINT_TEXT, &ftext, &err) == PPROF_OK,
+               "report text with filters: %s", err.message);
+    bool listed = false;
+    for (size_t i = 0; i + 10 <= ftext.len && !listed; i++)
+        listed = !memcmp(ftext.data + i, "focus=main", 10);
+    FUZZ_CHECK(listed, "the active filters are not listed");
+    pprof_buffer_free(&ftext);
+    pprof_report_free(r3);
     pprof_buffer_free(&text);
     pprof_buffer_free(&json);
     pprof_buffer_free(&again);
     pprof_report_free(r);
     pprof_report_free(r2);
+}
+
+/* Every granularity name parses to its value, and nothing else parses. */
+static void
+granularity_names(void)
+{
+    static const char *const names[] = {"functions", "filefunctions", "files", "lines",
+                                        "addresses"};
+    pprof_granularity g;
+    for (int i = 0; i < 5; i++)
+        FUZZ_CHECK(pprof_granularity_parse(names[i], &g) &&
+                       g == (pprof_granularity)(PPROF_GRANULARITY_FUNCTIONS + i),
+                   "granularity '%s' does not parse", names[i]);
+    FUZZ_CHECK(!pprof_granularity_parse("function", &g) && !pprof_granularity_parse(NULL, &g),
+               "a wrong granularity name parses");
 }
 
 /* Growth rules first (never fire against itself), then malformed ones. */
@@ -162,6 +203,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_profile *p = NULL;
     if (pprof_profile_read_memory(data, size, &o, &p, &err) != PPROF_OK)
         return 0;
+    granularity_names();
     report(p, size, fuzz_hash(data, size));
     self_diff(p, size);
     pprof_profile_free(p);

@@ -44,8 +44,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "decode/write is not a fixed point (%zu vs %zu bytes)", b1.len, b3.len);
 
     pprof_write_options z = PPROF_WRITE_OPTIONS_INIT;
-    z.format = fuzz_hash(data, size) & 1 ? PPROF_FORMAT_ZSTD : PPROF_FORMAT_GZIP;
-    z.level = 1;
+    uint64_t h = fuzz_hash(data, size);
+    z.format = h & 1 ? PPROF_FORMAT_ZSTD : PPROF_FORMAT_GZIP;
+    /* the default level (0) and, for small profiles, a level past the maximum (clamped) */
+    z.level = (h >> 1) % 3 == 0 ? 0 : (h >> 1) % 3 == 1 && b1.len < 8192 ? 99 : 1;
     st = pprof_profile_write_memory(p1, &z, &c, &err);
     FUZZ_CHECK(st == PPROF_OK, "compressed write failed: %s", err.message);
     FUZZ_CHECK(pprof_detect_format(c.data, c.len) == z.format, "wrong container written");
@@ -53,6 +55,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(st == PPROF_OK, "compressed profile does not read back: %s", err.message);
     FUZZ_CHECK(pprof_profile_source_format(p3) == z.format, "source format lost");
     FUZZ_CHECK(pprof_profile_equal(p1, p3), "compressed read-back differs");
+    /* an unknown container is refused as an argument error, and nothing is appended */
+    pprof_write_options bad = z;
+    bad.format = (pprof_format)7;
+    size_t had = c.len;
+    st = pprof_profile_write_memory(p1, &bad, &c, &err);
+    FUZZ_CHECK(st == PPROF_E_ARG && c.len == had, "an unknown format gave %s",
+               pprof_status_name(st));
 
 done:
     pprof_buffer_free(&b1);

@@ -1,9 +1,7 @@
 /* Memory a profile owns: a chunked bump arena for small pieces and growable flat arrays. */
-#define _GNU_SOURCE /* mremap */
 #include <stdlib.h>
-#include <sys/mman.h>
 
-#include "blk-private.h"
+#include "memory-private.h"
 #include "profile-private.h"
 
 struct pprof__arena_chunk {
@@ -12,21 +10,42 @@ struct pprof__arena_chunk {
     max_align_t data[];
 };
 
-/* The default allocator. Blocks of 2 MiB and more get their own mapping with transparent huge
- * pages requested: a decoded model is about three times its input, and with 4 KiB pages first-
- * touch page faults dominate a one-shot decode on virtual machines (docs/bench.md). */
+/* The default allocator's blocks carry a header saying how they were obtained, so that free and
+ * realloc need nothing else. Blocks of PPROF__BIG_BLOCK and more are mappings of their own where
+ * the memory policy (memory.c) allows. */
+typedef struct blk {
+    size_t size;   /* mapping length, or the malloc'd payload size */
+    size_t mapped; /* 1 when the block is its own mapping */
+} blk;
+
+_Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
+
+static void *
+heap_blk(size_t size)
+{
+    blk *h = malloc(size + sizeof(blk));
+    if (!h)
+        return NULL;
+    h->size = size;
+    h->mapped = 0;
+    return h + 1;
+}
+
 static void *
 blk_alloc(size_t size)
 {
-    if (size > SIZE_MAX - sizeof(pprof__blk) - PPROF__BIG_BLOCK)
+    if (size > SIZE_MAX - sizeof(blk) - PPROF__BIG_BLOCK)
         return NULL;
-#ifdef PPROF__HUGE_BLOCKS
     if (size >= PPROF__BIG_BLOCK) {
-        pprof__blk *h = pprof__big_map(pprof__big_len(size));
-        return h ? h + 1 : NULL;
+        size_t len;
+        blk *h = pprof__mem_map_big(size + sizeof(blk), &len);
+        if (h) {
+            h->size = len;
+            h->mapped = 1;
+            return h + 1;
+        }
     }
-#endif
-    return pprof__heap_blk(size);
+    return heap_blk(size);
 }
 
 static void
@@ -34,9 +53,9 @@ blk_free(void *p)
 {
     if (!p)
         return;
-    pprof__blk *h = (pprof__blk *)p - 1;
+    blk *h = (blk *)p - 1;
     if (h->mapped)
-        munmap(h, h->size);
+        pprof__mem_unmap_big(h, h->size);
     else
         free(h);
 }
@@ -46,21 +65,28 @@ blk_realloc(void *p, size_t size)
 {
     if (!p)
         return blk_alloc(size);
-    if (size > SIZE_MAX - sizeof(pprof__blk) - PPROF__BIG_BLOCK)
+    if (size > SIZE_MAX - sizeof(blk) - PPROF__BIG_BLOCK)
         return NULL;
-    pprof__blk *h = (pprof__blk *)p - 1;
-#ifdef PPROF__HUGE_BLOCKS
+    blk *h = (blk *)p - 1;
     if (h->mapped && size >= PPROF__BIG_BLOCK) {
-        pprof__blk *r = pprof__big_resize(h, pprof__big_len(size));
-        return r ? r + 1 : NULL;
+        size_t len;
+        blk *r = pprof__mem_remap_big(h, h->size, size + sizeof(blk), &len);
+        if (!r)
+            return NULL;
+        r->size = len;
+        return r + 1;
     }
-#endif
-    if (!h->mapped && size < PPROF__BIG_BLOCK)
-        return pprof__heap_blk_resize(h, size);
+    if (!h->mapped && size < PPROF__BIG_BLOCK) {
+        blk *n = realloc(h, size + sizeof(blk));
+        if (!n)
+            return NULL;
+        n->size = size;
+        return n + 1;
+    }
     void *n = blk_alloc(size);
     if (!n)
         return NULL;
-    size_t old = h->mapped ? h->size - sizeof(pprof__blk) : h->size;
+    size_t old = h->mapped ? h->size - sizeof(blk) : h->size;
     memcpy(n, p, old < size ? old : size);
     blk_free(p);
     return n;

@@ -591,7 +591,7 @@ check_options(pprof__ed *e)
                                     "granularity: unknown value %d", (int)o->granularity);
     if (!(o->min_fraction >= 0 && o->min_fraction <= 1))
         return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
-                                    "min_fraction must be between 0 and 1");
+                                    "min_fraction: must be between 0 and 1");
     if ((o->redact & ~7u) || (o->redact && !o->redact_key_len))
         return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
                                     o->redact & ~7u ? "redact: unknown kind bits"

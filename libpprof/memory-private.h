@@ -1,6 +1,5 @@
-/* Memory policy: how large buffers get their pages. The only place that knows about huge pages
- * (also blk-private.h, the default allocator's blocks, which only arena.c includes), prefaulting
- * and madvise. */
+/* Memory policy: how large buffers get their pages. The only place that knows about huge pages,
+ * prefaulting, mapping and madvise. */
 #ifndef PPROF_MEMORY_PRIVATE_H
 #define PPROF_MEMORY_PRIVATE_H
 
@@ -21,6 +20,20 @@ typedef struct pprof__prefault {
     pprof__job job;
     bool running;
 } pprof__prefault;
+
+/* ---- The default allocator's big blocks (arena.c): anonymous mappings of whole 2 MiB pages
+ * with transparent huge pages asked for. A decoded model is about three times its input, and
+ * with 4 KiB pages first-touch page faults dominate a one-shot decode on virtual machines. */
+#define PPROF__BIG_BLOCK ((size_t)2 << 20)
+
+/* A mapping of at least len bytes, its length (whole huge pages) in *mapped_len; NULL where big
+ * blocks are not mapped (AddressSanitizer builds keep every block on the heap, where it gets
+ * redzones; systems without MADV_HUGEPAGE or mremap) or the mapping failed. */
+void *pprof__mem_map_big(size_t len, size_t *mapped_len);
+/* Mapping m of old bytes resized to at least len bytes, its pages moving along; NULL on failure
+ * (m still valid). */
+void *pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len);
+void pprof__mem_unmap_big(void *m, size_t len);
 
 /* Asks that [p, p + len) stay in small pages (advice only: failing changes nothing but memory),
  * for a buffer that will be filled only in part. */

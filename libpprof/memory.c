@@ -1,9 +1,83 @@
 /* Memory policy (see memory-private.h). */
+#define _GNU_SOURCE /* mremap */
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "memory-private.h"
+
+/* Under AddressSanitizer every block stays on the heap, where it gets redzones. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PPROF__ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PPROF__ASAN 1
+#endif
+#if defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && !defined(PPROF__ASAN)
+#define BIG_BLOCKS 1
+#endif
+
+/* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
+ * aligned 2 MiB ranges can become huge pages (4 KiB-rounded lengths left most of a growing array
+ * in small pages). */
+static size_t
+big_len(size_t len)
+{
+    return (len + PPROF__BIG_BLOCK - 1) & ~(PPROF__BIG_BLOCK - 1);
+}
+
+void *
+pprof__mem_map_big(size_t len, size_t *mapped_len)
+{
+#ifdef BIG_BLOCKS
+    if (len > SIZE_MAX - PPROF__BIG_BLOCK)
+        return NULL;
+    size_t n = big_len(len);
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    madvise(m, n, MADV_HUGEPAGE); /* advice only: failure is harmless */
+    *mapped_len = n;
+    return m;
+#else
+    (void)len;
+    (void)mapped_len;
+    return NULL;
+#endif
+}
+
+void *
+pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len)
+{
+#ifdef BIG_BLOCKS
+    if (len > SIZE_MAX - PPROF__BIG_BLOCK)
+        return NULL;
+    size_t n = big_len(len);
+    *mapped_len = n;
+    if (n == old)
+        return m;
+    void *r = mremap(m, old, n, MREMAP_MAYMOVE);
+    if (r == MAP_FAILED)
+        return NULL;
+    if (n > old)
+        madvise(r, n, MADV_HUGEPAGE); /* advice only: failure is harmless */
+    return r;
+#else
+    (void)m;
+    (void)old;
+    (void)len;
+    (void)mapped_len;
+    return NULL;
+#endif
+}
+
+void
+pprof__mem_unmap_big(void *m, size_t len)
+{
+    munmap(m, len);
+}
 
 /* In steps of 2 MiB: the call holds the address space's lock, and the threads that map, grow or
  * free memory meanwhile wait for it (a whole encoding buffer in one call stalled them). */

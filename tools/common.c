@@ -240,6 +240,16 @@ tool_finish(const char *prog, int rc)
     return TOOL_EXIT_IO;
 }
 
+int
+tool_refuse_invalid(const char *prog, const char *file, pprof_profile *p, const char *what)
+{
+    long long errors = tool_check_go_rules(prog, file, p, "error");
+    if (errors > 0)
+        fprintf(stderr, "%s: %s: %s: %lld error(s) that Go's pprof refuses\n", prog,
+                strcmp(file, "-") ? file : "<stdin>", what, errors);
+    return errors > 0 ? TOOL_EXIT_INVALID : errors < 0 ? TOOL_EXIT_IO : 0;
+}
+
 bool
 tool_is_stdout(const char *path)
 {

@@ -67,6 +67,10 @@ void tool_print_version(FILE *out, const char *prog);
  * after printing why the check could not run. */
 long long tool_check_go_rules(const char *prog, const char *file, pprof_profile *p,
                               const char *lead);
+/* The reports' reading rule: a profile that breaks an error-level rule Go enforces on reading is
+ * refused as Go refuses it, naming each finding and then "what: N error(s)". Returns 0 to go
+ * on, else the exit status (1 invalid, 3 when the check itself could not run). */
+int tool_refuse_invalid(const char *prog, const char *file, pprof_profile *p, const char *what);
 
 /* ---- outputs: every tool that writes a file calls this once, before writing. */
 /* Installs the handlers that remove the temporary output file when SIGINT, SIGTERM, SIGHUP or

@@ -164,6 +164,10 @@ run(int argc, char **argv)
     for (int i = 0; i < 2 && !st; i++) {
         where = o.in[i];
         st = pprof_profile_read_file(o.in[i], NULL, &p[i], &err);
+        if (!st && (rc = tool_refuse_invalid(prog, o.in[i], p[i], "not compared"))) {
+            st = PPROF_E_INVALID; /* rc says how it ends; nothing more is printed */
+            break;
+        }
         pprof_profile *fp = NULL;
         if (!st && !(st = edit_filters_apply(&o.f, p[i], &fp, &err)) && fp) {
             pprof_profile_free(p[i]);

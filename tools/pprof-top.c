@@ -105,6 +105,12 @@ run(int argc, char **argv)
     pprof_buffer b = {0};
     const char *where = in;
     pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    int bad = st ? 0 : tool_refuse_invalid(prog, in, p, "not reported");
+    if (bad) {
+        pprof_profile_free(p);
+        edit_filters_free(&ef);
+        return bad;
+    }
     if (!st)
         st = edit_filters_apply(&ef, p, &fp, &err);
     if (!st && fp) {

@@ -162,5 +162,11 @@ bad "binary data" 'a;b 1\n\037\213\010\000 1\n' 'line 2: control or NUL byte'
 bad "nothing before the value" ' 5\n' 'line 1: empty stack'
 t 2 "--from=folded with a bad sample type" "$conv" "$work/esc.folded" --from=folded --sample-type cpu -o "$work/x.pb.gz"
 t 0 "--to=folded --sample-type index" "$conv" "$fib" --to=folded --sample-type 0
+# a profile Go refuses on reading is refused here too, naming the rule
+bad_prof=${PPROF_SOURCE_ROOT:-$here/../..}/corpus/check/n_line-function.pb
+t 1 "pprof-top refuses a profile Go refuses" "$top" "$bad_prof"
+grep_err 'CV6-line-function.*|not reported: 1 error' "pprof-top names the rule"
+t 1 "pprof-diff refuses a profile Go refuses" "$diff" "$fib" "$bad_prof"
+grep_err 'not compared: [0-9]+ error' "pprof-diff names the input"
 echo "1..$n"
 [ $fail -eq 0 ]
