@@ -51,11 +51,12 @@ typedef struct pprof__ed {
      * of a merge input), each batch in a fresh working profile added to the merger: the merge
      * is independent of grouping, so the result is the same. What needs every sample is
      * computed before the batches. */
-    pprof_profile *lazy; /* the merge input's profile, or NULL */
-    size_t first;        /* global index of the batch's first sample */
-    size_t batch;        /* its number */
-    bool final;          /* false: the pass that only sums min_fraction's total */
-    uint32_t *canon;     /* input string -> first string with its bytes (tag operations) */
+    pprof_profile *lazy;                  /* the merge input's profile, or NULL */
+    struct pprof_merge_input *lazy_input; /* the merge input itself, or NULL */
+    size_t first;                         /* global index of the batch's first sample */
+    size_t batch;                         /* its number */
+    bool final;                           /* false: the pass that only sums min_fraction's total */
+    uint32_t *canon; /* input string -> first string with its bytes (tag operations) */
     size_t n_canon;
     size_t n_str0;   /* the input's strings; later ones are a batch's own (memos skip them) */
     int64_t *units;  /* canonical key -> its numeric unit (string index) or -1 */

@@ -794,6 +794,51 @@ passes(pprof__ed *e, pprof_merger *m)
     return PPROF_OK;
 }
 
+/* Go's fetch loads every profile through Merge, which sums the samples with the same stack and
+ * labels, so ScaleN and Normalize round those sums: round(a) + round(b) is not round(a + b).
+ * When an operation rounds, the input is compacted by a merger first, a batch at a time for a
+ * merge input; the batches then edit that. Samples an operation makes identical are only
+ * summed at the end, after the rounding, as Go does not merge again. The input's own checks
+ * run first, so their paths name the input's samples. */
+static pprof_status
+load_as_go(pprof__ed *e, const pprof_merge_options *mo, pprof_profile **pre)
+{
+    const pprof_edit_options *o = &e->o;
+    if (!o->n_scale && !o->normalize_base)
+        return PPROF_OK;
+    size_t n = e->lazy ? e->lazy->lazy.len / 2 : e->in->samples.len;
+    for (e->first = 0; !e->st && e->first < n; e->first += PPROF__EDIT_BATCH) {
+        if (e->lazy &&
+            (e->st = pprof__decode_samples(e->lazy, e->first, PPROF__EDIT_BATCH, e->err)))
+            return e->st;
+        if ((e->st = check_samples(e)) || !e->lazy)
+            break;
+    }
+    if (e->lazy)
+        e->lazy->lazy_n = 0;
+    if (e->st)
+        return e->st;
+    pprof_merge_options quiet = *mo;
+    quiet.warn = NULL; /* the output's merger sees the same and says it */
+    pprof_merger *m = NULL;
+    if (!(e->st = pprof_merger_new(&quiet, &m, e->err))) {
+        if (e->lazy)
+            e->st = pprof_merger_add_input(m, e->lazy_input, NULL, e->err);
+        else
+            e->st = pprof_merger_add(m, e->in, NULL, e->err);
+        if (!e->st)
+            e->st = pprof_merger_finish(m, pre, e->err);
+    }
+    pprof_merger_free(m);
+    if (e->st)
+        return e->st;
+    e->in = *pre;
+    e->lazy = NULL;
+    e->lazy_input = NULL;
+    e->first = 0;
+    return e->st = check_input(e);
+}
+
 static pprof_status
 edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options *opts,
      out_kind kind, pprof_profile **out, const char *path, const pprof_write_options *wopts,
@@ -820,14 +865,17 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
     e.a = &e.o.allocator;
     e.in = lazy ? lazy->p : in;
     e.lazy = lazy ? lazy->p : NULL;
+    e.lazy_input = lazy;
     pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
     mo.warn = e.o.warn;
     mo.warn_ctx = e.o.warn_ctx;
     mo.allocator = e.o.allocator;
     mo.threads = e.o.threads;
     pprof_merger *m = NULL;
+    pprof_profile *pre = NULL;
     if (!(e.st = check_options(&e)) && !(e.st = check_input(&e)) &&
-        !(e.st = compile_patterns(&e)) && !(e.st = pprof_merger_new(&mo, &m, e.err)))
+        !(e.st = compile_patterns(&e)) && !load_as_go(&e, &mo, &pre) &&
+        !(e.st = pprof_merger_new(&mo, &m, e.err)))
         passes(&e, m);
     free_patterns(&e);
     free_steps(&e);
@@ -844,6 +892,7 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
             st = pprof_merger_write_memory(m, wopts, buf, NULL, err);
     }
     pprof_merger_free(m);
+    pprof_profile_free(pre);
     return st;
 }
 

@@ -413,7 +413,7 @@ if have "$heap"; then
     check "corpus heap: tagleaf bytes" "$heap" 'tagleaf=bytes'
     check "corpus heap: prune_from" "$heap" 'prune_from=json-iterator'
     check "corpus heap: sample types" "$heap" 'types=inuse_space,alloc_objects'
-    check "corpus heap: scale one type" "$heap" 'scale=alloc_space=0.001' known=1
+    check "corpus heap: scale one type" "$heap" 'scale=alloc_space=0.001'
     check "corpus heap: aggregate lines" "$heap" 'aggregate=lines'
 fi
 delta=$p/query-alloc_space_delta.pb.gz
@@ -426,8 +426,8 @@ have "$golab" && check "corpus go labels: tagroot + tagleaf" "$golab" 'tagroot=f
 have "$golab" && check "corpus go labels: show" "$golab" 'show=^main\.'
 have "$golab" && check "corpus go labels: rename label" "$golab" 'renamelabel=function=fn'
 have "$java" && check "corpus java (no mappings): focus" "$java" 'focus=java/io'
-have "$java" && check "corpus java: scale, duplicate input samples (summed on load)" "$java" 'scale=0.5' known=1
-have "$java" && check "corpus java: scale after a Go filter, duplicate input samples" "$java" 'show_from=no_Java_frame' 'scale=cpu=0.1' known=1
+have "$java" && check "corpus java: scale, duplicate input samples (summed on load)" "$java" 'scale=0.5'
+have "$java" && check "corpus java: scale after a Go filter, duplicate input samples" "$java" 'show_from=no_Java_frame' 'scale=cpu=0.1'
 have "$java" && check "corpus java: hide + aggregate functions" "$java" 'hide=^java/lang' 'aggregate=functions'
 have "$span" && check "corpus span_id: tagfocus span_id" "$span" 'tagfocus=span_id=.'
 have "$span" && check "corpus span_id: tagshow" "$span" 'tagshow=span|function'

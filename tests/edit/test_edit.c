@@ -10,8 +10,8 @@
 
 #include "builder.h"
 #include "check.h"
-#include "measure-private.h"
 #include "edit.h"
+#include "measure-private.h"
 #include "profile-private.h"
 #include "regex-private.h"
 #include "tap.h"
@@ -571,7 +571,8 @@ test_batches(void)
                {"hide", o_hide},         {"tagfocus", o_tagfocus},
                {"tagroot", o_tagroot},   {"labels", o_labels},
                {"min_fraction", o_frac}, {"ten at once", o_all},
-               {"normalize", NULL},      {"tagroot + focus on its frames", o_rootfocus}};
+               {"normalize", NULL},      {"tagroot + focus on its frames", o_rootfocus},
+               {"scale", o_scale}};
     for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++) {
         pprof_edit_options o;
         pprof_edit_options_init(&o);
@@ -613,6 +614,95 @@ test_batches(void)
     pprof_buffer_free(&enc);
     pprof_profile_free(base);
     pprof_profile_free(p);
+}
+
+/* n identical samples of value 1 (one frame, no labels), raw-encoded (free() it). The builder
+ * sums identical samples, so it makes one and the others are appended as encoded samples
+ * (Profile.sample, field 2: location_id [1], value [1]). */
+static uint8_t *
+dup_profile(unsigned n, size_t *len)
+{
+    pprof_builder_value_type st[1] = {{"samples", "count"}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    pprof_builder_str name, file;
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    pprof_builder_fn fn;
+    pprof_builder_loc loc;
+    pprof_builder_intern_cstr(b, "main.f", &name, &err);
+    pprof_builder_intern_cstr(b, "f.go", &file, &err);
+    pprof_builder_function(b, name, name, file, 1, &fn, &err);
+    pprof_builder_line ln = {fn, 3, 0};
+    pprof_builder_location(b, nomap, 0, &ln, 1, false, &loc, &err);
+    int64_t v = 1;
+    pprof_buffer one = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    bool ok = !pprof_builder_add_sample(b, &v, 1, &loc, 1, NULL, 0, &err) &&
+              !pprof_builder_serialize(b, 0, &wo, &one, &err);
+    pprof_builder_free(b);
+    static const uint8_t sample[] = {0x12, 0x06, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x01};
+    *len = one.len + (n - 1) * sizeof(sample);
+    uint8_t *d = ok ? malloc(*len) : NULL;
+    if (d) {
+        memcpy(d, one.data, one.len);
+        for (unsigned i = 1; i < n; i++)
+            memcpy(d + one.len + (i - 1) * sizeof(sample), sample, sizeof(sample));
+    }
+    pprof_buffer_free(&one);
+    return d;
+}
+
+/* go tool pprof merges identical input samples on loading, so ScaleN rounds their sum: two
+ * samples of 1 scaled by 0.5 give round(2 * 0.5) = 1, not round(0.5) * 2 = 2. The same across
+ * the batches of a merge input: 65537 samples of 1 by 0.4 give round(26214.8) = 26215
+ * (rounding a batch's sum would give 26214 + 0, rounding each sample 0). */
+static void
+test_scale_rounds_input_sums(void)
+{
+    static const struct {
+        unsigned n;
+        double f;
+        int64_t want;
+    } cases[] = {{2, 0.5, 1}, {3, 0.5, 2}, {65537, 0.4, 26215}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        pprof_profile *p = NULL, *q = NULL, *r = NULL;
+        pprof_merge_input *in = NULL;
+        pprof_error err;
+        pprof_edit_scale sc = {NULL, cases[i].f};
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.scale = &sc;
+        o.n_scale = 1;
+        int64_t a = -1, b = -1;
+        int64_t t = -1;
+        size_t len = 0;
+        uint8_t *enc = dup_profile(cases[i].n, &len);
+        if (enc && !pprof_profile_read_memory(enc, len, NULL, &p, &err))
+            totals(p, &t, 1);
+        tap_ok(&T, t == cases[i].n && p && nsamples(p) == cases[i].n,
+               "input: %u samples of 1 (%zu, total %lld)", cases[i].n, p ? nsamples(p) : 0,
+               (long long)t);
+        if (p && !pprof_edit(p, &o, &q, &err))
+            totals(q, &a, 1);
+        if (p && !pprof_merge_input_read_memory(enc, len, NULL, &in, &err) &&
+            !pprof_edit_input(in, &o, &r, &err))
+            totals(r, &b, 1);
+        tap_ok(&T, a == cases[i].want && b == cases[i].want,
+               "%u samples of 1, scale %g: %lld as Go (profile %lld, merge input %lld)", cases[i].n,
+               cases[i].f, (long long)cases[i].want, (long long)a, (long long)b);
+        free(enc);
+        pprof_profile_free(p);
+        pprof_profile_free(q);
+        pprof_profile_free(r);
+        pprof_merge_input_free(in);
+    }
 }
 
 static void
@@ -667,6 +757,7 @@ main(void)
     test_gate();
     test_units_and_hash();
     test_batches();
+    test_scale_rounds_input_sums();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
     const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */
