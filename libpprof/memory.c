@@ -19,6 +19,7 @@
 #define BIG_BLOCKS 1
 #endif
 
+#ifdef BIG_BLOCKS
 /* Whole huge pages: the kernel aligns an anonymous mapping of such a length to 2 MiB, and only
  * aligned 2 MiB ranges can become huge pages (4 KiB-rounded lengths left most of a growing array
  * in small pages). */
@@ -27,6 +28,7 @@ big_len(size_t len)
 {
     return (len + PPROF__BIG_BLOCK - 1) & ~(PPROF__BIG_BLOCK - 1);
 }
+#endif
 
 void *
 pprof__mem_map_big(size_t len, size_t *mapped_len)
