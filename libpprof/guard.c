@@ -170,25 +170,25 @@ pprof__guard_free(pprof__guard *g)
     pprof__htab_free(&g->seen, &g->o->allocator);
 }
 
-/* Whether the field's bytes were seen before (and remembers them). A stream that repeats its
- * strings or entities is a bomb's: real writers write each once. The set's memory is counted
- * with the tables; without memory for it, nothing is remembered. */
-static bool
+/* Whether the field's bytes were seen before (1, and remembers them; 0 when not), or -1 when the
+ * set cannot grow: a stream that repeats its strings or entities is a bomb's, real writers write
+ * each once, and the set's memory is counted with the tables. */
+static int
 seen_before(pprof__guard *g, const uint8_t *p, size_t n)
 {
     uint64_t h = pprof__mix64(pprof__hash_bytes(0, p, n));
     uint32_t tag = (uint32_t)(h >> 33); /* with the low 32 bits the table keeps: 63 of 64 */
     size_t before = g->seen.slot ? g->seen.mask + 1 : 0;
     if (pprof__htab_full(&g->seen) && !pprof__htab_reserve(&g->seen, &g->o->allocator, 1))
-        return false;
+        return -1;
     g->model += (g->seen.mask + 1 - before) * sizeof(uint64_t);
     pprof__htab_probe probe;
     uint32_t v;
     PPROF__HTAB_FIND(&g->seen, h, probe, v, v == tag);
     if (v != PPROF_NONE)
-        return true;
+        return 1;
     pprof__htab_insert_at(&g->seen, &probe, tag);
-    return false;
+    return 0;
 }
 
 /* Counts inside a sample (is_sample) or a location; framing errors are left to the decoder. */
@@ -264,7 +264,11 @@ take(pprof__guard *g, const uint8_t *buf, const uint8_t *tagp, const uint8_t *fe
         return pprof__error(err, PPROF_E_WIRE, at, FIELD_NAMES[field],
                             "type mismatch: field %u has wire type %u", field, wt);
     uint64_t seen = known ? g->n[field]++ : g->n[0]++;
-    if (wt == PPROF_WT_LEN && field != 2 && v && seen_before(g, tagp, (size_t)(fend - tagp)))
+    int repeat =
+        wt == PPROF_WT_LEN && field != 2 && v ? seen_before(g, tagp, (size_t)(fend - tagp)) : 0;
+    if (repeat < 0) /* a guess left out would change the verdict: an allocation failing is NOMEM */
+        return pprof__error(err, PPROF_E_NOMEM, at, "", "out of memory");
+    if (repeat)
         g->model += PPROF__MODEL_PER_BYTE * (uint64_t)(fend - tagp);
     switch (known ? field : 0) {
     case 1: g->model += sizeof(pprof_value_type); break;
