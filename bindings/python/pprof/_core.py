@@ -9,6 +9,22 @@ _FORMATS = {"gzip": _lib.FORMAT_GZIP, "zstd": _lib.FORMAT_ZSTD, "none": _lib.FOR
 FORMAT_NAMES = {_lib.FORMAT_RAW: "none", _lib.FORMAT_GZIP: "gzip", _lib.FORMAT_ZSTD: "zstd"}
 
 
+class _Closing:
+    """close() on leaving a with-block and on garbage collection (never raising there)."""
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 class PprofError(Exception):
     """A libpprof call failed: the C pprof_error, with the input it was about.
 

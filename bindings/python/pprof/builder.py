@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _lib
-from ._core import PprofError, check, fspath_bytes, take_buffer, write_options
+from ._core import _Closing, PprofError, check, fspath_bytes, take_buffer, write_options
 from ._lib import Fn, Loc, Map, Str, lib
 
 __all__ = ["Builder", "BuilderStats", "Str", "Fn", "Map", "Loc"]
@@ -35,7 +35,7 @@ def _cstr(s):
     return s.encode("utf-8", "surrogateescape") if isinstance(s, str) else bytes(s)
 
 
-class Builder:
+class Builder(_Closing):
     """Builds profiles with bounded memory.
 
     Strings, functions, mappings and locations are interned into handles (Str, Fn, Map, Loc)
@@ -85,18 +85,6 @@ class Builder:
         n = lib.pprof_builder_free(self._b)
         self._b = ctypes.c_void_p()
         return n
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def _h(self):
         if not self._b:

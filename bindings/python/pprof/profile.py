@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple, Union
 
 from . import _lib
-from ._core import FORMAT_NAMES, PprofError, as_bytes, check, fspath_bytes, read_options, take_buffer, write_options
+from ._core import _Closing, FORMAT_NAMES, PprofError, as_bytes, check, fspath_bytes, read_options, take_buffer, write_options
 from ._lib import lib
 
 
@@ -84,7 +84,7 @@ _TABLES = {
 }
 
 
-class Profile:
+class Profile(_Closing):
     """A decoded profile (a pprof_profile *). Free it with close() or a with-block, or let
     the garbage collector do it."""
 
@@ -98,18 +98,6 @@ class Profile:
         if self._p:
             lib.pprof_profile_free(self._p)
             self._p = ctypes.c_void_p()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def _handle(self):
         if not self._p:
