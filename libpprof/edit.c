@@ -763,7 +763,14 @@ batch_output(pprof__ed *e, pprof_merger *m)
 {
     if (pipeline(e) || drop_unused_mappings(e))
         return e->st;
-    return e->st = pprof_merger_add(m, e->w, NULL, e->err);
+    /* Batches that leave the input's tables as they are all borrow the same ones, so what the
+     * merger looked up in them for one batch holds for the next. */
+    const unsigned tables = ED_B_STRINGS | ED_B_FUNCTIONS | ED_B_LOCATIONS | ED_B_LINES;
+    bool input_tables = (e->borrowed & tables) == tables;
+    bool continues = input_tables && e->prev_input_tables && e->batch > 0;
+    e->prev_input_tables = input_tables;
+    return e->st = input_tables ? pprof__merger_add_batch(m, e->w, continues, e->err)
+                                : pprof_merger_add(m, e->w, NULL, e->err);
 }
 
 /* The passes: sums that need every sample first, then the output. */

@@ -157,6 +157,11 @@ struct pprof_merger {
 
     pprof__vec names; /* const char *, one per input */
 
+    /* The string, function and location memos of the last add, kept when it was a batch
+     * (pprof__merger_add_batch) for the next batch of the same tables; NULL otherwise. */
+    uint32_t *kept_str_memo, *kept_fn_memo, *kept_loc_memo;
+    size_t kept_n_str, kept_n_fn, kept_n_loc;
+
     /* header */
     size_t n_types;
     pprof__vec types;     /* pprof_value_type with merger string ids */

@@ -55,6 +55,15 @@ batch_init(pprof_merger *m, int k)
            pprof__vec_grow(&m->a, &b->val, sizeof(int64_t), 16);
 }
 
+static void
+drop_kept_memos(pprof_merger *m)
+{
+    pprof__free(&m->a, m->kept_str_memo);
+    pprof__free(&m->a, m->kept_fn_memo);
+    pprof__free(&m->a, m->kept_loc_memo);
+    m->kept_str_memo = m->kept_fn_memo = m->kept_loc_memo = NULL;
+}
+
 void
 pprof_merger_free(pprof_merger *m)
 {
@@ -63,6 +72,7 @@ pprof_merger_free(pprof_merger *m)
     pprof__merge_s2_stop(m);
     pprof__prefault_join(&m->s2_pf);
     pprof__pool_free(m->pool);
+    drop_kept_memos(m);
     const pprof_allocator a = m->a;
     pprof__vec *vecs[] = {&m->strings,      &m->mappings,     &m->functions,    &m->locations,
                           &m->lines,        &m->samples,      &m->stack,        &m->labels,
@@ -153,26 +163,28 @@ warn(pprof_merger *m, const char *fmt, ...)
 /* Room for everything p could add, made up front: growing step by step while absorbing
  * rehashes the tables and copies the arrays several times over. */
 static bool
-reserve_for(pprof_merger *m, const pprof_profile *p)
+reserve_for(pprof_merger *m, const pprof_profile *p, bool continues)
 {
     const pprof_allocator *a = &m->a;
     size_t ns = p->samples.len + p->lazy.len / 2, nl = p->locations.len;
+    if (!pprof__htab_reserve(&m->stack_ht, a, ns) || !pprof__htab_reserve(&m->sample_ht, a, ns) ||
+        !pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) ||
+        !pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) ||
+        !pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) ||
+        !pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) ||
+        !pprof__vec_grow(a, &m->values, sizeof(int64_t), m->values.len + ns * p->sample_types.len))
+        return false;
+    if (continues) /* the tables took all they could from the batch before */
+        return true;
     return pprof__htab_reserve(&m->str_ht, a, p->strings.len) &&
            pprof__htab_reserve(&m->map_ht, a, p->mappings.len) &&
            pprof__htab_reserve(&m->fn_ht, a, p->functions.len) &&
            pprof__htab_reserve(&m->loc_ht, a, nl) && pprof__htab_reserve(&m->addr_ht, a, nl) &&
-           pprof__htab_reserve(&m->stack_ht, a, ns) && pprof__htab_reserve(&m->sample_ht, a, ns) &&
            pprof__vec_grow(a, &m->strings, sizeof(pprof_string), m->strings.len + p->strings.len) &&
            pprof__vec_grow(a, &m->functions, sizeof(mfunction),
                            m->functions.len + p->functions.len) &&
            pprof__vec_grow(a, &m->locations, sizeof(mlocation), m->locations.len + nl) &&
-           pprof__vec_grow(a, &m->lines, sizeof(mline), m->lines.len + p->lines.len) &&
-           pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) &&
-           pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) &&
-           pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) &&
-           pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) &&
-           pprof__vec_grow(a, &m->values, sizeof(int64_t),
-                           m->values.len + ns * p->sample_types.len);
+           pprof__vec_grow(a, &m->lines, sizeof(mline), m->lines.len + p->lines.len);
 }
 
 /* Stage 1 visits an input's tables in the order its samples name them, and another thread
@@ -204,8 +216,37 @@ warm_input(const pprof_profile *p)
     }
 }
 
-pprof_status
-pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
+/* The memos of in_ctx c: taken over from the batch before when it continues its tables, else
+ * fresh; false when out of memory. */
+static bool
+memos(pprof_merger *m, in_ctx *c, bool continues)
+{
+    const pprof_profile *p = c->p;
+    if (continues && m->kept_str_memo && m->kept_n_str == p->strings.len &&
+        m->kept_n_fn == p->functions.len && m->kept_n_loc == p->locations.len) {
+        c->str_memo = m->kept_str_memo;
+        c->fn_memo = m->kept_fn_memo;
+        c->loc_memo = m->kept_loc_memo;
+        m->kept_str_memo = m->kept_fn_memo = m->kept_loc_memo = NULL;
+        return true;
+    }
+    drop_kept_memos(m);
+    c->str_memo = pprof__malloc(&m->a, (p->strings.len + 1) * sizeof(uint32_t));
+    c->fn_memo = pprof__malloc(&m->a, (p->functions.len + 1) * sizeof(uint32_t));
+    c->loc_memo = pprof__malloc(&m->a, (p->locations.len + 1) * sizeof(uint32_t));
+    if (!c->str_memo || !c->fn_memo || !c->loc_memo)
+        return false;
+    memset(c->str_memo, 0xff, (p->strings.len + 1) * sizeof(uint32_t));
+    memset(c->fn_memo, 0xff, (p->functions.len + 1) * sizeof(uint32_t));
+    memset(c->loc_memo, 0xff, (p->locations.len + 1) * sizeof(uint32_t));
+    return true;
+}
+
+/* batch: p is a batch of samples of a larger input (its memos are kept for the next batch);
+ * continues: p has the tables of the batch added last, whose memos are taken over. */
+static pprof_status
+add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool continues,
+    pprof_error *err)
 {
     if (!m || !p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no profile");
@@ -234,22 +275,18 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
 
     in_ctx c = {.m = m, .p = p, .name = name_copy, .input = (uint32_t)m->n_inputs, .err = err};
     size_t n_types = p->sample_types.len;
-    c.str_memo = pprof__malloc(&m->a, (p->strings.len + 1) * sizeof(uint32_t));
+    continues = continues && batch;
+    bool fresh = !memos(m, &c, continues);
     c.map_memo = pprof__malloc(&m->a, (p->mappings.len + 1) * sizeof(uint32_t));
-    c.fn_memo = pprof__malloc(&m->a, (p->functions.len + 1) * sizeof(uint32_t));
-    c.loc_memo = pprof__malloc(&m->a, (p->locations.len + 1) * sizeof(uint32_t));
     c.col_of = pprof__malloc(&m->a, (n_types + 1) * sizeof(int32_t));
     uint32_t *types = pprof__malloc(&m->a, (2 * n_types + 1) * sizeof(uint32_t));
-    if (!c.str_memo || !c.map_memo || !c.fn_memo || !c.loc_memo || !c.col_of || !types) {
+    if (fresh || !c.map_memo || !c.col_of || !types) {
         st = nomem(m, err);
         goto done;
     }
-    memset(c.str_memo, 0xff, (p->strings.len + 1) * sizeof(uint32_t));
-    memset(c.fn_memo, 0xff, (p->functions.len + 1) * sizeof(uint32_t));
-    memset(c.loc_memo, 0xff, (p->locations.len + 1) * sizeof(uint32_t));
     if ((st = pprof__merge_check_ids(&c)))
         goto done;
-    if (!reserve_for(m, p)) {
+    if (!reserve_for(m, p, continues)) {
         st = nomem(m, err);
         goto done;
     }
@@ -269,8 +306,10 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
     for (size_t i = 0; i < p->mappings.len; i++)
         if ((st = pprof__merge_map_mapping(&c, i)))
             goto done;
-    warm_input(p);
-    pprof__merge_preresolve(&c);
+    if (!continues) { /* else every table entry a sample named before is memoized */
+        warm_input(p);
+        pprof__merge_preresolve(&c);
+    }
     if ((st = pprof__merge_absorb_all_samples(&c)))
         goto done;
     if (c.n_conflicts)
@@ -281,15 +320,36 @@ pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, ppro
              m->o.inline_conflict == PPROF_INLINE_LONGEST ? "longest" : "keep", c.conflict_example);
     m->n_inputs++;
 done:
-    pprof__free(&m->a, c.str_memo);
+    if (batch && !st) {
+        m->kept_str_memo = c.str_memo;
+        m->kept_fn_memo = c.fn_memo;
+        m->kept_loc_memo = c.loc_memo;
+        m->kept_n_str = p->strings.len;
+        m->kept_n_fn = p->functions.len;
+        m->kept_n_loc = p->locations.len;
+    } else {
+        pprof__free(&m->a, c.str_memo);
+        pprof__free(&m->a, c.fn_memo);
+        pprof__free(&m->a, c.loc_memo);
+    }
     pprof__free(&m->a, c.map_memo);
-    pprof__free(&m->a, c.fn_memo);
-    pprof__free(&m->a, c.loc_memo);
     pprof__free(&m->a, c.col_of);
     pprof__free(&m->a, types);
     if (st && !m->failed)
         m->failed = st;
     return st;
+}
+
+pprof_status
+pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
+{
+    return add(m, p, name, false, false, err);
+}
+
+pprof_status
+pprof__merger_add_batch(pprof_merger *m, const pprof_profile *p, bool continues, pprof_error *err)
+{
+    return add(m, p, NULL, true, continues, err);
 }
 
 pprof_status

@@ -198,6 +198,14 @@ pprof_status pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len,
  * errors carry the samples' global indices and byte offsets. Batches go in order from 0 (the
  * limits are totals over the batches so far); one that is already there is not decoded again. */
 pprof_status pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err);
+
+struct pprof_merger;
+/* Adds p as pprof_merger_add does, as one batch of samples of a larger input: with continues,
+ * p's strings, functions, locations and lines are the very tables of the batch added last (the
+ * edit engine's batches borrow them from one input), so what that add looked up in them still
+ * holds and is not looked up again. Mappings may differ (a subset). */
+pprof_status pprof__merger_add_batch(struct pprof_merger *m, const pprof_profile *p, bool continues,
+                                     pprof_error *err);
 /* Samples per batch of a lazy merge input. */
 #define PPROF__LAZY_BATCH 4096
 
