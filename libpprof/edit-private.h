@@ -42,8 +42,8 @@ typedef struct pprof__ed {
     pprof_error *err;
     pprof_status st; /* first failure; every op stops at it */
     unsigned borrowed;
-    bool prev_input_tables; /* the batch before gave the merger the input's own tables */
-    size_t n_loc0, n_fn0;   /* input table sizes: entries past them are new */
+    bool prev_same_tables; /* the batch before gave the merger tables every batch has */
+    size_t n_loc0, n_fn0;  /* input table sizes: entries past them are new */
     uint64_t first_loc_id, first_fn_id; /* ids of the first new location and function */
     /* the options' patterns, compiled before anything runs so a bad one fails early */
     ed_rx focus, ignore, hide, show, show_from, prune_from, drop, keep, tag_show, tag_hide;

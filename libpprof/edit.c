@@ -758,19 +758,31 @@ batch_total(pprof__ed *e, pprof_merger *m)
     return pipeline(e);
 }
 
+/* Whether the operations change the strings, functions, locations and lines only location by
+ * location, by what each one is: the frame filters and pruning do, so every batch ends with
+ * the same tables. Those that add entries for what a batch's samples hold (tagroot, tagleaf,
+ * labels, aggregate, max_depth, redact) do not. */
+static bool
+tables_by_location(const pprof_edit_options *o)
+{
+    return !set(o->tag_root) && !set(o->tag_leaf) && !o->n_remove_labels && !o->n_rename_labels &&
+           !o->n_set_labels && !o->granularity && !o->no_inlines && !o->max_depth && !o->redact;
+}
+
 static pprof_status
 batch_output(pprof__ed *e, pprof_merger *m)
 {
     if (pipeline(e) || drop_unused_mappings(e))
         return e->st;
-    /* Batches that leave the input's tables as they are all borrow the same ones, so what the
-     * merger looked up in them for one batch holds for the next. */
+    /* Batches that leave the input's tables as they are all borrow the same ones, and the
+     * operations of tables_by_location give every batch the same tables too: what the merger
+     * looked up in one batch's tables then holds for the next. */
     const unsigned tables = ED_B_STRINGS | ED_B_FUNCTIONS | ED_B_LOCATIONS | ED_B_LINES;
-    bool input_tables = (e->borrowed & tables) == tables;
-    bool continues = input_tables && e->prev_input_tables && e->batch > 0;
-    e->prev_input_tables = input_tables;
-    return e->st = input_tables ? pprof__merger_add_batch(m, e->w, continues, e->err)
-                                : pprof_merger_add(m, e->w, NULL, e->err);
+    bool same = (e->borrowed & tables) == tables || tables_by_location(&e->o);
+    bool continues = same && e->prev_same_tables && e->batch > 0;
+    e->prev_same_tables = same;
+    return e->st = same ? pprof__merger_add_batch(m, e->w, continues, e->err)
+                        : pprof_merger_add(m, e->w, NULL, e->err);
 }
 
 /* The passes: sums that need every sample first, then the output. */
