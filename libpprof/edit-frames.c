@@ -453,18 +453,27 @@ ed_prune_from(pprof__ed *e)
 {
     size_t nl = e->w->locations.len;
     uint8_t *beneath = NULL, *memo = NULL;
+    if (!e->prune_from_at && (e->prune_from_at = (uint32_t *)zalloc(e, e->n_loc0 * 4)) == NULL)
+        return e->st;
     if (own_locations(e) && (beneath = zalloc(e, nl)))
         memo = zalloc(e, e->w->strings.len);
     for (size_t i = 0; memo && i < nl && !e->st; i++) {
         pprof__location *l = loc_at(e, i);
-        const pprof_line *ln = loc_lines(e, l);
-        for (uint32_t j = 0; j < l->n_line; j++)
-            if (simplified_matches_prefix(e, &e->prune_from, memo, &ln[j])) {
-                beneath[i] = 1;
-                l->line_off += j;
-                l->n_line -= j;
-                break;
-            }
+        uint32_t at = i < e->n_loc0 ? e->prune_from_at[i] : 0;
+        if (!at) {
+            const pprof_line *ln = loc_lines(e, l);
+            at = 1;
+            for (uint32_t j = 0; j < l->n_line && at == 1; j++)
+                if (simplified_matches_prefix(e, &e->prune_from, memo, &ln[j]))
+                    at = 2 + j;
+            if (i < e->n_loc0)
+                e->prune_from_at[i] = at;
+        }
+        if (at > 1) {
+            beneath[i] = 1;
+            l->line_off += at - 2;
+            l->n_line -= at - 2;
+        }
     }
     for (size_t i = 0; memo && !e->st && i < e->w->samples.len; i++) {
         pprof__sample *s = &ed_samples(e)[i];

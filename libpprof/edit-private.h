@@ -57,6 +57,10 @@ typedef struct pprof__ed {
     size_t first;                         /* global index of the batch's first sample */
     size_t batch;                         /* its number */
     bool final;                           /* false: the pass that only sums min_fraction's total */
+    /* prune_from's answer per input location, the same in every batch (the operations before
+     * it change a location only by what it is): 0 not worked out yet, 1 no line matches, else 2
+     * + the index of the first line that does. */
+    uint32_t *prune_from_at;
     uint32_t *canon; /* input string -> first string with its bytes (tag operations) */
     size_t n_canon;
     size_t n_str0;   /* the input's strings; later ones are a batch's own (memos skip them) */

@@ -898,6 +898,7 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
         passes(&e, m);
     free_patterns(&e);
     free_steps(&e);
+    pprof__free(e.a, e.prune_from_at);
     pprof__free(e.a, e.canon);
     pprof__free(e.a, e.units);
     pprof__free(e.a, e.norm);
