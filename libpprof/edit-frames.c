@@ -241,8 +241,8 @@ ed_filter_names(pprof__ed *e)
     for (size_t i = 0; !e->st && i < e->w->samples.len; i++) {
         pprof__sample s = ed_samples(e)[i];
         const uint64_t *st = ed_stack(e, &s);
-        bool f = false, ig = false;
-        for (uint32_t j = 0; j < s.n_loc && !ig; j++) {
+        bool f = !focus && !ignore && s.n_loc, ig = false; /* else every location is focused */
+        for (uint32_t j = 0; (focus || ignore) && j < s.n_loc && !ig; j++) {
             uint8_t v = state[ed_loc(e, st[j])];
             f |= v == FI_FOCUS;
             ig = v == FI_IGNORE;

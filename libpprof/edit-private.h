@@ -109,9 +109,31 @@ bool ed_reserve(pprof__ed *e, pprof__vec *v, size_t elem, size_t n);
 pprof_status ed_nomem(pprof__ed *e);
 
 /* Index into w's tables of a location or function id; PPROF_NONE when it does not resolve. */
-uint32_t ed_loc(const pprof__ed *e, uint64_t id);
-uint32_t ed_fn(const pprof__ed *e, uint64_t id);
-uint32_t ed_map(const pprof__ed *e, uint64_t id);
+static inline uint32_t
+ed_loc(const pprof__ed *e, uint64_t id)
+{
+    if (id >= e->first_loc_id) {
+        uint64_t k = e->n_loc0 + (id - e->first_loc_id);
+        return k < e->w->locations.len ? (uint32_t)k : PPROF_NONE;
+    }
+    return pprof__idmap_find(&e->in->loc_idx, id);
+}
+
+static inline uint32_t
+ed_fn(const pprof__ed *e, uint64_t id)
+{
+    if (id >= e->first_fn_id) {
+        uint64_t k = e->n_fn0 + (id - e->first_fn_id);
+        return k < e->w->functions.len ? (uint32_t)k : PPROF_NONE;
+    }
+    return pprof__idmap_find(&e->in->fn_idx, id);
+}
+
+static inline uint32_t
+ed_map(const pprof__ed *e, uint64_t id)
+{
+    return id ? pprof__idmap_find(&e->in->map_idx, id) : PPROF_NONE;
+}
 
 static inline pprof_string
 ed_str(const pprof__ed *e, int64_t i)

@@ -69,32 +69,6 @@ ed_reserve(pprof__ed *e, pprof__vec *v, size_t elem, size_t n)
     return true;
 }
 
-uint32_t
-ed_loc(const pprof__ed *e, uint64_t id)
-{
-    if (id >= e->first_loc_id) {
-        uint64_t k = e->n_loc0 + (id - e->first_loc_id);
-        return k < e->w->locations.len ? (uint32_t)k : PPROF_NONE;
-    }
-    return pprof__idmap_find(&e->in->loc_idx, id);
-}
-
-uint32_t
-ed_fn(const pprof__ed *e, uint64_t id)
-{
-    if (id >= e->first_fn_id) {
-        uint64_t k = e->n_fn0 + (id - e->first_fn_id);
-        return k < e->w->functions.len ? (uint32_t)k : PPROF_NONE;
-    }
-    return pprof__idmap_find(&e->in->fn_idx, id);
-}
-
-uint32_t
-ed_map(const pprof__ed *e, uint64_t id)
-{
-    return id ? pprof__idmap_find(&e->in->map_idx, id) : PPROF_NONE;
-}
-
 int64_t
 ed_add_string(pprof__ed *e, const char *s, size_t n)
 {
