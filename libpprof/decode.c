@@ -916,3 +916,92 @@ pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err
     p->lazy_n = n;
     return PPROF_OK;
 }
+
+/* ---- decoding the next batch ahead
+ * The shadow is a copy of p's header that shares p's buffer and sample spans (read only, and
+ * p's owner changes neither while a batch is in use) but has sample tables of its own, which
+ * pprof__decode_samples fills as it would p's; taking the batch swaps the tables, so each side
+ * keeps reusing the memory of the other's last batch. */
+
+static void
+ahead_run(void *arg)
+{
+    pprof__decode_ahead *a = arg;
+    a->st = pprof__decode_samples(&a->shadow, a->first, a->n, &a->err);
+}
+
+void
+pprof__decode_ahead_init(pprof__decode_ahead *a)
+{
+    memset(a, 0, sizeof(*a));
+}
+
+static void
+swap_tables(pprof_profile *x, pprof_profile *y)
+{
+    pprof__vec *vx[] = {&x->samples, &x->sample_offs, &x->stack, &x->values, &x->labels};
+    pprof__vec *vy[] = {&y->samples, &y->sample_offs, &y->stack, &y->values, &y->labels};
+    for (size_t i = 0; i < sizeof(vx) / sizeof(vx[0]); i++) {
+        pprof__vec t = *vx[i];
+        *vx[i] = *vy[i];
+        *vy[i] = t;
+    }
+}
+
+bool
+pprof__decode_ahead_start(pprof__decode_ahead *a, pprof_profile *p, pprof__pool *pool, size_t first,
+                          size_t n)
+{
+    if (a->started || !p->lazy_n || first != p->lazy_first + p->lazy_n)
+        return false;
+    pprof_profile *s = &a->shadow;
+    s->alloc = p->alloc;
+    s->buf = p->buf;
+    s->buf_len = p->buf_len;
+    s->lazy = p->lazy;
+    s->lazy_opts = p->lazy_opts;
+    /* as pprof__decode_samples counts the batch in p before decoding the next */
+    s->lazy_stack = p->lazy_stack + p->stack.len;
+    s->lazy_values = p->lazy_values + p->values.len;
+    s->lazy_labels = p->lazy_labels + p->labels.len;
+    s->lazy_first = first;
+    s->lazy_n = 0;
+    a->first = first;
+    a->n = n;
+    a->st = PPROF_OK;
+    a->job = (pprof__job){.fn = ahead_run, .arg = a, .name = "pprof-decode"};
+    a->started = pprof__pool_start(pool, &a->job);
+    return a->started;
+}
+
+pprof_status
+pprof__decode_ahead_take(pprof__decode_ahead *a, pprof_profile *p, pprof_error *err)
+{
+    if (!a->started)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no batch decoded ahead");
+    pprof__pool_wait(&a->job);
+    a->started = false;
+    swap_tables(p, &a->shadow);
+    p->lazy_stack = a->shadow.lazy_stack;
+    p->lazy_values = a->shadow.lazy_values;
+    p->lazy_labels = a->shadow.lazy_labels;
+    p->lazy_first = a->shadow.lazy_first;
+    p->lazy_n = a->shadow.lazy_n;
+    if (a->st && err)
+        *err = a->err;
+    return a->st;
+}
+
+void
+pprof__decode_ahead_free(pprof__decode_ahead *a)
+{
+    if (a->started)
+        pprof__pool_wait(&a->job);
+    a->started = false;
+    pprof__vec *vs[] = {&a->shadow.samples, &a->shadow.sample_offs, &a->shadow.stack,
+                        &a->shadow.values, &a->shadow.labels};
+    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+        pprof__free(&a->shadow.alloc, vs[i]->data);
+        memset(vs[i], 0, sizeof(*vs[i]));
+    }
+}

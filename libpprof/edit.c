@@ -689,11 +689,22 @@ each_batch(pprof__ed *e, batch_fn fn, pprof_merger *m)
 {
     size_t n = e->lazy ? e->lazy->lazy.len / 2 : e->in->samples.len;
     size_t step = e->lazy ? PPROF__EDIT_BATCH : (n ? n : 1);
+    /* With threads, the next batch is decoded while this one is edited. */
+    pprof__pool *pool = e->lazy && e->o.threads > 1 && n > step ? pprof__pool_new(1) : NULL;
+    pprof__decode_ahead ahead;
+    pprof__decode_ahead_init(&ahead);
+    bool decoded_ahead = false;
     e->batch = 0;
     for (e->first = 0; !e->st && (e->first < n || (e->first == 0 && n == 0));
          e->first += step, e->batch++) {
-        if (e->lazy && (e->st = pprof__decode_samples(e->lazy, e->first, step, e->err)))
-            break;
+        if (e->lazy) {
+            e->st = decoded_ahead ? pprof__decode_ahead_take(&ahead, e->lazy, e->err)
+                                  : pprof__decode_samples(e->lazy, e->first, step, e->err);
+            if (e->st)
+                break;
+            decoded_ahead = pool && e->first + step < n &&
+                            pprof__decode_ahead_start(&ahead, e->lazy, pool, e->first + step, step);
+        }
         pprof_status cs = check_samples(e);
         if (cs)
             e->st = cs;
@@ -703,6 +714,8 @@ each_batch(pprof__ed *e, batch_fn fn, pprof_merger *m)
         if (n == 0)
             break;
     }
+    pprof__decode_ahead_free(&ahead);
+    pprof__pool_free(pool);
     if (e->lazy) /* the batch there may have been edited in place: decode it again next time */
         e->lazy->lazy_n = 0;
     return e->st;

@@ -11,6 +11,7 @@
 #define PPROF_NONE UINT32_MAX
 
 #include "htab-private.h"
+#include "pool-private.h"
 
 /* ---- allocation: every block a profile owns is freed by pprof_profile_free */
 
@@ -198,6 +199,27 @@ pprof_status pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len,
  * errors carry the samples' global indices and byte offsets. Batches go in order from 0 (the
  * limits are totals over the batches so far); one that is already there is not decoded again. */
 pprof_status pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err);
+
+/* Decoding the batch after the one in a merge input's profile on another thread, while the
+ * caller works on that one (decode.c). */
+typedef struct pprof__decode_ahead {
+    pprof_profile shadow; /* p's buffer and spans, sample tables of its own; never freed whole */
+    size_t first, n;
+    pprof_status st;
+    pprof_error err;
+    pprof__job job;
+    bool started;
+} pprof__decode_ahead;
+void pprof__decode_ahead_init(pprof__decode_ahead *a);
+/* Starts decoding lazy samples [first, first + n) of p on pool; p must hold the batch just
+ * before. False when not started (nothing to take: decode it with pprof__decode_samples). */
+bool pprof__decode_ahead_start(pprof__decode_ahead *a, pprof_profile *p, pprof__pool *pool,
+                               size_t first, size_t n);
+/* Waits for the batch and puts it in p, as pprof__decode_samples(p, first, n) would have;
+ * its status, and its error in *err. */
+pprof_status pprof__decode_ahead_take(pprof__decode_ahead *a, pprof_profile *p, pprof_error *err);
+/* Waits for a batch still on its way and frees the shadow's tables. */
+void pprof__decode_ahead_free(pprof__decode_ahead *a);
 
 struct pprof_merger;
 /* Adds p as pprof_merger_add does, as one batch of samples of a larger input: with continues,

@@ -605,7 +605,7 @@ test_batches(void)
             o.normalize_base = base;
         if (!strcmp(ops[i].name, "ten at once") || !strcmp(ops[i].name, "min_fraction"))
             o.min_fraction = 0.00002; /* keeps a few hundred of these samples */
-        pprof_buffer a = {0}, b = {0};
+        pprof_buffer a = {0}, b = {0}, b3 = {0};
         pprof_merge_input *in = NULL;
         pprof_status s1 = pprof_edit_write_memory(p, &o, &raw, &a, &err);
         pprof_status s2 = pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
@@ -614,6 +614,12 @@ test_batches(void)
         tap_ok(&T, !s1 && !s2 && a.len == b.len && !memcmp(a.data, b.data, a.len),
                "%s: batches give the bytes of the whole profile (%zu, %zu bytes)", ops[i].name,
                a.len, b.len);
+        /* with threads, each batch is decoded while the one before is edited */
+        o.threads = 3;
+        s2 = s2 ? s2 : pprof_edit_input_write_memory(in, &o, &raw, &b3, &err);
+        tap_ok(&T, !s2 && b3.len == b.len && !memcmp(b3.data, b.data, b.len),
+               "%s: the same bytes with 3 threads (%zu bytes)", ops[i].name, b3.len);
+        pprof_buffer_free(&b3);
         if (ops[i].set == o_hide) {
             /* the batches rewritten in place are decoded again: the input merges as before */
             pprof_merger *m1 = NULL, *m2 = NULL;
