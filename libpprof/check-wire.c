@@ -13,6 +13,7 @@ _Static_assert(PPROF__F_profile_doc_url < 16, "scan_msg counts fields in 16 slot
 typedef struct wscan {
     chk *k;
     const uint8_t *base;
+    bool deep; /* into submessages: S18 and S19 are on (W8 is the profile's own field) */
 } wscan;
 
 /* The path of the message being scanned as a chain up to the profile, formatted only when a
@@ -181,7 +182,7 @@ scan_msg(wscan *w, const pprof__schema *sc, const uint8_t *p, const uint8_t *end
             }
         }
         if ((kind == PPROF__K_MSG_ONE || kind == PPROF__K_MSG_MANY) && wt == PPROF_WT_LEN &&
-            sc->sub && sc->sub[field]) {
+            sc->sub && sc->sub[field] && w->deep) {
             size_t idx = counts[field]++;
             const pprof__schema *ss = sc->sub[field];
             if (ss->sub ? ss == &pprof__schema_sample && sample_clean(payload, sub_end)
@@ -204,6 +205,8 @@ pprof__check_wire(chk *k)
         !pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) &&
         !pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD))
         return;
-    wscan w = {k, p->buf};
+    wscan w = {k, p->buf,
+               pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) ||
+                   pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD)};
     scan_msg(&w, &pprof__schema_profile, p->buf, p->buf + p->buf_len, NULL);
 }

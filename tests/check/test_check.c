@@ -201,6 +201,19 @@ test_cases(tap *t)
                        "%s: severity %s, message says what was expected", k->name,
                        pprof_severity_name(g->sev));
         }
+        if (want == PPROF_RULE_W8_CONCATENATED) {
+            /* the wire scan stays at the top level when S18 and S19 are off (the Go-rules
+             * gate of the rewriting tools): W8 is still found there */
+            bool only[PPROF_RULE_COUNT] = {false};
+            only[want] = true;
+            pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+            co.enabled = only;
+            co.n_enabled = PPROF_RULE_COUNT;
+            coll c1 = {.n = 0};
+            st = pprof_check(p, &co, collect, &c1, &sum, &err);
+            tap_ok(t, st == PPROF_OK && c1.n == 1 && find(&c1, k->rule, k->path),
+                   "%s: found with only %s enabled", k->name, k->rule);
+        }
         test_repair(t, k, p);
         pprof_profile_free(p);
     }
