@@ -748,6 +748,43 @@ dup_profile(unsigned n, size_t *len)
     return d;
 }
 
+/* A broken sample in a later batch: decoded ahead on another thread or in turn, the edit fails
+ * the same way, naming the same sample, after the batches before it. */
+static void
+test_batch_error_ahead(void)
+{
+    size_t len = 0;
+    uint8_t *enc = dup_profile(150000, &len);
+    if (!tap_ok(&T, enc != NULL, "a profile of 150000 samples"))
+        return;
+    /* sample 100000's location id becomes an unterminated varint (see dup_profile) */
+    enc[len - (150000 - 100000) * 8 + 4] = 0x80;
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_status st[2];
+    pprof_error err[2];
+    for (int k = 0; k < 2; k++) {
+        pprof_merge_input *in = NULL;
+        pprof_buffer b = {0};
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.threads = k ? 3 : 1;
+        memset(&err[k], 0, sizeof(err[k]));
+        st[k] = pprof_merge_input_read_memory(enc, len, NULL, &in, &err[k]);
+        if (!st[k])
+            st[k] = pprof_edit_input_write_memory(in, &o, &raw, &b, &err[k]);
+        pprof_buffer_free(&b);
+        pprof_merge_input_free(in);
+    }
+    tap_ok(&T,
+           st[0] == PPROF_E_WIRE && st[1] == st[0] && err[0].offset == err[1].offset &&
+               !strcmp(err[0].path, err[1].path) && !strcmp(err[0].message, err[1].message) &&
+               strstr(err[0].path, "sample[100000]"),
+           "a broken sample in batch 2: the same error with 1 and 3 threads (%s, %s: %s)",
+           pprof_status_name(st[1]), err[1].path, err[1].message);
+    free(enc);
+}
+
 /* go tool pprof merges identical input samples on loading, so ScaleN rounds their sum: two
  * samples of 1 scaled by 0.5 give round(2 * 0.5) = 1, not round(0.5) * 2 = 2. The same across
  * the batches of a merge input: 65537 samples of 1 by 0.4 give round(26214.8) = 26215
@@ -847,6 +884,7 @@ main(void)
     test_units_and_hash();
     test_batches();
     test_batches_with_other_tables();
+    test_batch_error_ahead();
     test_scale_rounds_input_sums();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
