@@ -306,7 +306,10 @@ add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool 
     for (size_t i = 0; i < p->mappings.len; i++)
         if ((st = pprof__merge_map_mapping(&c, i)))
             goto done;
-    if (!continues) { /* else every table entry a sample named before is memoized */
+    /* A batch's memos hold only what its samples named: a location's key depends on its
+     * mapping, which a batch leaves out when none of its samples uses it, so a location looked
+     * up ahead (preresolve) for one batch could be keyed differently in the next. */
+    if (!batch) {
         warm_input(p);
         pprof__merge_preresolve(&c);
     }
