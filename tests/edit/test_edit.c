@@ -748,6 +748,84 @@ dup_profile(unsigned n, size_t *len)
     return d;
 }
 
+/* Three batches where the merger must not look a location up ahead: L1 (mapping M, address A)
+ * and L2 (no mapping, raw address A, the same line) key alike exactly when M is left out.
+ * Batch 1 has a stack max_depth cuts (so its tables are the batch's own) and uses L2; batch 2
+ * uses neither (so M, unused, is dropped from it); batch 3 uses L1. Looking L1 up during batch
+ * 2 would find L2's merged location, and batch 3 would inherit that. */
+static void
+test_batches_mapping_dropped(void)
+{
+    pprof_builder_value_type st[1] = {{"samples", "count"}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (!tap_ok(&T, !pprof_builder_new(&bo, &b, &err), "builder"))
+        return;
+    pprof_builder_str fname, gname, dname, file, bin0, bin1, n, none = PPROF_BUILDER_NONE;
+    pprof_builder_intern_cstr(b, "main.f", &fname, &err);
+    pprof_builder_intern_cstr(b, "main.g", &gname, &err);
+    pprof_builder_intern_cstr(b, "main.deep", &dname, &err);
+    pprof_builder_intern_cstr(b, "f.go", &file, &err);
+    pprof_builder_intern_cstr(b, "/bin/main", &bin0, &err);
+    pprof_builder_intern_cstr(b, "/lib/m.so", &bin1, &err);
+    pprof_builder_intern_cstr(b, "n", &n, &err);
+    pprof_builder_mapping_desc md[2] = {{0x400000, 0x500000, 0, bin0, none, true, true, true, true},
+                                        {0x1000, 0x2000, 0, bin1, none, true, true, true, true}};
+    pprof_builder_map m0, m1, nomap = PPROF_BUILDER_NONE;
+    pprof_builder_fn f, g, d;
+    pprof_builder_mapping(b, &md[0], &m0, &err);
+    pprof_builder_mapping(b, &md[1], &m1, &err);
+    pprof_builder_function(b, fname, fname, file, 1, &f, &err);
+    pprof_builder_function(b, gname, gname, file, 1, &g, &err);
+    pprof_builder_function(b, dname, dname, file, 1, &d, &err);
+    pprof_builder_line lf = {f, 7, 0}, lg = {g, 9, 0};
+    pprof_builder_loc l1, l2, lgl, deep[10];
+    pprof_builder_location(b, m1, 0x1500, &lf, 1, false, &l1, &err);
+    pprof_builder_location(b, nomap, 0x1500, &lf, 1, false, &l2, &err);
+    pprof_builder_location(b, nomap, 0x10, &lg, 1, false, &lgl, &err);
+    bool ok = true;
+    for (int i = 0; i < 10; i++) {
+        pprof_builder_line ld = {d, 100 + i, 0};
+        /* the root frame is in the main binary, so that mapping (the first) is written */
+        ok = ok && !pprof_builder_location(b, i == 9 ? m0 : nomap, 0x400100 + (uint64_t)i, &ld, 1,
+                                           false, &deep[i], &err);
+    }
+    int64_t v = 1;
+    ok = ok && !pprof_builder_add_sample(b, &v, 1, deep, 10, NULL, 0, &err);
+    for (unsigned i = 1; ok && i < 3 * 65536; i++) {
+        pprof_builder_label lb = {n, PPROF_BUILDER_NONE, (int64_t)i, PPROF_BUILDER_NONE};
+        const pprof_builder_loc *at = i < 65536 ? &l2 : i < 2 * 65536 ? &lgl : &l1;
+        ok = !pprof_builder_add_sample(b, &v, 1, at, 1, &lb, 1, &err);
+    }
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_buffer enc = {0}, whole = {0}, batched = {0};
+    pprof_profile *p = NULL;
+    pprof_merge_input *in = NULL;
+    ok = ok && !pprof_builder_serialize(b, 0, &raw, &enc, &err) &&
+         !pprof_profile_read_memory(enc.data, enc.len, NULL, &p, &err) &&
+         !pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
+    pprof_builder_free(b);
+    pprof_edit_options o;
+    pprof_edit_options_init(&o);
+    o.max_depth = 4;
+    ok = ok && !pprof_edit_write_memory(p, &o, &raw, &whole, &err) &&
+         !pprof_edit_input_write_memory(in, &o, &raw, &batched, &err);
+    tap_ok(&T, ok && whole.len == batched.len && !memcmp(whole.data, batched.data, whole.len),
+           "a mapping one batch drops: the batches give the bytes of the whole profile (%zu, %zu "
+           "bytes)",
+           whole.len, batched.len);
+    pprof_buffer_free(&enc);
+    pprof_buffer_free(&whole);
+    pprof_buffer_free(&batched);
+    pprof_profile_free(p);
+    pprof_merge_input_free(in);
+}
+
 /* A broken sample in a later batch: decoded ahead on another thread or in turn, the edit fails
  * the same way, naming the same sample, after the batches before it. */
 static void
@@ -885,6 +963,7 @@ main(void)
     test_batches();
     test_batches_with_other_tables();
     test_batch_error_ahead();
+    test_batches_mapping_dropped();
     test_scale_rounds_input_sums();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
