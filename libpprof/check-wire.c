@@ -201,12 +201,10 @@ pprof__check_wire(chk *k)
     pprof_profile *p = k->p;
     if (!p->buf || !p->buf_len)
         return;
-    if (!pprof__ck_on(&k->c, PPROF_RULE_W8_CONCATENATED) &&
-        !pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) &&
-        !pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD))
+    bool deep = pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) ||
+                pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD);
+    if (!deep && !pprof__ck_on(&k->c, PPROF_RULE_W8_CONCATENATED))
         return;
-    wscan w = {k, p->buf,
-               pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) ||
-                   pprof__ck_on(&k->c, PPROF_RULE_S19_REPEATED_FIELD)};
+    wscan w = {k, p->buf, deep};
     scan_msg(&w, &pprof__schema_profile, p->buf, p->buf + p->buf_len, NULL);
 }

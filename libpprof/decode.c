@@ -936,12 +936,23 @@ pprof__decode_ahead_init(pprof__decode_ahead *a)
     memset(a, 0, sizeof(*a));
 }
 
+enum { N_SAMPLE_TABLES = 5 };
+
+/* The tables pprof__decode_samples fills. */
+static void
+sample_tables(pprof_profile *p, pprof__vec *v[N_SAMPLE_TABLES])
+{
+    v[0] = &p->samples, v[1] = &p->sample_offs, v[2] = &p->stack, v[3] = &p->values;
+    v[4] = &p->labels;
+}
+
 static void
 swap_tables(pprof_profile *x, pprof_profile *y)
 {
-    pprof__vec *vx[] = {&x->samples, &x->sample_offs, &x->stack, &x->values, &x->labels};
-    pprof__vec *vy[] = {&y->samples, &y->sample_offs, &y->stack, &y->values, &y->labels};
-    for (size_t i = 0; i < sizeof(vx) / sizeof(vx[0]); i++) {
+    pprof__vec *vx[N_SAMPLE_TABLES], *vy[N_SAMPLE_TABLES];
+    sample_tables(x, vx);
+    sample_tables(y, vy);
+    for (size_t i = 0; i < N_SAMPLE_TABLES; i++) {
         pprof__vec t = *vx[i];
         *vx[i] = *vy[i];
         *vy[i] = t;
@@ -998,9 +1009,9 @@ pprof__decode_ahead_free(pprof__decode_ahead *a)
     if (a->started)
         pprof__pool_wait(&a->job);
     a->started = false;
-    pprof__vec *vs[] = {&a->shadow.samples, &a->shadow.sample_offs, &a->shadow.stack,
-                        &a->shadow.values, &a->shadow.labels};
-    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+    pprof__vec *vs[N_SAMPLE_TABLES];
+    sample_tables(&a->shadow, vs);
+    for (size_t i = 0; i < N_SAMPLE_TABLES; i++) {
         pprof__free(&a->shadow.alloc, vs[i]->data);
         memset(vs[i], 0, sizeof(*vs[i]));
     }

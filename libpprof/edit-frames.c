@@ -453,7 +453,8 @@ ed_prune_from(pprof__ed *e)
 {
     size_t nl = e->w->locations.len;
     uint8_t *beneath = NULL, *memo = NULL;
-    if (!e->prune_from_at && (e->prune_from_at = (uint32_t *)zalloc(e, e->n_loc0 * 4)) == NULL)
+    if (!e->prune_from_at &&
+        (e->prune_from_at = (uint32_t *)zalloc(e, e->n_loc0 * sizeof(uint32_t))) == NULL)
         return e->st;
     if (own_locations(e) && (beneath = zalloc(e, nl)))
         memo = zalloc(e, e->w->strings.len);

@@ -358,3 +358,10 @@ tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const 
                 n - GO_CHECK_SHOWN);
     return (long long)n;
 }
+
+unsigned
+tool_cores(unsigned most)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 1 ? (c > (long)most ? most : (unsigned)c) : 1;
+}

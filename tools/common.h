@@ -53,6 +53,8 @@ int tool_refuse_text_over_input(const char *prog, const char *in, const char *ou
                                 const char *what);
 /* Whether an output path means standard output: "-", /dev/stdout, /dev/fd/1. */
 bool tool_is_stdout(const char *out);
+/* The online cores, at least 1 and at most `most`: the tools' default thread count. */
+unsigned tool_cores(unsigned most);
 /* Whether an output path ("-" and /dev/stdout: standard output) is a terminal. */
 bool tool_output_is_tty(const char *out);
 /* Usage error (exit 2) unless force: a binary profile would be written to a terminal. */

@@ -1,6 +1,5 @@
 /* pprof-convert: re-encode a profile, changing its compression. */
 #include <string.h>
-#include <unistd.h>
 
 #include "common.h"
 #include "convert-folded.h"
@@ -124,8 +123,7 @@ run(int argc, char **argv)
     }
     tool_note_format(prog, o.w.format, false);
     /* gzip members on every core, as pprof-merge and pprof-edit: the bytes never depend on it */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o.w.threads = cores > 1 ? (unsigned)(cores > 64 ? 64 : cores) : 1;
+    o.w.threads = tool_cores(64);
     st = pprof_profile_write_file(p, o.out, &o.w, &err);
     /* what cannot be encoded (a dangling string index, with --no-check) is the input's fault */
     if (st == PPROF_E_IO || st == PPROF_E_NOMEM)

@@ -2,7 +2,6 @@
  * -diff_base` writes, and a regression gate for CI (--fail-if). */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common.h"
 #include "edit-filters.h"
@@ -176,8 +175,7 @@ run(int argc, char **argv)
     }
     if (!st && o.out) {
         where = strcmp(o.out, "-") ? o.out : "<stdout>";
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        w.threads = o.d.threads = cores > 1 ? (unsigned)(cores > 8 ? 8 : cores) : 1;
+        w.threads = o.d.threads = tool_cores(8);
         st = pprof_diff_write_file(p[0], p[1], &o.d, o.out, &w, &err);
     }
     bool report = !o.quiet && !(o.out && !strcmp(o.out, "-"));

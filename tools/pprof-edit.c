@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common.h"
 #include "edit.h"
@@ -372,8 +371,7 @@ run_edit(edit_cli *c)
     c->e.normalize_base = base;
     /* all cores, as pprof-merge does by default: the merger's own thread, parallel sorting and
      * gzip members; the bytes never depend on it */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    c->e.threads = c->w.threads = cores > 1 ? (unsigned)(cores > 64 ? 64 : cores) : 1;
+    c->e.threads = c->w.threads = tool_cores(64);
     st = pprof_edit_input_write_file(p, &c->e, c->out, &c->w, &err);
     if (st)
         tool_print_error(stderr, prog,

@@ -5,6 +5,7 @@
  * the threads only change speed. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,10 +255,8 @@ merge_all(const merge_opts *o, const path_list *in)
 {
     size_t n = in->n;
     unsigned jobs = o->jobs;
-    if (jobs == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = c > 0 ? (unsigned)c : 1;
-    }
+    if (jobs == 0)
+        jobs = tool_cores(UINT_MAX);
     pprof_write_options wo = o->w;
     wo.threads = jobs;
     files_ctx fc = {.pr = {.on = !o->quiet && isatty(2) && n > 1}, .n = n};

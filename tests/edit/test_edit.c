@@ -645,6 +645,33 @@ test_batches(void)
     pprof_profile_free(p);
 }
 
+/* Serializes b (then frees it) and edits the result with o twice, as one profile and as a merge
+ * input a batch at a time; the bytes must be the same. ok: b was built without error. */
+static void
+batched_is_whole(pprof_builder *b, bool ok, const pprof_edit_options *o, const char *what)
+{
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_buffer enc = {0}, whole = {0}, batched = {0};
+    pprof_profile *p = NULL;
+    pprof_merge_input *in = NULL;
+    pprof_error err;
+    ok = ok && !pprof_builder_serialize(b, 0, &raw, &enc, &err) &&
+         !pprof_profile_read_memory(enc.data, enc.len, NULL, &p, &err) &&
+         !pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
+    pprof_builder_free(b);
+    ok = ok && !pprof_edit_write_memory(p, o, &raw, &whole, &err) &&
+         !pprof_edit_input_write_memory(in, o, &raw, &batched, &err);
+    tap_ok(&T, ok && whole.len == batched.len && !memcmp(whole.data, batched.data, whole.len),
+           "%s: the batches give the bytes of the whole profile (%zu, %zu bytes)", what, whole.len,
+           batched.len);
+    pprof_buffer_free(&enc);
+    pprof_buffer_free(&whole);
+    pprof_buffer_free(&batched);
+    pprof_profile_free(p);
+    pprof_merge_input_free(in);
+}
+
 /* Two batches whose tagroot frames differ in content but not in number: 65536 samples of
  * tenant=a, then 65536 of tenant=b. The merger may carry its lookups over from one batch to the
  * next only when the tables are the same; here they are not. */
@@ -680,29 +707,10 @@ test_batches_with_other_tables(void)
         int64_t v = 1;
         ok = !pprof_builder_add_sample(b, &v, 1, &loc, 1, lb, 2, &err);
     }
-    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
-    raw.format = PPROF_FORMAT_RAW;
-    pprof_buffer enc = {0}, whole = {0}, batched = {0};
-    pprof_profile *p = NULL;
-    pprof_merge_input *in = NULL;
-    ok = ok && !pprof_builder_serialize(b, 0, &raw, &enc, &err) &&
-         !pprof_profile_read_memory(enc.data, enc.len, NULL, &p, &err) &&
-         !pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
-    pprof_builder_free(b);
     pprof_edit_options o;
     pprof_edit_options_init(&o);
     o.tag_root = "tenant";
-    ok = ok && !pprof_edit_write_memory(p, &o, &raw, &whole, &err) &&
-         !pprof_edit_input_write_memory(in, &o, &raw, &batched, &err);
-    tap_ok(&T, ok && whole.len == batched.len && !memcmp(whole.data, batched.data, whole.len),
-           "tagroot frames that differ by batch: the batches give the bytes of the whole "
-           "profile (%zu, %zu bytes)",
-           whole.len, batched.len);
-    pprof_buffer_free(&enc);
-    pprof_buffer_free(&whole);
-    pprof_buffer_free(&batched);
-    pprof_profile_free(p);
-    pprof_merge_input_free(in);
+    batched_is_whole(b, ok, &o, "tagroot frames that differ by batch");
 }
 
 /* n identical samples of value 1 (one frame, no labels), raw-encoded (free() it). The builder
@@ -801,29 +809,10 @@ test_batches_mapping_dropped(void)
         const pprof_builder_loc *at = i < 65536 ? &l2 : i < 2 * 65536 ? &lgl : &l1;
         ok = !pprof_builder_add_sample(b, &v, 1, at, 1, &lb, 1, &err);
     }
-    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
-    raw.format = PPROF_FORMAT_RAW;
-    pprof_buffer enc = {0}, whole = {0}, batched = {0};
-    pprof_profile *p = NULL;
-    pprof_merge_input *in = NULL;
-    ok = ok && !pprof_builder_serialize(b, 0, &raw, &enc, &err) &&
-         !pprof_profile_read_memory(enc.data, enc.len, NULL, &p, &err) &&
-         !pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
-    pprof_builder_free(b);
     pprof_edit_options o;
     pprof_edit_options_init(&o);
     o.max_depth = 4;
-    ok = ok && !pprof_edit_write_memory(p, &o, &raw, &whole, &err) &&
-         !pprof_edit_input_write_memory(in, &o, &raw, &batched, &err);
-    tap_ok(&T, ok && whole.len == batched.len && !memcmp(whole.data, batched.data, whole.len),
-           "a mapping one batch drops: the batches give the bytes of the whole profile (%zu, %zu "
-           "bytes)",
-           whole.len, batched.len);
-    pprof_buffer_free(&enc);
-    pprof_buffer_free(&whole);
-    pprof_buffer_free(&batched);
-    pprof_profile_free(p);
-    pprof_merge_input_free(in);
+    batched_is_whole(b, ok, &o, "a mapping one batch drops");
 }
 
 /* A broken sample in a later batch: decoded ahead on another thread or in turn, the edit fails
