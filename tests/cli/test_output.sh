@@ -68,6 +68,7 @@ if [ -n "$py" ]; then
     "$py" -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); s.settimeout(20)
+open(sys.argv[1] + ".ready", "w").close()  # the path exists at bind, connections work at listen
 c, _ = s.accept(); out = open(sys.argv[2], "wb")
 while True:
     b = c.recv(65536)
@@ -76,13 +77,13 @@ while True:
 ' "$tmp/sock" "$tmp/from-sock.gz" &
     listener=$!
     i=0
-    while [ ! -S "$tmp/sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    while [ ! -e "$tmp/sock.ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
     run timeout 20 "$conv" "$tmp/in.pb.gz" -o "$tmp/sock"
     expect_rc 0 "-o socket"
     wait $listener
     [ -S "$tmp/sock" ] && [ "$(magic "$tmp/from-sock.gz" | cut -c1-4)" = 1f8b ]
     ok $? "the socket stays and its listener got the profile"
-    rm -f "$tmp/sock"
+    rm -f "$tmp/sock" "$tmp/sock.ready"
 else
     skip "-o socket" "no python3 to listen"
 fi
