@@ -515,7 +515,7 @@ pprof__regex_new(const char *pattern, size_t n, const char *option, const pprof_
     }
     re->jit = pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE) == 0;
     re->mc = pcre2_match_context_create(re->gc);
-    re->md = pcre2_match_data_create(1, re->gc);
+    re->md = pcre2_match_data_create_from_pattern(re->code, re->gc);
     if (!re->mc || !re->md) {
         pprof__regex_free(re);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -540,4 +540,20 @@ pprof__regex_match(pprof__regex *re, const char *s, size_t n)
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
     return -1;
+}
+
+int
+pprof__regex_groups(pprof__regex *re, const char *s, size_t n, size_t *ovec, size_t max_groups)
+{
+    int rc = pprof__regex_match(re, s, n);
+    if (rc != 1)
+        return rc;
+    uint32_t pairs = pcre2_get_ovector_count(re->md);
+    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(re->md);
+    for (size_t i = 0; i < max_groups; i++) {
+        bool set = i < pairs && ov[2 * i] != PCRE2_UNSET;
+        ovec[2 * i] = set ? ov[2 * i] : (size_t)-1;
+        ovec[2 * i + 1] = set ? ov[2 * i + 1] : (size_t)-1;
+    }
+    return 1;
 }

@@ -69,10 +69,45 @@ clean_path(pprof__arena *arena, pprof_string s, bool *nomem)
     return (pprof_string){out, w};
 }
 
-/* report.trimPath without a configured trim or search path. */
+/* The last element of a '/'-path (filepath.Base), as a view. */
 static pprof_string
-trim_path(pprof_string s)
+path_base(const char *d, size_t n)
 {
+    while (n > 1 && d[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && d[b - 1] != '/')
+        b--;
+    if (n == 1 && d[0] == '/')
+        b = 0;
+    if (n == 0)
+        return (pprof_string){".", 1};
+    return (pprof_string){d + b, n - b};
+}
+
+/* report.trimPath: with no trim path, the search path's heuristic (the path after the first
+ * "/BASE/" of a search directory); then the trim prefixes and Go's two /proc/self/cwd ones. */
+static pprof_string
+trim_path(pprof_string s, const char *trim, const char *search)
+{
+    if ((!trim || !*trim) && search) {
+        for (const char *d = search; *d;) {
+            size_t n = strcspn(d, ":");
+            pprof_string b = path_base(d, n);
+            for (size_t i = 0; b.len && i + b.len + 2 <= s.len; i++)
+                if (s.data[i] == '/' && !memcmp(s.data + i + 1, b.data, b.len) &&
+                    s.data[i + 1 + b.len] == '/')
+                    return (pprof_string){s.data + i + b.len + 2, s.len - i - b.len - 2};
+            d += n + (d[n] == ':');
+        }
+    }
+    for (const char *t = trim ? trim : ""; *t;) {
+        size_t n = strcspn(t, ":");
+        size_t need = n + (n == 0 || t[n - 1] != '/');
+        if (s.len >= need && !memcmp(s.data, t, n) && (need == n || s.data[n] == '/'))
+            return (pprof_string){s.data + need, s.len - need};
+        t += n + (t[n] == ':');
+    }
     static const char *const prefixes[] = {"/proc/self/cwd/./", "/proc/self/cwd/"};
     for (size_t i = 0; i < 2; i++) {
         size_t n = strlen(prefixes[i]);
@@ -127,7 +162,7 @@ str_at(const pprof_profile *p, int64_t i)
 /* The key of one line of a location (line NULL: a location without lines). */
 static void
 line_info(const pprof_profile *p, const pprof__location *l, const pprof_line *line,
-          pprof_granularity g, const pprof_string *fn_file, pprof__node_info *ni)
+          pprof_granularity g, bool obj_names, const pprof_string *fn_file, pprof__node_info *ni)
 {
     bool keep_fn = g != PPROF_GRANULARITY_FILES;
     bool keep_line = g == PPROF_GRANULARITY_LINES || g == PPROF_GRANULARITY_ADDRESSES;
@@ -146,7 +181,7 @@ line_info(const pprof_profile *p, const pprof__location *l, const pprof_line *li
         ni->name = str_at(p, f->name);
     if (fn_file)
         ni->file = fn_file[fi];
-    if (ni->name.len == 0) {
+    if (ni->name.len == 0 || obj_names) {
         ni->start_line = f->start_line;
     } else {
         ni->objfile = (pprof_string){"", 0};
@@ -155,9 +190,10 @@ line_info(const pprof_profile *p, const pprof__location *l, const pprof_line *li
 
 /* Every line's key, interned. */
 static pprof_status
-intern_lines(const pprof_profile *p, pprof_granularity g, pprof__nodes *n, pprof_error *err)
+intern_lines(const pprof_profile *p, const pprof__nodes_cfg *cfg, pprof__nodes *n, pprof_error *err)
 {
     size_t nl = p->locations.len, nf = p->functions.len;
+    pprof_granularity g = cfg->granularity;
     pprof_string *fn_file = NULL;
     pprof__node_info *recs = NULL;
     pprof__node_info **order = NULL;
@@ -169,7 +205,8 @@ intern_lines(const pprof_profile *p, pprof_granularity g, pprof__nodes *n, pprof
             goto out;
         for (size_t i = 0; i < nf; i++) {
             pprof_string s =
-                trim_path(str_at(p, PPROF__AT(p->functions, pprof_function, i).filename));
+                trim_path(str_at(p, PPROF__AT(p->functions, pprof_function, i).filename),
+                          cfg->trim_path, cfg->source_path);
             fn_file[i] = s.len ? clean_path(&n->arena, s, &nomem) : s;
         }
         if (nomem)
@@ -199,9 +236,10 @@ intern_lines(const pprof_profile *p, pprof_granularity g, pprof__nodes *n, pprof
         const pprof__location *l = &PPROF__AT(p->locations, pprof__location, i);
         pprof__node_info *r = recs + n->loc_off[i];
         if (!l->n_line)
-            line_info(p, l, NULL, g, fn_file, r);
+            line_info(p, l, NULL, g, cfg->obj_names, fn_file, r);
         for (uint32_t j = 0; j < l->n_line; j++)
-            line_info(p, l, &PPROF__AT(p->lines, pprof_line, l->line_off + j), g, fn_file, r + j);
+            line_info(p, l, &PPROF__AT(p->lines, pprof_line, l->line_off + j), g, cfg->obj_names,
+                      fn_file, r + j);
     }
     for (size_t i = 0; i < total; i++)
         order[i] = recs + i;
@@ -325,9 +363,18 @@ pprof_status
 pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                    const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
 {
+    pprof__nodes_cfg cfg = {g, false, NULL, NULL};
+    return pprof__nodes_build_cfg(p, index, &cfg, a, n, err);
+}
+
+pprof_status
+pprof__nodes_build_cfg(const pprof_profile *p, size_t index, const pprof__nodes_cfg *cfg_in,
+                       const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
+{
     memset(n, 0, sizeof(*n));
-    if (g == PPROF_GRANULARITY_NONE)
-        g = PPROF_GRANULARITY_FUNCTIONS;
+    pprof__nodes_cfg cfg = *cfg_in;
+    if (cfg.granularity == PPROF_GRANULARITY_NONE)
+        cfg.granularity = PPROF_GRANULARITY_FUNCTIONS;
     if (a)
         n->a = *a;
     pprof__arena_init(&n->arena, &n->a);
@@ -337,7 +384,7 @@ pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                             "more than 2^32 samples");
     pprof_status st = pprof__profile_index((pprof_profile *)p, err);
     if (st == PPROF_OK)
-        st = intern_lines(p, g, n, err);
+        st = intern_lines(p, &cfg, n, err);
     if (st)
         return st;
     size_t nn = n->n ? n->n : 1;

@@ -34,6 +34,16 @@ typedef struct pprof__nodes {
 /* Interns every location line into nodes and sums flat and cum of sample type index. */
 pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                                 const pprof_allocator *a, pprof__nodes *out, pprof_error *err);
+/* The same with Go's ObjNames (objfile and start line kept in every key) and report.trimPath's
+ * trim and search paths (NULL: none). */
+typedef struct pprof__nodes_cfg {
+    pprof_granularity granularity;
+    bool obj_names;
+    const char *trim_path, *source_path;
+} pprof__nodes_cfg;
+pprof_status pprof__nodes_build_cfg(const pprof_profile *p, size_t index,
+                                    const pprof__nodes_cfg *cfg, const pprof_allocator *a,
+                                    pprof__nodes *out, pprof_error *err);
 void pprof__nodes_free(pprof__nodes *n);
 /* Go's NodeInfo.PrintableName, appended to buf (NUL-terminated). */
 pprof_status pprof__node_name(const pprof__node_info *i, pprof_buffer *buf);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "report-private.h"
+#include "report-graph-private.h"
 
 typedef struct rnode {
     char *name;
@@ -281,78 +281,25 @@ add_label(pprof_report *r, const char *fmt, ...)
     return PPROF_OK;
 }
 
-static void
-go_time(char *dst, size_t cap, int64_t nanos)
+/* The shared header lines (report-labels.c), copied into the report's arena. */
+static pprof_status
+take_lines(pprof_report *r, pprof__lines *l, pprof_status st)
 {
-    static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    time_t t = (time_t)(nanos / 1000000000);
-    if (nanos < 0 && nanos % 1000000000)
-        t--;
-    struct tm tm;
-    if (!localtime_r(&t, &tm)) {
-        snprintf(dst, cap, "?");
-        return;
-    }
-    char zone[16];
-    strftime(zone, sizeof(zone), "%Z", &tm);
-    int h = tm.tm_hour % 12;
-    snprintf(dst, cap, "%s %d, %d at %d:%02d%s (%s)", mon[tm.tm_mon], tm.tm_mday, tm.tm_year + 1900,
-             h ? h : 12, tm.tm_min, tm.tm_hour < 12 ? "am" : "pm", zone);
+    size_t pos = 0;
+    const char *line;
+    while (!st && (line = pprof__lines_next(l, &pos)))
+        st = add_label(r, "%s", line);
+    pprof__lines_free(l);
+    return st;
 }
 
 static pprof_status
 profile_labels(const pprof_profile *p, pprof_report *r, const char *type)
 {
-    pprof_status st = PPROF_OK;
-    size_t nm = p->mappings.len;
-    if (nm) {
-        /* the first mapping as stored: Go guesses the main binary only for legacy formats */
-        const pprof_mapping *m = &PPROF__AT(p->mappings, pprof_mapping, 0);
-        pprof_string f = {"", 0}, b = {"", 0};
-        pprof_profile_string(p, m->filename, &f);
-        pprof_profile_string(p, m->build_id, &b);
-        if (f.len) {
-            size_t n = f.len;
-            while (n > 1 && f.data[n - 1] == '/')
-                n--;
-            size_t s = n;
-            while (s > 0 && f.data[s - 1] != '/')
-                s--;
-            if (n == 1 && f.data[0] == '/')
-                s = 0;
-            st = add_label(r, "File: %.*s", (int)(n - s), f.data + s);
-        }
-        if (!st && b.len)
-            st = add_label(r, "Build ID: %.*s", (int)b.len, b.data);
-    }
-    pprof_header h = pprof_profile_header(p);
-    for (size_t i = 0; i < h.n_comment && !st; i++) {
-        pprof_string c = {"", 0};
-        pprof_profile_string(p, h.comment[i], &c);
-        if (!c.len || c.data[0] != '#')
-            st = add_label(r, "%.*s", (int)c.len, c.data);
-    }
-    if (!st && *type)
-        st = add_label(r, "Type: %s", type);
-    if (!st && h.time_nanos) {
-        char t[96];
-        go_time(t, sizeof(t), h.time_nanos);
-        st = add_label(r, "Time: %s", t);
-    }
-    if (!st && h.duration_nanos) {
-        char d[64], tot[64], pct[40] = "", ratio[48] = "";
-        pprof__scaled_label(d, sizeof(d), h.duration_nanos, "nanoseconds", "auto");
-        pprof__scaled_label(tot, sizeof(tot), r->sum.total, r->sum.sample_unit, r->output_unit);
-        const char *u;
-        double ns = pprof__scale(r->sum.total, r->sum.sample_unit, "nanoseconds", &u);
-        if (!strcmp(u, "ns") && ns != 0) {
-            pprof__percentage(pct, sizeof(pct), (int64_t)ns, h.duration_nanos);
-            snprintf(ratio, sizeof(ratio), "(%s)", pct);
-        }
-        st = add_label(r, "Duration: %s, Total samples = %s %s", d, tot, ratio);
-    }
-    return st;
+    pprof__lines l = {0};
+    return take_lines(r, &l,
+                      pprof__profile_labels(p, type, r->sum.total, r->sum.sample_unit,
+                                            r->output_unit, &l));
 }
 
 /* report.selectOutputUnit with OutputUnit "minimum". */
@@ -386,34 +333,16 @@ unfiltered_total(const pprof_profile *u, const char *type, int64_t *total, pprof
 {
     size_t index;
     pprof_status st = pprof_sample_type_find(u, type, &index, err);
-    if (st)
-        return st;
-    int64_t all = 0, base = 0;
-    for (size_t i = 0; i < u->samples.len; i++) {
-        const pprof__sample *s = &PPROF__AT(u->samples, pprof__sample, i);
-        if (index >= s->n_val)
-            continue;
-        int64_t v = PPROF__AT(u->values, int64_t, s->val_off + index);
-        v = v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
-        all += v;
-        if (v && s->n_lab && pprof__is_base_sample(u, s))
-            base += v;
-    }
-    *total = base > 0 ? base : all;
-    return PPROF_OK;
+    if (!st)
+        *total = pprof__report_total(u, index);
+    return st;
 }
 
-/* legendActiveFilters: "Active filters:" and each filter indented, cut at 80 bytes. */
 static pprof_status
 filter_labels(pprof_report *r, const pprof_report_options *o)
 {
-    pprof_status st = o->n_active_filters ? add_label(r, "Active filters:") : PPROF_OK;
-    for (size_t i = 0; i < o->n_active_filters && !st; i++) {
-        const char *f = o->active_filters[i];
-        size_t n = strlen(f);
-        st = n > 80 ? add_label(r, "   %.80s\xe2\x80\xa6", f) : add_label(r, "   %s", f);
-    }
-    return st;
+    pprof__lines l = {0};
+    return take_lines(r, &l, pprof__filter_labels(o->active_filters, o->n_active_filters, &l));
 }
 
 /* ---- building */

@@ -99,6 +99,62 @@ PPROF_API pprof_report_node pprof_report_node_at(const pprof_report *r, size_t i
 PPROF_API pprof_status pprof_report_print(const pprof_report *r, pprof_print_format format,
                                           pprof_buffer *out, pprof_error *err);
 
+/* ---------------------------------------------------------------- rendered reports */
+
+/* The reports of `go tool pprof` by output format (docs/report.md). */
+typedef enum pprof_report_format {
+    PPROF_REPORT_TOP = 0,   /* -top: pprof_report_new + pprof_report_print */
+    PPROF_REPORT_TRACES,    /* -traces: every sample's stack, labels and value */
+    PPROF_REPORT_TAGS,      /* -tags: label values by share of the total */
+    PPROF_REPORT_TREE,      /* -tree: each node with its callers and callees */
+    PPROF_REPORT_PEEK,      /* -peek RX: -tree for the nodes matching symbol, untrimmed */
+    PPROF_REPORT_DOT,       /* -dot: the call graph in Graphviz's language */
+    PPROF_REPORT_CALLGRIND, /* -callgrind: callgrind's format (KCachegrind) */
+    PPROF_REPORT_LIST,      /* -list RX: annotated source of the functions matching symbol */
+} pprof_report_format;
+
+typedef struct pprof_report_render_options {
+    size_t struct_size; /* sizeof(pprof_report_render_options) */
+    pprof_report_format format;
+    const char *sample_type; /* see pprof_sample_type_find; NULL = the default */
+    /* PPROF_GRANULARITY_NONE: the format's default, as Go's (functions; addresses for
+     * callgrind, which Go forces; lines for list, which Go forces) */
+    pprof_granularity granularity;
+    bool cum_sort;        /* -cum */
+    int64_t node_count;   /* -nodecount; -1: the format's default (80, 0 = all for top) */
+    double node_fraction; /* -nodefraction; negative: 0.005 */
+    double edge_fraction; /* -edgefraction; negative: 0.001 */
+    bool no_trim;         /* -trim=false: no node count, no fractions */
+    bool compact_labels;  /* -compact_labels: no profile header lines in tree and top */
+    const char *symbol;   /* the regexp (Go syntax) of peek and list; NULL for the others */
+    const char *source_path; /* list: directories searched for sources, ':'-separated */
+    const char *trim_path;   /* list: prefixes removed from source paths, ':'-separated */
+    pprof_allocator allocator;
+    /* as in pprof_report_options */
+    const pprof_profile *unfiltered;
+    const char *const *active_filters;
+    size_t n_active_filters;
+} pprof_report_render_options;
+
+#define PPROF_REPORT_RENDER_OPTIONS_INIT                                                           \
+    {                                                                                              \
+        sizeof(pprof_report_render_options), PPROF_REPORT_TOP, NULL, PPROF_GRANULARITY_NONE,       \
+            false, -1, -1.0, -1.0, false, false, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, NULL, \
+            NULL, 0                                                                                \
+    }
+
+PPROF_API void pprof_report_render_options_init(pprof_report_render_options *opts);
+
+/* Appends the report opts->format names to out. PPROF_PRINT_TEXT is Go's output byte for byte
+ * (docs/report.md lists the differences); PPROF_PRINT_JSON is documented there for top, traces,
+ * tags, tree, peek and dot (PPROF_E_ARG for callgrind and list). Errors: PPROF_E_ARG (sample
+ * type, a bad regexp, no node matching symbol), PPROF_E_INVALID (a dangling location id),
+ * PPROF_E_OVERFLOW, PPROF_E_NOMEM. Sources that list cannot read are said in the output. */
+PPROF_API pprof_status pprof_report_render(const pprof_profile *p,
+                                           const pprof_report_render_options *opts,
+                                           pprof_print_format format, pprof_buffer *out,
+                                           pprof_error *err);
+
 /* ---------------------------------------------------------------- diff */
 
 typedef struct pprof_diff_options {

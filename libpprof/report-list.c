@@ -1,0 +1,9 @@
+/* -list RX: report.printSource. */
+#include "report-graph-private.h"
+
+pprof_status
+pprof__render_list(pprof__rctx *c, pprof_buffer *out)
+{
+    (void)out;
+    return pprof__error(c->err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "list: not yet");
+}

@@ -1,0 +1,115 @@
+/* pprof_report_render: the context every report starts from (sample type, total, units, Go's
+ * per-format defaults) and the dispatch to the report's module. */
+#include <stdio.h>
+
+#include "report-graph-private.h"
+
+void
+pprof_report_render_options_init(pprof_report_render_options *opts)
+{
+    pprof_report_render_options d = PPROF_REPORT_RENDER_OPTIONS_INIT;
+    *opts = d;
+}
+
+/* -top through the pprof_report API. */
+static pprof_status
+render_top(const pprof_profile *p, const pprof_report_render_options *o, pprof_print_format f,
+           pprof_buffer *out, pprof_error *err)
+{
+    pprof_report_options ro = PPROF_REPORT_OPTIONS_INIT;
+    ro.sample_type = o->sample_type;
+    ro.granularity = o->granularity;
+    ro.cum_sort = o->cum_sort;
+    ro.node_count = o->node_count > 0 && !o->no_trim ? (size_t)o->node_count : 0;
+    if (o->node_fraction >= 0)
+        ro.node_fraction = o->node_fraction;
+    if (o->edge_fraction >= 0)
+        ro.edge_fraction = o->edge_fraction;
+    if (o->no_trim)
+        ro.node_fraction = ro.edge_fraction = 0;
+    ro.allocator = o->allocator;
+    ro.unfiltered = o->unfiltered;
+    ro.active_filters = o->active_filters;
+    ro.n_active_filters = o->n_active_filters;
+    pprof_report *r = NULL;
+    pprof_status st = pprof_report_new(p, &ro, &r, err);
+    if (!st)
+        st = pprof_report_print(r, f, out, err);
+    pprof_report_free(r);
+    return st;
+}
+
+pprof_status
+pprof_report_render(const pprof_profile *p, const pprof_report_render_options *opts,
+                    pprof_print_format format, pprof_buffer *out, pprof_error *err)
+{
+    pprof_report_render_options o = PPROF_REPORT_RENDER_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    if (!p || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES || o.format > PPROF_REPORT_LIST ||
+        (format != PPROF_PRINT_TEXT && format != PPROF_PRINT_JSON))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile, output or format");
+    if (format == PPROF_PRINT_JSON &&
+        (o.format == PPROF_REPORT_CALLGRIND || o.format == PPROF_REPORT_LIST))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                            "callgrind and list have no JSON form");
+    if ((o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST) && !o.symbol)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                            "peek and list need a regular expression");
+    if (o.format == PPROF_REPORT_TOP)
+        return render_top(p, &o, format, out, err);
+    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    if (st)
+        return st;
+    pprof__rctx c;
+    memset(&c, 0, sizeof(c));
+    c.p = p;
+    c.u = o.unfiltered ? o.unfiltered : p;
+    c.o = &o;
+    c.a = o.allocator;
+    c.err = err;
+    c.output_unit = "minimum";
+    if ((st = pprof_sample_type_find(p, o.sample_type, &c.index, err)))
+        return st;
+    pprof_value_type vt = PPROF__AT(p->sample_types, pprof_value_type, c.index);
+    pprof_string t = {"", 0}, u = {"", 0};
+    pprof_profile_string(p, vt.type, &t);
+    pprof_profile_string(p, vt.unit, &u);
+    snprintf(c.type, sizeof(c.type), "%.*s", (int)t.len, t.data);
+    snprintf(c.unit, sizeof(c.unit), "%.*s", (int)u.len, u.data);
+    for (char *s = c.unit; *s; s++)
+        *s = (char)(*s >= 'A' && *s <= 'Z' ? *s + 32 : *s);
+    size_t ui = c.index;
+    if (o.unfiltered && (st = pprof_sample_type_find(o.unfiltered, o.sample_type, &ui, err)))
+        return st;
+    c.total = pprof__report_total(c.u, ui);
+    /* Go's applyCommandOverrides */
+    bool trim = !o.no_trim;
+    if (o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST ||
+        o.format == PPROF_REPORT_CALLGRIND)
+        trim = false;
+    if (o.node_count < 0)
+        o.node_count = 80;
+    if (o.node_fraction < 0)
+        o.node_fraction = 0.005;
+    if (o.edge_fraction < 0)
+        o.edge_fraction = 0.001;
+    if (o.format == PPROF_REPORT_CALLGRIND)
+        o.granularity = PPROF_GRANULARITY_ADDRESSES;
+    if (o.format == PPROF_REPORT_LIST)
+        o.granularity = PPROF_GRANULARITY_LINES;
+    if (!trim) {
+        o.node_count = 0;
+        o.node_fraction = o.edge_fraction = 0;
+    }
+    switch (o.format) {
+    case PPROF_REPORT_TRACES: return pprof__render_traces(&c, format, out);
+    case PPROF_REPORT_TAGS: return pprof__render_tags(&c, format, out);
+    case PPROF_REPORT_TREE:
+    case PPROF_REPORT_PEEK: return pprof__render_tree(&c, format, out);
+    case PPROF_REPORT_DOT: return pprof__render_dot(&c, format, out);
+    case PPROF_REPORT_CALLGRIND: return pprof__render_callgrind(&c, out);
+    case PPROF_REPORT_LIST: return pprof__render_list(&c, out);
+    default: return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown report format");
+    }
+}
