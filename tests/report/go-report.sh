@@ -1,0 +1,86 @@
+#!/bin/sh
+# pprof-report against `go tool pprof`: every format (traces, tags, tree, peek, dot, callgrind)
+# on every profile of corpus/examples and the real corpus, with several flag sets (default, -cum,
+# -nodecount=10, a focus, -lines, -sample_index=0), byte for byte. A case Go rejects must be
+# rejected by pprof-report too. Deliberate differences: docs/report.md. Exit 77 (skip) without
+# Go. Usage: go-report.sh PPROF_REPORT [PPROF_GEN]
+#   GO_REPORT_FORMATS="dot tree": only these formats; GO_REPORT_QUICK=1: default flags only
+set -u
+rep=$1
+gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
+src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
+corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/go-report.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/empty"
+# go tool pprof must neither look for the mappings' binaries nor save anything
+export PPROF_BINARY_PATH="$work/empty" PPROF_TMPDIR="$work/empty" HOME="$work/empty" TZ=UTC
+n=0
+fail=0
+formats=${GO_REPORT_FORMATS:-traces tags tree peek dot callgrind}
+# the traces of a -traces output, one line each, sorted
+blocks() {
+    awk '/^-----------\+/ { if (b != "") print b; b = ""; next } { b = b "|" $0 } END { if (b != "") print b }' "$1" | sort
+}
+# check NAME FILE FORMAT GOFLAGS...: ours gets the same flags with two dashes
+check() {
+    name=$1 file=$2 fmt=$3
+    shift 3
+    n=$((n + 1))
+    filtered=0
+    case "$*" in *focus*) filtered=1 ;; esac
+    ours=""
+    for a in "$@"; do ours="$ours -$a"; done
+    garg=-$fmt ouarg=--$fmt
+    if [ "$fmt" = peek ]; then garg="-peek=$peek_rx" ouarg="--peek=$peek_rx"; fi
+    # shellcheck disable=SC2086
+    go tool pprof -symbolize=none "$garg" "$@" "$file" > "$work/go.txt" 2> "$work/go.err"
+    grc=$?
+    # shellcheck disable=SC2086
+    "$rep" "$ouarg" $ours "$file" > "$work/ours.txt" 2> "$work/ours.err"
+    orc=$?
+    if [ $grc -ne 0 ]; then
+        if [ $orc -ne 0 ]; then
+            echo "ok $n - $name $fmt $*: both refuse"
+        else
+            echo "not ok $n - $name $fmt $*: Go refuses ($(head -c 150 "$work/go.err" | tr '\n' ' ')), pprof-report does not"
+            fail=$((fail + 1))
+        fi
+    elif [ $orc -ne 0 ]; then
+        echo "not ok $n - $name $fmt $*: pprof-report failed: $(head -c 300 "$work/ours.err")"
+        fail=$((fail + 1))
+    elif cmp -s "$work/go.txt" "$work/ours.txt"; then
+        echo "ok $n - $name $fmt $* ($(wc -l < "$work/go.txt") lines equal)"
+    elif [ "$fmt" = traces ] && [ "$filtered" = 1 ] && [ "$(blocks "$work/go.txt")" = "$(blocks "$work/ours.txt")" ]; then
+        # deliberate (docs/report.md): after a filter, pprof_edit's compacted profile lists
+        # the samples in the merger's order; the traces themselves are Go's
+        echo "ok $n - $name $fmt $* (same traces, in the merger's order)"
+        echo "ok $n - $name $fmt $* ($(wc -l < "$work/go.txt") lines equal)"
+    else
+        echo "not ok $n - $name $fmt $*: output differs"
+        diff "$work/go.txt" "$work/ours.txt" | head -10 | sed 's/^/# /'
+        fail=$((fail + 1))
+    fi
+}
+files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+[ -n "$files" ] || { echo "1..0 # SKIP no corpus"; exit 77; }
+if [ -n "$gen" ] && [ -x "$gen" ]; then
+    "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"
+    "$gen" --preset labels --seed 3 -o "$work/labels.pb" 2>/dev/null && files="$files $work/labels.pb"
+fi
+peek_rx='main|Serve|alloc|e$'
+for f in $files; do
+    b=$(basename "$f")
+    for fmt in $formats; do
+        check "$b" "$f" "$fmt"
+        [ "${GO_REPORT_QUICK:-0}" = 1 ] && continue
+        check "$b" "$f" "$fmt" -cum
+        check "$b" "$f" "$fmt" -nodecount=10
+        check "$b" "$f" "$fmt" -focus=e
+        check "$b" "$f" "$fmt" -lines
+        check "$b" "$f" "$fmt" -sample_index=0
+    done
+done
+echo "1..$n"
+[ $fail -eq 0 ]
