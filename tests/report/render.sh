@@ -1,0 +1,67 @@
+#!/bin/sh
+# pprof-report without Go: each format on the checked-in profiles against golden outputs that
+# `go tool pprof -symbolize=none` printed (tests/report/golden/report-*, TZ=UTC), JSON forms
+# parsed, usage errors. TAP. Usage: render.sh PPROF_REPORT PPROF_TOP
+set -u
+rep=$1 top=$2
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/data gold=$here/golden
+work=$(mktemp -d "${TMPDIR:-/tmp}/report-render.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TZ=UTC
+n=0
+fail=0
+pass() { n=$((n + 1)); echo "ok $n - $1"; }
+flunk() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+# g GOLDEN ARGS...: stdout equals golden/GOLDEN
+g() {
+    name=$1
+    shift
+    if ! "$rep" "$@" > "$work/out" 2> "$work/err"; then
+        flunk "$name: exit $?" "$(head -c 300 "$work/err")"
+    elif cmp -s "$work/out" "$gold/$name"; then
+        pass "$name"
+    else
+        flunk "$name differs" "$(diff "$gold/$name" "$work/out" | head -8)"
+    fi
+}
+fib=$data/cpu-fib.pb.gz labels=$data/labels.pb.gz heap=$data/heap-new.pb.gz
+for f in fib labels heap; do
+    eval "p=\$$f"
+    g "report-$f.traces" --traces "$p"
+    g "report-$f.tags" --tags "$p"
+    g "report-$f.tree" --tree "$p"
+    g "report-$f.dot" --dot "$p"
+    g "report-$f.callgrind" --callgrind "$p"
+    g "report-$f-cum10.dot" --dot --cum --nodecount=10 "$p"
+    g "report-$f-lines.tree" --tree --lines "$p"
+done
+g report-fib-peek.tree --peek 'big\.' "$fib"
+# pprof-top is pprof-report --top
+"$top" -n 12 "$fib" > "$work/a"
+"$rep" --top -n 12 "$fib" > "$work/b"
+if cmp -s "$work/a" "$work/b"; then pass "pprof-top = pprof-report --top"; else flunk "pprof-top differs from pprof-report --top"; fi
+# JSON forms are JSON
+for fmt in traces tags tree dot; do
+    if "$rep" --$fmt --json "$labels" > "$work/j" && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/j" 2> "$work/err"; then
+        pass "--$fmt --json parses"
+    else
+        flunk "--$fmt --json" "$(head -c 300 "$work/err")"
+    fi
+done
+# usage and input errors
+"$rep" "$fib" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "no format: exit 2" || flunk "no format: exit $rc"
+"$rep" --dot --tree "$fib" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "two formats: exit 2" || flunk "two formats: exit $rc"
+"$rep" --peek '(' "$fib" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "bad peek regexp: exit 2" || flunk "bad peek regexp: exit $rc"
+"$rep" --peek 'no_such_function_anywhere' "$fib" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no matches found" "$work/err" && pass "peek without match: exit 2, said" || flunk "peek without match: exit $rc"
+"$rep" --dot "$work/none.pb.gz" > /dev/null 2>&1; rc=$?
+[ $rc -eq 3 ] && pass "missing file: exit 3" || flunk "missing file: exit $rc"
+"$rep" --callgrind --json "$fib" > /dev/null 2>&1; rc=$?
+[ $rc -ne 0 ] && pass "callgrind has no JSON" || flunk "callgrind --json accepted"
+"$rep" --tree - < "$fib" > "$work/out" && cmp -s "$work/out" "$gold/report-fib.tree" && pass "stdin" || flunk "stdin"
+echo "1..$n"
+[ $fail -eq 0 ]
