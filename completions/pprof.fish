@@ -20,6 +20,8 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             set -a args -x -a 'error warning note'
         case inline-conflict
             set -a args -x -a 'keep longest error'
+        case granularity
+            set -a args -x -a 'functions filefunctions files lines addresses'
         case disable enable
             set -a args -x -a "all (command $cmd --list-rules 2>/dev/null | string replace -r ' .*' '')"
         case '*'
