@@ -195,6 +195,41 @@ self_diff(const pprof_profile *p, size_t size)
     }
 }
 
+/* pprof_report_render: every format, text and JSON, with options drawn from the input; an
+ * error must say why, and a second render must give the same bytes. */
+static void
+render(const pprof_profile *p, size_t size, uint64_t h)
+{
+    static const char *const rx[] = {"e", "main|runtime", "^$", "."};
+    for (int f = PPROF_REPORT_TRACES; f <= PPROF_REPORT_CALLGRIND; f++) {
+        pprof_report_render_options o;
+        pprof_report_render_options_init(&o);
+        o.format = (pprof_report_format)f;
+        o.sample_type = TYPES[(h >> 12) % (sizeof(TYPES) / sizeof(TYPES[0]))];
+        o.granularity = (pprof_granularity)((size >> 1) % 6);
+        o.cum_sort = h & 1;
+        o.node_count = (int64_t)((h >> 4) % 12) - 1;
+        o.no_trim = (h >> 20) & 1;
+        o.symbol = rx[(h >> 24) % 4];
+        for (int j = 0; j < 2; j++) {
+            pprof_print_format pf = j ? PPROF_PRINT_JSON : PPROF_PRINT_TEXT;
+            pprof_buffer a = {0}, b = {0};
+            pprof_error err;
+            pprof_status st = pprof_report_render(p, &o, pf, &a, &err);
+            if (st) {
+                FUZZ_CHECK(err.message[0], "render %d/%d: an error without a message", f, j);
+            } else {
+                FUZZ_CHECK(pprof_report_render(p, &o, pf, &b, &err) == PPROF_OK,
+                           "second render: %s", err.message);
+                FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
+                           "render %d/%d differs between two runs", f, j);
+            }
+            pprof_buffer_free(&a);
+            pprof_buffer_free(&b);
+        }
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -205,6 +240,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     granularity_names();
     report(p, size, fuzz_hash(data, size));
+    render(p, size, fuzz_hash(data, size));
     self_diff(p, size);
     pprof_profile_free(p);
     return 0;
