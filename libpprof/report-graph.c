@@ -366,7 +366,7 @@ static uint32_t
 label_set(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, pprof_buffer *tmp,
           char ***parts, size_t *cap)
 {
-    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     tmp->len = 0;
     size_t n = 0;
     if (s->n_lab > *cap) {
@@ -415,7 +415,7 @@ bytes_unit(const pprof_profile *p, char *out, size_t cap)
     snprintf(out, cap, "bytes");
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
-        const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+        const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
         for (uint32_t k = 0; k < s->n_lab; k++) {
             if (l[k].str || (!l[k].num && !l[k].num_unit))
                 continue;
@@ -442,7 +442,7 @@ add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32
         else
             t->cum = add64(t->cum, v);
     }
-    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     for (uint32_t j = 0; j < s->n_lab; j++) {
         if (l[j].str || (!l[j].num && !l[j].num_unit))
             continue;

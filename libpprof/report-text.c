@@ -54,7 +54,7 @@ num_units_build(const pprof__rctx *c, num_units *out)
     out->n = 0;
     for (size_t i = 0; i < u->samples.len; i++) {
         const pprof__sample *s = &PPROF__AT(u->samples, pprof__sample, i);
-        const pprof_label *l = (const pprof_label *)u->labels.data + s->lab_off;
+        const pprof_label *l = (s->n_lab ? (const pprof_label *)u->labels.data + s->lab_off : NULL);
         for (uint32_t j = 0; j < s->n_lab; j++) {
             if (!is_num_label(&l[j]))
                 continue;
@@ -145,7 +145,7 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
              pprof_buffer *tmp, pprof_buffer *out)
 {
     const pprof_profile *p = c->p;
-    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     tmp->len = 0;
     size_t nkeys = 0;
     pprof_status st = PPROF_OK;
@@ -213,7 +213,7 @@ static pprof_status
 json_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, pprof_buffer *b)
 {
     const pprof_profile *p = c->p;
-    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     pprof_status st = pprof__buffer_printf(b, ",\"labels\":[");
     bool first = true;
     for (uint32_t j = 0; j < s->n_lab && !st; j++) {
@@ -260,7 +260,7 @@ static pprof_status
 key_labels(const pprof_profile *p, const pprof__sample *s, bool numeric, pprof_buffer *k,
            pprof_buffer *tmp, const pprof_allocator *a)
 {
-    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     tmp->len = 0;
     size_t n = 0;
     pprof_status st = PPROF_OK;
@@ -327,15 +327,16 @@ merge_samples(const pprof__rctx *c, sample_set *m)
     pprof_status st = PPROF_OK;
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
-        const int64_t *vals = (const int64_t *)p->values.data + s->val_off;
+        const int64_t *vals = (s->n_val ? (const int64_t *)p->values.data + s->val_off : NULL);
         bool zero = true;
         for (uint32_t j = 0; j < s->n_val; j++)
             zero &= vals[j] == 0;
         if (zero)
             continue;
         key.len = 0;
-        st = pprof__buffer_append(&key, (const uint64_t *)p->stack.data + s->loc_off,
-                                  s->n_loc * sizeof(uint64_t));
+        if (s->n_loc)
+            st = pprof__buffer_append(&key, (const uint64_t *)p->stack.data + s->loc_off,
+                                      s->n_loc * sizeof(uint64_t));
         if (!st)
             st = pprof__buffer_append(&key, "\xff", 1);
         if (!st)
@@ -402,8 +403,10 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
     g.a = c->a;
     pprof__nodes_cfg cfg = {c->o->granularity, false, NULL, NULL};
     pprof_status st = pprof__nodes_build_cfg(p, c->index, &cfg, &g.a, &g.nodes, c->err);
-    if (st)
+    if (st) {
+        pprof__nodes_free(&g.nodes);
         return st;
+    }
     num_units nu = {NULL, 0};
     pprof__lines hl = {0};
     pprof_buffer tmp = {0};
@@ -721,7 +724,7 @@ pprof__render_tags(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
     pprof_status st = num_units_build(c, &nu);
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
-        const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+        const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
         int64_t v = c->index < s->n_val ? PPROF__AT(p->values, int64_t, s->val_off + c->index) : 0;
         for (uint32_t j = 0; j < s->n_lab && !st; j++) {
             pprof_string k = pstr(p, l[j].key);
@@ -736,7 +739,7 @@ pprof__render_tags(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
             }
         }
     }
-    if (!st)
+    if (!st && nk)
         qsort(keys, nk, sizeof(*keys), tag_key_cmp);
     if (!st && f == PPROF_PRINT_JSON) {
         st = json_head(c, out);
