@@ -223,6 +223,17 @@ normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     return st;
 }
 
+/* Both profiles valid as pprof_validate decides, before anything is computed; the error's
+ * message starts with BASE or NEW. */
+static pprof_status
+valid_pair(const pprof_profile *base, const pprof_profile *cur, pprof_error *err)
+{
+    if (!base || !cur)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
+    pprof_status st = pprof__validate(base, "BASE", err);
+    return st ? st : pprof__validate(cur, "NEW", err);
+}
+
 /* Merges NEW (normalized if asked) with BASE labelled and negated, then either finishes into
  * *out or writes to path. */
 static pprof_status
@@ -235,7 +246,9 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     if (out)
         *out = NULL;
-    pprof_status st = PPROF_OK;
+    pprof_status st = valid_pair(base, cur, err);
+    if (st)
+        return st;
     bool intersect = o.sample_type && *o.sample_type;
     if (!intersect && (st = check_compatible(base, cur, err)))
         return st;
@@ -258,9 +271,9 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     if (!st)
         st = pprof_merger_new(&mo, &m, err);
     if (!st)
-        st = pprof_merger_add(m, nc ? nc : cur, "NEW", err);
+        st = pprof__merger_add_valid(m, nc ? nc : cur, "NEW", err);
     if (!st)
-        st = pprof_merger_add(m, nb, "BASE", err);
+        st = pprof__merger_add_valid(m, nb, "BASE", err);
     if (!st && out)
         st = pprof_merger_finish(m, out, err);
     else if (!st)
@@ -442,7 +455,9 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     *out = NULL;
     size_t bi, ci;
-    pprof_status st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
+    pprof_status st = valid_pair(base, cur, err);
+    if (!st)
+        st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
     if (st)
         return st;
     pprof_diff *d = pprof__malloc(&o.allocator, sizeof(*d));
