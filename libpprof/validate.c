@@ -156,6 +156,9 @@ pprof_validate(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t 
         st = pprof__check_samples(&k);
     if (st)
         return nomem(err);
-    return ff.seen || (summary && summary->count[PPROF_SEVERITY_ERROR]) ? PPROF_E_INVALID
-                                                                        : PPROF_OK;
+    if (ff.seen || (summary && summary->count[PPROF_SEVERITY_ERROR]))
+        return PPROF_E_INVALID;
+    if (!p->lazy.len) /* the entry points called next need not look again */
+        atomic_store_explicit(&((pprof_profile *)p)->valid, true, memory_order_release);
+    return PPROF_OK;
 }
