@@ -41,7 +41,7 @@ pprof__check_header(chk *k)
         }
     }
     const int64_t fr[2] = {h->drop_frames, h->keep_frames};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && pprof__ck_on(&k->c, PPROF_RULE_S14_FRAMES_REGEX); i++) {
         pprof_string re;
         const char *why;
         if (fr[i] && str_of(k, fr[i], &re) && (why = pprof__re2_check(re.data, re.len, NULL, NULL)))

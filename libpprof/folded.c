@@ -225,9 +225,10 @@ pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opt
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     size_t index;
-    pprof_status st = pprof_sample_type_find(p, o.sample_type, &index, err);
+    /* the one validity decision (validate.c) before anything is computed */
+    pprof_status st = pprof__validate(p, NULL, err);
     if (!st)
-        st = pprof__profile_index((pprof_profile *)p, err);
+        st = pprof_sample_type_find(p, o.sample_type, &index, err);
     if (st)
         return st;
     wctx w = {p, &o, {0}, {0}};

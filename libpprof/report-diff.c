@@ -160,6 +160,24 @@ vt_equal(const pprof_profile *a, pprof_value_type x, const pprof_profile *b, ppr
 }
 
 /* Go's Profile.compatible: the same period type and the same sample types in order. */
+/* "type/unit type/unit" of p's sample types, cut to fit. */
+static void
+types_of(const pprof_profile *p, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < p->sample_types.len && at + 1 < cap; i++) {
+        pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
+        pprof_string ty = {"", 0}, un = {"", 0};
+        pprof_profile_string(p, t.type, &ty);
+        pprof_profile_string(p, t.unit, &un);
+        int n = snprintf(buf + at, cap - at, "%s%.*s/%.*s", i ? " " : "", (int)ty.len, ty.data,
+                         (int)un.len, un.data);
+        at = n < 0 ? cap : at + (size_t)n;
+    }
+}
+
+/* NEW is the one named when the two differ: BASE is the reference it is compared with. */
 static pprof_status
 check_compatible(const pprof_profile *base, const pprof_profile *cur, pprof_error *err)
 {
@@ -168,10 +186,15 @@ check_compatible(const pprof_profile *base, const pprof_profile *cur, pprof_erro
     for (size_t i = 0; ok && i < base->sample_types.len; i++)
         ok = vt_equal(base, PPROF__AT(base->sample_types, pprof_value_type, i), cur,
                       PPROF__AT(cur->sample_types, pprof_value_type, i));
-    if (!ok)
+    if (!ok) {
+        char bt[80], ct[80];
+        types_of(base, bt, sizeof(bt));
+        types_of(cur, ct, sizeof(ct));
         return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
-                            "BASE and NEW differ in sample or period types; pick a sample type "
-                            "both have");
+                            "NEW: sample or period types differ from BASE's (NEW has %s, BASE "
+                            "has %s); pick a sample type both have",
+                            ct, bt);
+    }
     return PPROF_OK;
 }
 
@@ -223,6 +246,21 @@ normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     return st;
 }
 
+static pprof_status blame(pprof_error *err, const char *who, pprof_status st);
+static pprof_status pick_types(const pprof_profile *base, const pprof_profile *cur,
+                               const char *type, size_t *bi, size_t *ci, pprof_error *err);
+
+/* Both profiles valid as pprof_validate decides, before anything is computed; the error's
+ * message starts with BASE or NEW. */
+static pprof_status
+valid_pair(const pprof_profile *base, const pprof_profile *cur, pprof_error *err)
+{
+    if (!base || !cur)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
+    pprof_status st = pprof__validate(base, "BASE", err);
+    return st ? st : pprof__validate(cur, "NEW", err);
+}
+
 /* Merges NEW (normalized if asked) with BASE labelled and negated, then either finishes into
  * *out or writes to path. */
 static pprof_status
@@ -235,9 +273,14 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     if (out)
         *out = NULL;
-    pprof_status st = PPROF_OK;
+    pprof_status st = valid_pair(base, cur, err);
+    if (st)
+        return st;
     bool intersect = o.sample_type && *o.sample_type;
+    size_t bi, ci;
     if (!intersect && (st = check_compatible(base, cur, err)))
+        return st;
+    if (intersect && (st = pick_types(base, cur, o.sample_type, &bi, &ci, err)))
         return st;
     pprof_profile *nb = NULL, *nc = NULL, *nm = NULL;
     pprof_merger *m = NULL;
@@ -258,9 +301,11 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     if (!st)
         st = pprof_merger_new(&mo, &m, err);
     if (!st)
-        st = pprof_merger_add(m, nc ? nc : cur, "NEW", err);
+        st = pprof__merger_add_valid(m, nc ? nc : cur, "NEW", err);
     if (!st)
-        st = pprof_merger_add(m, nb, "BASE", err);
+        st = pprof__merger_add_valid(m, nb, "BASE", err);
+    if (st == PPROF_E_INCOMPATIBLE) /* NEW is compared with BASE: NEW is named */
+        blame(err, "NEW", st);
     if (!st && out)
         st = pprof_merger_finish(m, out, err);
     else if (!st)
@@ -400,6 +445,18 @@ fold_names(pprof_diff *d)
     d->n = w;
 }
 
+/* Prefixes err's message with the profile it is about. */
+static pprof_status
+blame(pprof_error *err, const char *who, pprof_status st)
+{
+    if (err) {
+        char msg[sizeof(err->message)];
+        snprintf(msg, sizeof(msg), "%s: %.240s", who, err->message);
+        memcpy(err->message, msg, sizeof(msg));
+    }
+    return st;
+}
+
 static pprof_status
 pick_types(const pprof_profile *base, const pprof_profile *cur, const char *type, size_t *bi,
            size_t *ci, pprof_error *err)
@@ -409,13 +466,15 @@ pick_types(const pprof_profile *base, const pprof_profile *cur, const char *type
         if ((st = check_compatible(base, cur, err)))
             return st;
     }
-    if ((st = pprof_sample_type_find(base, type, bi, err)) ||
-        (st = pprof_sample_type_find(cur, type, ci, err)))
-        return st;
+    /* the profile without the type is named, with its own types */
+    if ((st = pprof_sample_type_find(base, type, bi, err)))
+        return blame(err, "BASE", st);
+    if ((st = pprof_sample_type_find(cur, type, ci, err)))
+        return blame(err, "NEW", st);
     if (!vt_equal(base, PPROF__AT(base->sample_types, pprof_value_type, *bi), cur,
                   PPROF__AT(cur->sample_types, pprof_value_type, *ci)))
         return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
-                            "the sample types picked in BASE and NEW differ in name or unit");
+                            "NEW: the sample type picked differs in name or unit from BASE's");
     return PPROF_OK;
 }
 
@@ -442,7 +501,9 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     *out = NULL;
     size_t bi, ci;
-    pprof_status st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
+    pprof_status st = valid_pair(base, cur, err);
+    if (!st)
+        st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
     if (st)
         return st;
     pprof_diff *d = pprof__malloc(&o.allocator, sizeof(*d));

@@ -8,6 +8,7 @@
 #include "measure-private.h"
 #include "pprof/report.h"
 #include "profile-private.h"
+#include "validate-private.h"
 
 /* Go's graph.NodeInfo: the identity of a node. Strings are views into the profile or into the
  * node table's arena (cleaned file names). */

@@ -332,23 +332,12 @@ print_go_finding(void *ctx, const pprof_finding *f)
 long long
 tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const char *lead)
 {
-    /* The strict S rules stay off: a profile Go reads is not refused for them. */
-    bool enabled[PPROF_RULE_COUNT];
-    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
-        const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
-        enabled[r] = ri->severity == PPROF_SEVERITY_ERROR &&
-                     (ri->id[0] == 'W' || ri->id[0] == 'R' || strncmp(ri->id, "PD", 2) == 0 ||
-                      strncmp(ri->id, "CV", 2) == 0);
-    }
-    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
-    co.enabled = enabled;
-    co.n_enabled = PPROF_RULE_COUNT;
-    co.max_findings = GO_CHECK_SHOWN;
+    /* the library's one validity decision: the rules Go enforces on reading, no others */
     go_check g = {prog, file, lead, 0};
     pprof_check_summary sum;
     pprof_error err;
-    pprof_status st = pprof_check(p, &co, print_go_finding, &g, &sum, &err);
-    if (st) {
+    pprof_status st = pprof_validate(p, print_go_finding, &g, GO_CHECK_SHOWN, &sum, &err);
+    if (st && st != PPROF_E_INVALID) {
         tool_print_error(stderr, prog, file, &err);
         return -1;
     }

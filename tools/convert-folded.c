@@ -113,10 +113,12 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
         wo.lines = f->lines;
         wo.labels = f->labels;
         wo.n_labels = f->n_labels;
+        /* what the writer refuses (an invalid profile, a negative stack) is the input's fault */
         st = pprof_folded_write(p, &wo, &b, &err);
-        where = strcmp(out, "-") ? out : "<stdout>";
-        if (!st)
+        if (!st) {
+            where = strcmp(out, "-") ? out : "<stdout>";
             st = pprof_write_bytes_file(out, b.data, b.len, w, &err);
+        }
     } else if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
         st = pprof_profile_write_file(p, out, w, &err);

@@ -362,11 +362,18 @@ run_edit(edit_cli *c)
         free(key);
         return tool_exit_for(st);
     }
+    int rc = 0;
     if (c->normalize && (st = pprof_profile_read_file(c->normalize, NULL, &base, &err))) {
         tool_print_error(stderr, prog, c->normalize, &err);
+        rc = tool_exit_for(st);
+    } else if (base) { /* the library refuses it too, but this names the file */
+        rc = tool_refuse_invalid(prog, c->normalize, base, "not used as the --normalize base");
+    }
+    if (rc) {
+        pprof_profile_free(base);
         pprof_merge_input_free(p);
         free(key);
-        return tool_exit_for(st);
+        return rc;
     }
     c->e.normalize_base = base;
     /* all cores, as pprof-merge does by default: the merger's own thread, parallel sorting and

@@ -52,7 +52,7 @@ t 0 "diff text" "$diff" -n 10 "$base" "$new"; golden diff-heap.txt
 t 0 "diff json" "$diff" -n 5 --format=json "$base" "$new"; golden diff-heap.json
 t 0 "diff --normalize" "$diff" -n 5 --normalize "$base" "$new"; golden diff-heap-normalize.txt
 t 1 "diff of different sample types" "$diff" "$fib" "$new"
-grep_err "differ in sample or period types" "incompatible inputs are named as such"
+grep_err "sample or period types differ from BASE's" "incompatible inputs are named as such"
 # a profile of cpu/nanoseconds only, from folded stacks, against fib (samples + cpu)
 "$conv" "$fib" --to=folded --sample-type cpu -o "$work/fib.folded"
 "$conv" "$work/fib.folded" --from=folded --sample-type cpu/nanoseconds -o "$work/fib-cpu.pb.gz"
