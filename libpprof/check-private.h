@@ -128,7 +128,7 @@ pprof_status pprof__check_mappings(chk *k);
 pprof_status pprof__check_functions(chk *k);
 pprof_status pprof__check_locations(chk *k);
 pprof_status pprof__check_samples(chk *k);
-void pprof__check_header(chk *k);
+pprof_status pprof__check_header(chk *k); /* PPROF_E_NOMEM or PPROF_OK */
 void pprof__check_unused(chk *k);
 void pprof__check_wire(chk *k);
 /* CV4/CV5 for one entity of any table. */

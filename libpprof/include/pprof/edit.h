@@ -5,10 +5,10 @@
  * golang-go ships it; docs/edit.md gives, per operation, the Go function or flag it matches, the
  * fixed order in which the operations apply, and every deliberate difference.
  *
- * Regular expressions use Go's RE2 syntax; a pattern Go rejects (backreferences, lookaround,
- * possessive or nested repetition, ...) fails with PPROF_E_ARG naming the option. Each pattern
- * is matched at most once per distinct string of the profile, with a match limit, so a hostile
- * pattern or name cannot make an edit slow.
+ * Regular expressions are Go's (RE2): a pattern Go rejects (backreferences, lookaround,
+ * possessive or nested repetition, ...) fails with PPROF_E_ARG naming the option and giving
+ * Go's reason; any other gets Go's answer, in time linear in the name (RE2: no backtracking,
+ * no match limit). Each pattern is matched at most once per distinct string of the profile.
  *
  * Thread rule: as for the whole library. pprof_edit never modifies its input, but builds the
  * input's id indices on first use (as pprof_merger_add does), so the first call on a profile
