@@ -150,8 +150,9 @@ PPROF_API void pprof_edit_options_init(pprof_edit_options *opts);
  * mappings dropped and identical samples summed (all-zero samples dropped), in the merger's
  * canonical order. in is never modified. Errors: PPROF_E_ARG (an option is invalid; the message
  * names it), PPROF_E_INVALID (in breaks a rule the edit depends on; the path names the place),
- * PPROF_E_INCOMPATIBLE (normalize_base's sample types differ), PPROF_E_OVERFLOW,
- * PPROF_E_NOMEM. */
+ * PPROF_E_INCOMPATIBLE (normalize_base's sample types differ), PPROF_E_OVERFLOW (a value
+ * scale, normalize, aggregation or the summing of identical samples takes out of int64, or a
+ * normalize total that leaves it: the message names the sample; Go would wrap), PPROF_E_NOMEM. */
 PPROF_API pprof_status pprof_edit(const pprof_profile *in, const pprof_edit_options *opts,
                                   pprof_profile **out, pprof_error *err);
 
