@@ -132,7 +132,7 @@ pprof_status pprof__check_locations(chk *k);
 pprof_status pprof__check_samples(chk *k);
 /* CV1 for a profile with n_samples samples (check_samples's first rule). */
 void pprof__check_sample_types(chk *k, size_t n_samples);
-void pprof__check_header(chk *k);
+pprof_status pprof__check_header(chk *k); /* PPROF_E_NOMEM or PPROF_OK */
 void pprof__check_unused(chk *k);
 void pprof__check_wire(chk *k);
 /* CV4/CV5 for one entity of any table. */

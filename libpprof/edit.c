@@ -159,9 +159,9 @@ static bool
 rx_failed(pprof__ed *e, ed_rx *r, const char *s, size_t n)
 {
     if (!e->st)
-        e->st = pprof__error(e->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                             "%s: the pattern hit the match limit on \"%.*s\"",
-                             pprof__regex_option(r->re), (int)(n > 80 ? 80 : n), s);
+        e->st = pprof__error(e->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
+                             "%s: out of memory matching \"%.*s\"", pprof__regex_option(r->re),
+                             (int)(n > 80 ? 80 : n), s);
     return false;
 }
 

@@ -59,13 +59,29 @@ free_copy(pprof_profile *c)
     pprof_profile_free(c);
 }
 
+/* A value of sample i of p (who: which profile, as the diff sees it) that r takes past int64:
+ * Go converts such a product to whatever its hardware gives; here it is an error. */
+static pprof_status
+scaled_overflow(const pprof_profile *p, const char *who, size_t i, uint32_t k, int64_t v, double r,
+                pprof_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "sample[%zu].value[%u]", i, k);
+    pprof_string t = {"", 0};
+    if (k < p->sample_types.len)
+        pprof_profile_string(p, PPROF__AT(p->sample_types, pprof_value_type, k).type, &t);
+    return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                        "%s: the %.*s value %lld times %g is past the int64 range", who,
+                        (int)(t.len > 40 ? 40 : t.len), t.data, (long long)v, r);
+}
+
 /* A copy of p whose samples' values are multiplied per type (profile.ScaleN: rounded, and a
  * sample is kept only if a value whose ratio is not 1 stays nonzero), each sample labelled
  * pprof::base=true when label is set. It borrows p's other tables and strings: p must outlive
  * it, and it is freed with free_copy. */
 static pprof_status
-scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof_allocator *a,
-            pprof_profile **out, pprof_error *err)
+scaled_copy(const pprof_profile *p, const char *who, const double *ratio, bool label,
+            const pprof_allocator *a, pprof_profile **out, pprof_error *err)
 {
     pprof_profile *c = pprof__profile_new(a);
     if (!c)
@@ -110,7 +126,12 @@ scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof
             double r = k < nt ? ratio[k] : 1;
             *nv = v[k];
             if (r != 1) {
-                *nv = (int64_t)round((double)v[k] * r);
+                double x = round((double)v[k] * r);
+                if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
+                    free_copy(c);
+                    return scaled_overflow(p, who, i, k, v[k], r, err);
+                }
+                *nv = (int64_t)x;
                 keep |= *nv != 0;
             }
         }
@@ -198,16 +219,29 @@ check_compatible(const pprof_profile *base, const pprof_profile *cur, pprof_erro
     return PPROF_OK;
 }
 
-static void
-type_sums(const pprof_profile *p, int64_t *sum)
+/* The total of each type (who names p in an error): a total past int64 is an error naming the
+ * sample that took it there, where Go's would wrap into a wrong ratio. */
+static pprof_status
+type_sums(const pprof_profile *p, const char *who, int64_t *sum, pprof_error *err)
 {
     size_t nt = p->sample_types.len;
     memset(sum, 0, nt * sizeof(int64_t));
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         for (uint32_t k = 0; k < s->n_val && k < nt; k++)
-            sum[k] += PPROF__AT(p->values, int64_t, s->val_off + k);
+            if (__builtin_add_overflow(sum[k], PPROF__AT(p->values, int64_t, s->val_off + k),
+                                       &sum[k])) {
+                char path[64];
+                snprintf(path, sizeof(path), "sample[%zu].value[%u]", i, k);
+                pprof_string t = {"", 0};
+                pprof_profile_string(p, PPROF__AT(p->sample_types, pprof_value_type, k).type, &t);
+                return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                                    "normalize: the total of %s %.*s values is past the int64 "
+                                    "range at this sample",
+                                    who, (int)(t.len > 40 ? 40 : t.len), t.data);
+            }
     }
+    return PPROF_OK;
 }
 
 /* NEW as the diff uses it: scaled to BASE's totals with normalize (profile.Normalize). */
@@ -232,13 +266,13 @@ normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     } else {
         pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
     }
-    if (!st) {
-        int64_t *cs = bs + nt + 1;
-        type_sums(base, bs);
-        type_sums(merged, cs);
+    int64_t *cs = st ? NULL : bs + nt + 1;
+    if (!st && !(st = type_sums(base, "BASE's", bs, err)) &&
+        !(st = type_sums(merged, "NEW's (equal samples summed)", cs, err))) {
         for (size_t i = 0; i < nt; i++)
             r[i] = cs[i] == 0 ? 0.0 : (double)bs[i] / (double)cs[i];
-        st = scaled_copy(merged, r, false, &o->allocator, out, err);
+        st = scaled_copy(merged, "normalize: NEW (equal samples summed)", r, false, &o->allocator,
+                         out, err);
     }
     *merged_out = merged; /* the copy's strings point into it: the caller frees both */
     pprof__free(&o->allocator, bs);
@@ -293,7 +327,7 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     if (o.normalize)
         st = normalized(base, cur, &o, &nm, &nc, err);
     if (!st)
-        st = scaled_copy(base, minus, true, &o.allocator, &nb, err);
+        st = scaled_copy(base, "BASE, negated", minus, true, &o.allocator, &nb, err);
     pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
     mo.intersect_types = intersect;
     mo.allocator = o.allocator;

@@ -80,7 +80,7 @@ tables(chk *k)
     if (k->str_used && k->map_used && k->loc_used && k->fn_used &&
         !(st = pprof__check_strings(k)) && !(st = pprof__check_mappings(k)) &&
         !(st = pprof__check_functions(k)) && !(st = pprof__check_locations(k)))
-        pprof__check_header(k);
+        st = pprof__check_header(k);
     pprof__free(k->a, k->str_used);
     pprof__free(k->a, k->map_used);
     pprof__free(k->a, k->loc_used);
