@@ -844,8 +844,10 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
     mo.threads = e.o.threads;
     pprof_merger *m = NULL;
     pprof_profile *pre = NULL;
-    if (!(e.st = check_options(&e)) && !(e.st = check_input(&e)) &&
-        !(e.st = compile_patterns(&e)) && !load_as_go(&e, &mo, &pre) &&
+    /* options (patterns included) before the input: a bad option is refused the same way
+     * whether the input's samples are checked up front or a batch at a time */
+    if (!(e.st = check_options(&e)) && !(e.st = compile_patterns(&e)) &&
+        !(e.st = check_input(&e)) && !load_as_go(&e, &mo, &pre) &&
         !(e.st = pprof_merger_new(&mo, &m, e.err)))
         passes(&e, m);
     free_patterns(&e);
