@@ -279,7 +279,8 @@ def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits
     pprof_read_options (max_samples=..., max_decompressed_bytes=..., relax=bits). Raises
     PprofError, also for a profile that decodes but that Go's pprof refuses on reading
     (code_name "PPROF_E_INVALID", the first finding's path and rule in the message): its
-    samples would resolve to wrong frames. pprof.check() reports such profiles instead."""
+    samples would resolve to wrong frames; relax= bits do not change that (they are for
+    readers that only report). pprof.check() reports such profiles instead."""
     o = read_options(limits)
     out = ctypes.c_void_p()
     err = _lib.Error()
@@ -295,7 +296,7 @@ def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits
         check(lib.pprof_profile_read_file(path, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err)), err, name)
     p = Profile(out, name)
     try:
-        refuse_invalid(p._handle(), name, o.relax)
+        refuse_invalid(p._handle(), name)
     except BaseException:
         p.close()
         raise
