@@ -23,11 +23,14 @@ if _validate is not None:
                           ctypes.POINTER(_lib.CheckSummary), ctypes.POINTER(_lib.Error)]
 
 
+_enforced = getattr(lib, "pprof_rule_go_enforced", None)
+if _enforced is not None:
+    _enforced.restype, _enforced.argtypes = ctypes.c_bool, [ctypes.c_int]
+
+
 def _go_enforced(rule, info):
-    enforced = getattr(lib, "pprof_rule_go_enforced", None)
-    if enforced is not None:
-        enforced.restype, enforced.argtypes = ctypes.c_bool, [ctypes.c_int]
-        return bool(enforced(rule))
+    if _enforced is not None:
+        return bool(_enforced(rule))
     rid = info.id.decode()
     return info.severity == _SEVERITY_ERROR and (rid[:1] in ("W", "R") or rid[:2] in ("PD", "CV"))
 
@@ -41,10 +44,13 @@ def _mask():
         on.append(_go_enforced(len(on), r.contents))
 
 
+_MASK = None if _validate is not None else _mask()  # the registry is constant
+
+
 def _check_go_rules(handle, sums, err):
     """pprof_validate's answer through pprof_check: PPROF_E_INVALID with err naming the first
     finding as "message [RULE-ID]"."""
-    mask = _mask()
+    mask = _MASK
     opts = _lib.CheckOptions()
     lib.pprof_check_options_init(ctypes.byref(opts))
     opts.enabled = ctypes.cast(mask, ctypes.POINTER(ctypes.c_bool))
