@@ -44,6 +44,7 @@ def _mask():
         on.append(_go_enforced(len(on), r.contents))
 
 
+_NO_FN = _lib.FINDING_FN()  # a NULL callback: pprof_validate only counts
 _MASK = None if _validate is not None else _mask()  # the registry is constant
 
 
@@ -82,7 +83,7 @@ def refuse_invalid(handle, file):
     sums = _lib.CheckSummary()
     err = _lib.Error()
     if _validate is not None:
-        st = _validate(handle, None, None, 1, ctypes.byref(sums), ctypes.byref(err))
+        st = _validate(handle, _NO_FN, None, 1, ctypes.byref(sums), ctypes.byref(err))
     else:
         st = _check_go_rules(handle, sums, err)
     if st == _lib.OK:
