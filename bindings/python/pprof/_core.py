@@ -78,8 +78,8 @@ def check(status, err, file=None):
 # ---- values crossing into C
 # ctypes converts silently: an int past a field's width is cut to its low bits (2**64 + 5 is 5,
 # 2**63 is INT64_MIN) and a char * ends at the first NUL ("a\x00b" is "a"). Every integer and
-# string the binding hands to the library goes through c_integer / c_str / c_real first, so a value
-# C cannot hold is an error naming the argument instead of a different value.
+# string the binding hands to the library goes through c_integer / c_str / c_real first, so a
+# value C cannot hold is an error naming the argument instead of a different value.
 
 
 def _bounds(ctype):
