@@ -325,27 +325,58 @@ parse_value(const char *s, size_t n, size_t line, size_t off, size_t *frames_len
     return PPROF_OK;
 }
 
+/* True when the 8 bytes at s are all printable ASCII (0x20 to 0x7f): no high bit is set, and
+ * subtracting 0x20 from each borrows from none. */
+static bool
+printable8(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return !((w | (w - UINT64_C(0x2020202020202020))) & UINT64_C(0x8080808080808080));
+}
+
+/* No control bytes (binary data) and valid UTF-8, in one pass that takes plain ASCII 8 bytes at
+ * a time. Invalid UTF-8 is refused, not repaired: replacing bad bytes could make two distinct
+ * names one frame, and profile strings must be UTF-8 (checker rule S23). */
+static pprof_status
+check_bytes(const char *s, size_t n, size_t line, size_t off, pprof_error *err)
+{
+    for (size_t i = 0; i < n;) {
+        if (i + 8 <= n && printable8(s + i)) {
+            i += 8;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\t')
+                return line_error(err, PPROF_E_INVALID, line, off + i,
+                                  "control or NUL byte (binary data?)");
+            i++;
+            continue;
+        }
+        size_t k = pprof__utf8_seq_len((const uint8_t *)s + i, n - i);
+        if (!k) {
+            char why[128];
+            snprintf(why, sizeof(why),
+                     "byte 0x%02x is not valid UTF-8; folded stacks are UTF-8 text (convert with "
+                     "iconv first)",
+                     c);
+            return line_error(err, PPROF_E_INVALID, line, off + i, why);
+        }
+        i += k;
+    }
+    return PPROF_OK;
+}
+
 static pprof_status
 add_line(rctx *r, const char *s, size_t n, size_t line, size_t off, pprof_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
-            return line_error(err, PPROF_E_INVALID, line, off + i,
-                              "control or NUL byte (binary data?)");
-    /* Refused, not repaired: replacing bad bytes could make two distinct names one frame, and
-     * profile strings must be UTF-8 (checker rule S23). */
-    size_t bad;
-    if (!pprof__utf8_valid((const uint8_t *)s, n, &bad)) {
-        char why[128];
-        snprintf(why, sizeof(why),
-                 "byte 0x%02x is not valid UTF-8; folded stacks are UTF-8 text (convert with "
-                 "iconv first)",
-                 (unsigned char)s[bad]);
-        return line_error(err, PPROF_E_INVALID, line, off + bad, why);
-    }
+    pprof_status st = check_bytes(s, n, line, off, err);
+    if (st)
+        return st;
     size_t fl = 0;
     int64_t v = 0;
-    pprof_status st = parse_value(s, n, line, off, &fl, &v, err);
+    st = parse_value(s, n, line, off, &fl, &v, err);
     if (st)
         return st;
     if (fl == 0)

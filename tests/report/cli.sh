@@ -165,6 +165,10 @@ bad "nothing before the value" ' 5\n' 'bad\.folded:1:1: error: empty stack'
 # invalid UTF-8 is refused, not repaired (two names would become one frame), at its byte
 bad "invalid UTF-8" 'main;ok 1\nmain;caf\351;x 3\n' 'bad\.folded:2:9: error: byte 0xe9 is not valid UTF-8'
 bad "overlong UTF-8" 'main;\300\257 3\n' 'bad\.folded:1:6: error: byte 0xc0 is not valid UTF-8'
+# plain ASCII is taken 8 bytes at a time: what follows such a run is still looked at
+bad "a control byte after 8 plain bytes" 'abcdefgh\001ijk 1\n' 'bad\.folded:1:9: error: control or NUL byte'
+bad "a cut UTF-8 sequence after 16 plain bytes" 'abcdefghijklmnop\303 1\n' 'bad\.folded:1:17: error: byte 0xc3 is not valid UTF-8'
+bad "DEL is no escape from the check" 'abcdefg\177\377 1\n' 'bad\.folded:1:9: error: byte 0xff'
 bad "UTF-16 text" '\377\376m\000;\000f\000 \0001\000\n\000' 'bad\.folded:1:1: error: UTF-16 text'
 printf 'a;b -1\n' > "$work/bad.folded"
 "$conv" "$work/bad.folded" --from=folded -o "$work/bad.pb.gz" 2> "$work/err"
@@ -186,6 +190,7 @@ good() {
 good "a count of -0 is 0" 'a;b -0\na;c 2\na;d -00\n' 'a;c 2\n'
 good "a UTF-8 byte-order mark is stripped" '\357\273\277main;f 2\nmain;g 1\n' 'main;f 2\nmain;g 1\n'
 good "a mark past the start stays" 'main;\357\273\277f 2\n' 'main;\357\273\277f 2\n'
+good "UTF-8 across an 8-byte boundary, a tab" 'abcdefg\303\251h;\tx 2\n' 'abcdefg\303\251h;\tx 2\n'
 good "UTF-8 names" 'main;caf\303\251;\346\227\245\346\234\254 3\n' 'main;caf\303\251;\346\227\245\346\234\254 3\n'
 # what is accepted is valid for the checker: no S23 in the profile read
 printf '\357\273\277main;caf\303\251 3\n' > "$work/good.folded"
