@@ -1,5 +1,6 @@
 """pprof.edit(): the rewrite engine of pprof-edit (pprof/edit.h)."""
 import ctypes
+import numbers
 from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32, c_void_p
 
 from . import _lib
@@ -103,7 +104,7 @@ def _scales(sc):
     """scale=F or {sample type: F} as (type or None, factor) pairs."""
     if isinstance(sc, dict):
         return [(c_str(t, "scale type"), c_real(f, f"scale[{t!r}]")) for t, f in sc.items()]
-    if isinstance(sc, (int, float)) and not isinstance(sc, bool):
+    if isinstance(sc, numbers.Real) and not isinstance(sc, bool):
         return [(None, c_real(sc, "scale"))]
     raise TypeError(f"scale takes a number or {{sample type: number}}, not {type(sc).__name__}")
 
