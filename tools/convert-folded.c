@@ -89,6 +89,26 @@ read_all(const char *path, pprof_buffer *b, pprof_error *err)
     return st;
 }
 
+/* An error of the folded reader, "FILE:LINE:COLUMN: error: message [CODE]" as compilers print
+ * them (editors jump there); the column counts bytes from 1. Other errors as every tool prints
+ * them. */
+static void
+print_folded_error(const char *file, const pprof_buffer *in, const pprof_error *err)
+{
+    size_t line;
+    char end;
+    if (sscanf(err->path, "line[%zu%c", &line, &end) != 2 || end != ']' || err->offset > in->len) {
+        tool_print_error(stderr, prog, file, err);
+        return;
+    }
+    size_t start = (size_t)err->offset;
+    while (start > 0 && in->data[start - 1] != '\n')
+        start--;
+    fprintf(stderr, "%s: %s:%zu:%llu: error: %s [%s]\n", prog, strcmp(file, "-") ? file : "<stdin>",
+            line, (unsigned long long)(err->offset - start + 1), err->message,
+            pprof_status_name(err->code));
+}
+
 int
 convert_folded_run(convert_folded *f, const char *in, const char *out, const pprof_write_options *w)
 {
@@ -97,12 +117,15 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
     pprof_buffer b = {0};
     const char *where = in;
     pprof_status st;
+    bool printed = false; /* the folded reader's errors, with their line and column */
     if (f->from) {
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
         ro.sample_type = f->sample_type;
         st = read_all(in, &b, &err);
         if (!st)
             st = pprof_folded_read(b.data, b.len, &ro, &p, &err);
+        if ((printed = st != PPROF_OK))
+            print_folded_error(in, &b, &err);
         b.len = 0;
     } else {
         st = pprof_profile_read_file(in, NULL, &p, &err);
@@ -123,7 +146,7 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
         where = strcmp(out, "-") ? out : "<stdout>";
         st = pprof_profile_write_file(p, out, w, &err);
     }
-    if (st)
+    if (st && !printed)
         tool_print_error(stderr, prog, where, &err);
     free(f->labels_arg);
     f->labels_arg = NULL;
