@@ -21,7 +21,8 @@ stack_eq(const void *ctx, uint32_t v, const void *unused)
     const sctx *c = ctx;
     (void)unused;
     return c->s->len[v] == c->key_len &&
-           !memcmp(c->s->frames + c->s->off[v], c->key, c->key_len * sizeof(uint32_t));
+           (!c->key_len ||
+            !memcmp(c->s->frames + c->s->off[v], c->key, c->key_len * sizeof(uint32_t)));
 }
 
 static int
@@ -29,8 +30,10 @@ stack_cmp(const void *x, const void *y, void *ctx)
 {
     const pprof__flame_stacks *s = ctx;
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    const uint32_t *fa = s->frames + s->off[a], *fb = s->frames + s->off[b];
     uint32_t n = s->len[a] < s->len[b] ? s->len[a] : s->len[b];
+    if (!n) /* no frames stored at all when every stack is empty: frames may be NULL */
+        return s->len[a] < s->len[b] ? -1 : s->len[a] > s->len[b];
+    const uint32_t *fa = s->frames + s->off[a], *fb = s->frames + s->off[b];
     for (uint32_t k = 0; k < n; k++)
         if (fa[k] != fb[k])
             return fa[k] < fb[k] ? -1 : 1;
@@ -44,8 +47,9 @@ frames_of(const pprof_profile *p, const pprof__flame_loc_frames *lf, size_t i, b
           const pprof_allocator *a, pprof__vec *scratch, uint32_t *bad)
 {
     const pprof__sample *sm = &PPROF__AT(p->samples, pprof__sample, i);
-    const uint64_t *ids = (const uint64_t *)p->stack.data + sm->loc_off;
     uint32_t n = sm->n_loc;
+    /* no stack entries at all: the table may be NULL */
+    const uint64_t *ids = n ? (const uint64_t *)p->stack.data + sm->loc_off : NULL;
     scratch->len = 0;
     *bad = PPROF_NONE;
     for (uint32_t j = 0; j < n; j++) {

@@ -260,7 +260,7 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
     size_t prev_len = 0;
     for (size_t k = 0; k < s.n && !st; k++) {
         uint32_t id = s.order[k];
-        const uint32_t *fr = s.frames + s.off[id];
+        const uint32_t *fr = s.len[id] ? s.frames + s.off[id] : NULL; /* frames may be NULL */
         size_t n = s.len[id], j = 0;
         while (j < n && j < prev_len && fr[j] == prev[j])
             j++;
