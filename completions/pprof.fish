@@ -15,7 +15,15 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
         case compress
             set -a args -x -a 'gzip zstd none'
         case format
-            set -a args -x -a 'text json sarif'
+            if test "$cmd" = pprof-flame
+                set -a args -x -a 'html svg json'
+            else
+                set -a args -x -a 'text json sarif'
+            end
+        case colors
+            set -a args -x -a 'hot mem io red green blue aqua yellow purple orange lang'
+        case from
+            set -a args -x -a folded
         case fail-on
             set -a args -x -a 'error warning note'
         case inline-conflict

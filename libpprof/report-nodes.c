@@ -322,8 +322,8 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
 }
 
 pprof_status
-pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
-                   const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
+pprof__nodes_intern(const pprof_profile *p, pprof_granularity g, const pprof_allocator *a,
+                    pprof__nodes *n, pprof_error *err)
 {
     memset(n, 0, sizeof(*n));
     if (g == PPROF_GRANULARITY_NONE)
@@ -331,13 +331,21 @@ pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
     if (a)
         n->a = *a;
     pprof__arena_init(&n->arena, &n->a);
-    n->sample_index = index;
     if (p->samples.len > UINT32_MAX - 1)
         return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "sample",
                             "more than 2^32 samples");
     pprof_status st = pprof__profile_index((pprof_profile *)p, err);
     if (st == PPROF_OK)
         st = intern_lines(p, g, n, err);
+    return st;
+}
+
+pprof_status
+pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
+                   const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
+{
+    pprof_status st = pprof__nodes_intern(p, g, a, n, err);
+    n->sample_index = index;
     if (st)
         return st;
     size_t nn = n->n ? n->n : 1;

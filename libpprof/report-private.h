@@ -35,6 +35,9 @@ typedef struct pprof__nodes {
 /* Interns every location line into nodes and sums flat and cum of sample type index. */
 pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                                 const pprof_allocator *a, pprof__nodes *out, pprof_error *err);
+/* Only the interning: info, n, loc_off and loc_node (flat, cum and stamp stay NULL). */
+pprof_status pprof__nodes_intern(const pprof_profile *p, pprof_granularity g,
+                                 const pprof_allocator *a, pprof__nodes *n, pprof_error *err);
 void pprof__nodes_free(pprof__nodes *n);
 /* Go's NodeInfo.PrintableName, appended to buf (NUL-terminated). */
 pprof_status pprof__node_name(const pprof__node_info *i, pprof_buffer *buf);

@@ -354,3 +354,49 @@ tool_cores(unsigned most)
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c > 1 ? (c > (long)most ? most : (unsigned)c) : 1;
 }
+
+pprof_status
+tool_read_all(const char *path, pprof_buffer *b, pprof_error *err)
+{
+    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!fp) {
+        err->code = PPROF_E_IO;
+        err->offset = PPROF_NO_OFFSET;
+        err->path[0] = 0;
+        snprintf(err->message, sizeof(err->message), "cannot open: %s", strerror(errno));
+        return PPROF_E_IO;
+    }
+    char chunk[65536];
+    size_t n;
+    pprof_status st = PPROF_OK;
+    while (!st && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+        if (b->len + n > TOOL_READ_MAX) {
+            st = PPROF_E_LIMIT;
+            break;
+        }
+        uint8_t *d = b->len + n > b->cap ? realloc(b->data, 2 * (b->len + n)) : b->data;
+        if (!d) {
+            st = PPROF_E_NOMEM;
+            break;
+        }
+        if (d != b->data || b->len + n > b->cap)
+            b->cap = b->len + n > b->cap ? 2 * (b->len + n) : b->cap;
+        b->data = d;
+        memcpy(b->data + b->len, chunk, n);
+        b->len += n;
+    }
+    if (!st && ferror(fp))
+        st = PPROF_E_IO;
+    if (fp != stdin)
+        fclose(fp);
+    if (st) {
+        err->code = st;
+        err->offset = PPROF_NO_OFFSET;
+        err->path[0] = 0;
+        snprintf(err->message, sizeof(err->message), "%s",
+                 st == PPROF_E_IO      ? "read error"
+                 : st == PPROF_E_LIMIT ? "more than 4 GiB"
+                                       : "out of memory");
+    }
+    return st;
+}

@@ -49,46 +49,6 @@ convert_folded_opt(convert_folded *f, tool_args *a, const char *opt, int *rc)
     return true;
 }
 
-static pprof_status
-read_all(const char *path, pprof_buffer *b, pprof_error *err)
-{
-    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!fp) {
-        err->code = PPROF_E_IO;
-        err->offset = PPROF_NO_OFFSET;
-        err->path[0] = 0;
-        snprintf(err->message, sizeof(err->message), "cannot open: %s", strerror(errno));
-        return PPROF_E_IO;
-    }
-    char chunk[65536];
-    size_t n;
-    pprof_status st = PPROF_OK;
-    while (!st && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-        uint8_t *d = b->len + n > b->cap ? realloc(b->data, 2 * (b->len + n)) : b->data;
-        if (!d) {
-            st = PPROF_E_NOMEM;
-            break;
-        }
-        if (d != b->data || b->len + n > b->cap)
-            b->cap = b->len + n > b->cap ? 2 * (b->len + n) : b->cap;
-        b->data = d;
-        memcpy(b->data + b->len, chunk, n);
-        b->len += n;
-    }
-    if (!st && ferror(fp))
-        st = PPROF_E_IO;
-    if (fp != stdin)
-        fclose(fp);
-    if (st) {
-        err->code = st;
-        err->offset = PPROF_NO_OFFSET;
-        err->path[0] = 0;
-        snprintf(err->message, sizeof(err->message), "%s",
-                 st == PPROF_E_IO ? "read error" : "out of memory");
-    }
-    return st;
-}
-
 /* An error of the folded reader, "FILE:LINE:COLUMN: error: message [CODE]" as compilers print
  * them (editors jump there); the column counts bytes from 1. Other errors as every tool prints
  * them. */
@@ -121,7 +81,7 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
     if (f->from) {
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
         ro.sample_type = f->sample_type;
-        st = read_all(in, &b, &err);
+        st = tool_read_all(in, &b, &err);
         if (!st)
             st = pprof_folded_read(b.data, b.len, &ro, &p, &err);
         if ((printed = st != PPROF_OK))

@@ -11,6 +11,10 @@
 #include "edit.h"
 #define HAVE_EDIT 1
 #endif
+#if __has_include("flame.h")
+#include "flame.h"
+#define HAVE_FLAME 1
+#endif
 #endif
 
 #define SIZE(t) printf("%s %zu\n", #t, sizeof(t))
@@ -44,6 +48,10 @@ main(void)
 #ifdef HAVE_EDIT
     SIZE(pprof_edit_options);
     SIZE(pprof_edit_step);
+#endif
+#ifdef HAVE_FLAME
+    SIZE(pprof_flame_options);
+    SIZE(pprof_flame_write_options);
 #endif
     return 0;
 }

@@ -46,6 +46,10 @@ def test_sizes_match_headers():
         E = importlib.import_module("pprof.edit")
         mirrors["pprof_edit_options"] = E._EditOptions
         mirrors["pprof_edit_step"] = E._Step
+    if "pprof_flame_options" in sizes:
+        F = importlib.import_module("pprof.flame")
+        mirrors["pprof_flame_options"] = F._FlameOptions
+        mirrors["pprof_flame_write_options"] = F._FlameWriteOptions
     assert set(mirrors) == set(sizes)
     wrong = {n: (sizes[n], py_size(t)) for n, t in mirrors.items() if py_size(t) != sizes[n]}
     assert not wrong, f"C size vs ctypes size: {wrong}"
@@ -65,6 +69,10 @@ def test_prototypes_match_headers(src):
     if "pprof_edit" in decls:
         importlib.import_module("pprof.edit")
         for name in ("pprof_edit_options_init", "pprof_edit", "pprof_edit_write_file", "pprof_edit_write_memory"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
+    if "pprof_flame_write" in decls:
+        importlib.import_module("pprof.flame")
+        for name in ("pprof_flame_tree_new", "pprof_flame_tree_free", "pprof_flame_write", "pprof_flame_write_file"):
             protos[name] = len(getattr(L.lib, name).argtypes)
     missing = sorted(set(protos) - set(decls))
     assert not missing, f"not in the headers: {missing}"
