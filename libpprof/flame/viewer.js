@@ -337,6 +337,7 @@
           i++;
         }
       }
+      this.canvas.dataset.drawn = String(this.drawn);
       this.setHover(-1, null);
     }
     y(d) {

@@ -74,6 +74,7 @@ class Browser:
 
     def open(self, path, fragment=''):
         url = 'file://' + os.path.abspath(path) + (('#' + fragment) if fragment else '')
+        self.d.get('about:blank')  # a new fragment alone would not load the page again
         self.d.get(url)
         from selenium.webdriver.support.ui import WebDriverWait
         WebDriverWait(self.d, 60).until(lambda d: d.execute_script(
