@@ -162,7 +162,8 @@
   $('title').title = tm;
   $('source').textContent = (D.source !== undefined ? 'source: ' + D.source : '') +
     (D.base ? '  base: ' + D.base.source + (D.base.normalized ? ' (normalized)' : '') : '') +
-    (D.reverse ? '  (stacks reversed)' : '');
+    (D.reverse ? '  (stacks reversed)' : '') +
+    (D.pruned > 0 ? '  ' + D.pruned + ' small frames not included' : '');
 
   // Per-type arrays, made when a type is first shown.
   const perType = [];
@@ -521,13 +522,27 @@
     }
     return { flat, cum };
   }
+  // v1.1: the writer's exact per-name numbers, computed before it pruned narrow subtrees
+  function topOf(top, t) {
+    if (!top || !Array.isArray(top.flat) || !Array.isArray(top.cum)) return null;
+    const fl = top.flat[t];
+    const cu = top.cum[t];
+    if (!Array.isArray(fl) || !Array.isArray(cu) || fl.length !== names.length || cu.length !== names.length) return null;
+    const flat = new Float64Array(names.length);
+    const cum = new Float64Array(names.length);
+    for (let k = 1; k < names.length; k++) {
+      flat[canon[k]] += Number(fl[k]) || 0;
+      cum[canon[k]] += Number(cu[k]) || 0;
+    }
+    return { flat, cum };
+  }
   let topSort = { col: 'flat', desc: true };
   let topAll = false;
   function renderTop() {
     const u = (types[st.type] || {}).unit || 'count';
     const total = D.total[st.type];
-    const a = flatCum(td.v, td.s);
-    const b = td.bv ? flatCum(td.bv, td.bs) : null;
+    const a = topOf(D.top, st.type) || flatCum(td.v, td.s);
+    const b = td.bv ? topOf(D.base.top, st.type) || flatCum(td.bv, td.bs) : null;
     const rows = [];
     for (let k = 0; k < names.length; k++) {
       if (canon[k] !== k || k === 0) continue;

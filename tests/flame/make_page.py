@@ -23,7 +23,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get('PPROF_SOURCE_ROOT') or os.path.normpath(os.path.join(HERE, '..', '..'))
 FLAME = os.path.join(ROOT, 'libpprof', 'flame')
-PLACEHOLDER = re.compile(r'@(VIEWER_CSS|VIEWER_JS|CSS_SHA256|JS_SHA256|DATA)@')
+MARKERS = ('csp', 'style', 'script', 'title', 'data')
+MARKER = re.compile(r'<!--pprof-flame:(%s)-->' % '|'.join(MARKERS))
 
 
 def _read(name):
@@ -51,28 +52,36 @@ def escape_json(obj):
 
 
 def build_html(data, template=None):
-    """bytes of the page for a pprof-flame/1 document (a dict)."""
+    """bytes of the page for a pprof-flame/1 document (a dict), with the markers of
+    docs/flame.md ("The template") filled as libpprof/flame/embed.py and the writer fill them."""
     tpl = template if template is not None else _read('viewer.html')
     css = _read('viewer.css')
     js = _read('viewer.js')
     for name, b in (('viewer.css', css), ('viewer.js', js)):
         low = b.lower()
-        if b'</style' in low or b'</script' in low or b'<!--' in low:
-            raise ValueError(name + ' must not contain </style, </script or <!--')
+        if b'</style' in low or b'</script' in low:
+            raise ValueError(name + ' must not contain </style or </script')
+    csp = ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+           "script-src 'sha256-%s'; style-src 'sha256-%s'; img-src data:\">" % (sha256_b64(js), sha256_b64(css)))
+    title = str(data.get('title', '')) if isinstance(data, dict) else ''
     parts = {
-        'VIEWER_CSS': css,
-        'VIEWER_JS': js,
-        'CSS_SHA256': sha256_b64(css).encode(),
-        'JS_SHA256': sha256_b64(js).encode(),
-        'DATA': escape_json(data),
+        'csp': csp,
+        'style': '<style>' + css.decode('utf-8') + '</style>',
+        'script': '<script>' + js.decode('utf-8') + '</script>',
+        'title': html_escape(title),
+        'data': '<script type="application/json" id="pprof-flame-data">' + escape_json(data).decode('utf-8') + '</script>',
     }
     seen = []
-    # one pass: text put in for one placeholder is never searched for another
-    html = PLACEHOLDER.sub(lambda m: (seen.append(m.group(1)), parts[m.group(1)].decode('utf-8'))[1],
-                           tpl.decode('utf-8'))
-    if sorted(seen) != sorted(parts):
-        raise ValueError('template placeholders: expected each of %s once, found %s' % (sorted(parts), seen))
+    # one pass: text put in for one marker is never searched for another
+    html = MARKER.sub(lambda m: (seen.append(m.group(1)), parts[m.group(1)])[1], tpl.decode('utf-8'))
+    if sorted(seen) != sorted(MARKERS):
+        raise ValueError('template markers: expected each of %s once, found %s' % (sorted(MARKERS), seen))
     return html.encode('utf-8')
+
+
+def html_escape(s):
+    s = ''.join('\ufffd' if 0xd800 <= ord(c) <= 0xdfff else c for c in s)
+    return s.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('"', '&quot;').replace("'", '&#39;')
 
 
 def tree_from_stacks(types, stacks_per_type, title='Flame Graph', source='', default=None):

@@ -150,9 +150,30 @@ def tmpdir():
     return d
 
 
-def page_from_profile(path, d):
-    doc = make_page.tree_from_profile(path, os.path.join(TOOLS, 'pprof-convert'))
+FLAME_TOOL = os.path.join(TOOLS, 'pprof-flame')
+DATA_RE = re.compile(rb'<script type="application/json" id="pprof-flame-data">(.*?)</script>', re.S)
+
+
+def has_flame_tool():
+    return os.access(FLAME_TOOL, os.X_OK)
+
+
+def doc_of_page(page):
+    """the JSON document a page carries (its one data block)"""
+    with open(page, 'rb') as f:
+        blocks = DATA_RE.findall(f.read())
+    assert len(blocks) == 1, '%d data blocks' % len(blocks)
+    return json.loads(blocks[0].decode('utf-8'))
+
+
+def page_from_profile(path, d, *args):
+    """the page of a profile: written by pprof-flame when the build has it, else by make_page.py
+    from pprof-convert's folded stacks (the same tree)"""
     out = os.path.join(d, 'page.html')
+    if has_flame_tool():
+        subprocess.run([FLAME_TOOL, path, '-o', out] + list(args), check=True, capture_output=True)
+        return out, doc_of_page(out)
+    doc = make_page.tree_from_profile(path, os.path.join(TOOLS, 'pprof-convert'))
     make_page.write(out, make_page.build_html(doc))
     return out, doc
 
@@ -646,6 +667,47 @@ def case_large(b, d):
     key(b, rx + '\n')
     assert text(b, '#matched') == 'Matched: %s%%' % matched_pct(doc, t, rx)
     check_clean(b, 'file://' + os.path.abspath(page))
+
+
+def case_svg(b, d):
+    """the SVG pprof-flame writes opens from file:// and zooms on a click"""
+    if not has_flame_tool():
+        raise Skip('pprof-flame is not built yet (tools/pprof-flame.c); the SVG is its output')
+    if not os.path.exists(FIB):
+        raise Skip('the real corpus (%s) is absent' % FIB)
+    svg = os.path.join(d, 'fib.svg')
+    subprocess.run([FLAME_TOOL, FIB, '-o', svg], check=True, capture_output=True)
+    import xml.etree.ElementTree as ET
+    ET.parse(svg)  # well-formed
+    b.d.get('about:blank')
+    b.d.get('file://' + svg)
+    n = b.js("return document.querySelectorAll('#frames > g').length")
+    assert n > 10, n
+    width = float(b.js("return document.documentElement.getAttribute('width')"))
+    # the widest frame that is not the root and not already the full width
+    frames = b.js("""return [...document.querySelectorAll('#frames > g')].map((g, i) => {
+        const r = g.querySelector('rect');
+        return [i, Number(r.getAttribute('width')), g.querySelector('title').textContent]; })""")
+    full = max(f[1] for f in frames)
+    cand = [f for f in frames if f[1] < full * 0.9]
+    i, w0, title = max(cand, key=lambda f: f[1])
+    rect = b.js("const r = document.querySelectorAll('#frames > g')[arguments[0]].querySelector('rect')"
+                ".getBoundingClientRect(); return [r.left + scrollX + r.width / 2, r.top + scrollY + r.height / 2]", i)
+    pointer(b, rect[0], rect[1], click=True)
+    w1 = b.js("return Number(document.querySelectorAll('#frames > g')[arguments[0]].querySelector('rect').getAttribute('width'))", i)
+    assert w1 > w0 * 1.05 and w1 > full * 0.9, (title, w0, w1, full)
+    hidden = b.js("return [...document.querySelectorAll('#frames > g')].filter(g => g.style.display === 'none').length")
+    assert hidden > 0, 'zoom hid no frame'
+    key(b, '\ue00c')
+    w2 = b.js("return Number(document.querySelectorAll('#frames > g')[arguments[0]].querySelector('rect').getAttribute('width'))", i)
+    assert abs(w2 - w0) < 0.01, (w0, w2)
+    assert width > 0
+    msgs = [m for m in b.console() if m[0] in ('SEVERE', 'WARNING')]
+    assert not msgs, msgs
+    reqs = [u for u in b.requests() if not u.startswith('chrome://') and u != 'file://' + svg
+            and not u.startswith('data:image/gif;base64,R0lGOD')]
+    assert not reqs, reqs
+    assert b.rec()['dialogs'] == []
 
 
 CASES = {k[5:]: f for k, f in globals().items() if k.startswith('case_')}
