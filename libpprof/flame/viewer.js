@@ -446,7 +446,7 @@
     if (f) out.push(el('div', 'tip-file', f));
     if (inlineOf(i)) out.push(el('div', 'tip-file', '(inlined)'));
     out.push(el('div', '', 'Value: ' + label(val[i], u) + '  (' + pct(val[i], total) + ' of total' +
-      (z >= 0 && z !== i ? ', ' + pct(val[i], val[z]) + ' of zoomed frame' : '') + ')'));
+      (z > 0 && z !== i ? ', ' + pct(val[i], val[z]) + ' of zoomed frame' : '') + ')'));
     out.push(el('div', '', 'Self: ' + label(self[i], u) + '  (' + pct(self[i], total) + ')'));
     if (bval) {
       const dlt = val[i] - bval[i];

@@ -553,6 +553,36 @@ def case_hostile(b, d):
     assert b.js("return document.scripts.length") == 2
 
 
+def case_hostile_tool(b, d):
+    """the same hostile names through pprof-flame (folded input): the page runs none of them"""
+    if not has_flame_tool():
+        raise Skip('pprof-flame is not built yet (tools/pprof-flame.c)')
+    # folded input refuses control bytes (binary data): those names are tested through JSON above
+    names = [n for n in HOSTILE if '\ud800' not in n and ';' not in n and not any(ord(c) < 0x20 or ord(c) == 0x7f for c in n)]
+    names.append('bad\udcffutf8')
+    folded = os.path.join(d, 'hostile.folded')
+    with open(folded, 'wb') as f:
+        for k, n in enumerate(names):
+            # folded text: ';' separates frames and a newline ends the line, so neither is in a name
+            f.write(('main;%s;%s %d\n' % (HOSTILE[0], n, 10 + k)).encode('utf-8', 'surrogateescape'))
+    page = os.path.join(d, 'page.html')
+    subprocess.run([FLAME_TOOL, '--from=folded', folded, '-o', page, '--title', '</title><script>alert(9)</script>'],
+                   check=True, capture_output=True)
+    open_page(b, page)
+    assert b.js('return document.title') == '</title><script>alert(9)</script>'
+    b.js("document.querySelector('#views button[data-view=top]').click()")
+    rows = b.js("return [...document.querySelectorAll('#top tbody tr')].map(r => r.querySelector('td.name').textContent)")
+    want = set(n.replace('\udcff', '\ufffd') for n in names) | {'main'}
+    assert set(rows) == want, sorted(set(rows) ^ want)
+    for n in names[:4]:
+        b.js("[...document.querySelectorAll('#top tbody button')].find(e => e.textContent === arguments[0]).click()", n)
+        assert text(b, '#fn-title') == n
+        b.js("document.querySelector('#views button[data-view=top]').click()")
+    check_clean(b, 'file://' + os.path.abspath(page))
+    assert b.js("return document.querySelectorAll('img, iframe, svg, object, embed').length") == 0
+    assert b.js("return document.scripts.length") == 2
+
+
 def case_empty(b, d):
     """a profile with no samples says so"""
     doc = make_page.tree_from_stacks([{'type': 'alloc_space', 'unit': 'bytes'}], [[]])
