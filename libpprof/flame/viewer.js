@@ -237,18 +237,19 @@
   };
   const LANG = ['red', 'aqua', 'yellow', 'orange', 'green']; // native, go/user, runtime, kernel, inlined
   const paletteName = D.colors in PALETTES || D.colors === 'lang' ? D.colors : 'hot';
-  const colorCache = new Map();
+  // one string per (name, palette class), made once: a draw sets thousands of fillStyles
+  const colorCache = new Array(names.length * 5);
   function rgb(c) {
     return 'rgb(' + Math.round(c[0]) + ',' + Math.round(c[1]) + ',' + Math.round(c[2]) + ')';
   }
   function nameColor(k, kd) {
-    const pal = paletteName === 'lang' ? LANG[kd] || 'red' : paletteName;
-    const key = pal + '\u0000' + k;
-    let c = colorCache.get(key);
-    if (!c) {
+    const slot = paletteName === 'lang' ? k * 5 + (kd >= 0 && kd < 5 ? kd : 0) : k * 5;
+    let c = colorCache[slot];
+    if (c === undefined) {
+      const pal = paletteName === 'lang' ? LANG[kd] || 'red' : paletteName;
       const [a, b, d] = hash3(names[k]);
       c = rgb(PALETTES[pal](a, b, d));
-      colorCache.set(key, c);
+      colorCache[slot] = c;
     }
     return c;
   }
@@ -347,7 +348,7 @@
     frame(T, i, x, w, dim) {
       const g = this.ctx;
       const y = this.y(T.depth[i]);
-      g.globalAlpha = dim ? 0.45 : 1;
+      if (dim) g.globalAlpha = 0.45;
       g.fillStyle = this.opts.color(i);
       g.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), ROW - 1);
       this.drawn++;
@@ -358,7 +359,7 @@
         g.fillStyle = '#000';
         g.fillText(t, x + 3, y + ROW / 2 + 0.5, w - 4);
       }
-      g.globalAlpha = 1;
+      if (dim) g.globalAlpha = 1;
     }
     // Which frame is under the pointer: walk down from the zoomed frame along the row.
     hit(e) {
