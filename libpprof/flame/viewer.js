@@ -186,7 +186,8 @@
       }
     }
     const td = { v, s, bv, bs, maxDelta: 0, tree: null };
-    if (bv) for (let i = 0; i < N; i++) td.maxDelta = Math.max(td.maxDelta, Math.abs(v[i] - bv[i]));
+    // the root's change is the sum of all the others: left out, or it would pale every frame
+    if (bv) for (let i = N > 1 ? 1 : 0; i < N; i++) td.maxDelta = Math.max(td.maxDelta, Math.abs(v[i] - bv[i]));
     td.tree = makeTree(N, parent, end, depth, maxDepth, v);
     perType[t] = td;
     return td;
