@@ -204,6 +204,8 @@ def check_clean(b, url):
     reqs = [u for u in b.requests() if not u.startswith('chrome://') and u.split('#')[0] != page
             and not u.startswith('data:image/gif;base64,R0lGOD')]
     assert not reqs, 'requests: %r' % reqs
+    res = b.js("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert res == [], 'resource timing entries: %r' % res
     rec = b.rec()
     assert rec['csp'] == [], 'CSP violations: %r' % rec['csp']
     assert rec['dialogs'] == [], 'dialogs: %r' % rec['dialogs']
