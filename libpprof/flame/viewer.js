@@ -99,6 +99,7 @@
   function checkData(d) {
     if (!d || typeof d !== 'object' || d.format !== 'pprof-flame/1') return 'format is not "pprof-flame/1"';
     if (!Array.isArray(d.types) || !Array.isArray(d.names) || !d.nodes || !Array.isArray(d.total)) return 'missing types, names, nodes or total';
+    if (d.types.length < 1) return 'no sample types';
     const nd = d.nodes;
     const n = Array.isArray(nd.parent) ? nd.parent.length : -1;
     if (n < 1 || !Array.isArray(nd.name) || nd.name.length !== n) return 'nodes.parent and nodes.name differ in length';
