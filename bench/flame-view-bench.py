@@ -11,7 +11,8 @@ the median over the runs, in ms from the start of navigation:
   drawn   the viewer's 'pprof-flame-first-draw' mark (HTML only: its canvas is filled)
   load    loadEventEnd
   hover   (HTML) handling one mousemove over the widest frame of the second row, ms
-  zoom    (HTML) handling a click that zooms to it (the whole redraw), ms; then Esc back
+  zoom    (HTML) handling a click that zooms to it (the whole redraw), ms
+  reset   (HTML) handling Esc back to the root (the largest redraw), ms
 """
 import argparse
 import os
@@ -24,7 +25,7 @@ import browser  # noqa: E402
 
 INTERACT = """
 const o = document.querySelector('#graph-main canvas.overlay');
-if (!o) return [null, null];
+if (!o) return [null, null, null];
 const r = o.getBoundingClientRect();
 const row = Number(document.querySelector('#graph-main canvas.frames').dataset.row);
 const x = r.left + r.width * 0.37, y = r.top + r.height - 1.5 * row;
@@ -36,8 +37,10 @@ const hover = performance.now() - t;
 t = performance.now();
 o.dispatchEvent(ev('click'));
 const zoom = performance.now() - t;
+t = performance.now();
 document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
-return [hover, zoom];
+const reset = performance.now() - t;
+return [hover, zoom, reset];
 """
 
 PROBE = """
@@ -59,7 +62,7 @@ def main():
     b = browser.Browser(width=1200, height=900)
     b.d.set_page_load_timeout(900)
     try:
-        print('%-40s %10s %10s %10s %8s %8s %8s' % ('file', 'fcp ms', 'drawn ms', 'load ms', 'MB', 'hover', 'zoom'))
+        print('%-40s %10s %10s %10s %8s %8s %8s %8s' % ('file', 'fcp ms', 'drawn ms', 'load ms', 'MB', 'hover', 'zoom', 'reset'))
         for f in a.files:
             res = []
             for _ in range(a.runs):
@@ -71,12 +74,12 @@ def main():
                     if v[0] is not None and v[2] is not None or time.time() - t0 > 60:
                         break
                     time.sleep(0.05)
-                v += b.js(INTERACT) if f.endswith('.html') else [None, None]
+                v += b.js(INTERACT) if f.endswith('.html') else [None, None, None]
                 res.append(v)
             med = [statistics.median([x[k] for x in res if x[k] is not None]) if any(x[k] is not None for x in res)
-                   else float('nan') for k in range(5)]
-            print('%-40s %10.0f %10.0f %10.0f %8.1f %8.1f %8.1f' % (os.path.basename(f), med[0], med[1], med[2],
-                                                                   os.path.getsize(f) / 1e6, med[3], med[4]))
+                   else float('nan') for k in range(6)]
+            print('%-40s %10.0f %10.0f %10.0f %8.1f %8.1f %8.1f %8.1f' % (os.path.basename(f), med[0], med[1], med[2],
+                                                                        os.path.getsize(f) / 1e6, med[3], med[4], med[5]))
     finally:
         b.close()
 
