@@ -585,6 +585,33 @@ def case_hostile_tool(b, d):
     assert b.js("return document.scripts.length") == 2
 
 
+def case_minwidth(b, d):
+    """frames narrower than minwidth are not drawn (no hover) but stay counted"""
+    stacks = [(['main', 'wide'], 900), (['main', 'narrow'], 60), (['main', 'tiny', 'leaf'], 40)]
+    doc = make_page.tree_from_stacks([{'type': 'cpu', 'unit': 'nanoseconds'}], [stacks])
+    doc['minwidth'] = '10%'
+    page = page_from_doc(doc, d)
+    open_page(b, page)
+    par = doc['nodes']['parent']
+    ix = {label_of(doc, i): i for i in range(len(par))}
+    # root, main, wide are >= 10% of the width: drawn; narrow (6%), tiny and leaf (4%) are not
+    assert b.js("return document.querySelector('#graph-main canvas.frames').dataset.drawn") == '3'
+    for n in ('narrow', 'tiny', 'leaf'):
+        x, y = frame_point(b, doc, 0, ix[n], False)
+        pointer(b, x, y)
+        assert b.js("return document.getElementById('tip').classList.contains('hidden')"), n
+    x, y = frame_point(b, doc, 0, ix['main'], False)
+    pointer(b, x, y)
+    assert 'Value: 1us  (100% of total)' in text(b, '#tip'), text(b, '#tip')
+    b.js("const s = document.getElementById('search'); s.value = ''; s.focus()")
+    key(b, 'leaf|narrow\n')
+    assert text(b, '#matched') == 'Matched: 10.00%', text(b, '#matched')
+    b.js("document.querySelector('#views button[data-view=top]').click()")
+    rows = b.js("return [...document.querySelectorAll('#top tbody tr')].map(r => [r.dataset.name, Number(r.dataset.cum)])")
+    assert dict(rows) == {'main': 1000, 'wide': 900, 'narrow': 60, 'tiny': 40, 'leaf': 40}, rows
+    check_clean(b, 'file://' + os.path.abspath(page))
+
+
 def case_empty(b, d):
     """a profile with no samples says so"""
     doc = make_page.tree_from_stacks([{'type': 'alloc_space', 'unit': 'bytes'}], [[]])
