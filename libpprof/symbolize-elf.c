@@ -1,0 +1,134 @@
+/* What the ELF headers give: the loadable segments, which turn a file offset into a link-time
+ * address (the same rule for non-PIE and PIE executables and shared libraries: no guessing
+ * from where a mapping starts), and the function symbols, the fallback without DWARF. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize-private.h"
+
+static bool
+load_segments(const pprof_allocator *a, pprof__sz_object *obj)
+{
+    size_t n;
+    if (elf_getphdrnum(obj->bin.elf, &n) != 0)
+        return true; /* no program headers: every address is outside the segments */
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(obj->bin.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        pprof__sz_seg *s = pprof__vec_push(a, &obj->segs, sizeof(*s));
+        if (!s)
+            return false;
+        /* A debug file keeps the program headers with p_filesz of the executable; memsz
+         * covers .bss, which holds no code: filesz is the range that maps the file. */
+        *s = (pprof__sz_seg){ph.p_offset, ph.p_filesz, ph.p_vaddr};
+    }
+    return true;
+}
+
+bool
+pprof__sz_vaddr(const pprof__sz_object *obj, uint64_t file_offset, uint64_t *vaddr)
+{
+    const pprof__sz_seg *s = obj->segs.data;
+    for (size_t i = 0; i < obj->segs.len; i++) {
+        if (file_offset >= s[i].offset && file_offset - s[i].offset < s[i].filesz) {
+            *vaddr = file_offset - s[i].offset + s[i].vaddr;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int
+sym_cmp(const void *x, const void *y)
+{
+    const pprof__sz_sym *a = x, *b = y;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi) /* the larger first, so that duplicates keep the widest */
+        return a->hi > b->hi ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* The function symbols of one symbol table section; false when out of memory. */
+static bool
+read_symtab(const pprof_allocator *a, Elf *elf, Elf_Scn *scn, pprof__vec *out)
+{
+    GElf_Shdr sh;
+    Elf_Data *d = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
+    if (!d || !sh.sh_entsize)
+        return true;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(d, (int)i, &sym))
+            break;
+        int t = GELF_ST_TYPE(sym.st_info);
+        if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+            continue;
+        const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+        if (!name || !name[0])
+            continue;
+        pprof__sz_sym *s = pprof__vec_push(a, out, sizeof(*s));
+        if (!s)
+            return false;
+        uint64_t hi = sym.st_value + sym.st_size;
+        *s = (pprof__sz_sym){sym.st_value, hi < sym.st_value ? UINT64_MAX : hi, name};
+    }
+    return true;
+}
+
+/* .symtab of the debug file, else of the file, else the file's .dynsym. */
+static bool
+load_symbols(const pprof_allocator *a, pprof__sz_object *obj)
+{
+    Elf *elves[2] = {obj->dbg.elf, obj->bin.elf};
+    for (int want = SHT_SYMTAB; want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0) {
+        for (size_t e = 0; e < 2; e++) {
+            if (!elves[e])
+                continue;
+            for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elves[e], scn));) {
+                GElf_Shdr sh;
+                if (gelf_getshdr(scn, &sh) && sh.sh_type == (GElf_Word)want &&
+                    !read_symtab(a, elves[e], scn, &obj->syms))
+                    return false;
+            }
+            if (obj->syms.len)
+                goto done;
+        }
+    }
+done:
+    if (obj->syms.len)
+        qsort(obj->syms.data, obj->syms.len, sizeof(pprof__sz_sym), sym_cmp);
+    /* A symbol of size 0 (hand-written assembly) reaches to the next one. */
+    pprof__sz_sym *s = obj->syms.data;
+    for (size_t i = 0; i + 1 < obj->syms.len; i++)
+        if (s[i].hi == s[i].lo)
+            s[i].hi = s[i + 1].lo;
+    return true;
+}
+
+bool
+pprof__sz_elf_load(const pprof_allocator *a, pprof__sz_object *obj)
+{
+    return load_segments(a, obj) && load_symbols(a, obj);
+}
+
+const pprof__sz_sym *
+pprof__sz_symbol(const pprof__sz_object *obj, uint64_t vaddr)
+{
+    const pprof__sz_sym *s = obj->syms.data;
+    size_t lo = 0, hi = obj->syms.len;
+    while (lo < hi) { /* the first symbol starting after vaddr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Symbols nest rarely (aliases share a start); look back a few for one that holds vaddr. */
+    for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
+        if (vaddr >= s[i - 1].lo && vaddr < s[i - 1].hi)
+            return &s[i - 1];
+    return NULL;
+}
