@@ -305,6 +305,8 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
     pprof__sz_frame *f0 = &frames[0];
     memset(f0, 0, sizeof(*f0));
     Dwarf_Line *row = dwarf_getsrc_die(&u->cudie, vaddr);
+    if (!row) /* a unit without lines for it (crtstuff.c): the unit's name, no line */
+        f0->file = dwarf_diename(&u->cudie);
     if (row) {
         int line = 0, col = 0;
         f0->file = dwarf_linesrc(row, NULL, NULL);
@@ -314,8 +316,8 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
             f0->column = col;
     }
     const pprof__sz_curange *top = find_range(&u->tops, vaddr);
-    if (!top)
-        return row ? 1 : 0; /* lines without a function: the caller names it from symbols */
+    if (!top) /* lines without a function: the caller names it from symbols */
+        return row || f0->file ? 1 : 0;
     const pprof__sz_node *nodes = u->nodes.data;
     uint32_t cur = (uint32_t)top->cu;
     for (size_t guard = 0; guard < u->nodes.len; guard++) {

@@ -12,10 +12,21 @@ load_segments(const pprof_allocator *a, pprof__sz_object *obj)
     size_t n;
     if (elf_getphdrnum(obj->bin.elf, &n) != 0)
         return true; /* no program headers: every address is outside the segments */
+    /* Without the executable, a debug file's segments keep their addresses but lost their
+     * file offsets: they are taken to be laid out as GNU ld lays them out, at their distance
+     * from the first segment's page (reported as a guess). */
+    obj->guessed_segments = pprof__sz_debug_only(obj->bin.elf);
+    uint64_t first = UINT64_MAX;
     for (size_t i = 0; i < n; i++) {
         GElf_Phdr ph;
         if (!gelf_getphdr(obj->bin.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
             continue;
+        if (first == UINT64_MAX)
+            first = ph.p_vaddr & ~(ph.p_align > 1 ? ph.p_align - 1 : 0);
+        if (obj->guessed_segments) {
+            ph.p_offset = ph.p_vaddr - first;
+            ph.p_filesz = ph.p_memsz;
+        }
         pprof__sz_seg *s = pprof__vec_push(a, &obj->segs, sizeof(*s));
         if (!s)
             return false;
@@ -59,11 +70,16 @@ read_symtab(const pprof_allocator *a, Elf *elf, Elf_Scn *scn, pprof__vec *out)
     if (!d || !sh.sh_entsize)
         return true;
     size_t n = sh.sh_size / sh.sh_entsize;
+    const char *file = NULL; /* local symbols follow the STT_FILE of their source */
     for (size_t i = 0; i < n; i++) {
         GElf_Sym sym;
         if (!gelf_getsym(d, (int)i, &sym))
             break;
         int t = GELF_ST_TYPE(sym.st_info);
+        if (t == STT_FILE) {
+            file = elf_strptr(elf, sh.sh_link, sym.st_name);
+            continue;
+        }
         if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
             continue;
         const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
@@ -73,7 +89,18 @@ read_symtab(const pprof_allocator *a, Elf *elf, Elf_Scn *scn, pprof__vec *out)
         if (!s)
             return false;
         uint64_t hi = sym.st_value + sym.st_size;
-        *s = (pprof__sz_sym){sym.st_value, hi < sym.st_value ? UINT64_MAX : hi, name};
+        GElf_Shdr in;
+        Elf_Scn *sec = sym.st_size ? NULL : elf_getscn(elf, sym.st_shndx);
+        /* size 0 (hand-written assembly, _init/_fini): up to the next symbol once sorted, as
+         * llvm-symbolizer has it (_init names the .plt after it), the last one to the end of
+         * its section */
+        if (sec && gelf_getshdr(sec, &in) && in.sh_addr <= sym.st_value &&
+            sym.st_value - in.sh_addr < in.sh_size)
+            hi = in.sh_addr + in.sh_size;
+        *s =
+            (pprof__sz_sym){sym.st_value, hi < sym.st_value ? UINT64_MAX : hi, name,
+                            GELF_ST_BIND(sym.st_info) == STB_LOCAL && file && file[0] ? file : NULL,
+                            sym.st_size != 0};
     }
     return true;
 }
@@ -100,10 +127,10 @@ load_symbols(const pprof_allocator *a, pprof__sz_object *obj)
 done:
     if (obj->syms.len)
         qsort(obj->syms.data, obj->syms.len, sizeof(pprof__sz_sym), sym_cmp);
-    /* A symbol of size 0 (hand-written assembly) reaches to the next one. */
+    /* A symbol of size 0 reaches to the next one (the last: its section's end, set when read). */
     pprof__sz_sym *s = obj->syms.data;
     for (size_t i = 0; i + 1 < obj->syms.len; i++)
-        if (s[i].hi == s[i].lo)
+        if (!s[i].sized && s[i + 1].lo > s[i].lo)
             s[i].hi = s[i + 1].lo;
     return true;
 }

@@ -200,22 +200,30 @@ build_id_path(char *dst, size_t cap, const char *dir, const char *id, const char
     return n > 0 && (size_t)n < cap;
 }
 
-/* Looks for id in the debug directories; *f opened on success. */
+/* Looks for id in the debug directories (DIR/.build-id/ab/cdef.debug when debug, then
+ * DIR/.build-id/ab/cdef when executables); *f opened on success. */
 static bool
-find_in_debug_dirs(const pprof__sz_search *s, const char *id, bool executables_too,
-                   pprof__sz_file *f, pprof__sz_why *why)
+find_in_debug_dirs_as(const pprof__sz_search *s, const char *id, bool debug, bool executables,
+                      pprof__sz_file *f, pprof__sz_why *why)
 {
     char path[PATH_MAX];
     for (size_t i = 0; i < s->o->n_debug_dirs; i++) {
         const char *dir = s->o->debug_dirs[i];
-        if (build_id_path(path, sizeof(path), dir, id, ".debug") &&
+        if (debug && build_id_path(path, sizeof(path), dir, id, ".debug") &&
             try_file(s, path, id, false, f, why) == OPEN_OK)
             return true;
-        if (executables_too && build_id_path(path, sizeof(path), dir, id, "") &&
+        if (executables && build_id_path(path, sizeof(path), dir, id, "") &&
             try_file(s, path, id, false, f, why) == OPEN_OK)
             return true;
     }
     return false;
+}
+
+static bool
+find_in_debug_dirs(const pprof__sz_search *s, const char *id, bool executables_too,
+                   pprof__sz_file *f, pprof__sz_why *why)
+{
+    return find_in_debug_dirs_as(s, id, true, executables_too, f, why);
 }
 
 static const char *
@@ -225,23 +233,24 @@ base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* The mapping's file itself: build ID, cache, --binary, path. */
+/* The mapping's file itself: build ID, cache, --binary, path; with exec_only, no debug-only
+ * file (.debug, debuginfod's debuginfo). */
 static bool
-find_binary(const pprof__sz_search *s, const char *filename, const char *id, pprof__sz_object *obj,
-            pprof__sz_why *why)
+find_binary(const pprof__sz_search *s, const char *filename, const char *id, bool exec_only,
+            pprof__sz_file *f, const char **found_by, pprof__sz_why *why)
 {
     char path[PATH_MAX];
-    if (id[0] && find_in_debug_dirs(s, id, true, &obj->bin, why)) {
-        obj->found_by = "build-id";
+    if (id[0] && find_in_debug_dirs_as(s, id, !exec_only, true, f, why)) {
+        *found_by = "build-id";
         return true;
     }
     if (id[0] && s->cache) {
         static const char *const names[] = {"debuginfo", "executable"};
-        for (size_t i = 0; i < 2; i++) {
+        for (size_t i = exec_only; i < 2; i++) {
             int n = snprintf(path, sizeof(path), "%s/%s/%s", s->cache, id, names[i]);
             if (n > 0 && (size_t)n < sizeof(path) &&
-                try_file(s, path, id, false, &obj->bin, why) == OPEN_OK) {
-                obj->found_by = "debuginfod-cache";
+                try_file(s, path, id, false, f, why) == OPEN_OK) {
+                *found_by = "debuginfod-cache";
                 return true;
             }
         }
@@ -254,8 +263,8 @@ find_binary(const pprof__sz_search *s, const char *filename, const char *id, ppr
         bool named = filename[0] && strcmp(base_name(b), base_name(filename)) == 0;
         if (!id[0] && !named && s->o->n_binaries > 1)
             continue;
-        if (try_file(s, b, id, true, &obj->bin, named ? why : &quiet) == OPEN_OK) {
-            obj->found_by = "binary";
+        if (try_file(s, b, id, true, f, named ? why : &quiet) == OPEN_OK) {
+            *found_by = "binary";
             return true;
         }
     }
@@ -264,8 +273,8 @@ find_binary(const pprof__sz_search *s, const char *filename, const char *id, ppr
     const char *root = s->o->sysroot ? s->o->sysroot : "";
     if (!join(path, sizeof(path), root, filename))
         return false;
-    if (try_file(s, path, id, true, &obj->bin, why) == OPEN_OK) {
-        obj->found_by = "path";
+    if (try_file(s, path, id, true, f, why) == OPEN_OK) {
+        *found_by = "path";
         return true;
     }
     return false;
@@ -397,6 +406,23 @@ find_altlink(const pprof__sz_search *s, pprof__sz_object *obj, pprof__sz_why *wh
         (void)why; /* without it, names in the alt file stay unknown: frames fall back */
 }
 
+/* Whether the file is a debug file (objcopy --only-keep-debug, eu-strip -f): its code segment
+ * holds no bytes of the file. */
+bool
+pprof__sz_debug_only(Elf *elf)
+{
+    size_t n;
+    if (elf_getphdrnum(elf, &n) != 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+            ph.p_memsz && !ph.p_filesz)
+            return true;
+    }
+    return false;
+}
+
 static bool
 pseudo_file(const char *filename)
 {
@@ -419,7 +445,7 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
                 "a kernel or pseudo mapping, not a file");
         return false;
     }
-    if (!find_binary(s, filename, build_id, obj, why)) {
+    if (!find_binary(s, filename, build_id, false, &obj->bin, &obj->found_by, why)) {
         if (why->result == PPROF_SYMBOLIZE_NOT_FOUND) {
             snprintf(why->file, sizeof(why->file), "%s", filename);
             snprintf(why->reason, sizeof(why->reason), "no file found%s",
@@ -429,8 +455,25 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
     }
     /* Whatever went wrong on the way, a file was found: earlier refusals are not the result. */
     why->result = PPROF_SYMBOLIZE_NOT_FOUND;
-    obj->dw = dwarf_of(obj->bin.elf);
-    if (!obj->dw) {
+    if (pprof__sz_debug_only(obj->bin.elf)) {
+        /* A debug file's program headers keep addresses but not file offsets: the executable
+         * gives those, when it is anywhere; the debug file then serves as its debug file. */
+        pprof__sz_file exe = {.fd = -1};
+        const char *how;
+        pprof__sz_why quiet = {PPROF_SYMBOLIZE_NOT_FOUND, "", ""};
+        if (find_binary(s, filename, build_id, true, &exe, &how, &quiet) &&
+            !pprof__sz_debug_only(exe.elf)) {
+            obj->dbg = obj->bin;
+            obj->bin = exe;
+            obj->found_by = how;
+            obj->dw = dwarf_of(obj->dbg.elf);
+        } else if (exe.fd >= 0) {
+            pprof__sz_file_close(s->a, &exe);
+        }
+    }
+    if (!obj->dw)
+        obj->dw = dwarf_of(obj->bin.elf);
+    if (!obj->dw && obj->dbg.fd < 0) {
         char hex[129];
         pprof__sz_build_id_hex(&obj->bin, hex);
         pprof__sz_why quiet = {PPROF_SYMBOLIZE_NOT_FOUND, "", ""};

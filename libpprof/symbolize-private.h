@@ -37,6 +37,8 @@ typedef struct pprof__sz_seg {
 typedef struct pprof__sz_sym {
     uint64_t lo, hi;
     const char *name; /* in libelf's mapping of the file */
+    const char *file; /* a local symbol's STT_FILE (the source named before it), or NULL */
+    bool sized;       /* st_size was not 0 */
 } pprof__sz_sym;
 
 /* One address range [lo, hi) of a compilation unit. */
@@ -74,10 +76,11 @@ typedef struct pprof__sz_object {
     pprof__sz_file alt; /* the .gnu_debugaltlink (dwz) file; fd -1 when none */
     Dwarf *dw, *alt_dw; /* NULL without DWARF */
     const char *found_by;
-    pprof__vec segs;     /* pprof__sz_seg, from bin's program headers */
-    pprof__vec syms;     /* pprof__sz_sym, sorted by lo */
-    pprof__vec cus;      /* pprof__sz_curange, sorted by lo */
-    pprof__sz_unit unit; /* the last unit looked at */
+    pprof__vec segs;       /* pprof__sz_seg, from bin's program headers */
+    pprof__vec syms;       /* pprof__sz_sym, sorted by lo */
+    pprof__vec cus;        /* pprof__sz_curange, sorted by lo */
+    pprof__sz_unit unit;   /* the last unit looked at */
+    bool guessed_segments; /* only a debug file: file offsets taken as vaddr - first vaddr */
 } pprof__sz_object;
 
 /* One frame as the files spell it; pointers into libelf/libdw data of the object. */
@@ -108,6 +111,8 @@ typedef struct pprof__sz_why {
  * debug and alt files; fills obj (all of it owned by obj) or *why. */
 bool pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *build_id,
                     pprof__sz_object *obj, pprof__sz_why *why);
+/* Whether elf is a debug-only file (its code segment holds no file bytes). */
+bool pprof__sz_debug_only(Elf *elf);
 void pprof__sz_file_close(const pprof_allocator *a, pprof__sz_file *f);
 void pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj);
 /* The build ID of f as lowercase hex into out (at least 129 bytes). */

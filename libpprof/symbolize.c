@@ -218,10 +218,11 @@ add_frames(sz_ctx *x, const pprof__sz_frame *f, int n, sz_result *res)
     res->dwarf = true;
     for (int i = 0; i < n; i++) {
         bool owned;
-        const char *shown = pprof__sz_display_name(f[i].name, x->o.demangle, &owned);
+        const char *name = f[i].name ? f[i].name : "";
+        const char *shown = pprof__sz_display_name(name, x->o.demangle, &owned);
         if (!shown)
             return false;
-        pprof_function key = {0, intern(x, shown), intern(x, f[i].name), intern(x, f[i].file),
+        pprof_function key = {0, intern(x, shown), intern(x, name), intern(x, f[i].file),
                               f[i].start_line};
         if (owned)
             free((void *)shown);
@@ -249,14 +250,17 @@ resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
     int n = pprof__sz_dwarf_frames(x->a, &e->obj, vaddr, f);
     if (n < 0)
         return -1;
-    if (n == 0 || !f[0].name) {
-        const pprof__sz_sym *sym = pprof__sz_symbol(&e->obj, vaddr);
-        if (sym && n == 0)
-            f[0] = (pprof__sz_frame){sym->name, NULL, 0, 0, 0}, n = 1;
-        else if (sym)
-            f[0].name = sym->name;
-    }
-    if (n > 0 && !f[0].name) /* a line without any function to name: nothing to show */
+    /* The outermost frame is named as the symbol table names the code, as llvm-symbolizer
+     * does for ELF: a GCC clone (.cold, .part.0, .isra.0) is DWARF's function under another
+     * symbol, and profiles name the code that ran. */
+    const pprof__sz_sym *sym = pprof__sz_symbol(&e->obj, vaddr);
+    if (sym && n == 0)
+        f[0] = (pprof__sz_frame){sym->name, sym->file, 0, 0, 0}, n = 1;
+    else if (sym)
+        f[n - 1].name = sym->name;
+    /* A line with no function around it (padding between functions) keeps its file and line
+     * under an empty name, as llvm-symbolizer's "??"; with neither, nothing is known. */
+    if (n == 1 && !f[0].name && !f[0].file)
         n = 0;
     uint32_t value = 0;
     if (n > 0) {
@@ -582,6 +586,9 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
     if (e && ps->nosym)
         say(reason, sizeof(reason), "%llu address(es) without a symbol",
             (unsigned long long)ps->nosym);
+    if (e && e->obj.guessed_segments)
+        say(reason, sizeof(reason),
+            "only a debug file: segment file offsets guessed from their addresses");
     if (e && !e->obj.dw)
         say(reason, sizeof(reason), "no DWARF: function names from the symbol table only");
     rep->mapping_file = entry_name(x, name);
