@@ -488,3 +488,19 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
         find_altlink(s, obj, why);
     return true;
 }
+
+bool
+pprof__sz_open_memory(const pprof_allocator *a, char *image, size_t size, pprof__sz_object *obj)
+{
+    memset(obj, 0, sizeof(*obj));
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = -1;
+    obj->found_by = "memory";
+    elf_version(EV_CURRENT);
+    GElf_Ehdr eh;
+    obj->bin.elf = elf_memory(image, size);
+    if (!obj->bin.elf || elf_kind(obj->bin.elf) != ELF_K_ELF || !gelf_getehdr(obj->bin.elf, &eh))
+        return false;
+    obj->bin.size = size;
+    obj->dw = dwarf_of(obj->bin.elf);
+    return pprof__sz_elf_load(a, obj) && pprof__sz_dwarf_load(a, obj);
+}

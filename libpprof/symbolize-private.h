@@ -113,6 +113,10 @@ bool pprof__sz_find(const pprof__sz_search *s, const char *filename, const char 
                     pprof__sz_object *obj, pprof__sz_why *why);
 /* Whether elf is a debug-only file (its code segment holds no file bytes). */
 bool pprof__sz_debug_only(Elf *elf);
+/* An object over an ELF image in memory (the fuzz harness: libelf reads it in place, image
+ * must outlive obj); segments, symbols and units loaded. False: not ELF, or out of memory. */
+bool pprof__sz_open_memory(const pprof_allocator *a, char *image, size_t size,
+                           pprof__sz_object *obj);
 void pprof__sz_file_close(const pprof_allocator *a, pprof__sz_file *f);
 void pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj);
 /* The build ID of f as lowercase hex into out (at least 129 bytes). */
