@@ -5,7 +5,7 @@ with llvm-symbolizer --inlines and addr2line -f -i -C; separate debug files, bui
 directories, a stripped library with only .dynsym, a wrong build ID, kernel mappings, kept and
 forced locations, and profiles symbolized apart then merged (pprof-check S1).
 
-usage: test_native.py SYMBOLIZE DUMP MKPROFILE CHECK MERGE WORKDIR"""
+usage: test_native.py SYMBOLIZE DUMP MKPROFILE CHECK MERGE WORKDIR TOP EDIT"""
 import os
 import re
 import shutil
@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import symtest as st  # noqa: E402
 
-SYM, DUMP, MK, CHECK, MERGE, WORK = sys.argv[1:7]
+SYM, DUMP, MK, CHECK, MERGE, WORK, TOP, EDIT = sys.argv[1:9]
 SRC = os.path.dirname(os.path.abspath(__file__))
 st.need("gcc", "g++", "objdump", "readelf", "objcopy", "strip", "llvm-symbolizer", "addr2line")
 tap = st.Tap()
@@ -277,4 +277,19 @@ if r.returncode != 0:
     tap.diag(r.stdout[:2000], r.stderr[:2000])
 r = st.run([CHECK, p1 + ".sym"])
 tap.ok(r.returncode == 0, "a symbolized profile passes pprof-check")
+
+# ---- --symbolize on the other tools: the same frames as pprof-symbolize's output
+r = st.run([MERGE, "--symbolize", p1, p2, "-o", W("merged-sym.pb.gz")])
+r2 = st.run([DUMP, "--json", W("merged-sym.pb.gz")])
+tap.ok(r.returncode == 0 and st.dump(DUMP, W("merged-sym.pb.gz")) == st.dump(DUMP, W("merged.pb.gz")),
+       "pprof-merge --symbolize: the merge of the inputs symbolized one by one")
+r = st.run([TOP, "--symbolize", p1])
+r2 = st.run([TOP, p1 + ".sym"])
+tap.ok(r.returncode == 0 and r.stdout == r2.stdout and " main" in r.stdout, "pprof-top --symbolize: the report of the symbolized profile")
+r = st.run([EDIT, "--symbolize", p1, "--focus", "fib", "-o", W("edited.pb.gz")])
+r2 = st.run([EDIT, p1 + ".sym", "--focus", "fib", "-o", W("edited2.pb.gz")])
+tap.ok(r.returncode == 0 and r2.returncode == 0 and st.dump(DUMP, W("edited.pb.gz")) == st.dump(DUMP, W("edited2.pb.gz")),
+       "pprof-edit --symbolize: the edit of the symbolized profile")
+r = st.run([TOP, "--symbolize", "--debug-dir", W("nonexistent"), W("wrongid.pb.gz")])
+tap.ok(r.returncode == 0 and "build-id-mismatch" in r.stderr, "--symbolize says which mapping could not be symbolized, and why")
 tap.done()
