@@ -44,6 +44,10 @@ for tool in "$@"; do
             [ "$(bash_complete "$name --compress " | sort | tr '\n' ' ')" = "gzip none zstd " ]
             ok $? "bash: '$name --compress ' offers gzip, zstd, none"
         fi
+        if grep -qx -- --demangle "$tmp/want"; then
+            [ "$(bash_complete "$name --demangle " | sort | tr '\n' ' ')" = "full none " ]
+            ok $? "bash: '$name --demangle ' offers full, none"
+        fi
     else
         skip "bash: $name" "bash-completion is not installed"
     fi
@@ -59,6 +63,12 @@ for tool in "$@"; do
                 cut -f1 | sort | tr '\n' ' ')
             [ "$got" = "--compress=gzip --compress=none --compress=zstd " ]
             ok $? "fish: '$name --compress=' offers gzip, zstd, none (got: $got)"
+        fi
+        if grep -qx -- --demangle "$tmp/want"; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --demangle='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--demangle=full --demangle=none " ]
+            ok $? "fish: '$name --demangle=' offers full, none (got: $got)"
         fi
     else
         skip "fish: $name" "fish is not installed"
