@@ -13,11 +13,15 @@ try:  # pprof/edit.h, when the library has it
     from .edit import edit
 except AttributeError:  # an older libpprof without pprof_edit
     pass
+try:  # pprof/symbolize.h, when the library has it
+    from .symbolize import SymbolizedMapping, symbolize
+except AttributeError:  # an older libpprof without pprof_symbolize
+    pass
 from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
 
 __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
-    "merge", "merge_to_bytes", "edit", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+    "merge", "merge_to_bytes", "edit", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
 ]
