@@ -24,7 +24,8 @@ lookup(pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames, size_t *b
         if (!frames[i].name)
             continue;
         bool owned;
-        const char *s = pprof__sz_display_name(frames[i].name, PPROF_DEMANGLE_FULL, &owned);
+        const char *s =
+            pprof__sz_display_name(frames[i].name, PPROF_DEMANGLE_FULL, obj->go, &owned);
         FUZZ_CHECK(s != NULL, "demangling ran out of memory");
         if (owned)
             free((void *)s);
@@ -32,7 +33,7 @@ lookup(pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames, size_t *b
     const pprof__sz_sym *sym = pprof__sz_symbol(obj, vaddr);
     if (sym) {
         bool owned;
-        const char *s = pprof__sz_display_name(sym->name, PPROF_DEMANGLE_FULL, &owned);
+        const char *s = pprof__sz_display_name(sym->name, PPROF_DEMANGLE_FULL, obj->go, &owned);
         if (owned)
             free((void *)s);
     }

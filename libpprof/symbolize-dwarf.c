@@ -69,10 +69,9 @@ pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj)
     Dwarf_Off off = 0, next;
     size_t hsize;
     Dwarf_Half version;
-    uint64_t sig;
-    Dwarf_Off type_off;
-    while (dwarf_next_unit(obj->dw, off, &next, &hsize, &version, NULL, NULL, NULL, &sig,
-                           &type_off) == 0 &&
+    /* no type signature pointer: with one, libdw reads DWARF 4's .debug_types instead */
+    while (dwarf_next_unit(obj->dw, off, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) ==
+               0 &&
            next > off) {
         Dwarf_Die cudie;
         if (dwarf_offdie(obj->dw, off + hsize, &cudie) &&

@@ -135,9 +135,27 @@ done:
     return true;
 }
 
+/* Go binaries carry their own sections (.gopclntab for the runtime's tables, .go.buildinfo). */
+static bool
+is_go(Elf *elf)
+{
+    size_t shstrndx;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return false;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+        if (name && (!strcmp(name, ".gopclntab") || !strcmp(name, ".go.buildinfo") ||
+                     !strcmp(name, ".note.go.buildid")))
+            return true;
+    }
+    return false;
+}
+
 bool
 pprof__sz_elf_load(const pprof_allocator *a, pprof__sz_object *obj)
 {
+    obj->go = is_go(obj->bin.elf) || is_go(obj->dbg.elf);
     return load_segments(a, obj) && load_symbols(a, obj);
 }
 

@@ -18,20 +18,46 @@ ends_with(const char *s, size_t n, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
+/* Go's runtime prints a generic function's type arguments as "[...]" (funcNameForPrint: from
+ * the first '[' to the last ']'), and never the ".abi0" of an ABI wrapper. */
+static const char *
+go_name(const char *name, size_t n, bool *owned)
+{
+    if (ends_with(name, n, ".abi0"))
+        n -= 5;
+    const char *open = memchr(name, '[', n), *close = NULL;
+    for (size_t i = n; open && i > 0 && !close; i--)
+        if (name[i - 1] == ']')
+            close = name + i - 1;
+    if (close && close < open)
+        close = NULL;
+    if (n == strlen(name) && !close)
+        return name;
+    size_t head = close ? (size_t)(open - name) : n,
+           tail = close ? n - (size_t)(close + 1 - name) : 0;
+    char *s = malloc(head + 5 + tail + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, name, head);
+    size_t k = head;
+    if (close) {
+        memcpy(s + k, "[...]", 5);
+        k += 5;
+        memcpy(s + k, close + 1, tail);
+        k += tail;
+    }
+    s[k] = 0;
+    *owned = true;
+    return s;
+}
+
 const char *
-pprof__sz_display_name(const char *name, pprof_demangle d, bool *owned)
+pprof__sz_display_name(const char *name, pprof_demangle d, bool go, bool *owned)
 {
     *owned = false;
     size_t n = strlen(name);
-    if (ends_with(name, n, ".abi0")) {
-        char *s = malloc(n - 4);
-        if (!s)
-            return NULL;
-        memcpy(s, name, n - 5);
-        s[n - 5] = 0;
-        *owned = true;
-        return s;
-    }
+    if (go)
+        return go_name(name, n, owned);
     /* Only names that are mangled at all: cplus_demangle's other styles would read a Go or C
      * name as something else. */
     if (d == PPROF_DEMANGLE_NONE || !(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))

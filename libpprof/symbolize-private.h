@@ -81,6 +81,7 @@ typedef struct pprof__sz_object {
     pprof__vec cus;        /* pprof__sz_curange, sorted by lo */
     pprof__sz_unit unit;   /* the last unit looked at */
     bool guessed_segments; /* only a debug file: file offsets taken as vaddr - first vaddr */
+    bool go;               /* a Go binary (.gopclntab or .go.buildinfo): names as Go prints them */
 } pprof__sz_object;
 
 /* One frame as the files spell it; pointers into libelf/libdw data of the object. */
@@ -143,10 +144,10 @@ void pprof__sz_unit_free(const pprof_allocator *a, pprof__sz_unit *u);
 
 /* ---- symbolize-names.c */
 
-/* The name to show for a symbol: Go's ".abi0" dropped, C++ and Rust demangled when asked.
- * Returns name itself or a string from malloc (*owned set) to free(); NULL only when out of
- * memory. */
-const char *pprof__sz_display_name(const char *name, pprof_demangle d, bool *owned);
+/* The name to show for a symbol: for Go (go), ".abi0" dropped and type arguments printed
+ * "[...]" as the Go runtime prints them; else C++ and Rust demangled when asked. Returns name
+ * itself or a string from malloc (*owned set) to free(); NULL only when out of memory. */
+const char *pprof__sz_display_name(const char *name, pprof_demangle d, bool go, bool *owned);
 
 /* ---- the report (symbolize.c builds it, symbolize-report.c prints it) */
 

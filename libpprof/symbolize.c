@@ -211,7 +211,7 @@ intern_function(sz_ctx *x, pprof_function key)
 
 /* Turns the frames into lines of the output (appended to rlines). False: out of memory. */
 static bool
-add_frames(sz_ctx *x, const pprof__sz_frame *f, int n, sz_result *res)
+add_frames(sz_ctx *x, const pprof__sz_frame *f, int n, bool go, sz_result *res)
 {
     res->off = (uint32_t)x->rlines.len;
     res->n = 0;
@@ -219,7 +219,7 @@ add_frames(sz_ctx *x, const pprof__sz_frame *f, int n, sz_result *res)
     for (int i = 0; i < n; i++) {
         bool owned;
         const char *name = f[i].name ? f[i].name : "";
-        const char *shown = pprof__sz_display_name(name, x->o.demangle, &owned);
+        const char *shown = pprof__sz_display_name(name, x->o.demangle, go, &owned);
         if (!shown)
             return false;
         pprof_function key = {0, intern(x, shown), intern(x, name), intern(x, f[i].file),
@@ -266,7 +266,7 @@ resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
     if (n > 0) {
         sz_result res;
         sz_result *slot = pprof__vec_push(x->a, &x->results, sizeof(*slot));
-        if (!slot || !add_frames(x, f, n, &res))
+        if (!slot || !add_frames(x, f, n, e->obj.go, &res))
             return -1;
         *slot = res;
         value = (uint32_t)x->results.len;
