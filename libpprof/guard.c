@@ -3,42 +3,22 @@
 
 #include "guard-private.h"
 #include "hash-private.h"
+#include "schema-tables.h"
 #include "wire-private.h"
 
-/* The wire type each known Profile field takes (13, comment, is also packed). */
-static const int8_t PROFILE_WT[16] = {-1,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_LEN,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_VARINT,
-                                      PPROF_WT_VARINT};
+/* Top-level fields, their names and wire types come from schema.def (schema-tables.h). */
+enum { N_FIELDS = sizeof(pprof__names_profile) / sizeof(pprof__names_profile[0]) };
+_Static_assert(N_FIELDS <= sizeof(((pprof__guard *)0)->n) / sizeof(uint64_t),
+               "guard.n counts every top-level field of schema.def");
 
-static const char *const FIELD_NAMES[16] = {"",
-                                            "sample_type",
-                                            "sample",
-                                            "mapping",
-                                            "location",
-                                            "function",
-                                            "string_table",
-                                            "drop_frames",
-                                            "keep_frames",
-                                            "time_nanos",
-                                            "duration_nanos",
-                                            "period_type",
-                                            "period",
-                                            "comment",
-                                            "default_sample_type",
-                                            "doc_url"};
+/* Whether a field's wire type is the one its value takes (unknown fields take any). */
+static bool
+wire_type_ok(uint32_t field, uint32_t wt)
+{
+    if (field >= N_FIELDS)
+        return true;
+    return pprof__wire_profile[field] >> (wt & 7) & 1;
+}
 
 /* One top-level field at *pp: 1 read (payload in [*pl, *pl_end) for length-delimited ones, v
  * for varints), 0 when it runs past len (a prefix), -1 malformed. */
@@ -91,7 +71,7 @@ cut_is_plausible(const uint8_t *p, const uint8_t *end)
         return end - p < 5; /* a tag cut short */
     if (wt == 3 || wt == 4 || wt > 5)
         return false;
-    return field >= 16 || PROFILE_WT[field] == (int8_t)wt || (field == 13 && wt == PPROF_WT_LEN);
+    return wire_type_ok(field, wt);
 }
 
 /* Text (printable ASCII, whitespace, UTF-8 bytes) in the first bytes: a profile's first bytes
@@ -132,8 +112,7 @@ pprof__sniff(const uint8_t *buf, size_t len, bool complete, uint64_t *bad)
         int r = next_field(&p, end, &field, &wt, &pl, &v);
         if (r == 0 && !complete && cut_is_plausible(tagp, end))
             return true;
-        bool known_ok =
-            field >= 16 || PROFILE_WT[field] == (int8_t)wt || (field == 13 && wt == PPROF_WT_LEN);
+        bool known_ok = wire_type_ok(field, wt);
         if (r != 1 || !known_ok) {
             /* Binary data is judged by its first tag only (a damaged profile keeps its own
              * error); text by its first few fields. */
@@ -201,14 +180,14 @@ count_inner(pprof__guard *g, const uint8_t *p, const uint8_t *end, bool is_sampl
         uint64_t v = 0;
         if (next_field(&p, end, &field, &wt, &pl, &v) != 1)
             return;
-        if (is_sample && (field == 1 || field == 2)) {
+        if (is_sample && (field == PPROF__F_sample_location_id || field == PPROF__F_sample_value)) {
             uint64_t n = wt == PPROF_WT_LEN ? pprof__count_varint_ends(pl, pl + v, pl + v) : 1;
-            *(field == 1 ? &g->stack : &g->values) += n;
+            *(field == PPROF__F_sample_location_id ? &g->stack : &g->values) += n;
             g->model += 8 * n;
-        } else if (is_sample && field == 3 && wt == PPROF_WT_LEN) {
+        } else if (is_sample && field == PPROF__F_sample_label && wt == PPROF_WT_LEN) {
             g->labels++;
             g->model += sizeof(pprof_label);
-        } else if (!is_sample && field == 4 && wt == PPROF_WT_LEN) {
+        } else if (!is_sample && field == PPROF__F_location_line && wt == PPROF_WT_LEN) {
             g->lines++;
             g->model += sizeof(pprof_line);
         }
@@ -227,20 +206,20 @@ static pprof_status
 check_limits(const pprof__guard *g, uint64_t at, uint32_t field, pprof_error *err)
 {
     const pprof_read_options *o = g->o;
-    const char *path = field < 16 ? FIELD_NAMES[field] : "";
-    if (g->n[1] > o->max_values)
+    const char *path = field < N_FIELDS ? pprof__names_profile[field] : "";
+    if (g->n[PPROF__F_profile_sample_type] > o->max_values)
         return over_limit(err, at, path, o->max_values, "sample types");
-    if (g->n[2] > o->max_samples)
+    if (g->n[PPROF__F_profile_sample] > o->max_samples)
         return over_limit(err, at, path, o->max_samples, "samples");
-    if (g->n[3] > o->max_mappings)
+    if (g->n[PPROF__F_profile_mapping] > o->max_mappings)
         return over_limit(err, at, path, o->max_mappings, "mappings");
-    if (g->n[4] > o->max_locations)
+    if (g->n[PPROF__F_profile_location] > o->max_locations)
         return over_limit(err, at, path, o->max_locations, "locations");
-    if (g->n[5] > o->max_functions)
+    if (g->n[PPROF__F_profile_function] > o->max_functions)
         return over_limit(err, at, path, o->max_functions, "functions");
-    if (g->n[6] > o->max_strings)
+    if (g->n[PPROF__F_profile_string_table] > o->max_strings)
         return over_limit(err, at, path, o->max_strings, "strings");
-    if (g->n[13] > o->max_strings)
+    if (g->n[PPROF__F_profile_comment] > o->max_strings)
         return over_limit(err, at, path, o->max_strings, "comments");
     if (g->lines > o->max_lines)
         return over_limit(err, at, path, o->max_lines, "lines");
@@ -259,39 +238,40 @@ take(pprof__guard *g, const uint8_t *buf, const uint8_t *tagp, const uint8_t *fe
      uint32_t wt, const uint8_t *pl, uint64_t v, pprof_error *err)
 {
     uint64_t at = g->base + (uint64_t)(tagp - buf);
-    bool known = field < 16;
-    if (known && PROFILE_WT[field] != (int8_t)wt && !(field == 13 && wt == PPROF_WT_LEN))
-        return pprof__error(err, PPROF_E_WIRE, at, FIELD_NAMES[field],
+    bool known = field < N_FIELDS;
+    if (known && !(pprof__wire_profile[field] >> (wt & 7) & 1))
+        return pprof__error(err, PPROF_E_WIRE, at, pprof__names_profile[field],
                             "type mismatch: field %u has wire type %u", field, wt);
     uint64_t seen = known ? g->n[field]++ : g->n[0]++;
-    int repeat =
-        wt == PPROF_WT_LEN && field != 2 && v ? seen_before(g, tagp, (size_t)(fend - tagp)) : 0;
+    int repeat = wt == PPROF_WT_LEN && field != PPROF__F_profile_sample && v
+                     ? seen_before(g, tagp, (size_t)(fend - tagp))
+                     : 0;
     if (repeat < 0) /* a guess left out would change the verdict: an allocation failing is NOMEM */
         return pprof__error(err, PPROF_E_NOMEM, at, "", "out of memory");
     if (repeat)
         g->model += PPROF__MODEL_PER_BYTE * (uint64_t)(fend - tagp);
     switch (known ? field : 0) {
-    case 1: g->model += sizeof(pprof_value_type); break;
-    case 2:
+    case PPROF__F_profile_sample_type: g->model += sizeof(pprof_value_type); break;
+    case PPROF__F_profile_sample:
         g->model += sizeof(pprof__sample) + 8;
         count_inner(g, pl, pl + v, true);
         break;
-    case 3: g->model += sizeof(pprof_mapping) + 8; break;
-    case 4:
+    case PPROF__F_profile_mapping: g->model += sizeof(pprof_mapping) + 8; break;
+    case PPROF__F_profile_location:
         g->model += sizeof(pprof__location) + 8;
         count_inner(g, pl, pl + v, false);
         break;
-    case 5: g->model += sizeof(pprof_function) + 8; break;
-    case 6:
+    case PPROF__F_profile_function: g->model += sizeof(pprof_function) + 8; break;
+    case PPROF__F_profile_string_table:
         g->model += sizeof(pprof_string);
         if (seen == 0 && v && !(g->o->relax & PPROF_RELAX_STRING0))
             return pprof__error(err, PPROF_E_INVALID, at, "string_table[0]",
                                 "string_table[0] must be '' (rule W6-string-table-0)");
         break;
-    case 13:
+    case PPROF__F_profile_comment:
         g->model += 8 * (wt == PPROF_WT_LEN ? pprof__count_varint_ends(pl, pl + v, pl + v) : 1);
         break;
-    case 9:
+    case PPROF__F_profile_time_nanos:
         if (g->time_nonzero && !(g->o->relax & PPROF_RELAX_CONCATENATED))
             return pprof__error(err, PPROF_E_INVALID, at, "time_nanos",
                                 "concatenated profiles detected: a second time_nanos after a "
@@ -323,7 +303,7 @@ pprof__guard_feed(pprof__guard *g, const uint8_t *buf, size_t len, bool final, p
         if (r != 1) {
             g->at = (size_t)(tagp - buf);
             uint64_t fields = 0;
-            for (int i = 0; i < 16; i++)
+            for (int i = 0; i < N_FIELDS; i++)
                 fields += g->n[i];
             uint64_t at = g->base + g->at;
             if (fields < PPROF__SNIFF_FIELDS)

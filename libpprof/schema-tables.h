@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "schema-private.h"
+#include "wire-private.h"
 
 /* Declared first: a message's table points at the tables of its sub-messages. */
 #define PPROF_MESSAGE(m, fields) static const pprof__schema pprof__schema_##m;
@@ -68,6 +69,20 @@ static const pprof__schema pprof__schema_none;
         pprof__names_##m, PPROF__HAS_SUB_##m ? pprof__subs_##m : NULL};
 #include "schema.def"
 #undef PPROF_MESSAGE
+
+/* The wire types each field's value may take, as a mask (1 << wire type) by field number, 0 at
+ * 0: strings and messages length-delimited, numbers varints, repeated numbers packed too. */
+#define PPROF__WT(type)                                                                            \
+    (PPROF__IS_MSG(type) || PPROF__T_##type == PPROF__T_STRING ? PPROF_WT_LEN : PPROF_WT_VARINT)
+#define PPROF_MESSAGE(m, fields) static const uint8_t pprof__wire_##m[] = {0, fields};
+#define PPROF_FIELD(m, num, name, type, card, sub, strx)                                           \
+    (uint8_t)(                                                                                     \
+        1u << PPROF__WT(type) |                                                                    \
+        (PPROF__IS_MANY(card) && PPROF__WT(type) == PPROF_WT_VARINT ? 1u << PPROF_WT_LEN : 0)),
+#include "schema.def"
+#undef PPROF_FIELD
+#undef PPROF_MESSAGE
+#undef PPROF__WT
 
 static const pprof__schema_field pprof__schema_fields[] = {
 #define PPROF_MESSAGE(m, fields) fields

@@ -125,6 +125,29 @@ test_tables(tap *t)
            "only messages with message fields have a sub table");
     tap_ok(t, strcmp(pprof__schema_profile.field[0], "") == 0 && pprof__schema_profile.n == 16,
            "field 0 has no name; Profile's table covers 0..15");
+    /* the wire types the guard accepts for each top-level field, against protobuf's rules */
+    size_t bad_wire = 0;
+    for (size_t j = 0; j < PPROF__SCHEMA_N_FIELDS; j++) {
+        const pprof__schema_field *f = &pprof__schema_fields[j];
+        if (strcmp(f->msg, "profile") != 0)
+            continue;
+        bool len = f->type == PPROF__T_MESSAGE || f->type == PPROF__T_STRING;
+        unsigned want =
+            len ? 1u << PPROF_WT_LEN
+                : 1u << PPROF_WT_VARINT | (f->card == PPROF__C_MANY ? 1u << PPROF_WT_LEN : 0);
+        if (pprof__wire_profile[f->number] != want) {
+            tap_diag("  profile.%s: wire types %#x, want %#x", f->name,
+                     pprof__wire_profile[f->number], want);
+            bad_wire++;
+        }
+    }
+    tap_ok(t,
+           bad_wire == 0 && pprof__wire_profile[0] == 0 &&
+               pprof__wire_profile[PPROF__F_profile_comment] ==
+                   (1u << PPROF_WT_VARINT | 1u << PPROF_WT_LEN) &&
+               pprof__wire_profile[PPROF__F_profile_sample] == 1u << PPROF_WT_LEN,
+           "wire types by field: messages and strings length-delimited, numbers varints, comment "
+           "also packed");
     tap_ok(t,
            PPROF__F_profile_string_table == 6 && PPROF__F_sample_label == 3 &&
                PPROF__F_mapping_has_inline_frames == 10,
