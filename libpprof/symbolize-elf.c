@@ -172,8 +172,15 @@ pprof__sz_symbol(const pprof__sz_object *obj, uint64_t vaddr)
             hi = mid;
     }
     /* Symbols nest rarely (aliases share a start); look back a few for one that holds vaddr. */
-    for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
-        if (vaddr >= s[i - 1].lo && vaddr < s[i - 1].hi)
-            return &s[i - 1];
+    for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++) {
+        if (vaddr < s[i - 1].lo || vaddr >= s[i - 1].hi)
+            continue;
+        /* aliases of one range (a C++ constructor's C1/C2, destructor's D1/D2): the first by
+         * name, as llvm-symbolizer names them */
+        size_t j = i - 1;
+        while (j > 0 && s[j - 1].lo == s[j].lo && s[j - 1].hi == s[j].hi)
+            j--;
+        return &s[j];
+    }
     return NULL;
 }
