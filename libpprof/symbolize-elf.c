@@ -56,9 +56,9 @@ sym_cmp(const void *x, const void *y)
     const pprof__sz_sym *a = x, *b = y;
     if (a->lo != b->lo)
         return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi) /* the larger first, so that duplicates keep the widest */
-        return a->hi > b->hi ? -1 : 1;
-    return strcmp(a->name, b->name);
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* The function symbols of one symbol table section; false when out of memory. */
@@ -98,9 +98,12 @@ read_symtab(const pprof_allocator *a, Elf *elf, Elf_Scn *scn, pprof__vec *out)
             sym.st_value - in.sh_addr < in.sh_size)
             hi = in.sh_addr + in.sh_size;
         *s =
-            (pprof__sz_sym){sym.st_value, hi < sym.st_value ? UINT64_MAX : hi, name,
+            (pprof__sz_sym){sym.st_value,
+                            hi < sym.st_value ? UINT64_MAX : hi,
+                            name,
                             GELF_ST_BIND(sym.st_info) == STB_LOCAL && file && file[0] ? file : NULL,
-                            sym.st_size != 0};
+                            sym.st_size != 0,
+                            out->len - 1};
     }
     return true;
 }
@@ -127,6 +130,17 @@ load_symbols(const pprof_allocator *a, pprof__sz_object *obj)
 done:
     if (obj->syms.len)
         qsort(obj->syms.data, obj->syms.len, sizeof(pprof__sz_sym), sym_cmp);
+    /* One symbol per address, as llvm-symbolizer keeps them: the widest, then the last in the
+     * symbol table (of a constructor's C1/C2 or a destructor's D1/D2 aliases, whichever the
+     * linker wrote last). */
+    pprof__sz_sym *d = obj->syms.data;
+    size_t kept = 0;
+    for (size_t i = 0; i < obj->syms.len; i++) {
+        if (kept && d[kept - 1].lo == d[i].lo)
+            kept--;
+        d[kept++] = d[i];
+    }
+    obj->syms.len = kept;
     /* A symbol of size 0 reaches to the next one (the last: its section's end, set when read). */
     pprof__sz_sym *s = obj->syms.data;
     for (size_t i = 0; i + 1 < obj->syms.len; i++)
@@ -171,16 +185,8 @@ pprof__sz_symbol(const pprof__sz_object *obj, uint64_t vaddr)
         else
             hi = mid;
     }
-    /* Symbols nest rarely (aliases share a start); look back a few for one that holds vaddr. */
-    for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++) {
-        if (vaddr < s[i - 1].lo || vaddr >= s[i - 1].hi)
-            continue;
-        /* aliases of one range (a C++ constructor's C1/C2, destructor's D1/D2): the first by
-         * name, as llvm-symbolizer names them */
-        size_t j = i - 1;
-        while (j > 0 && s[j - 1].lo == s[j].lo && s[j - 1].hi == s[j].hi)
-            j--;
-        return &s[j];
-    }
+    /* the symbol starting last at or before vaddr, if it reaches vaddr (as llvm-symbolizer) */
+    if (lo > 0 && vaddr >= s[lo - 1].lo && vaddr < s[lo - 1].hi)
+        return &s[lo - 1];
     return NULL;
 }

@@ -39,6 +39,7 @@ typedef struct pprof__sz_sym {
     const char *name; /* in libelf's mapping of the file */
     const char *file; /* a local symbol's STT_FILE (the source named before it), or NULL */
     bool sized;       /* st_size was not 0 */
+    size_t order;     /* its place in the symbol table */
 } pprof__sz_sym;
 
 /* One address range [lo, hi) of a compilation unit. */
