@@ -10,10 +10,6 @@ build=$1 bin=$2 n=${3:-20000}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 w=$(mktemp -d /tmp/pprof-symbench.XXXXXX)
 trap 'rm -rf "$w"' EXIT
-python3 - "$build/tests/symbolize/sz_mkprofile" "$bin" "$n" "$w" <<'PY'
-import os, sys
-sys.path.insert(0, os.path.join(os.environ.get("SRC", ""), "tests", "symbolize"))
-PY
 SRC=$src python3 - "$build/tests/symbolize/sz_mkprofile" "$bin" "$n" "$w" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["SRC"], "tests", "symbolize"))
@@ -25,7 +21,6 @@ st.profile_for(mk, os.path.join(w, "raw.pb.gz"), binary, addrs, base)
 open(os.path.join(w, "addrs"), "w").write("".join("0x%x\n" % a for a in addrs))
 print("%d addresses" % len(addrs))
 PY
-t() { /usr/bin/time -f "$1: %e s wall, %U s user, %M KB peak RSS" "$@" 2>&1 >/dev/null | tail -1; }
 runone() { name=$1; shift; /usr/bin/time -f "$name: %e s wall, %U s user, %M KB peak RSS" "$@" 2>"$w/time.$name" >"$w/out.$name" || true; tail -1 "$w/time.$name"; }
 runone pprof-symbolize "$build/tools/pprof-symbolize" "$w/raw.pb.gz" -o "$w/sym.pb.gz" --demangle=none --report-file "$w/rep"
 runone llvm-symbolizer sh -c "llvm-symbolizer --inlines --no-demangle --obj='$bin' < '$w/addrs'"
