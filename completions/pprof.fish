@@ -28,6 +28,12 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             set -a args -x -a 'error warning note'
         case inline-conflict
             set -a args -x -a 'keep longest error'
+        case demangle
+            set -a args -x -a 'full none'
+        case report
+            set -a args -x -a 'text json'
+        case debug-dir sysroot
+            set -a args -x -a '(__fish_complete_directories)'
         case disable enable
             set -a args -x -a "all (command $cmd --list-rules 2>/dev/null | string replace -r ' .*' '')"
         case '*'

@@ -50,6 +50,10 @@ for tool in "$@"; do
             [ "$(bash_complete "$name --format " | sort | tr '\n' ' ')" = "html json svg " ]
             ok $? "bash: 'pprof-flame --format ' offers html, svg, json"
         fi
+        if grep -qx -- --demangle "$tmp/want"; then
+            [ "$(bash_complete "$name --demangle " | sort | tr '\n' ' ')" = "full none " ]
+            ok $? "bash: '$name --demangle ' offers full, none"
+        fi
     else
         skip "bash: $name" "bash-completion is not installed"
     fi
@@ -71,6 +75,12 @@ for tool in "$@"; do
                 cut -f1 | sort | tr '\n' ' ')
             [ "$got" = "--format=html --format=json --format=svg " ]
             ok $? "fish: 'pprof-flame --format=' offers html, svg, json (got: $got)"
+        fi
+        if grep -qx -- --demangle "$tmp/want"; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --demangle='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--demangle=full --demangle=none " ]
+            ok $? "fish: '$name --demangle=' offers full, none (got: $got)"
         fi
     else
         skip "fish: $name" "fish is not installed"

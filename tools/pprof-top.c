@@ -5,6 +5,7 @@
 #include "common.h"
 #include "edit-filters.h"
 #include "report.h"
+#include "symbolize-opts.h"
 
 static const char usage[] =
     "Usage: pprof-top [options] IN\n"
@@ -22,7 +23,9 @@ static const char usage[] =
     "                        the input, unless --force\n"
     "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
-    "  --version             show the version\n" EDIT_FILTERS_HELP "\n"
+    "  --version             show the version\n"
+    "  --symbolize           symbolize the input from its mappings' ELF files first (as\n"
+    "                        pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP EDIT_FILTERS_HELP "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
 static bool
@@ -48,8 +51,15 @@ run(int argc, char **argv)
     edit_filters ef;
     edit_filters_init(&ef);
     int frc;
+    symbolize_opts so;
+    symbolize_opts_init(&so);
     while (tool_args_next(&a, &opt, &operand)) {
-        if (!operand && edit_filters_opt(&ef, &a, opt, &frc)) {
+        if (!operand && symbolize_opts_opt(&so, &a, prog, opt, true, &frc)) {
+            if (frc) {
+                edit_filters_free(&ef);
+                return frc;
+            }
+        } else if (!operand && edit_filters_opt(&ef, &a, opt, &frc)) {
             if (frc)
                 return frc;
         } else if (operand) {
@@ -106,6 +116,8 @@ run(int argc, char **argv)
     const char *where = in;
     pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
     int bad = st ? 0 : tool_refuse_invalid(prog, in, p, "not reported");
+    if (!st && !bad)
+        bad = symbolize_opts_apply(&so, prog, in, &p);
     if (bad) {
         pprof_profile_free(p);
         edit_filters_free(&ef);

@@ -17,11 +17,15 @@ try:  # pprof/flame.h, when the library has it
     from .flame import flame
 except AttributeError:  # an older libpprof without flame graphs
     pass
+try:  # pprof/symbolize.h, when the library has it
+    from .symbolize import SymbolizedMapping, symbolize
+except AttributeError:  # an older libpprof without pprof_symbolize
+    pass
 from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
 
 __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
-    "merge", "merge_to_bytes", "edit", "flame", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+    "merge", "merge_to_bytes", "edit", "flame", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
 ]

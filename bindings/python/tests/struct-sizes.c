@@ -7,6 +7,10 @@
 #include "merge.h"
 #include "pprof.h"
 #if defined(__has_include)
+#if __has_include("symbolize.h")
+#include "symbolize.h"
+#define HAVE_SYMBOLIZE 1
+#endif
 #if __has_include("edit.h")
 #include "edit.h"
 #define HAVE_EDIT 1
@@ -45,6 +49,10 @@ main(void)
     SIZE(pprof_builder_label);
     SIZE(pprof_builder_frame);
     SIZE(pprof_builder_stats);
+#ifdef HAVE_SYMBOLIZE
+    SIZE(pprof_symbolize_options);
+    SIZE(pprof_symbolize_mapping);
+#endif
 #ifdef HAVE_EDIT
     SIZE(pprof_edit_options);
     SIZE(pprof_edit_step);
