@@ -10,6 +10,7 @@
 #include "flame-private.h"
 #include "hash-private.h"
 #include "report-private.h"
+#include "validate-private.h"
 #include <inttypes.h>
 
 /* The tree while it grows, in creation order. A frame key is name << 1 | inline. */
@@ -545,8 +546,14 @@ pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
         *out = NULL;
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    /* a profile Go refuses is refused here too, before anything is computed (validate.c) */
+    pprof_status st = pprof__validate(p, NULL, err);
+    if (!st && base)
+        st = pprof__validate(base, "base", err);
+    if (st)
+        return st;
     size_t def;
-    pprof_status st = pprof_sample_type_find(p, o.sample_type, &def, err);
+    st = pprof_sample_type_find(p, o.sample_type, &def, err);
     if (st)
         return st;
     pprof_flame_tree *t = pprof__malloc(&o.allocator, sizeof(*t));
