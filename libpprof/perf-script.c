@@ -218,12 +218,12 @@ intern_span(script_ctx *c, span s, pprof_builder_str *out)
 static pprof_status
 add_frame(script_ctx *c, const script_frame *f)
 {
-    if (!f->addr && !f->sym.n)
-        return PPROF_OK;
     pprof_builder_map m = PPROF_BUILDER_NONE;
     pprof_builder_line line = {PPROF_BUILDER_NONE, 0, 0};
     pprof_status st;
     bool named = f->sym.n && !(f->sym.n == 9 && !memcmp(f->sym.p, "[unknown]", 9));
+    if (!f->addr && !named) /* an unwinder's filler, left out as from perf.data */
+        return PPROF_OK;
     if (f->dso.n && !(f->dso.n == 9 && !memcmp(f->dso.p, "[unknown]", 9))) {
         pprof_builder_mapping_desc d = {
             0, 0, 0, PPROF_BUILDER_NONE, PPROF_BUILDER_NONE, named, false, false, false};
