@@ -546,6 +546,17 @@ test_corpus(tap *t)
         pprof_perf_stats st = PPROF_PERF_STATS_INIT;
         pprof_error err;
         pprof_status s = pprof_perf_read_file(path, NULL, &p, &st, &err);
+        if (!strncmp(e->d_name, "n-", 2)) {
+            /* hand-made hostile files: a clear error naming a byte, or a counted warning */
+            char w[512];
+            tap_ok(t,
+                   (s == PPROF_E_INVALID && err.offset != PPROF_NO_OFFSET) ||
+                       (s == PPROF_OK && pprof_perf_warning(&st, w, sizeof(w))) ||
+                       (s == PPROF_OK && strstr(e->d_name, "future")),
+                   "corpus/perf/%s: %s", e->d_name, s ? err.message : "read, with a warning");
+            pprof_profile_free(p);
+            continue;
+        }
         tap_ok(t,
                s == PPROF_OK && p && st.samples_converted == st.samples &&
                    total(p, 0) == (int64_t)st.samples,
