@@ -320,7 +320,8 @@ static pprof_status
 flush(perf__reader *r, uint64_t done_upto)
 {
     perf__queued *q = r->queue.data;
-    qsort(q, r->queue.len, sizeof(*q), cmp_queued);
+    if (r->queue.len > 1) /* an empty queue has no array at all: qsort's NULL is undefined */
+        qsort(q, r->queue.len, sizeof(*q), cmp_queued);
     for (size_t i = 0; i < r->queue.len; i++) {
         pprof_status st = do_kernel_record(r, r->base + q[i].off);
         if (st)
