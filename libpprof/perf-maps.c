@@ -59,6 +59,7 @@ perf__mmap(perf__reader *r, uint64_t pid, uint64_t start, uint64_t len, uint64_t
 {
     if (!len)
         return PPROF_OK;
+    r->maps_gen++;
     uint64_t end = start + len < start ? UINT64_MAX : start + len;
     perf__proc *p = proc_get(r, pid, true);
     if (!p)
@@ -109,6 +110,7 @@ perf__exec(perf__reader *r, uint64_t pid)
     perf__proc *p = proc_get(r, pid, false);
     if (p)
         p->maps.len = 0;
+    r->maps_gen++;
     return PPROF_OK;
 }
 
@@ -121,6 +123,7 @@ perf__fork(perf__reader *r, uint64_t pid, uint64_t ppid)
     if (!child)
         return proc_missing(r);
     parent = proc_get(r, ppid, false); /* the push may have moved it */
+    r->maps_gen++;
     child->maps.len = 0;
     if (!n)
         return PPROF_OK;
@@ -135,6 +138,7 @@ void
 perf__exit(perf__reader *r, uint64_t pid)
 {
     perf__proc *p = proc_get(r, pid, false);
+    r->maps_gen++;
     if (p) {
         pprof__free(&r->a, p->maps.data);
         memset(&p->maps, 0, sizeof(p->maps));

@@ -146,6 +146,17 @@ typedef struct perf__sample {
     const uint8_t *chain; /* nr u64s in the file's byte order */
 } perf__sample;
 
+/* A frame already resolved: (pid, ip, mode) under one generation of the mappings. */
+typedef struct perf__fcache {
+    uint64_t ip;
+    uint32_t pid;
+    uint32_t tag; /* (maps_gen << 3 | mode) + 1; 0 = empty */
+    pprof_builder_loc loc;
+    uint8_t kind; /* 0 mapped, 1 unmapped, 2 guest: for the counts */
+} perf__fcache;
+
+#define PERF_FCACHE_BITS 16
+
 typedef struct perf__reader {
     pprof_allocator a;
     pprof_perf_options o;
@@ -178,7 +189,9 @@ typedef struct perf__reader {
     pprof__u64map tid_comm;
     pprof__vec syms; /* perf__sym sorted */
 
-    pprof__vec queue; /* perf__queued of the current round */
+    pprof__vec queue;  /* perf__queued of the current round */
+    uint32_t maps_gen; /* changes with every mapping change: invalidates fcache */
+    perf__fcache *fcache;
 
     pprof_builder *b;
     size_t n_values;
@@ -250,9 +263,19 @@ pprof_status perf__ensure_setup(perf__reader *r);
 pprof_status perf__emit_sample(perf__reader *r, perf__attr *at, const perf__sample *s,
                                unsigned cpumode);
 
+/* Where a conversion goes: a profile read back from the builder's bytes, or the builder's
+ * bytes written straight to a file (what the tool does: no second encode). */
+typedef struct perf__sink {
+    pprof_profile **out;
+    const char *path;
+    const pprof_write_options *w;
+} perf__sink;
+pprof_status perf__deliver(pprof_builder *b, const perf__sink *k, const pprof_allocator *a,
+                           pprof_error *err);
+
 /* perf-script.c */
 bool perf__looks_like_script(const uint8_t *p, size_t n);
 pprof_status perf__read_script(const void *data, size_t size, const pprof_perf_options *o,
-                               pprof_profile **out, pprof_perf_stats *st, pprof_error *err);
+                               const perf__sink *k, pprof_perf_stats *st, pprof_error *err);
 
 #endif

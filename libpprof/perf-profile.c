@@ -130,10 +130,9 @@ map_handle(perf__reader *r, perf__map *m, bool kernel)
 }
 
 static pprof_status
-add_frame(perf__reader *r, uint32_t pid, uint64_t ip, unsigned mode)
+resolve_frame(perf__reader *r, uint32_t pid, uint64_t ip, unsigned mode, pprof_builder_loc *out,
+              uint8_t *kind)
 {
-    if (!ip) /* a chain's filler (perf's unwinder stopped); pprof has no location at 0 */
-        return PPROF_OK;
     perf__map *m = NULL;
     perf__sym *sym = NULL;
     bool kernel = false;
@@ -145,7 +144,7 @@ add_frame(perf__reader *r, uint32_t pid, uint64_t ip, unsigned mode)
     } else if (mode == PERF_MISC_USER || mode == 0) {
         m = perf__find_map(r, pid, ip);
     } else {
-        r->st->guest_frames++;
+        *kind = 2;
     }
     pprof_builder_map bm = PPROF_BUILDER_NONE;
     pprof_status st;
@@ -154,7 +153,7 @@ add_frame(perf__reader *r, uint32_t pid, uint64_t ip, unsigned mode)
             return st;
         bm = m->bm;
     } else if (mode <= PERF_MISC_USER) {
-        r->st->unmapped_frames++;
+        *kind = 1;
     }
     pprof_builder_line line = {PPROF_BUILDER_NONE, 0, 0};
     if (sym) {
@@ -168,10 +167,44 @@ add_frame(perf__reader *r, uint32_t pid, uint64_t ip, unsigned mode)
         }
         line.function = sym->fn;
     }
+    return pprof_builder_location(r->b, bm, ip, &line, sym ? 1 : 0, false, out, r->err);
+}
+
+/* A frame's location, from a direct-mapped cache of resolved frames first: a recording
+ * repeats its hot addresses, and resolving (mapping lookup, builder interning) dominates. */
+static pprof_status
+add_frame(perf__reader *r, uint32_t pid, uint64_t ip, unsigned mode)
+{
+    if (!ip) /* a chain's filler (perf's unwinder stopped); pprof has no location at 0 */
+        return PPROF_OK;
+    if (!r->fcache) {
+        r->fcache = pprof__malloc(&r->a, sizeof(perf__fcache) << PERF_FCACHE_BITS);
+        if (!r->fcache)
+            return perf__nomem(r);
+        memset(r->fcache, 0, sizeof(perf__fcache) << PERF_FCACHE_BITS);
+    }
+    uint32_t tag = (r->maps_gen << 3 | mode) + 1;
+    uint64_t h = pprof__mix64(ip ^ ((uint64_t)pid << 40) ^ mode);
+    perf__fcache *c = &r->fcache[h >> (64 - PERF_FCACHE_BITS)];
+    if (c->tag != tag || c->ip != ip || c->pid != pid) {
+        uint8_t kind = 0;
+        pprof_status st = resolve_frame(r, pid, ip, mode, &c->loc, &kind);
+        if (st) {
+            c->tag = 0;
+            return st;
+        }
+        c->ip = ip;
+        c->pid = pid;
+        c->tag = tag;
+        c->kind = kind;
+    }
+    r->st->unmapped_frames += c->kind == 1;
+    r->st->guest_frames += c->kind == 2;
     pprof_builder_loc *loc = pprof__vec_push(&r->a, &r->stack, sizeof(*loc));
     if (!loc)
         return perf__nomem(r);
-    return pprof_builder_location(r->b, bm, ip, &line, sym ? 1 : 0, false, loc, r->err);
+    *loc = c->loc;
+    return PPROF_OK;
 }
 
 static unsigned
@@ -260,8 +293,28 @@ add_comment(perf__reader *r, const char *lead, const char *s)
     return pprof_builder_add_comment(r->b, buf, r->err);
 }
 
+pprof_status
+perf__deliver(pprof_builder *b, const perf__sink *k, const pprof_allocator *a, pprof_error *err)
+{
+    if (k->path)
+        return pprof_builder_serialize_file(b, 0, k->path, k->w, err);
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    pprof_buffer buf = {0};
+    pprof_status st = pprof_builder_serialize(b, 0, &w, &buf, err);
+    if (!st) {
+        pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+        ro.allocator = *a;
+        ro.max_decompressed_bytes = UINT64_MAX;
+        ro.max_input_bytes = UINT64_MAX;
+        st = pprof_profile_read_memory(buf.data, buf.len, &ro, k->out, err);
+    }
+    pprof_buffer_free(&buf);
+    return st;
+}
+
 static pprof_status
-finish(perf__reader *r, int64_t end_time_hint, pprof_profile **out)
+finish(perf__reader *r, int64_t end_time_hint, const perf__sink *k)
 {
     pprof_status st = perf__ensure_setup(r);
     if (st)
@@ -281,19 +334,7 @@ finish(perf__reader *r, int64_t end_time_hint, pprof_profile **out)
         (st = add_comment(r, "cpu: ", r->cpudesc)) ||
         (st = add_comment(r, "perf version: ", r->version)))
         return st;
-    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
-    w.format = PPROF_FORMAT_RAW;
-    pprof_buffer buf = {0};
-    st = pprof_builder_serialize(r->b, 0, &w, &buf, r->err);
-    if (!st) {
-        pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
-        ro.allocator = r->a;
-        ro.max_decompressed_bytes = UINT64_MAX;
-        ro.max_input_bytes = UINT64_MAX;
-        st = pprof_profile_read_memory(buf.data, buf.len, &ro, out, r->err);
-    }
-    pprof_buffer_free(&buf);
-    return st;
+    return perf__deliver(r->b, k, &r->a, r->err);
 }
 
 static void
@@ -305,13 +346,14 @@ reader_free(perf__reader *r)
     pprof__free(&r->a, r->queue.data);
     pprof__free(&r->a, r->stack.data);
     pprof__free(&r->a, r->values);
+    pprof__free(&r->a, r->fcache);
     pprof_builder_free(r->b);
     pprof__arena_destroy(&r->arena);
 }
 
 static pprof_status
 read_data(const uint8_t *data, size_t size, const pprof_perf_options *o, int64_t end_hint,
-          void (*release)(void *, uint64_t), void *release_ctx, pprof_profile **out,
+          void (*release)(void *, uint64_t), void *release_ctx, const perf__sink *k,
           pprof_perf_stats *st, pprof_error *err)
 {
     perf__reader r;
@@ -339,16 +381,18 @@ read_data(const uint8_t *data, size_t size, const pprof_perf_options *o, int64_t
     if (!s)
         s = perf__walk(&r, off, end);
     if (!s)
-        s = finish(&r, end_hint, out);
+        s = finish(&r, end_hint, k);
     reader_free(&r);
     return s;
 }
 
 static pprof_status
 dispatch(const void *data, size_t size, const pprof_perf_options *opts, int64_t end_hint,
-         void (*release)(void *, uint64_t), void *release_ctx, pprof_profile **out,
+         void (*release)(void *, uint64_t), void *release_ctx, const perf__sink *k,
          pprof_perf_stats *stats, pprof_error *err)
 {
+    pprof_profile *dummy = NULL;
+    pprof_profile **out = k->out ? k->out : &dummy;
     pprof_perf_stats local = PPROF_PERF_STATS_INIT;
     pprof_perf_stats *st = &local;
     *out = NULL;
@@ -365,9 +409,9 @@ dispatch(const void *data, size_t size, const pprof_perf_options *opts, int64_t 
             s = pprof__error(err, PPROF_E_INVALID, 0, "header",
                              "neither a perf.data file (magic PERFILE2) nor perf script text");
         else
-            s = perf__read_script(data, size, &o, out, st, err);
+            s = perf__read_script(data, size, &o, k, st, err);
     } else {
-        s = read_data(data, size, &o, end_hint, release, release_ctx, out, st, err);
+        s = read_data(data, size, &o, end_hint, release, release_ctx, k, st, err);
     }
     if (stats) {
         size_t n = stats->struct_size < sizeof(local) ? stats->struct_size : sizeof(local);
@@ -387,7 +431,8 @@ pprof_perf_read_memory(const void *data, size_t size, const pprof_perf_options *
 {
     if (!out || (!data && size))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL argument");
-    return dispatch(data, size, opts, 0, NULL, NULL, out, stats, err);
+    perf__sink k = {out, NULL, NULL};
+    return dispatch(data, size, opts, 0, NULL, NULL, &k, stats, err);
 }
 
 typedef struct mapped {
@@ -409,12 +454,11 @@ release_pages(void *ctx, uint64_t upto)
     }
 }
 
-pprof_status
-pprof_perf_read_file(const char *path, const pprof_perf_options *opts, pprof_profile **out,
-                     pprof_perf_stats *stats, pprof_error *err)
+static pprof_status
+from_file(const char *path, const pprof_perf_options *opts, const perf__sink *k,
+          pprof_perf_stats *stats, pprof_error *err)
 {
-    if (!path || !out)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL argument");
+    pprof_profile **out = k->out;
     pprof_perf_options o = PPROF_PERF_OPTIONS_INIT;
     if (opts)
         memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
@@ -441,7 +485,7 @@ pprof_perf_read_file(const char *path, const pprof_perf_options *opts, pprof_pro
             madvise(m, n, MADV_SEQUENTIAL);
             int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
             mapped mc = {m, 0};
-            pprof_status s = dispatch(m, n, &o, mtime, release_pages, &mc, out, stats, err);
+            pprof_status s = dispatch(m, n, &o, mtime, release_pages, &mc, k, stats, err);
             munmap(m, n);
             return s;
         }
@@ -452,9 +496,30 @@ pprof_perf_read_file(const char *path, const pprof_perf_options *opts, pprof_pro
     pprof_status s = pprof__read_all(path, o.max_input_bytes, &o.allocator, &buf, &len, err);
     if (s)
         return s;
-    s = dispatch(buf, len, &o, 0, NULL, NULL, out, stats, err);
+    s = dispatch(buf, len, &o, 0, NULL, NULL, k, stats, err);
     pprof__free(&o.allocator, buf);
+    (void)out;
     return s;
+}
+
+pprof_status
+pprof_perf_read_file(const char *path, const pprof_perf_options *opts, pprof_profile **out,
+                     pprof_perf_stats *stats, pprof_error *err)
+{
+    if (!path || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL argument");
+    perf__sink k = {out, NULL, NULL};
+    return from_file(path, opts, &k, stats, err);
+}
+
+pprof_status
+pprof_perf_convert_file(const char *in, const pprof_perf_options *opts, const char *out,
+                        const pprof_write_options *wopts, pprof_perf_stats *stats, pprof_error *err)
+{
+    if (!in || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL argument");
+    perf__sink k = {NULL, out, wopts};
+    return from_file(in, opts, &k, stats, err);
 }
 
 static void

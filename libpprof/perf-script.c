@@ -381,7 +381,7 @@ perf__looks_like_script(const uint8_t *p, size_t n)
 }
 
 pprof_status
-perf__read_script(const void *data, size_t size, const pprof_perf_options *o, pprof_profile **out,
+perf__read_script(const void *data, size_t size, const pprof_perf_options *o, const perf__sink *k,
                   pprof_perf_stats *stats, pprof_error *err)
 {
     script_ctx c;
@@ -436,19 +436,8 @@ perf__read_script(const void *data, size_t size, const pprof_perf_options *o, pp
     if ((st = pprof_builder_new(&bo, &c.b, err)))
         return st;
     st = scan(&c, data, size, 1);
-    pprof_buffer buf = {0};
-    if (!st) {
-        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
-        w.format = PPROF_FORMAT_RAW;
-        st = pprof_builder_serialize(c.b, 0, &w, &buf, err);
-    }
-    if (!st) {
-        pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
-        ro.allocator = o->allocator;
-        ro.max_decompressed_bytes = UINT64_MAX;
-        st = pprof_profile_read_memory(buf.data, buf.len, &ro, out, err);
-    }
-    pprof_buffer_free(&buf);
+    if (!st)
+        st = perf__deliver(c.b, k, &c.a, err);
     pprof_builder_free(c.b);
     pprof__free(&c.a, c.stack.data);
     return st;

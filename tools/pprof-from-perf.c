@@ -173,26 +173,26 @@ run(int argc, char **argv)
         o.p.kallsyms = (const char *)ks;
         o.p.kallsyms_size = n;
     }
-    pprof_profile *p = NULL;
     pprof_perf_stats st = PPROF_PERF_STATS_INIT;
-    pprof_status s = pprof_perf_read_file(o.in, &o.p, &p, &st, &err);
+    tool_note_format(prog, o.w.format, o.quiet);
+    pprof_status s = pprof_perf_convert_file(o.in, &o.p, o.out, &o.w, &st, &err);
     free(ks);
+    if (s == PPROF_E_ARG && !strcmp(err.path, "events")) {
+        fprintf(stderr, "%s: %s\n", prog, err.message);
+        return TOOL_EXIT_USAGE;
+    }
     if (s) {
-        if (s == PPROF_E_ARG && !strcmp(err.path, "events")) {
-            fprintf(stderr, "%s: %s\n", prog, err.message);
-            return TOOL_EXIT_USAGE;
-        }
-        tool_print_error(stderr, prog, o.in, &err);
+        /* an I/O error once the input was open is the output's */
+        bool out_err =
+            (s == PPROF_E_IO || s == PPROF_E_NOMEM) && strncmp(err.message, "cannot open", 11) &&
+            strncmp(err.message, "read failed", 11) && strncmp(err.message, "cannot map", 10);
+        tool_print_error(stderr, prog, out_err ? (strcmp(o.out, "-") ? o.out : "<stdout>") : o.in,
+                         &err);
         return tool_exit_for(s);
     }
     char warn[1024];
     if (!o.quiet && pprof_perf_warning(&st, warn, sizeof(warn)))
         fprintf(stderr, "%s: %s: warning: %s\n", prog, strcmp(o.in, "-") ? o.in : "<stdin>", warn);
-    tool_note_format(prog, o.w.format, o.quiet);
-    s = pprof_profile_write_file(p, o.out, &o.w, &err);
-    if (s)
-        tool_print_error(stderr, prog, strcmp(o.out, "-") ? o.out : "<stdout>", &err);
-    pprof_profile_free(p);
     return tool_exit_for(s);
 }
 
