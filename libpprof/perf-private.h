@@ -189,8 +189,10 @@ typedef struct perf__reader {
     pprof__u64map tid_comm;
     pprof__vec syms; /* perf__sym sorted */
 
-    pprof__vec queue;  /* perf__queued of the current round */
-    uint32_t maps_gen; /* changes with every mapping change: invalidates fcache */
+    pprof__vec queue;         /* perf__queued of this round and the late ones of the last */
+    uint64_t round_limit;     /* records up to this time are complete */
+    uint64_t max_queued_time; /* the latest time queued so far */
+    uint32_t maps_gen;        /* changes with every mapping change: invalidates fcache */
     perf__fcache *fcache;
 
     pprof_builder *b;

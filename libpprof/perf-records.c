@@ -316,21 +316,38 @@ cmp_queued(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Replays the queued records whose time is at most limit, in time order, and keeps the rest
+ * for the next round. perf's rule for FINISHED_ROUND: the records before it are complete up
+ * to the latest time of the round before, but a later round may still bring earlier records
+ * than the last ones of this one. */
 static pprof_status
-flush(perf__reader *r, uint64_t done_upto)
+flush_upto(perf__reader *r, uint64_t limit, uint64_t done_upto)
 {
     perf__queued *q = r->queue.data;
-    if (r->queue.len > 1) /* an empty queue has no array at all: qsort's NULL is undefined */
-        qsort(q, r->queue.len, sizeof(*q), cmp_queued);
-    for (size_t i = 0; i < r->queue.len; i++) {
+    size_t n = r->queue.len, i = 0;
+    if (n > 1) /* an empty queue has no array at all: qsort's NULL is undefined */
+        qsort(q, n, sizeof(*q), cmp_queued);
+    for (; i < n && q[i].time <= limit; i++) {
         pprof_status st = do_kernel_record(r, r->base + q[i].off);
         if (st)
             return st;
     }
-    r->queue.len = 0;
+    uint64_t keep_from = done_upto;
+    for (size_t k = i; k < n; k++)
+        if (q[k].off < keep_from)
+            keep_from = q[k].off;
+    if (i && i < n)
+        memmove(q, q + i, (n - i) * sizeof(*q));
+    r->queue.len = n - i;
     if (r->release)
-        r->release(r->release_ctx, done_upto);
+        r->release(r->release_ctx, keep_from);
     return PPROF_OK;
+}
+
+static pprof_status
+flush(perf__reader *r, uint64_t done_upto)
+{
+    return flush_upto(r, UINT64_MAX, done_upto);
 }
 
 /* Records that only a user-space perf writes: attrs and features of pipe mode, build ids. */
@@ -416,8 +433,9 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
         uint64_t skip = 0;
         if (type >= 64) {
             if (type == PERF_R_FINISHED_ROUND) {
-                if ((st = flush(r, off)))
+                if ((st = flush_upto(r, r->round_limit, off)))
                     return st;
+                r->round_limit = r->max_queued_time;
             } else if ((st = do_user_record(r, rec, size, type, &skip))) {
                 return st;
             }
@@ -434,6 +452,8 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
                     return perf__nomem(r);
                 q->time = t;
                 q->off = off;
+                if (t > r->max_queued_time)
+                    r->max_queued_time = t;
             } else {
                 /* untimed: everything queued before it happened before it */
                 if ((st = flush(r, off)) || (st = do_kernel_record(r, rec)))

@@ -147,8 +147,10 @@ rec_sample(wbuf *w, uint32_t pid, uint64_t time, uint64_t leaf, uint64_t caller)
     P64(w, caller);
 }
 
-/* The records: a process, its binary, a sample in it, a library mapped at time 20 and samples
- * in it at time 30 (mapped) and 5 (written later in the file, before the library existed). */
+/* The records: a process, its binary, a sample in it, a library mapped at time 20, the end of
+ * a round, then samples in the library at time 30 (mapped) and 5 (before the library existed:
+ * a later round may hold records earlier than the last ones of the round before, as perf's
+ * per-CPU buffers are written one after the other). */
 static void
 put_records(wbuf *w)
 {
@@ -156,6 +158,7 @@ put_records(wbuf *w)
     rec_mmap2(w, 100, 0x400000, 0x1000, "/bin/prog", 2);
     rec_sample(w, 100, 10, 0x400100, 0x400200);
     rec_mmap2(w, 100, 0x500000, 0x1000, "/lib/libx.so", 20);
+    rec_head(w, 68, 0, 8);
     rec_sample(w, 100, 30, 0x500010, 0x400200);
     rec_sample(w, 100, 5, 0x500010, 0x400200);
     rec_head(w, 68, 0, 8);
