@@ -22,8 +22,6 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             end
         case colors
             set -a args -x -a 'hot mem io red green blue aqua yellow purple orange lang'
-        case from
-            set -a args -x -a folded
         case fail-on
             set -a args -x -a 'error warning note'
         case inline-conflict
@@ -34,6 +32,17 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             set -a args -x -a 'text json'
         case debug-dir sysroot
             set -a args -x -a '(__fish_complete_directories)'
+        case from
+            if test $cmd = pprof-from-perf
+                set -a args -x -a 'perf-data perf-script'
+            else
+                set -a args -x -a 'folded pprof'
+            end
+        case labels
+            test $cmd = pprof-from-perf; and set -a args -x -a 'pid tid comm cpu'
+            test $cmd = pprof-from-perf; or set -a args -r
+        case kallsyms
+            set -a args -r -F
         case disable enable
             set -a args -x -a "all (command $cmd --list-rules 2>/dev/null | string replace -r ' .*' '')"
         case '*'

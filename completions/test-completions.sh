@@ -54,6 +54,12 @@ for tool in "$@"; do
             [ "$(bash_complete "$name --demangle " | sort | tr '\n' ' ')" = "full none " ]
             ok $? "bash: '$name --demangle ' offers full, none"
         fi
+        if [ "$name" = pprof-from-perf ]; then
+            [ "$(bash_complete "$name --from " | sort | tr '\n' ' ')" = "perf-data perf-script " ]
+            ok $? "bash: '$name --from ' offers perf-data, perf-script"
+            bash_complete "$name --labels " | grep -qx comm
+            ok $? "bash: '$name --labels ' offers comm"
+        fi
     else
         skip "bash: $name" "bash-completion is not installed"
     fi
@@ -81,6 +87,12 @@ for tool in "$@"; do
                 cut -f1 | sort | tr '\n' ' ')
             [ "$got" = "--demangle=full --demangle=none " ]
             ok $? "fish: '$name --demangle=' offers full, none (got: $got)"
+        fi
+        if [ "$name" = pprof-from-perf ]; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --from='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--from=perf-data --from=perf-script " ]
+            ok $? "fish: '$name --from=' offers perf-data, perf-script (got: $got)"
         fi
     else
         skip "fish: $name" "fish is not installed"
