@@ -15,11 +15,34 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
         case compress
             set -a args -x -a 'gzip zstd none'
         case format
-            set -a args -x -a 'text json sarif'
+            if test "$cmd" = pprof-flame
+                set -a args -x -a 'html svg json'
+            else
+                set -a args -x -a 'text json sarif'
+            end
+        case colors
+            set -a args -x -a 'hot mem io red green blue aqua yellow purple orange lang'
         case fail-on
             set -a args -x -a 'error warning note'
         case inline-conflict
             set -a args -x -a 'keep longest error'
+        case demangle
+            set -a args -x -a 'full none'
+        case report
+            set -a args -x -a 'text json'
+        case debug-dir sysroot
+            set -a args -x -a '(__fish_complete_directories)'
+        case from
+            if test $cmd = pprof-from-perf
+                set -a args -x -a 'perf-data perf-script'
+            else
+                set -a args -x -a 'folded pprof'
+            end
+        case labels
+            test $cmd = pprof-from-perf; and set -a args -x -a 'pid tid comm cpu'
+            test $cmd = pprof-from-perf; or set -a args -r
+        case kallsyms
+            set -a args -r -F
         case granularity
             set -a args -x -a 'functions filefunctions files lines addresses'
         case disable enable

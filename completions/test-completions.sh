@@ -44,6 +44,22 @@ for tool in "$@"; do
             [ "$(bash_complete "$name --compress " | sort | tr '\n' ' ')" = "gzip none zstd " ]
             ok $? "bash: '$name --compress ' offers gzip, zstd, none"
         fi
+        if [ "$name" = pprof-flame ]; then
+            [ "$(bash_complete "$name --colors " | sort | tr '\n' ' ')" = "aqua blue green hot io lang mem orange purple red yellow " ]
+            ok $? "bash: 'pprof-flame --colors ' offers the palettes"
+            [ "$(bash_complete "$name --format " | sort | tr '\n' ' ')" = "html json svg " ]
+            ok $? "bash: 'pprof-flame --format ' offers html, svg, json"
+        fi
+        if grep -qx -- --demangle "$tmp/want"; then
+            [ "$(bash_complete "$name --demangle " | sort | tr '\n' ' ')" = "full none " ]
+            ok $? "bash: '$name --demangle ' offers full, none"
+        fi
+        if [ "$name" = pprof-from-perf ]; then
+            [ "$(bash_complete "$name --from " | sort | tr '\n' ' ')" = "perf-data perf-script " ]
+            ok $? "bash: '$name --from ' offers perf-data, perf-script"
+            bash_complete "$name --labels " | grep -qx comm
+            ok $? "bash: '$name --labels ' offers comm"
+        fi
     else
         skip "bash: $name" "bash-completion is not installed"
     fi
@@ -59,6 +75,24 @@ for tool in "$@"; do
                 cut -f1 | sort | tr '\n' ' ')
             [ "$got" = "--compress=gzip --compress=none --compress=zstd " ]
             ok $? "fish: '$name --compress=' offers gzip, zstd, none (got: $got)"
+        fi
+        if [ "$name" = pprof-flame ]; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --format='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--format=html --format=json --format=svg " ]
+            ok $? "fish: 'pprof-flame --format=' offers html, svg, json (got: $got)"
+        fi
+        if grep -qx -- --demangle "$tmp/want"; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --demangle='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--demangle=full --demangle=none " ]
+            ok $? "fish: '$name --demangle=' offers full, none (got: $got)"
+        fi
+        if [ "$name" = pprof-from-perf ]; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --from='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--from=perf-data --from=perf-script " ]
+            ok $? "fish: '$name --from=' offers perf-data, perf-script (got: $got)"
         fi
     else
         skip "fish: $name" "fish is not installed"

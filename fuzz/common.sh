@@ -27,16 +27,18 @@ fuzz_seed_dirs() {
 
 # fuzz_setup DIR ENGINE: configures (once) and builds the harnesses of one engine.
 fuzz_setup() {
-    local dir=$1 engine=$2 cc h
+    local dir=$1 engine=$2 cc cxx h
+    # The C++ compiler (libpprof/regex-re2.cc, and the linker of every harness) must be the C
+    # compiler's pair: g++ does not know -fsanitize=fuzzer.
     case $engine in
-    libfuzzer) cc=${FUZZ_CC:-clang} ;;
-    afl) cc=${FUZZ_AFL_CC:-afl-clang-fast} ;;
-    none) cc=${CC:-cc} ;;
+    libfuzzer) cc=${FUZZ_CC:-clang} cxx=${FUZZ_CXX:-clang++} ;;
+    afl) cc=${FUZZ_AFL_CC:-afl-clang-fast} cxx=${FUZZ_AFL_CXX:-afl-clang-fast++} ;;
+    none) cc=${CC:-cc} cxx=${CXX:-c++} ;;
     *) fuzz_log "unknown engine $engine"; return 2 ;;
     esac
     if [ ! -f "$dir/build.ninja" ]; then
         # Other areas' warnings must not stop a fuzzing run; the normal builds use -Werror.
-        CC=$cc meson setup "$dir" "$FUZZ_ROOT" -Dfuzzing="$engine" -Dtests=false -Dbench=false \
+        CC=$cc CXX=$cxx meson setup "$dir" "$FUZZ_ROOT" -Dfuzzing="$engine" -Dtests=false -Dbench=false \
             -Dtools=false -Dwerror=false >/dev/null
     fi
     local targets=()

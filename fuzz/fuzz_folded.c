@@ -3,14 +3,34 @@
  * fixed point), and a report of the profile can be built and printed, its JSON valid. Input
  * that is a pprof profile instead is written as folded stacks with options picked by its hash
  * (a sample type, line numbers, label roots): that text reads as folded stacks and writes
- * again to the same bytes. */
+ * again to the same bytes. An accepted input gives a profile the checker finds no error in
+ * (valid UTF-8 names: S23), and a refused one an error naming its line once, in the path. */
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "folded.h"
 #include "fuzz.h"
 #include "json-check.h"
 #include "report.h"
+
+/* Error-level findings of the checker in p. */
+static uint64_t
+check_errors(pprof_profile *p)
+{
+    bool on[PPROF_RULE_COUNT];
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        on[r] = pprof_rule_get((pprof_rule)r)->severity == PPROF_SEVERITY_ERROR;
+    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+    co.enabled = on;
+    co.n_enabled = PPROF_RULE_COUNT;
+    co.max_findings = 0;
+    pprof_check_summary sum;
+    pprof_error err;
+    FUZZ_CHECK(pprof_check(p, &co, NULL, NULL, &sum, &err) == PPROF_OK, "check failed: %s",
+               err.message);
+    return sum.count[PPROF_SEVERITY_ERROR];
+}
 
 /* A pprof profile written as folded stacks with options from h. */
 static void
@@ -62,9 +82,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_profile *p = NULL, *q = NULL;
     if (pprof_folded_read(data, size, &ro, &p, &err) != PPROF_OK) {
         FUZZ_CHECK(err.code != PPROF_OK && err.message[0], "error without a message");
+        FUZZ_CHECK(strncmp(err.message, "line ", 5) != 0, "the line is said twice: %s: %s",
+                   err.path, err.message);
+        FUZZ_CHECK(err.code != PPROF_E_INVALID || !strncmp(err.path, "line[", 5),
+                   "an invalid input without its line: '%s'", err.path);
         check_profile(data, size, &ro);
         return 0;
     }
+    uint64_t errors = check_errors(p);
+    FUZZ_CHECK(errors == 0, "an accepted input gives %llu checker error(s)",
+               (unsigned long long)errors);
     pprof_buffer a = {0}, b = {0}, r = {0};
     pprof_status st = pprof_folded_write(p, NULL, &a, &err);
     FUZZ_CHECK(st == PPROF_OK, "writing an accepted input failed: %s", err.message);

@@ -10,6 +10,7 @@
 typedef struct json_cur {
     const uint8_t *p, *end;
     int depth;
+    int max_depth; /* 0: 64 */
 } json_cur;
 
 static bool json_value(json_cur *c);
@@ -142,7 +143,7 @@ json_number(json_cur *c)
 static bool
 json_container(json_cur *c, uint8_t close)
 {
-    if (++c->depth > 64)
+    if (++c->depth > (c->max_depth ? c->max_depth : 64))
         return false;
     c->p++;
     json_ws(c);
@@ -195,14 +196,21 @@ json_value(json_cur *c)
 /* True when [data, data+len) is exactly one JSON value, optionally surrounded by whitespace;
  * *bad is the offset of the first byte that does not fit. */
 static inline bool
-json_check(const uint8_t *data, size_t len, size_t *bad)
+json_check_depth(const uint8_t *data, size_t len, int max_depth, size_t *bad)
 {
-    json_cur c = {data, data + len, 0};
+    json_cur c = {data, data + len, 0, max_depth};
     bool ok = json_value(&c);
     json_ws(&c);
     ok = ok && c.p == c.end;
     *bad = (size_t)(c.p - data);
     return ok;
+}
+
+/* The same with containers nested at most 64 deep. */
+static inline bool
+json_check(const uint8_t *data, size_t len, size_t *bad)
+{
+    return json_check_depth(data, len, 64, bad);
 }
 
 #endif

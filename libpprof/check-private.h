@@ -45,7 +45,8 @@ typedef struct chk {
     size_t nstr;
     bool implicit_empty; /* no string table: index 0 is read as "" and reported once */
     uint8_t *str_used;
-    uint8_t *map_used, *loc_used, *fn_used;
+    uint8_t *map_used, *loc_used, *fn_used; /* NULL: not counted (validate.c) */
+    size_t sample_base; /* the first sample's number in paths (a merge input's batch) */
 } chk;
 
 /* A finding on one path, formatted only when it will be delivered. */
@@ -70,9 +71,10 @@ off_at(const pprof__vec *offs, size_t i)
 #define SREF(k, idx, off, pathfmt_args)                                                            \
     do {                                                                                           \
         int64_t i_ = (idx);                                                                        \
-        if ((uint64_t)i_ < (k)->nstr)                                                              \
-            (k)->str_used[i_] = 1;                                                                 \
-        else if (!(i_ == 0 && (k)->implicit_empty))                                                \
+        if ((uint64_t)i_ < (k)->nstr) {                                                            \
+            if ((k)->str_used)                                                                     \
+                (k)->str_used[i_] = 1;                                                             \
+        } else if (!(i_ == 0 && (k)->implicit_empty))                                              \
             FIND(&(k)->c, PPROF_RULE_PD1_STRING_INDEX, off, pathfmt_args,                          \
                  "string index %lld is out of range: expected 0..%zu (the string table has %zu "   \
                  "entries)",                                                                       \
@@ -128,7 +130,9 @@ pprof_status pprof__check_mappings(chk *k);
 pprof_status pprof__check_functions(chk *k);
 pprof_status pprof__check_locations(chk *k);
 pprof_status pprof__check_samples(chk *k);
-void pprof__check_header(chk *k);
+/* CV1 for a profile with n_samples samples (check_samples's first rule). */
+void pprof__check_sample_types(chk *k, size_t n_samples);
+pprof_status pprof__check_header(chk *k); /* PPROF_E_NOMEM or PPROF_OK */
 void pprof__check_unused(chk *k);
 void pprof__check_wire(chk *k);
 /* CV4/CV5 for one entity of any table. */

@@ -5,7 +5,7 @@
 
 /* ---------------------------------------------------------------- header */
 
-void
+pprof_status
 pprof__check_header(chk *k)
 {
     pprof_profile *p = k->p;
@@ -41,10 +41,13 @@ pprof__check_header(chk *k)
         }
     }
     const int64_t fr[2] = {h->drop_frames, h->keep_frames};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && pprof__ck_on(&k->c, PPROF_RULE_S14_FRAMES_REGEX); i++) {
         pprof_string re;
-        const char *why;
-        if (fr[i] && str_of(k, fr[i], &re) && (why = pprof__re2_check(re.data, re.len, NULL, NULL)))
+        const char *why = NULL;
+        int bad = fr[i] && str_of(k, fr[i], &re) ? pprof__re2_check(re.data, re.len, &why) : 0;
+        if (bad < 0)
+            return PPROF_E_NOMEM;
+        if (bad)
             FIND(&k->c, PPROF_RULE_S14_FRAMES_REGEX, PPROF_NO_OFFSET,
                  P("%s", i ? "keep_frames" : "drop_frames"),
                  "\"%.*s\" is not a valid regular expression (%s); expected RE2 syntax",
@@ -64,6 +67,7 @@ pprof__check_header(chk *k)
         FIND(&k->c, PPROF_RULE_S20_PERIOD_TYPE, PPROF_NO_OFFSET, P("period_type"),
              "period is %lld but period_type has an empty %s; expected a type and a unit",
              (long long)h->period, h->period_type.type == 0 ? "type" : "unit");
+    return PPROF_OK;
 }
 
 /* ---------------------------------------------------------------- unused entities */

@@ -6,13 +6,13 @@
 /* ---------------------------------------------------------------- samples */
 
 static pprof_status
-check_labels(chk *k, size_t si, uint64_t off, const pprof_label *lb, uint32_t n)
+check_labels(chk *k, size_t si, bool keys_on, uint64_t off, const pprof_label *lb, uint32_t n)
 {
     /* A hostile sample may carry millions of labels: past a few, find each label's first
      * same-key label by sorting (key, index) pairs instead of a quadratic scan. */
     uint64_t *pairs = NULL;
     uint32_t *first = NULL;
-    if (n > 64) {
+    if (n > 64 && keys_on) {
         pairs = pprof__malloc(k->a, (size_t)n * 2 * sizeof(uint64_t));
         first = pprof__malloc(k->a, (size_t)n * sizeof(uint32_t));
         if (!pairs || !first) {
@@ -52,7 +52,9 @@ check_labels(chk *k, size_t si, uint64_t off, const pprof_label *lb, uint32_t n)
                  "label has no string value and num 0 without unit; Go drops it on decode, "
                  "expected a value");
         uint32_t q = j;
-        if (n <= 64) {
+        if (!keys_on) {
+            continue;
+        } else if (n <= 64) {
             /* Labels per sample are few: a quadratic scan beats any table here. */
             for (uint32_t c = 0; c < j && q == j; c++)
                 if (lb[c].key == x->key)
@@ -80,6 +82,15 @@ check_labels(chk *k, size_t si, uint64_t off, const pprof_label *lb, uint32_t n)
     return PPROF_OK;
 }
 
+void
+pprof__check_sample_types(chk *k, size_t n_samples)
+{
+    if (n_samples && k->p->sample_types.len == 0)
+        FIND(&k->c, PPROF_RULE_CV1_NO_SAMPLE_TYPE, PPROF_NO_OFFSET, P("sample_type"),
+             "%zu samples but no sample_type; expected one sample_type per value column",
+             n_samples);
+}
+
 pprof_status
 pprof__check_samples(chk *k)
 {
@@ -90,9 +101,10 @@ pprof__check_samples(chk *k)
     const int64_t *vals = p->values.data;
     const pprof_label *labs = p->labels.data;
     const pprof__idmap *li = &p->loc_idx;
-    if (n && nt == 0)
-        FIND(&k->c, PPROF_RULE_CV1_NO_SAMPLE_TYPE, PPROF_NO_OFFSET, P("sample_type"),
-             "%zu samples but no sample_type; expected one sample_type per value column", n);
+    /* the label key rules need a sort past 64 labels: not for a check without them */
+    bool keys_on = pprof__ck_on(&k->c, PPROF_RULE_S11_LABEL_DUPLICATE_KEY) ||
+                   pprof__ck_on(&k->c, PPROF_RULE_S11_LABEL_STR_NUM_KEY);
+    pprof__check_sample_types(k, n);
     int64_t *sum = pprof__malloc(k->a, (nt + 1) * sizeof(int64_t));
     uint8_t *ovf = pprof__malloc(k->a, nt + 1);
     if (!sum || !ovf) {
@@ -106,6 +118,7 @@ pprof__check_samples(chk *k)
     for (size_t i = 0; i < n; i++) {
         const pprof__sample *x = &s[i];
         uint64_t off = off_at(&p->sample_offs, i);
+        size_t si = k->sample_base + i; /* the number in paths */
         const uint64_t *ids = stack ? stack + x->loc_off : NULL;
         for (uint32_t j = 0; j < x->n_loc; j++) {
             uint64_t id = ids[j];
@@ -114,18 +127,19 @@ pprof__check_samples(chk *k)
                 at = id - 1 <= li->mask ? (uint32_t)(id - 1) : PPROF_NONE;
             else
                 at = pprof__idmap_get(li, id);
-            if (at != PPROF_NONE)
-                k->loc_used[at] = 1;
-            else
+            if (at != PPROF_NONE) {
+                if (k->loc_used)
+                    k->loc_used[at] = 1;
+            } else
                 FIND(&k->c, PPROF_RULE_CV3_SAMPLE_LOCATION, off,
-                     P("sample[%zu].location_id[%u]", i, j),
+                     P("sample[%zu].location_id[%u]", si, j),
                      "location id %llu %s; expected the id of one of the %zu locations",
                      (unsigned long long)id, id ? "names no location" : "is reserved",
                      p->locations.len);
         }
         const int64_t *v = vals ? vals + x->val_off : NULL; /* NULL + 0 is undefined */
         if (x->n_val != nt && nt)
-            FIND(&k->c, PPROF_RULE_CV2_VALUE_COUNT, off, P("sample[%zu].value", i),
+            FIND(&k->c, PPROF_RULE_CV2_VALUE_COUNT, off, P("sample[%zu].value", si),
                  "sample has %u values; expected %zu, one per sample_type", x->n_val, nt);
         bool nonzero = false;
         for (uint32_t j = 0; j < x->n_val; j++) {
@@ -133,21 +147,21 @@ pprof__check_samples(chk *k)
             nonzero |= y != 0;
             if (j < nt && __builtin_add_overflow(sum[j], y, &sum[j]) && !ovf[j]) {
                 ovf[j] = 1;
-                FIND(&k->c, PPROF_RULE_S21_VALUE_OVERFLOW, off, P("sample[%zu].value[%u]", i, j),
+                FIND(&k->c, PPROF_RULE_S21_VALUE_OVERFLOW, off, P("sample[%zu].value[%u]", si, j),
                      "the sum of value column %u overflows int64 at this sample; expected totals "
                      "that fit in int64",
                      j);
             }
             if (y < 0 && neg_on)
-                FIND(&k->c, PPROF_RULE_S15_NEGATIVE_VALUE, off, P("sample[%zu].value[%u]", i, j),
+                FIND(&k->c, PPROF_RULE_S15_NEGATIVE_VALUE, off, P("sample[%zu].value[%u]", si, j),
                      "value %lld is negative; expected >= 0 outside diff profiles", (long long)y);
         }
         if (!nonzero && x->n_val)
             FIND(
-                &k->c, PPROF_RULE_S16_ZERO_SAMPLE, off, P("sample[%zu].value", i),
+                &k->c, PPROF_RULE_S16_ZERO_SAMPLE, off, P("sample[%zu].value", si),
                 "every value is 0; expected at least one nonzero value (merges drop such samples)");
         if (x->n_lab)
-            if (check_labels(k, i, off, labs ? labs + x->lab_off : NULL, x->n_lab)) {
+            if (check_labels(k, si, keys_on, off, labs ? labs + x->lab_off : NULL, x->n_lab)) {
                 pprof__free(k->a, sum);
                 pprof__free(k->a, ovf);
                 return PPROF_E_NOMEM;

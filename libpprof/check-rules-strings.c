@@ -26,6 +26,7 @@ pprof__check_strings(chk *k)
              "string_table[0] is \"%.*s\" (%zu bytes); expected the empty string",
              (int)(st[0].len > 40 ? 40 : st[0].len), st[0].data, st[0].len);
     bool dup_on = pprof__ck_on(&k->c, PPROF_RULE_S7_DUPLICATE_STRING);
+    bool utf8_on = pprof__ck_on(&k->c, PPROF_RULE_S23_UTF8);
     iset set = {0};
     if (dup_on && !iset_init(k->a, &set, k->nstr))
         return PPROF_E_NOMEM;
@@ -33,7 +34,7 @@ pprof__check_strings(chk *k)
     size_t first_dup = 0, first_dup_of = 0;
     for (size_t i = 0; i < k->nstr; i++) {
         size_t bad;
-        if (!pprof__utf8_valid((const uint8_t *)st[i].data, st[i].len, &bad))
+        if (utf8_on && !pprof__utf8_valid((const uint8_t *)st[i].data, st[i].len, &bad))
             FIND(&k->c, PPROF_RULE_S23_UTF8, PPROF_NO_OFFSET, P("string_table[%zu]", i),
                  "byte %zu (0x%02x) of this %zu-byte string is not valid UTF-8; expected UTF-8 "
                  "text",

@@ -46,9 +46,8 @@ pprof_check(pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn 
     memset(k.fn_used, 0, p->functions.len + 1);
     if ((st = pprof__check_strings(&k)) || (st = pprof__check_mappings(&k)) ||
         (st = pprof__check_functions(&k)) || (st = pprof__check_locations(&k)) ||
-        (st = pprof__check_samples(&k)))
+        (st = pprof__check_samples(&k)) || (st = pprof__check_header(&k)))
         goto out;
-    pprof__check_header(&k);
     pprof__check_unused(&k);
     pprof__check_wire(&k);
 out:

@@ -835,6 +835,7 @@ decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o, 
 {
     p->buf = buf;
     p->buf_len = len;
+    p->relax = o->relax;
     if (len == 0)
         return pprof__error(err, PPROF_E_EMPTY, 0, "", "empty input: no profile data");
     presize(p, buf, len, o, lazy);

@@ -44,7 +44,8 @@ typedef struct pprof__ed {
     unsigned borrowed;
     bool prev_same_tables; /* the batch before gave the merger tables every batch has */
     size_t n_loc0, n_fn0;  /* input table sizes: entries past them are new */
-    uint64_t first_loc_id, first_fn_id; /* ids of the first new location and function */
+    uint64_t first_loc_id,
+        first_fn_id; /* ids of the first new location and function (0: not chosen yet) */
     /* the options' patterns, compiled before anything runs so a bad one fails early */
     ed_rx focus, ignore, hide, show, show_from, prune_from, drop, keep, tag_show, tag_hide;
 
@@ -112,20 +113,21 @@ pprof_status ed_nomem(pprof__ed *e);
 static inline uint32_t
 ed_loc(const pprof__ed *e, uint64_t id)
 {
-    if (id >= e->first_loc_id) {
-        uint64_t k = e->n_loc0 + (id - e->first_loc_id);
-        return k < e->w->locations.len ? (uint32_t)k : PPROF_NONE;
-    }
+    /* new ids are a block that may lie below input ids (edit.c, free_ids) */
+    size_t n = e->w->locations.len, added = n > e->n_loc0 ? n - e->n_loc0 : 0;
+    uint64_t k = id - e->first_loc_id; /* wraps for ids below the block */
+    if (k < added)
+        return (uint32_t)(e->n_loc0 + k);
     return pprof__idmap_find(&e->in->loc_idx, id);
 }
 
 static inline uint32_t
 ed_fn(const pprof__ed *e, uint64_t id)
 {
-    if (id >= e->first_fn_id) {
-        uint64_t k = e->n_fn0 + (id - e->first_fn_id);
-        return k < e->w->functions.len ? (uint32_t)k : PPROF_NONE;
-    }
+    size_t n = e->w->functions.len, added = n > e->n_fn0 ? n - e->n_fn0 : 0;
+    uint64_t k = id - e->first_fn_id;
+    if (k < added)
+        return (uint32_t)(e->n_fn0 + k);
     return pprof__idmap_find(&e->in->fn_idx, id);
 }
 

@@ -206,20 +206,60 @@ ed_labels(pprof__ed *e)
 
 /* ---------------------------------------------------------------- scale, normalize */
 
-/* Go's int64(math.Round(x)); a value out of int64 range gives what amd64 gives (INT64_MIN). */
-static int64_t
-round_i64(double x)
+/* Go's int64(math.Round(x)) when x rounds into int64's range: false otherwise. Go then gives
+ * what its hardware gives (INT64_MIN on amd64), a wrong number; here it is an error. */
+static bool
+round_i64(double x, int64_t *out)
 {
     double r = round(x);
     if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0))
-        return INT64_MIN;
-    return (int64_t)r;
+        return false;
+    *out = (int64_t)r;
+    return true;
+}
+
+/* The name of the leaf function of s ("" when it has none), for errors. */
+static pprof_string
+leaf_name(const pprof__ed *e, const pprof__sample *s)
+{
+    pprof_string none = {"", 0};
+    if (!s->n_loc)
+        return none;
+    uint32_t li = ed_loc(e, ed_stack(e, s)[0]);
+    if (li == PPROF_NONE)
+        return none;
+    const pprof__location *l = &PPROF__AT(e->w->locations, pprof__location, li);
+    if (!l->n_line)
+        return none;
+    const pprof_line *ln = ed_ptr(e->w->lines.data, sizeof(pprof_line), l->line_off);
+    uint32_t fi = ln->function_id ? ed_fn(e, ln->function_id) : PPROF_NONE;
+    return fi == PPROF_NONE ? none : ed_str(e, PPROF__AT(e->w->functions, pprof_function, fi).name);
+}
+
+/* A scaled value past int64: the error names the sample (its index in the input when no
+ * operation before has dropped samples, its leaf function always), the type, value and
+ * factor. */
+static pprof_status
+scale_overflow(pprof__ed *e, const char *op, size_t i, bool input_index, size_t k, int64_t v,
+               double f)
+{
+    char path[64] = "sample";
+    if (input_index)
+        snprintf(path, sizeof(path), "sample[%zu].value[%zu]", e->first + i, k);
+    pprof_string leaf = leaf_name(e, &ed_samples(e)[i]);
+    pprof_string type = ed_str(e, PPROF__AT(e->w->sample_types, pprof_value_type, k).type);
+    return e->st = pprof__error(
+               e->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+               "%s: the %.*s value %lld of the sample with leaf '%.*s' times %g is past the "
+               "int64 range",
+               op, (int)(type.len > 40 ? 40 : type.len), type.data, (long long)v,
+               (int)(leaf.len > 80 ? 80 : leaf.len), leaf.data, f);
 }
 
 /* Profile.ScaleN: a sample stays when a scaled column is non-zero (unscaled columns are not
  * looked at, as in Go). */
 static pprof_status
-scale_n(pprof__ed *e, const double *ratio)
+scale_n(pprof__ed *e, const double *ratio, const char *op, bool input_index)
 {
     size_t nt = e->w->sample_types.len;
     bool ones = true;
@@ -240,7 +280,10 @@ scale_n(pprof__ed *e, const double *ratio)
         for (size_t k = 0; k < nt; k++) {
             dst[k] = old[k];
             if (ratio[k] != 1) {
-                dst[k] = round_i64((double)old[k] * ratio[k]);
+                if (!round_i64((double)old[k] * ratio[k], &dst[k])) {
+                    pprof__free(e->a, fresh.data);
+                    return scale_overflow(e, op, i, input_index, k, old[k], ratio[k]);
+                }
                 keep |= dst[k] != 0;
             }
         }
@@ -278,7 +321,7 @@ ed_scale(pprof__ed *e)
                                  "scale: the profile has no sample type '%s'", s->type);
     }
     if (!e->st)
-        scale_n(e, r);
+        scale_n(e, r, "scale", false);
     pprof__free(e->a, r);
     return e->st;
 }
@@ -291,6 +334,18 @@ same_type(const pprof__ed *e, pprof_value_type a, const pprof_profile *bp, pprof
     pprof__str(bp, b.unit, &bu);
     return at.len == bt.len && au.len == bu.len && !memcmp(at.data, bt.data, at.len) &&
            !memcmp(au.data, bu.data, au.len);
+}
+
+static pprof_status
+normalize_overflow(pprof__ed *e, const char *whose, size_t i, size_t k)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "sample[%zu].value[%zu]", i, k);
+    pprof_string type = ed_str(e, PPROF__AT(e->w->sample_types, pprof_value_type, k).type);
+    return e->st = pprof__error(e->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                                "normalize: the total of %s %.*s values is past the int64 range "
+                                "at this sample",
+                                whose, (int)(type.len > 40 ? 40 : type.len), type.data);
 }
 
 /* Profile.Normalize: each type scaled by base total / own total (0 when the own total is 0).
@@ -312,22 +367,26 @@ ed_normalize_sum(pprof__ed *e)
                        pprof__error(e->err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
                                     "normalize: the base profile's period type or sample "
                                     "types differ from the profile's");
-        /* nt ratios, then 2 * nt sums (base, own) kept as uint64_t bits: Go's sums wrap */
+        /* nt ratios, then 2 * nt sums (base, own) as int64_t: Go's sums wrap into a wrong
+         * ratio; here a sum past int64 is an error naming the sample that took it there */
         if (!(e->norm = pprof__malloc(e->a, (3 * nt + 1) * sizeof(double))))
             return ed_nomem(e);
         memset(e->norm, 0, (3 * nt + 1) * sizeof(double));
-        uint64_t *sum = (uint64_t *)(e->norm + nt);
+        int64_t *sum = (int64_t *)(e->norm + nt);
         for (size_t i = 0; i < b->samples.len; i++) {
             const pprof__sample *s = &PPROF__AT(b->samples, pprof__sample, i);
             for (size_t k = 0; k < nt && k < s->n_val; k++)
-                sum[k] += (uint64_t)PPROF__AT(b->values, int64_t, s->val_off + k);
+                if (__builtin_add_overflow(sum[k], PPROF__AT(b->values, int64_t, s->val_off + k),
+                                           &sum[k]))
+                    return normalize_overflow(e, "the base profile's", i, k);
         }
     }
-    uint64_t *own = (uint64_t *)(e->norm + nt) + nt;
+    int64_t *own = (int64_t *)(e->norm + nt) + nt;
     for (size_t i = 0; i < e->w->samples.len; i++) {
         const int64_t *v = values_of(e, &ed_samples(e)[i]);
         for (size_t k = 0; k < nt; k++)
-            own[k] += (uint64_t)v[k];
+            if (__builtin_add_overflow(own[k], v[k], &own[k]))
+                return normalize_overflow(e, "the profile's", e->first + i, k);
     }
     return PPROF_OK;
 }
@@ -335,15 +394,15 @@ ed_normalize_sum(pprof__ed *e)
 void
 ed_normalize_ratio(pprof__ed *e, size_t nt)
 {
-    const uint64_t *sum = (const uint64_t *)(e->norm + nt), *own = sum + nt;
+    const int64_t *sum = (const int64_t *)(e->norm + nt), *own = sum + nt;
     for (size_t k = 0; k < nt; k++)
-        e->norm[k] = own[k] ? (double)(int64_t)sum[k] / (double)(int64_t)own[k] : 0.0;
+        e->norm[k] = own[k] ? (double)sum[k] / (double)own[k] : 0.0;
 }
 
 pprof_status
 ed_normalize(pprof__ed *e)
 {
-    return scale_n(e, e->norm);
+    return scale_n(e, e->norm, "normalize", true); /* normalize runs first: input indices */
 }
 
 /* ---------------------------------------------------------------- aggregate */
@@ -440,6 +499,13 @@ pprof_status
 ed_max_depth(pprof__ed *e)
 {
     uint32_t d = e->o.max_depth;
+    /* sized by the stacks, not by d (which may be 2^32 - 1): d + 1 frames only when a stack
+     * is deeper than d */
+    bool cut = false;
+    for (size_t i = 0; !cut && i < e->w->samples.len; i++)
+        cut = ed_samples(e)[i].n_loc > d;
+    if (!cut)
+        return PPROF_OK;
     pprof__u64map made;
     uint64_t *buf = pprof__malloc(e->a, ((size_t)d + 1) * sizeof(uint64_t));
     if (!buf || !pprof__u64map_init(&made, e->a, 0)) {

@@ -2,9 +2,11 @@
  * compaction of the result through the merger. The operations live in edit-*.c. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "edit-private.h"
 #include "pprof/merge.h"
+#include "validate-private.h"
 
 void
 pprof_edit_options_init(pprof_edit_options *opts)
@@ -157,9 +159,9 @@ static bool
 rx_failed(pprof__ed *e, ed_rx *r, const char *s, size_t n)
 {
     if (!e->st)
-        e->st = pprof__error(e->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                             "%s: the pattern hit the match limit on \"%.*s\"",
-                             pprof__regex_option(r->re), (int)(n > 80 ? 80 : n), s);
+        e->st = pprof__error(e->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
+                             "%s: out of memory matching \"%.*s\"", pprof__regex_option(r->re),
+                             (int)(n > 80 ? 80 : n), s);
     return false;
 }
 
@@ -201,109 +203,84 @@ ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i)
 
 /* ---------------------------------------------------------------- input checks */
 
-static pprof_status
-invalid(pprof__ed *e, const char *rule, const char *path, const char *what)
-{
-    return pprof__error(e->err, PPROF_E_INVALID, PPROF_NO_OFFSET, path, "%s [%s]", what, rule);
-}
-
-static bool
-str_ok(const pprof_profile *p, int64_t i)
-{
-    return i >= 0 && (uint64_t)i < p->strings.len;
-}
-
-/* What the edit relies on, with the checker's rule ids: resolvable ids, string indices in
- * range, one value per sample type. Go's Parse rejects the same profiles. */
+/* The input must be valid as pprof_validate decides (validate.c), before anything is computed
+ * from it: every string index resolves (or a string this edit adds would stand in for it),
+ * every id resolves, one value per sample type. A merge input's samples are checked a batch at
+ * a time, as they are decoded (check_samples); its tables once, here. */
 static pprof_status
 check_input(pprof__ed *e)
 {
-    const pprof_profile *p = e->in;
-    char path[128];
-    if (pprof__profile_index((pprof_profile *)p, e->err))
-        return PPROF_E_NOMEM;
-    size_t nt = p->sample_types.len;
-    if (!nt && (p->samples.len || p->lazy.len))
-        return invalid(e, "CV1-no-sample-type", "sample_type", "samples without sample types");
-    for (size_t i = 0; i < nt; i++) {
-        pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
-        if (!str_ok(p, t.type) || !str_ok(p, t.unit)) {
-            pprof__path(path, "sample_type[%zu]", i);
-            return invalid(e, "PD1-string-index", path, "string index out of range");
-        }
-    }
-    for (size_t i = 0; i < p->mappings.len; i++) {
-        pprof_mapping m = PPROF__AT(p->mappings, pprof_mapping, i);
-        pprof__path(path, "mapping[%zu]", i);
-        if (!m.id)
-            return invalid(e, "CV4-id-zero", path, "mapping id 0");
-        if (pprof__idmap_find(&p->map_idx, m.id) != i)
-            return invalid(e, "CV5-duplicate-id", path, "duplicate mapping id");
-        if (!str_ok(p, m.filename) || !str_ok(p, m.build_id))
-            return invalid(e, "PD1-string-index", path, "string index out of range");
-    }
-    for (size_t i = 0; i < p->functions.len; i++) {
-        pprof_function f = PPROF__AT(p->functions, pprof_function, i);
-        pprof__path(path, "function[%zu]", i);
-        if (!f.id)
-            return invalid(e, "CV4-id-zero", path, "function id 0");
-        if (pprof__idmap_find(&p->fn_idx, f.id) != i)
-            return invalid(e, "CV5-duplicate-id", path, "duplicate function id");
-        if (!str_ok(p, f.name) || !str_ok(p, f.system_name) || !str_ok(p, f.filename))
-            return invalid(e, "PD1-string-index", path, "string index out of range");
-    }
-    for (size_t i = 0; i < p->locations.len; i++) {
-        const pprof__location *l = &PPROF__AT(p->locations, pprof__location, i);
-        if (!l->id) {
-            pprof__path(path, "location[%zu]", i);
-            return invalid(e, "CV4-id-zero", path, "location id 0");
-        }
-        if (pprof__idmap_find(&p->loc_idx, l->id) != i) {
-            pprof__path(path, "location[%zu]", i);
-            return invalid(e, "CV5-duplicate-id", path, "duplicate location id");
-        }
-        for (uint32_t j = 0; j < l->n_line; j++) {
-            uint64_t fid = PPROF__AT(p->lines, pprof_line, l->line_off + j).function_id;
-            if (fid && pprof__idmap_find(&p->fn_idx, fid) == PPROF_NONE) {
-                pprof__path(path, "location[%zu].line[%u].function_id", i, j);
-                return invalid(e, "CV6-line-function", path, "function id does not resolve");
-            }
-        }
-    }
-    return PPROF_OK;
+    pprof_status st = e->lazy ? pprof__validate_part(e->in, PPROF__VALIDATE_TABLES, 0, NULL, e->err)
+                              : pprof__validate(e->in, NULL, e->err);
+    if (!st && e->o.normalize_base)
+        st = pprof__validate(e->o.normalize_base, "normalize_base", e->err);
+    return st;
 }
 
-/* The samples of the batch in the input's tables; paths carry global sample indices. */
+/* The batch of a merge input's samples just decoded; paths carry global sample indices. */
 static pprof_status
 check_samples(pprof__ed *e)
 {
-    const pprof_profile *p = e->in;
-    size_t nt = p->sample_types.len;
-    char path[128];
-    const pprof__sample *ss = p->samples.data;
-    for (size_t i = 0; i < p->samples.len; i++) {
-        const pprof__sample *s = &ss[i];
-        if (s->n_val != nt) {
-            pprof__path(path, "sample[%zu].value", e->first + i);
-            return invalid(e, "CV2-value-count", path, "value count differs from sample types");
-        }
-        const uint64_t *st = ed_ptr(p->stack.data, sizeof(uint64_t), s->loc_off);
-        for (uint32_t j = 0; j < s->n_loc; j++)
-            if (pprof__idmap_find(&p->loc_idx, st[j]) == PPROF_NONE) {
-                pprof__path(path, "sample[%zu].location_id[%u]", e->first + i, j);
-                return invalid(e, "CV3-sample-location", path, "location id does not resolve");
-            }
-        const pprof_label *lb = ed_ptr(p->labels.data, sizeof(pprof_label), s->lab_off);
-        for (uint32_t j = 0; j < s->n_lab; j++)
-            if (!str_ok(p, lb[j].key) || !str_ok(p, lb[j].str) || !str_ok(p, lb[j].num_unit)) {
-                pprof__path(path, "sample[%zu].label[%u]", e->first + i, j);
-                return invalid(e, "PD1-string-index", path, "string index out of range");
-            }
-    }
-    return PPROF_OK;
+    if (!e->lazy)
+        return PPROF_OK; /* check_input saw them all */
+    return pprof__validate_part(e->in, PPROF__VALIDATE_SAMPLES, e->first, NULL, e->err);
 }
 
 /* ---------------------------------------------------------------- the working profile */
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* New frames are numbered in a block of ED_NEW_IDS ids that no entity of the table (ids first
+ * in each entry) has, so they never meet an input id wherever its ids lie, up to UINT64_MAX;
+ * the merger renumbers everything on output. Usually the block starts past the largest id; when
+ * that leaves too little room, at the first gap wide enough between the sorted ids, which
+ * exists while the table has fewer than 2^31 entries (the reader's limits keep it far below).
+ * False (e->st set) only without memory or without such a gap. */
+#define ED_NEW_IDS (UINT64_C(1) << 32)
+static bool
+free_ids(pprof__ed *e, const pprof__vec *v, size_t stride, uint64_t *first)
+{
+    const uint8_t *d = v->data;
+    uint64_t max = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        uint64_t id;
+        memcpy(&id, d + i * stride, sizeof(id));
+        max = id > max ? id : max;
+    }
+    if (max < UINT64_MAX - ED_NEW_IDS) {
+        *first = max + 1;
+        return true;
+    }
+    uint64_t *ids = pprof__malloc(e->a, (v->len + 1) * sizeof(uint64_t));
+    if (!ids) {
+        ed_nomem(e);
+        return false;
+    }
+    for (size_t i = 0; i < v->len; i++)
+        memcpy(&ids[i], d + i * stride, sizeof(uint64_t));
+    qsort(ids, v->len, sizeof(uint64_t), cmp_u64);
+    uint64_t prev = 0; /* id 0 is reserved */
+    bool found = false;
+    for (size_t i = 0; i <= v->len && !found; i++) {
+        uint64_t next = i < v->len ? ids[i] : UINT64_MAX;
+        if (next - prev - 1 >= ED_NEW_IDS) {
+            *first = prev + 1;
+            found = true;
+        }
+        prev = next;
+    }
+    pprof__free(e->a, ids);
+    if (!found)
+        e->st = pprof__error(e->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                             "no block of %llu unused ids is left for new frames",
+                             (unsigned long long)ED_NEW_IDS);
+    return found;
+}
 
 static pprof_status
 start(pprof__ed *e)
@@ -341,19 +318,9 @@ start(pprof__ed *e)
     e->n_str0 = in->strings.len;
     e->n_loc0 = in->locations.len;
     e->n_fn0 = in->functions.len;
-    uint64_t ml = 0, mf = 0;
-    for (size_t i = 0; i < in->locations.len; i++)
-        if (PPROF__AT(in->locations, pprof__location, i).id > ml)
-            ml = PPROF__AT(in->locations, pprof__location, i).id;
-    for (size_t i = 0; i < in->functions.len; i++)
-        if (PPROF__AT(in->functions, pprof_function, i).id > mf)
-            mf = PPROF__AT(in->functions, pprof_function, i).id;
-    if (ml == UINT64_MAX || mf == UINT64_MAX)
-        return e->st = pprof__error(e->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                                    "a location or function id is UINT64_MAX; no id is left "
-                                    "for new frames");
-    e->first_loc_id = ml + 1;
-    e->first_fn_id = mf + 1;
+    if (!free_ids(e, &in->locations, sizeof(pprof__location), &e->first_loc_id) ||
+        !free_ids(e, &in->functions, sizeof(pprof_function), &e->first_fn_id))
+        return e->st;
     return PPROF_OK;
 }
 
@@ -769,7 +736,7 @@ batch_output(pprof__ed *e, pprof_merger *m)
     bool continues = same && e->prev_same_tables && e->batch > 0;
     e->prev_same_tables = same;
     return e->st = same ? pprof__merger_add_batch(m, e->w, continues, e->err)
-                        : pprof_merger_add(m, e->w, NULL, e->err);
+                        : pprof__merger_add_valid(m, e->w, NULL, e->err);
 }
 
 /* The passes: sums that need every sample first, then the output. */
@@ -828,10 +795,8 @@ load_as_go(pprof__ed *e, const pprof_merge_options *mo, pprof_profile **pre)
     quiet.warn = NULL; /* the output's merger sees the same and says it */
     pprof_merger *m = NULL;
     if (!(e->st = pprof_merger_new(&quiet, &m, e->err))) {
-        if (e->lazy)
-            e->st = pprof_merger_add_input(m, e->lazy_input, NULL, e->err);
-        else
-            e->st = pprof_merger_add(m, e->in, NULL, e->err);
+        /* validated above (check_input, check_samples) */
+        e->st = pprof__merger_add_valid(m, e->lazy ? e->lazy : e->in, NULL, e->err);
         if (!e->st)
             e->st = pprof_merger_finish(m, pre, e->err);
     }
@@ -879,8 +844,10 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
     mo.threads = e.o.threads;
     pprof_merger *m = NULL;
     pprof_profile *pre = NULL;
-    if (!(e.st = check_options(&e)) && !(e.st = check_input(&e)) &&
-        !(e.st = compile_patterns(&e)) && !load_as_go(&e, &mo, &pre) &&
+    /* options (patterns included) before the input: a bad option is refused the same way
+     * whether the input's samples are checked up front or a batch at a time */
+    if (!(e.st = check_options(&e)) && !(e.st = compile_patterns(&e)) &&
+        !(e.st = check_input(&e)) && !load_as_go(&e, &mo, &pre) &&
         !(e.st = pprof_merger_new(&mo, &m, e.err)))
         passes(&e, m);
     free_patterns(&e);

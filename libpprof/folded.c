@@ -8,6 +8,7 @@
 #include "pprof/builder.h"
 #include "pprof/folded.h"
 #include "report-private.h"
+#include "utf8-private.h"
 
 /* ---- escaping */
 
@@ -225,9 +226,10 @@ pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opt
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     size_t index;
-    pprof_status st = pprof_sample_type_find(p, o.sample_type, &index, err);
+    /* the one validity decision (validate.c) before anything is computed */
+    pprof_status st = pprof__validate(p, NULL, err);
     if (!st)
-        st = pprof__profile_index((pprof_profile *)p, err);
+        st = pprof_sample_type_find(p, o.sample_type, &index, err);
     if (st)
         return st;
     wctx w = {p, &o, {0}, {0}};
@@ -273,12 +275,25 @@ typedef struct rctx {
     size_t frame_cap;
 } rctx;
 
+/* The path names the line; the message says only what is wrong, so that a tool printing
+ * "FILE:LINE:" before it does not say the line twice. */
 static pprof_status
 line_error(pprof_error *err, pprof_status code, size_t line, size_t off, const char *what)
 {
     char path[128];
     pprof__path(path, "line[%zu]", line);
-    return pprof__error(err, code, off, path, "line %zu: %s", line, what);
+    return pprof__error(err, code, off, path, "%s", what);
+}
+
+/* An error of the builder while it took the stacks of a line, moved to that line. */
+static pprof_status
+at_line(pprof_error *err, pprof_status code, size_t line, size_t off)
+{
+    if (err) {
+        err->offset = off;
+        pprof__path(err->path, "line[%zu]", line);
+    }
+    return code;
 }
 
 /* The value after the last space; *frames_len gets what precedes it. */
@@ -294,29 +309,75 @@ parse_value(const char *s, size_t n, size_t line, size_t off, size_t *frames_len
     if (sp == n)
         return line_error(err, PPROF_E_INVALID, line, off + n, "no value after the last space");
     uint64_t x = 0;
-    for (size_t i = sp; i < n; i++) {
+    /* "-0" is zero, as stackcollapse scripts that subtract counts can print it */
+    bool minus = s[sp] == '-' && sp + 1 < n;
+    for (size_t i = sp + minus; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return line_error(err, PPROF_E_INVALID, line, off + i,
-                              s[i] == '-' ? "negative value"
-                                          : "the value is not a non-negative decimal integer");
+                              "the value is not a non-negative decimal integer");
         if (x > (UINT64_C(1) << 63) / 10 || (x = x * 10 + (uint64_t)(s[i] - '0')) > INT64_MAX)
             return line_error(err, PPROF_E_INVALID, line, off + sp, "the value overflows int64");
     }
+    if (minus && x)
+        return line_error(err, PPROF_E_INVALID, line, off + sp,
+                          "negative value (folded values are counts)");
     *v = (int64_t)x;
     *frames_len = sp - 1; /* spaces before the separator belong to the leaf frame */
+    return PPROF_OK;
+}
+
+/* True when the 8 bytes at s are all printable ASCII (0x20 to 0x7f): no high bit is set, and
+ * subtracting 0x20 from each borrows from none. */
+static bool
+printable8(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return !((w | (w - UINT64_C(0x2020202020202020))) & UINT64_C(0x8080808080808080));
+}
+
+/* No control bytes (binary data) and valid UTF-8, in one pass that takes plain ASCII 8 bytes at
+ * a time. Invalid UTF-8 is refused, not repaired: replacing bad bytes could make two distinct
+ * names one frame, and profile strings must be UTF-8 (checker rule S23). */
+static pprof_status
+check_bytes(const char *s, size_t n, size_t line, size_t off, pprof_error *err)
+{
+    for (size_t i = 0; i < n;) {
+        if (i + 8 <= n && printable8(s + i)) {
+            i += 8;
+            continue;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\t')
+                return line_error(err, PPROF_E_INVALID, line, off + i,
+                                  "control or NUL byte (binary data?)");
+            i++;
+            continue;
+        }
+        size_t k = pprof__utf8_seq_len((const uint8_t *)s + i, n - i);
+        if (!k) {
+            char why[128];
+            snprintf(why, sizeof(why),
+                     "byte 0x%02x is not valid UTF-8; folded stacks are UTF-8 text (convert with "
+                     "iconv first)",
+                     c);
+            return line_error(err, PPROF_E_INVALID, line, off + i, why);
+        }
+        i += k;
+    }
     return PPROF_OK;
 }
 
 static pprof_status
 add_line(rctx *r, const char *s, size_t n, size_t line, size_t off, pprof_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
-            return line_error(err, PPROF_E_INVALID, line, off + i,
-                              "control or NUL byte (binary data?)");
+    pprof_status st = check_bytes(s, n, line, off, err);
+    if (st)
+        return st;
     size_t fl = 0;
     int64_t v = 0;
-    pprof_status st = parse_value(s, n, line, off, &fl, &v, err);
+    st = parse_value(s, n, line, off, &fl, &v, err);
     if (st)
         return st;
     if (fl == 0)
@@ -344,10 +405,10 @@ add_line(rctx *r, const char *s, size_t n, size_t line, size_t off, pprof_error 
         pprof_builder_map nomap = PPROF_BUILDER_NONE;
         if ((st = pprof_builder_intern(r->b, r->frame, len, &name, err)) ||
             (st = pprof_builder_function(r->b, name, none, none, 0, &fn, err)))
-            return st;
+            return at_line(err, st, line, off + a);
         pprof_builder_line bl = {fn, 0, 0};
         if ((st = pprof_builder_location(r->b, nomap, 0, &bl, 1, false, &loc, err)))
-            return st;
+            return at_line(err, st, line, off + a);
         pprof_builder_loc *slot = pprof__vec_push(&r->o->allocator, &r->stack, sizeof(loc));
         if (!slot)
             return pprof__error(err, PPROF_E_NOMEM, off, "", "out of memory");
@@ -363,12 +424,7 @@ add_line(rctx *r, const char *s, size_t n, size_t line, size_t off, pprof_error 
     if (v == 0)
         return PPROF_OK;
     st = pprof_builder_add_sample(r->b, &v, 1, locs, r->stack.len, NULL, 0, err);
-    if (st && err) {
-        char why[256];
-        snprintf(why, sizeof(why), "%s", err->message);
-        line_error(err, st, line, off, why);
-    }
-    return st;
+    return st ? at_line(err, st, line, off) : PPROF_OK;
 }
 
 static pprof_status
@@ -410,8 +466,15 @@ pprof_folded_read(const void *data, size_t size, const pprof_folded_read_options
     rctx r = {NULL, &o, {0}, NULL, 0};
     pprof_status st = new_builder(&o, &r.b, type, sizeof(type), err);
     const char *s = data;
-    size_t line = 0;
-    for (size_t at = 0; at < size && !st;) {
+    size_t line = 0, at = 0;
+    /* a UTF-8 byte-order mark (Windows editors write one) is no part of the first frame */
+    if (size >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
+        at = 3;
+    else if (!st && size >= 2 && (!memcmp(s, "\xff\xfe", 2) || !memcmp(s, "\xfe\xff", 2)))
+        st = line_error(err, PPROF_E_INVALID, 1, 0,
+                        "UTF-16 text (byte-order mark); folded stacks are UTF-8 (convert with "
+                        "iconv -f UTF-16 -t UTF-8)");
+    while (at < size && !st) {
         const char *nl = memchr(s + at, '\n', size - at);
         size_t n = nl ? (size_t)(nl - (s + at)) : size - at;
         line++;

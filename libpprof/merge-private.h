@@ -21,6 +21,7 @@
 #include "merge.h"
 #include "par-private.h"
 #include "profile-private.h"
+#include "validate-private.h"
 #include "wire-private.h"
 
 /* Hash-table lookups whose equality EQ (an expression of idx) stays inline: idx ends as the
@@ -242,6 +243,7 @@ typedef struct in_ctx {
     size_t n_conflicts;
     char conflict_example[256];
     size_t sample_base; /* global index of the batch's first sample (lazy inputs) */
+    bool validate_samples; /* each decoded batch goes through pprof__validate_part first */
 } in_ctx;
 
 /* The smaller non-empty string by content: a commutative, associative pick. */

@@ -585,6 +585,11 @@ pprof__merge_absorb_all_samples(in_ctx *c)
             m->failed = st;
             break;
         }
+        if (c->validate_samples &&
+            (st = pprof__validate_part(p, PPROF__VALIDATE_SAMPLES, base, c->name, c->err))) {
+            m->failed = st;
+            break;
+        }
         c->sample_base = lazy ? base : 0;
         for (size_t i = lazy ? 0 : base; i < (lazy ? n : base + n); i++) {
             if ((st = s1_sample(c, i, b)))

@@ -246,7 +246,7 @@ memos(pprof_merger *m, in_ctx *c, bool continues)
  * continues: p has the tables of the batch added last, whose memos are taken over. */
 static pprof_status
 add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool continues,
-    pprof_error *err)
+    bool valid, pprof_error *err)
 {
     if (!m || !p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no profile");
@@ -274,6 +274,16 @@ add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool 
     *slot = name_copy;
 
     in_ctx c = {.m = m, .p = p, .name = name_copy, .input = (uint32_t)m->n_inputs, .err = err};
+    /* the one validity decision (validate.c) before anything is absorbed; a merge input's
+     * samples are checked a batch at a time as they are decoded */
+    c.validate_samples = !batch && !valid && p->lazy.len;
+    if (!batch && !valid &&
+        (st = p->lazy.len ? pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, name_copy, err)
+                          : pprof__validate(p, name_copy, err))) {
+        if (st != PPROF_E_NOMEM)
+            m->failed = st;
+        return st == PPROF_E_NOMEM ? nomem(m, err) : st;
+    }
     size_t n_types = p->sample_types.len;
     continues = continues && batch;
     bool fresh = !memos(m, &c, continues);
@@ -346,13 +356,19 @@ done:
 pprof_status
 pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
 {
-    return add(m, p, name, false, false, err);
+    return add(m, p, name, false, false, false, err);
+}
+
+pprof_status
+pprof__merger_add_valid(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
+{
+    return add(m, p, name, false, false, true, err);
 }
 
 pprof_status
 pprof__merger_add_batch(pprof_merger *m, const pprof_profile *p, bool continues, pprof_error *err)
 {
-    return add(m, p, NULL, true, continues, err);
+    return add(m, p, NULL, true, continues, true, err);
 }
 
 pprof_status

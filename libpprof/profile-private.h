@@ -114,6 +114,9 @@ struct pprof_profile {
      * and pprof__profile_index_shared). idx_state publishes them to concurrent readers. */
     pprof__idmap map_idx, loc_idx, fn_idx;
     _Atomic unsigned idx_state; /* PPROF__IDX_NONE, _BUILDING or _READY */
+    /* pprof_validate found nothing (validate.c): a cache with the id index's thread rule */
+    _Atomic bool valid;
+    uint32_t relax; /* the PPROF_RELAX_* bits the profile was read with */
 
     /* A merge input (merge-input.c) leaves its samples undecoded: (body offset, body length)
      * pairs into buf, decoded a batch at a time by pprof__decode_samples into samples, stack,
@@ -228,6 +231,11 @@ struct pprof_merger;
  * holds and is not looked up again. Mappings may differ (a subset). */
 pprof_status pprof__merger_add_batch(struct pprof_merger *m, const pprof_profile *p, bool continues,
                                      pprof_error *err);
+/* pprof_merger_add (or _add_input for p a merge input's profile) of a profile the caller
+ * produced or validated itself (a scaled copy, an edit's working profile): pprof_validate is
+ * not run again. */
+pprof_status pprof__merger_add_valid(struct pprof_merger *m, const pprof_profile *p,
+                                     const char *name, pprof_error *err);
 /* Samples per batch of a lazy merge input. */
 #define PPROF__LAZY_BATCH 4096
 

@@ -1,458 +1,558 @@
-/* Go regular expressions on PCRE2. The gate follows Go's regexp/syntax parser (Perl flags, as
- * regexp.Compile uses): it rejects what Go rejects and rewrites, for PCRE2, the escapes that
- * mean something else there (\v is a class in PCRE2, \s includes \v, \12 may be a
- * backreference). Matching is unanchored with $ at the very end (Go's $ without (?m)). */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <limits.h>
-#include <pcre2.h>
-#include <stdio.h>
+/* Go regular expressions on RE2 (regex-re2.cc). RE2 is Go's regexp in C++: the same syntax,
+ * the same error set, linear-time matching. This file covers what differs:
+ *  - syntax: Go refuses \C (RE2's any-byte) and allows a capture name twice; Go refuses a parse
+ *    tree deeper than 1000 (regexp/syntax maxHeight), which RE2 does not bound;
+ *  - names that are not UTF-8: Go reads each byte that does not start a valid sequence as
+ *    U+FFFD; RE2 has its own reading, so such a name is given to RE2 as Go reads it.
+ * tests/regex compares this with Go's answers on a table of patterns and names. */
 #include <stdlib.h>
 
 #include "regex-private.h"
 #include "utf8-private.h"
 
-/* Per-call work caps: far above what any real name needs, low enough that a hostile pattern
- * costs milliseconds, not minutes. */
-#define MATCH_LIMIT 1000000u
-#define DEPTH_LIMIT 10000u
-#define HEAP_LIMIT_KIB 20000u
-#define MAX_REPEAT 1000ul
+/* regexp/syntax maxHeight */
+#define GO_MAX_HEIGHT 1000u
 
-typedef struct out_buf {
-    char *p;
-    size_t n;
-} out_buf;
+/* ---------------------------------------------------------------- Go's parse tree height
+ * Go's parser builds a tree whose height it bounds; this follows its shape closely enough to
+ * draw the same line: literal characters in a row are one node; a repeat, a capture, a
+ * concatenation of two or more items and an alternation of two or more (not all single
+ * characters, which become one class) each add a level; a non-capturing group adds none, and
+ * its concatenation or alternation joins the enclosing one of the same kind (Go's collapse). */
 
-static void
-put(out_buf *o, const char *s, size_t n)
+enum { IT_NONE, IT_LIT1, IT_LITS, IT_CHAR, IT_OTHER, IT_CONCAT, IT_ALT };
+
+typedef struct item {
+    uint32_t h;      /* height of the node */
+    uint32_t flat_h; /* IT_CONCAT, IT_ALT: height of its tallest child */
+    uint8_t kind;
+    bool fold;
+} item;
+
+typedef struct frame {
+    bool cap, fold_saved, fold;
+    uint32_t alts, alt_h; /* finished alternatives; tallest, joined alternations flattened */
+    bool alt_all_char;
+    item alt1;              /* the first alternative */
+    uint32_t items, item_h; /* finished items of the concatenation being read */
+    item item1, last;       /* its first item; the item a repeat would apply to */
+} frame;
+
+static uint32_t
+max_u32(uint32_t a, uint32_t b)
 {
-    if (o->p)
-        memcpy(o->p + o->n, s, n);
-    o->n += n;
+    return a > b ? a : b;
 }
 
 static void
-puts_(out_buf *o, const char *s)
+commit(frame *f)
 {
-    put(o, s, strlen(s));
+    if (f->last.kind == IT_NONE)
+        return;
+    if (f->items++ == 0)
+        f->item1 = f->last;
+    f->item_h = max_u32(f->item_h, f->last.kind == IT_CONCAT ? f->last.flat_h : f->last.h);
+    f->last.kind = IT_NONE;
 }
 
 static void
-put_cp(out_buf *o, unsigned long cp)
+push(frame *f, item it)
 {
-    char b[16];
-    int k = snprintf(b, sizeof(b), "\\x{%lx}", cp);
-    put(o, b, (size_t)k);
+    bool lit = it.kind == IT_LIT1 || it.kind == IT_LITS;
+    if (lit && (f->last.kind == IT_LIT1 || f->last.kind == IT_LITS) && f->last.fold == it.fold) {
+        f->last.kind = IT_LITS; /* Go's maybeConcat */
+        return;
+    }
+    commit(f);
+    f->last = it;
+}
+
+static void
+leaf(frame *f, uint8_t kind)
+{
+    push(f, (item){1, 0, kind, f->fold});
+}
+
+static void
+repeat(frame *f)
+{
+    if (f->last.kind == IT_NONE)
+        return;                    /* RE2 refuses it */
+    if (f->last.kind == IT_LITS) { /* the repeat takes the last character of the run */
+        f->last.kind = IT_LIT1;
+        commit(f);
+        f->last = (item){2, 0, IT_OTHER, f->fold};
+        return;
+    }
+    f->last = (item){f->last.h + 1, 0, IT_OTHER, f->fold};
+}
+
+static item
+end_concat(frame *f)
+{
+    commit(f);
+    item r = {1, 0, IT_OTHER, f->fold}; /* empty: Go's EmptyMatch */
+    if (f->items == 1)
+        r = f->item1;
+    else if (f->items > 1)
+        r = (item){1 + f->item_h, f->item_h, IT_CONCAT, f->fold};
+    f->items = f->item_h = 0;
+    return r;
+}
+
+static void
+end_alternative(frame *f)
+{
+    item r = end_concat(f);
+    if (f->alts++ == 0)
+        f->alt1 = r;
+    f->alt_all_char = f->alt_all_char && (r.kind == IT_LIT1 || r.kind == IT_CHAR);
+    f->alt_h = max_u32(f->alt_h, r.kind == IT_ALT ? r.flat_h : r.h);
+    if (r.kind == IT_ALT)
+        f->alts++; /* a joined alternation brings two or more */
+}
+
+static item
+end_group(frame *f)
+{
+    end_alternative(f);
+    item r = f->alt1;
+    if (f->alts > 1)
+        r = f->alt_all_char ? (item){1, 0, IT_CHAR, f->fold}
+                            : (item){1 + f->alt_h, f->alt_h, IT_ALT, f->fold};
+    if (f->cap)
+        r = (item){r.h + 1, 0, IT_OTHER, f->fold};
+    return r;
+}
+
+static void
+open_frame(frame *f, bool cap, bool fold)
+{
+    memset(f, 0, sizeof(*f));
+    f->cap = cap;
+    f->fold = fold;
+    f->alt_all_char = true;
+}
+
+/* ---------------------------------------------------------------- the gate
+ * Reads the pattern as Go's parser does, only as far as it needs to: groups, classes,
+ * escapes, repeats, flags. RE2 does the real parse afterwards, so a malformed pattern only
+ * has to be read without harm here. */
+
+typedef struct gate {
+    const char *s;
+    size_t n, i;
+    char *out; /* the pattern for RE2; NULL: measure only */
+    size_t on;
+    frame *fr;
+    size_t depth;
+} gate;
+
+static void
+emit(gate *g, const char *p, size_t k)
+{
+    if (g->out)
+        memcpy(g->out + g->on, p, k);
+    g->on += k;
+}
+
+/* Copies k bytes of the pattern through. */
+static void
+take(gate *g, size_t k)
+{
+    if (k > g->n - g->i)
+        k = g->n - g->i;
+    emit(g, g->s + g->i, k);
+    g->i += k;
+}
+
+static size_t
+char_len(const gate *g)
+{
+    size_t k = pprof__utf8_seq_len((const uint8_t *)g->s + g->i, g->n - g->i);
+    return k ? k : 1;
 }
 
 static bool
-is_octal(char c)
+word_char(char c)
 {
-    return c >= '0' && c <= '7';
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static int
-unhex(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
+/* Scripts that Unicode 14 added: RE2 2022-06 has them, Go 1.19's tables (Unicode 13) do not,
+ * so Go refuses \p{Toto}. A Go built with Unicode 14 or later accepts them. */
 static bool
-is_alnum(unsigned char c)
+unicode14_script(const char *name, size_t n)
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    static const char *const added[] = {"Cypro_Minoan", "Old_Uyghur", "Tangsa", "Toto", "Vithkuqi"};
+    if (n && name[0] == '^')
+        name++, n--;
+    for (size_t i = 0; i < sizeof(added) / sizeof(*added); i++)
+        if (strlen(added[i]) == n && memcmp(added[i], name, n) == 0)
+            return true;
+    return false;
 }
 
-/* One escape after the backslash at s[*i], as Go's parseEscape plus the escapes its parser
- * handles before (classes, assertions, \Q). in_class: inside [...]. Sets *atom to whether it
- * stands for a character (repeatable). */
-static const char *
-escape(const char *s, size_t n, size_t *i, bool in_class, out_buf *o, bool *atom)
+/* An escape at s[i] == '\\'. in_class: inside [...]. Returns the kind of node it makes. */
+static uint8_t
+escape(gate *g, bool in_class)
 {
-    size_t k = *i + 1;
-    if (k >= n)
-        return "trailing backslash at end of expression";
-    unsigned char c = (unsigned char)s[k++];
-    *atom = true;
+    const char *s = g->s;
+    size_t n = g->n, i = g->i;
+    if (i + 1 >= n) {
+        take(g, 1);
+        return IT_NONE;
+    }
+    char c = s[i + 1];
     switch (c) {
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6':
-    case '7':
-        if (k >= n || !is_octal(s[k]))
-            return "backreferences are not supported (invalid escape sequence)";
-        /* fallthrough */
-    case '0': {
-        unsigned long r = c - '0';
-        for (int d = 1; d < 3 && k < n && is_octal(s[k]); d++)
-            r = r * 8 + (unsigned long)(s[k++] - '0');
-        put_cp(o, r);
-        break;
-    }
-    case 'x': {
-        if (k >= n)
-            return "invalid escape sequence \\x";
-        if (s[k] == '{') {
-            unsigned long r = 0;
-            size_t nh = 0;
-            for (k++; k < n && s[k] != '}'; k++, nh++) {
-                int v = unhex(s[k]);
-                if (v < 0)
-                    return "invalid escape sequence \\x{";
-                r = r * 16 + (unsigned long)v;
-                if (r > 0x10FFFF)
-                    return "invalid escape sequence \\x{ (above U+10FFFF)";
-            }
-            if (k >= n || nh == 0)
-                return "invalid escape sequence \\x{";
-            k++;
-            put_cp(o, r);
-        } else {
-            if (k + 1 >= n || unhex(s[k]) < 0 || unhex(s[k + 1]) < 0)
-                return "invalid escape sequence \\x";
-            put_cp(o, (unsigned long)(unhex(s[k]) * 16 + unhex(s[k + 1])));
-            k += 2;
+    case 'C':
+        /* RE2's any-byte; Go has no \C and says "invalid escape sequence" here. \8 is an
+         * escape RE2 refuses with that reason, at the same place in its parse. */
+        emit(g, "\\8", 2);
+        g->i += 2;
+        return IT_NONE;
+    case 'Q':
+        if (in_class) {
+            take(g, 2);
+            return IT_NONE;
         }
-        break;
-    }
-    case 'v': puts_(o, "\\x{b}"); break;
-    case 's': puts_(o, in_class ? "\\t\\n\\f\\r " : "[\\t\\n\\f\\r ]"); break;
-    case 'S':
-        puts_(o, in_class ? "\\x{0}-\\x{8}\\x{b}\\x{e}-\\x{1f}\\x{21}-\\x{10ffff}"
-                          : "[^\\t\\n\\f\\r ]");
-        break;
-    case 'a':
-    case 'f':
-    case 'n':
-    case 'r':
-    case 't':
-    case 'd':
-    case 'D':
-    case 'w':
-    case 'W': put(o, s + *i, 2); break;
+        take(g, 2);
+        while (g->i < n && !(s[g->i] == '\\' && g->i + 1 < n && s[g->i + 1] == 'E')) {
+            size_t k = char_len(g);
+            take(g, k);
+            if (!in_class)
+                leaf(&g->fr[g->depth], IT_LIT1);
+        }
+        take(g, 2);
+        return IT_NONE;
     case 'p':
     case 'P':
-        if (k >= n)
-            return "invalid character class range \\p";
-        if (s[k] == '{') {
-            size_t e = k;
+        take(g, 2);
+        if (g->i < n && s[g->i] == '{') {
+            size_t e = g->i;
             while (e < n && s[e] != '}')
                 e++;
-            if (e >= n)
-                return "invalid character class range \\p{";
-            k = e + 1;
-        } else {
-            k++;
+            if (e < n && unicode14_script(s + g->i + 1, e - g->i - 1)) {
+                /* RE2 knows this script, Go's tables do not: Go's reason, from RE2 */
+                emit(g, "{?}", 3);
+                g->i = e + 1;
+                return IT_CHAR;
+            }
+            while (g->i < n && s[g->i] != '}')
+                take(g, 1);
+            take(g, 1);
+        } else if (g->i < n) {
+            take(g, char_len(g));
         }
-        put(o, s + *i, k - *i);
-        break;
+        return IT_CHAR;
+    case 'x':
+        take(g, 2);
+        if (g->i < n && s[g->i] == '{') {
+            while (g->i < n && s[g->i] != '}')
+                take(g, 1);
+            take(g, 1);
+        } else {
+            take(g, 2);
+        }
+        return IT_LIT1;
+    case 'd':
+    case 'D':
+    case 's':
+    case 'S':
+    case 'w':
+    case 'W': take(g, 2); return IT_CHAR;
     case 'b':
     case 'B':
     case 'A':
-    case 'z':
-        if (in_class)
-            return "invalid escape sequence in a character class";
-        *atom = false;
-        put(o, s + *i, 2);
-        break;
-    case 'Q':
-        if (in_class)
-            return "invalid escape sequence \\Q in a character class";
-        {
-            size_t e = k;
-            while (e + 1 < n && !(s[e] == '\\' && s[e + 1] == 'E'))
-                e++;
-            size_t end = e + 1 < n ? e + 2 : n;
-            put(o, s + *i, end - *i);
-            if (e + 1 >= n)
-                puts_(o, "\\E");
-            *atom = e > k;
-            k = end;
-        }
-        break;
+    case 'z': take(g, 2); return IT_OTHER;
     default:
-        if (c < 0x80 && !is_alnum(c)) {
-            put(o, s + *i, 2);
-            break;
+        if (c >= '0' && c <= '7') { /* octal: up to three digits */
+            take(g, 2);
+            for (int d = 0; d < 2 && g->i < n && s[g->i] >= '0' && s[g->i] <= '7'; d++)
+                take(g, 1);
+            return IT_LIT1;
         }
-        return c >= 0x80 ? "invalid escape sequence (a backslash before a non-ASCII character)"
-                         : "invalid escape sequence";
+        g->i++;
+        emit(g, "\\", 1);
+        take(g, char_len(g));
+        return IT_LIT1;
     }
-    *i = k;
-    return NULL;
 }
 
-/* [...] starting at s[*i]. */
-static const char *
-char_class(const char *s, size_t n, size_t *i, out_buf *o)
+/* [...] at s[i] == '['. */
+static void
+char_class(gate *g)
 {
-    size_t k = *i + 1;
-    put(o, "[", 1);
-    if (k < n && s[k] == '^')
-        put(o, s + k++, 1);
-    if (k < n && s[k] == ']')
-        put(o, "\\]", 2), k++;
-    while (k < n && s[k] != ']') {
-        if (s[k] == '[' && k + 1 < n && s[k + 1] == ':') {
-            size_t e = k + 2;
-            while (e + 1 < n && !(s[e] == ':' && s[e + 1] == ']'))
-                e++;
-            if (e + 1 < n) {
-                put(o, s + k, e + 2 - k);
-                k = e + 2;
+    const char *s = g->s;
+    size_t n = g->n;
+    take(g, 1);
+    if (g->i < n && s[g->i] == '^')
+        take(g, 1);
+    if (g->i < n && s[g->i] == ']')
+        take(g, 1);
+    while (g->i < n && s[g->i] != ']') {
+        if (s[g->i] == '[' && g->i + 1 < n && s[g->i + 1] == ':') {
+            /* [:name:], as Go's parseNamedClass finds its end */
+            const char *e = NULL;
+            for (size_t k = g->i + 2; k + 1 < n && !e; k++)
+                if (s[k] == ':' && s[k + 1] == ']')
+                    e = s + k;
+            if (e) {
+                take(g, (size_t)(e - (s + g->i)) + 2);
                 continue;
             }
         }
-        if (s[k] == '\\') {
-            bool atom;
-            const char *why = escape(s, n, &k, true, o, &atom);
-            if (why)
-                return why;
-            continue;
-        }
-        if (s[k] == '[')
-            put(o, "\\[", 2);
+        if (s[g->i] == '\\')
+            escape(g, true);
         else
-            put(o, s + k, 1);
-        k++;
+            take(g, char_len(g));
     }
-    if (k >= n)
-        return "missing closing ]";
-    put(o, "]", 1);
-    *i = k + 1;
-    return NULL;
+    take(g, 1);
+    leaf(&g->fr[g->depth], IT_CHAR);
 }
 
-/* (? ... at s[*i]: a named capture or a flag group. *opens: it opens a group. */
-static const char *
-perl_group(const char *s, size_t n, size_t *i, out_buf *o, bool *opens)
+/* (?...) at s[i]: a named capture, a flag group or flags alone. */
+static void
+perl_group(gate *g)
 {
-    size_t k = *i + 2;
-    if (k < n && s[k] == 'P') {
-        if (k + 1 >= n || s[k + 1] != '<')
-            return "invalid named capture";
-        size_t e = k + 2;
-        while (e < n && s[e] != '>') {
-            if (!is_alnum((unsigned char)s[e]) && s[e] != '_')
-                return "invalid named capture";
+    const char *s = g->s;
+    size_t n = g->n, i = g->i;
+    frame *f = &g->fr[g->depth];
+    if (n - i > 4 && s[i + 2] == 'P' && s[i + 3] == '<') {
+        size_t e = i + 4;
+        while (e < n && word_char(s[e]))
             e++;
+        if (e < n && s[e] == '>' && e > i + 4) {
+            /* Go allows a name twice (RE2 does not), and names are not needed for a yes/no
+             * answer: a plain group. */
+            emit(g, "(", 1);
+            g->i = e + 1;
+            open_frame(&g->fr[++g->depth], true, f->fold);
+        } else {
+            /* Go's reason for every bad name; RE2 refuses an empty one with it */
+            emit(g, "(?P<>", 5);
+            g->i = n;
         }
-        if (e >= n || e == k + 2)
-            return "invalid named capture";
-        put(o, s + *i, e + 1 - *i);
-        *i = e + 1;
-        *opens = true;
-        return NULL;
+        return;
     }
-    bool neg = false, saw = false;
+    bool fold = f->fold, neg = false;
+    size_t k = i + 2;
     for (; k < n; k++) {
-        char c = s[k];
-        if (c == 'i' || c == 'm' || c == 's' || c == 'U') {
-            saw = true;
-            continue;
-        }
-        if (c == '-') {
-            if (neg)
-                break;
+        if (s[k] == 'i')
+            fold = !neg;
+        else if (s[k] == '-')
             neg = true;
-            saw = false;
-            continue;
-        }
-        if (c == ':' || c == ')') {
-            if (neg && !saw)
-                break;
-            *opens = c == ':';
-            put(o, s + *i, k + 1 - *i);
-            *i = k + 1;
-            return NULL;
-        }
-        break;
+        else if (s[k] == ':' || s[k] == ')')
+            break;
     }
-    return "invalid or unsupported Perl syntax (lookaround, atomic groups, comments and "
-           "backreferences are not RE2)";
+    take(g, k + 1 - i);
+    if (k < n && s[k] == ':') {
+        open_frame(&g->fr[++g->depth], false, fold);
+        g->fr[g->depth].fold_saved = f->fold;
+    } else {
+        f->fold = fold;
+    }
 }
 
-/* x{n}, x{n,}, x{n,m} at s[*i]; false when it is a literal brace (as in Go). */
-static bool
-repeat_braces(const char *s, size_t n, size_t *i, unsigned long *lo, unsigned long *hi)
+/* Digits at s[i] as Go's parseInt reads them (no leading zero): their end, or 0. *big: five
+ * digits or more, so past Go's limit of 1000. */
+static size_t
+go_int(const char *s, size_t n, size_t i, bool *big)
 {
-    size_t k = *i + 1;
-    if (k >= n || s[k] < '0' || s[k] > '9')
-        return false;
-    *lo = 0;
-    for (; k < n && s[k] >= '0' && s[k] <= '9'; k++)
-        *lo = *lo < 100000 ? *lo * 10 + (unsigned long)(s[k] - '0') : *lo;
-    *hi = *lo;
-    if (k < n && s[k] == ',') {
+    if (i >= n || s[i] < '0' || s[i] > '9' ||
+        (s[i] == '0' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9'))
+        return 0;
+    size_t k = i;
+    while (k < n && s[k] >= '0' && s[k] <= '9')
         k++;
-        *hi = ULONG_MAX; /* open */
-        if (k < n && s[k] >= '0' && s[k] <= '9')
-            for (*hi = 0; k < n && s[k] >= '0' && s[k] <= '9'; k++)
-                *hi = *hi < 100000 ? *hi * 10 + (unsigned long)(s[k] - '0') : *hi;
-    }
-    if (k >= n || s[k] != '}')
-        return false;
-    *i = k + 1;
-    return true;
+    *big = *big || k - i >= 5;
+    return k;
 }
 
-static const char *
-translate(const char *s, size_t n, out_buf *o)
+/* {n}, {n,} or {n,m} at s[i], as Go's parseRepeat: the end after '}', or 0 when the brace is a
+ * literal. */
+static size_t
+brace_repeat(const char *s, size_t n, size_t i, bool *big)
 {
-    size_t bad;
-    if (!pprof__utf8_valid((const uint8_t *)s, n, &bad))
-        return "invalid UTF-8";
-    long depth = 0;
-    bool atom = false, rep = false;
-    size_t i = 0;
-    while (i < n) {
-        char ch = s[i];
-        const char *why = NULL;
-        size_t start = i;
-        switch (ch) {
-        case '(': {
-            bool opens = true;
-            if (i + 1 < n && s[i + 1] == '?') {
-                if ((why = perl_group(s, n, &i, o, &opens)))
-                    return why;
+    *big = false;
+    size_t k = go_int(s, n, i + 1, big);
+    if (!k || k >= n)
+        return 0;
+    if (s[k] == ',') {
+        k++;
+        if (k < n && s[k] != '}' && !(k = go_int(s, n, k, big)))
+            return 0;
+    }
+    return k < n && s[k] == '}' ? k + 1 : 0;
+}
+
+static void
+gate_run(gate *g)
+{
+    const char *s = g->s;
+    size_t n = g->n;
+    open_frame(&g->fr[0], false, false);
+    while (g->i < n) {
+        frame *f = &g->fr[g->depth];
+        switch (s[g->i]) {
+        case '(':
+            if (g->i + 1 < n && s[g->i + 1] == '?') {
+                perl_group(g);
             } else {
-                put(o, "(", 1);
-                i++;
+                take(g, 1);
+                open_frame(&g->fr[++g->depth], true, f->fold);
             }
-            if (opens && ++depth > 1000)
-                return "expression nests too deeply";
-            atom = rep = false;
-            continue;
-        }
+            break;
         case ')':
-            if (--depth < 0)
-                return "unexpected )";
-            put(o, ")", 1);
-            i++;
-            atom = true;
-            rep = false;
-            continue;
+            take(g, 1);
+            if (g->depth > 0) {
+                item r = end_group(f);
+                g->depth--;
+                push(&g->fr[g->depth], r);
+            }
+            break;
         case '|':
-        case '^':
-        case '$':
-            put(o, s + i++, 1);
-            atom = rep = false;
-            continue;
+            take(g, 1);
+            end_alternative(f);
+            break;
         case '*':
         case '+':
         case '?':
-            if (rep)
-                return "invalid nested repetition operator";
-            if (!atom)
-                return "missing argument to repetition operator";
-            i++;
-            if (i < n && s[i] == '?')
-                i++;
-            put(o, s + start, i - start);
-            rep = true;
-            continue;
+            take(g, 1);
+            if (g->i < n && s[g->i] == '?')
+                take(g, 1);
+            repeat(f);
+            break;
         case '{': {
-            unsigned long lo, hi;
-            if (!repeat_braces(s, n, &i, &lo, &hi)) {
-                put(o, "\\{", 2);
-                i++;
-                atom = true;
-                rep = false;
-                continue;
+            bool big;
+            size_t end = brace_repeat(s, n, g->i, &big);
+            if (!end) {
+                take(g, 1);
+                leaf(f, IT_LIT1);
+                break;
             }
-            if (rep)
-                return "invalid nested repetition operator";
-            if (!atom)
-                return "missing argument to repetition operator";
-            if (lo > MAX_REPEAT || (hi != ULONG_MAX && (hi > MAX_REPEAT || hi < lo)))
-                return "invalid repeat count";
-            if (i < n && s[i] == '?')
-                i++;
-            put(o, s + start, i - start);
-            rep = true;
-            continue;
+            if (big) {
+                /* RE2 reads a count past its integer range as literal text; Go refuses it as
+                 * past 1000. {1001} makes RE2 refuse it the same way at the same place. */
+                emit(g, "{1001}", 6);
+                g->i = end;
+            } else {
+                take(g, end - g->i);
+            }
+            if (g->i < n && s[g->i] == '?')
+                take(g, 1);
+            repeat(f);
+            break;
         }
-        case '[':
-            if ((why = char_class(s, n, &i, o)))
-                return why;
-            atom = true;
-            rep = false;
-            continue;
-        case '\\':
-            if ((why = escape(s, n, &i, false, o, &atom)))
-                return why;
-            rep = false;
-            continue;
+        case '[': char_class(g); break;
+        case '\\': {
+            uint8_t k = escape(g, false);
+            if (k != IT_NONE)
+                leaf(f, k);
+            break;
+        }
+        case '.':
+            take(g, 1);
+            leaf(f, IT_CHAR);
+            break;
+        case '^':
+        case '$':
+            take(g, 1);
+            leaf(f, IT_OTHER);
+            break;
         default:
-            put(o, s + i++, 1);
-            atom = true;
-            rep = false;
-            continue;
+            take(g, char_len(g));
+            leaf(f, IT_LIT1);
+            break;
         }
     }
-    if (depth > 0)
-        return "missing closing )";
-    return NULL;
+    while (g->depth > 0) { /* unclosed: RE2 refuses it; close to finish the walk */
+        item r = end_group(&g->fr[g->depth]);
+        g->depth--;
+        push(&g->fr[g->depth], r);
+    }
 }
 
-size_t
-pprof__regex_translated_max(size_t n)
+/* The RE2 spelling of a Go pattern into *out (allocated, not NUL-terminated, *out_n bytes) and
+ * whether Go's parse tree is too tall. PPROF_E_NOMEM or PPROF_OK. */
+static pprof_status
+gate_translate(const char *s, size_t n, const pprof_allocator *a, char **out, size_t *out_n,
+               bool *too_deep)
 {
-    /* \S in a class is the longest replacement: 46 bytes for 2. */
-    return 24 * n + 16;
+    size_t groups = 1;
+    for (size_t i = 0; i < n; i++)
+        groups += s[i] == '(';
+    gate g = {s, n, 0, NULL, 0, NULL, 0};
+    g.fr = pprof__malloc(a, groups * sizeof(frame));
+    /* every replacement is no longer than what it replaces: "(?P<>" a bad name "(?P<...",
+     * "\8" "\C", "{?}" a script name, "{1001}" a count of five digits or more */
+    g.out = pprof__malloc(a, n + 1);
+    if (!g.fr || !g.out) {
+        pprof__free(a, g.fr);
+        pprof__free(a, g.out);
+        return PPROF_E_NOMEM;
+    }
+    gate_run(&g);
+    item top = end_group(&g.fr[0]);
+    *too_deep = top.h > GO_MAX_HEIGHT;
+    pprof__free(a, g.fr);
+    *out = g.out;
+    *out_n = g.on;
+    return PPROF_OK;
 }
 
-const char *
-pprof__re2_check(const char *s, size_t n, char *out, size_t *out_len)
+/* Compiles s as Go would: 0 and *re, 1 and *why, or -1 (no memory). */
+static int
+compile(const char *s, size_t n, const pprof_allocator *a, pprof__re2 **re, const char **why)
 {
-    out_buf o = {out, 0};
-    const char *why = translate(s, n, &o);
-    if (out_len)
-        *out_len = o.n;
-    return why;
+    *re = NULL;
+    char *tr;
+    size_t tn;
+    bool too_deep;
+    if (gate_translate(s, n, a, &tr, &tn, &too_deep))
+        return -1;
+    int rc = pprof__re2_new(tr, tn, re, why);
+    pprof__free(a, tr);
+    if (rc == PPROF__RE2_NOMEM)
+        return -1;
+    if (rc == PPROF__RE2_SYNTAX)
+        return 1;
+    if (too_deep) {
+        pprof__re2_free(*re);
+        *re = NULL;
+        *why = "expression nests too deeply";
+        return 1;
+    }
+    return 0;
 }
+
+int
+pprof__re2_check(const char *s, size_t n, const char **why)
+{
+    pprof__re2 *re;
+    int rc = compile(s, n, NULL, &re, why);
+    pprof__re2_free(re);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- patterns */
 
 struct pprof__regex {
     pprof_allocator a;
     const char *option;
-    pcre2_general_context *gc;
-    pcre2_code *code;
-    pcre2_match_context *mc;
-    pcre2_match_data *md;
-    bool jit;
+    pprof__re2 *re;
+    char *scratch; /* a name as Go reads it, when it is not UTF-8 */
+    size_t cap;
 };
-
-static void *
-gc_alloc(size_t size, void *ctx)
-{
-    return pprof__malloc(ctx, size);
-}
-
-static void
-gc_free(void *p, void *ctx)
-{
-    pprof__free(ctx, p);
-}
 
 void
 pprof__regex_free(pprof__regex *re)
 {
     if (!re)
         return;
-    pcre2_match_data_free(re->md);
-    pcre2_match_context_free(re->mc);
-    pcre2_code_free(re->code);
-    pcre2_general_context_free(re->gc);
+    pprof__re2_free(re->re);
     pprof_allocator a = re->a;
+    pprof__free(&a, re->scratch);
     pprof__free(&a, re);
 }
 
@@ -467,62 +567,23 @@ pprof__regex_new(const char *pattern, size_t n, const char *option, const pprof_
                  pprof__regex **out, pprof_error *err)
 {
     *out = NULL;
-    const char *why = pprof__re2_check(pattern, n, NULL, NULL);
-    if (why)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
-                            "%s: \"%.*s\" is not a valid Go regular expression: %s", option,
-                            (int)(n > 120 ? 120 : n), pattern, why);
     pprof__regex *re = pprof__malloc(a, sizeof(*re));
-    size_t cap = pprof__regex_translated_max(n);
-    char *tr = pprof__malloc(a, cap);
-    if (!re || !tr) {
-        pprof__free(a, re);
-        pprof__free(a, tr);
+    if (!re)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    }
     memset(re, 0, sizeof(*re));
     if (a)
         re->a = *a;
     re->option = option;
-    size_t tn;
-    pprof__re2_check(pattern, n, tr, &tn);
-    re->gc = pcre2_general_context_create(gc_alloc, gc_free, &re->a);
-    int code = 0;
-    PCRE2_SIZE off = 0;
-    if (re->gc) {
-        pcre2_compile_context *cc = pcre2_compile_context_create(re->gc);
-        if (cc) {
-            re->code = pcre2_compile((PCRE2_SPTR)tr, tn,
-                                     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY |
-                                         PCRE2_NEVER_BACKSLASH_C,
-                                     &code, &off, cc);
-            pcre2_compile_context_free(cc);
-        }
-    }
-    pprof__free(a, tr);
-    if (!re->code) {
-        PCRE2_UCHAR msg[160] = "out of memory";
-        pprof_status st = PPROF_E_NOMEM;
-        if (re->gc && code != PCRE2_ERROR_NOMEMORY && code != PCRE2_ERROR_HEAP_FAILED &&
-            code != 0) {
-            pcre2_get_error_message(code, msg, sizeof(msg));
-            st = PPROF_E_ARG;
-        }
+    const char *why = NULL;
+    int rc = compile(pattern, n, a, &re->re, &why);
+    if (rc) {
         pprof__regex_free(re);
-        return pprof__error(err, st, PPROF_NO_OFFSET, "",
+        if (rc < 0)
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
                             "%s: \"%.*s\" is not a valid Go regular expression: %s", option,
-                            (int)(n > 120 ? 120 : n), pattern, (const char *)msg);
+                            (int)(n > 120 ? 120 : n), pattern, why);
     }
-    re->jit = pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE) == 0;
-    re->mc = pcre2_match_context_create(re->gc);
-    re->md = pcre2_match_data_create_from_pattern(re->code, re->gc);
-    if (!re->mc || !re->md) {
-        pprof__regex_free(re);
-        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    }
-    pcre2_set_match_limit(re->mc, MATCH_LIMIT);
-    pcre2_set_depth_limit(re->mc, DEPTH_LIMIT);
-    pcre2_set_heap_limit(re->mc, HEAP_LIMIT_KIB);
     *out = re;
     return PPROF_OK;
 }
@@ -531,29 +592,43 @@ int
 pprof__regex_match(pprof__regex *re, const char *s, size_t n)
 {
     static const char empty[1] = "";
-    PCRE2_SPTR subj = (PCRE2_SPTR)(s ? s : empty);
-    int rc = pcre2_match(re->code, subj, n, 0, 0, re->md, re->mc);
-    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
-        rc = pcre2_match(re->code, subj, n, 0, PCRE2_NO_JIT, re->md, re->mc);
-    if (rc >= 0)
-        return 1;
-    if (rc == PCRE2_ERROR_NOMATCH)
-        return 0;
-    return -1;
+    if (!s)
+        s = empty;
+    size_t bad;
+    if (pprof__utf8_valid((const uint8_t *)s, n, &bad))
+        return pprof__re2_match(re->re, s, n);
+    /* Go's reading: each byte that does not start a valid sequence is one U+FFFD. */
+    if (n > (SIZE_MAX - 1) / 3)
+        return -1;
+    if (re->cap < 3 * n) {
+        char *p = pprof__realloc(&re->a, re->scratch, 3 * n);
+        if (!p)
+            return -1;
+        re->scratch = p;
+        re->cap = 3 * n;
+    }
+    memcpy(re->scratch, s, bad);
+    size_t o = bad;
+    for (size_t i = bad; i < n;) {
+        size_t k = pprof__utf8_seq_len((const uint8_t *)s + i, n - i);
+        if (k) {
+            memcpy(re->scratch + o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(re->scratch + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    return pprof__re2_match(re->re, re->scratch, o);
 }
 
+/* Go's regexp reads a bad byte as U+FFFD of width 1, so offsets stay the name's own; RE2 is
+ * given the name's bytes as they are (a name that is not UTF-8 may then match otherwise than
+ * in Go: only the dot report's name shortening asks for groups, on its own patterns). */
 int
 pprof__regex_groups(pprof__regex *re, const char *s, size_t n, size_t *ovec, size_t max_groups)
 {
-    int rc = pprof__regex_match(re, s, n);
-    if (rc != 1)
-        return rc;
-    uint32_t pairs = pcre2_get_ovector_count(re->md);
-    const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(re->md);
-    for (size_t i = 0; i < max_groups; i++) {
-        bool set = i < pairs && ov[2 * i] != PCRE2_UNSET;
-        ovec[2 * i] = set ? ov[2 * i] : (size_t)-1;
-        ovec[2 * i + 1] = set ? ov[2 * i + 1] : (size_t)-1;
-    }
-    return 1;
+    return pprof__re2_groups(re->re, s, n, ovec, max_groups);
 }

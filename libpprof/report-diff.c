@@ -59,13 +59,29 @@ free_copy(pprof_profile *c)
     pprof_profile_free(c);
 }
 
+/* A value of sample i of p (who: which profile, as the diff sees it) that r takes past int64:
+ * Go converts such a product to whatever its hardware gives; here it is an error. */
+static pprof_status
+scaled_overflow(const pprof_profile *p, const char *who, size_t i, uint32_t k, int64_t v, double r,
+                pprof_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "sample[%zu].value[%u]", i, k);
+    pprof_string t = {"", 0};
+    if (k < p->sample_types.len)
+        pprof_profile_string(p, PPROF__AT(p->sample_types, pprof_value_type, k).type, &t);
+    return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                        "%s: the %.*s value %lld times %g is past the int64 range", who,
+                        (int)(t.len > 40 ? 40 : t.len), t.data, (long long)v, r);
+}
+
 /* A copy of p whose samples' values are multiplied per type (profile.ScaleN: rounded, and a
  * sample is kept only if a value whose ratio is not 1 stays nonzero), each sample labelled
  * pprof::base=true when label is set. It borrows p's other tables and strings: p must outlive
  * it, and it is freed with free_copy. */
 static pprof_status
-scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof_allocator *a,
-            pprof_profile **out, pprof_error *err)
+scaled_copy(const pprof_profile *p, const char *who, const double *ratio, bool label,
+            const pprof_allocator *a, pprof_profile **out, pprof_error *err)
 {
     pprof_profile *c = pprof__profile_new(a);
     if (!c)
@@ -110,7 +126,12 @@ scaled_copy(const pprof_profile *p, const double *ratio, bool label, const pprof
             double r = k < nt ? ratio[k] : 1;
             *nv = v[k];
             if (r != 1) {
-                *nv = (int64_t)round((double)v[k] * r);
+                double x = round((double)v[k] * r);
+                if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
+                    free_copy(c);
+                    return scaled_overflow(p, who, i, k, v[k], r, err);
+                }
+                *nv = (int64_t)x;
                 keep |= *nv != 0;
             }
         }
@@ -160,6 +181,24 @@ vt_equal(const pprof_profile *a, pprof_value_type x, const pprof_profile *b, ppr
 }
 
 /* Go's Profile.compatible: the same period type and the same sample types in order. */
+/* "type/unit type/unit" of p's sample types, cut to fit. */
+static void
+types_of(const pprof_profile *p, char *buf, size_t cap)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < p->sample_types.len && at + 1 < cap; i++) {
+        pprof_value_type t = PPROF__AT(p->sample_types, pprof_value_type, i);
+        pprof_string ty = {"", 0}, un = {"", 0};
+        pprof_profile_string(p, t.type, &ty);
+        pprof_profile_string(p, t.unit, &un);
+        int n = snprintf(buf + at, cap - at, "%s%.*s/%.*s", i ? " " : "", (int)ty.len, ty.data,
+                         (int)un.len, un.data);
+        at = n < 0 ? cap : at + (size_t)n;
+    }
+}
+
+/* NEW is the one named when the two differ: BASE is the reference it is compared with. */
 static pprof_status
 check_compatible(const pprof_profile *base, const pprof_profile *cur, pprof_error *err)
 {
@@ -168,23 +207,41 @@ check_compatible(const pprof_profile *base, const pprof_profile *cur, pprof_erro
     for (size_t i = 0; ok && i < base->sample_types.len; i++)
         ok = vt_equal(base, PPROF__AT(base->sample_types, pprof_value_type, i), cur,
                       PPROF__AT(cur->sample_types, pprof_value_type, i));
-    if (!ok)
+    if (!ok) {
+        char bt[80], ct[80];
+        types_of(base, bt, sizeof(bt));
+        types_of(cur, ct, sizeof(ct));
         return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
-                            "BASE and NEW differ in sample or period types; pick a sample type "
-                            "both have");
+                            "NEW: sample or period types differ from BASE's (NEW has %s, BASE "
+                            "has %s); pick a sample type both have",
+                            ct, bt);
+    }
     return PPROF_OK;
 }
 
-static void
-type_sums(const pprof_profile *p, int64_t *sum)
+/* The total of each type (who names p in an error): a total past int64 is an error naming the
+ * sample that took it there, where Go's would wrap into a wrong ratio. */
+static pprof_status
+type_sums(const pprof_profile *p, const char *who, int64_t *sum, pprof_error *err)
 {
     size_t nt = p->sample_types.len;
     memset(sum, 0, nt * sizeof(int64_t));
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         for (uint32_t k = 0; k < s->n_val && k < nt; k++)
-            sum[k] += PPROF__AT(p->values, int64_t, s->val_off + k);
+            if (__builtin_add_overflow(sum[k], PPROF__AT(p->values, int64_t, s->val_off + k),
+                                       &sum[k])) {
+                char path[64];
+                snprintf(path, sizeof(path), "sample[%zu].value[%u]", i, k);
+                pprof_string t = {"", 0};
+                pprof_profile_string(p, PPROF__AT(p->sample_types, pprof_value_type, k).type, &t);
+                return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                                    "normalize: the total of %s %.*s values is past the int64 "
+                                    "range at this sample",
+                                    who, (int)(t.len > 40 ? 40 : t.len), t.data);
+            }
     }
+    return PPROF_OK;
 }
 
 /* NEW as the diff uses it: scaled to BASE's totals with normalize (profile.Normalize). */
@@ -209,18 +266,33 @@ normalized(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     } else {
         pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
     }
-    if (!st) {
-        int64_t *cs = bs + nt + 1;
-        type_sums(base, bs);
-        type_sums(merged, cs);
+    int64_t *cs = st ? NULL : bs + nt + 1;
+    if (!st && !(st = type_sums(base, "BASE's", bs, err)) &&
+        !(st = type_sums(merged, "NEW's (equal samples summed)", cs, err))) {
         for (size_t i = 0; i < nt; i++)
             r[i] = cs[i] == 0 ? 0.0 : (double)bs[i] / (double)cs[i];
-        st = scaled_copy(merged, r, false, &o->allocator, out, err);
+        st = scaled_copy(merged, "normalize: NEW (equal samples summed)", r, false, &o->allocator,
+                         out, err);
     }
     *merged_out = merged; /* the copy's strings point into it: the caller frees both */
     pprof__free(&o->allocator, bs);
     pprof__free(&o->allocator, r);
     return st;
+}
+
+static pprof_status blame(pprof_error *err, const char *who, pprof_status st);
+static pprof_status pick_types(const pprof_profile *base, const pprof_profile *cur,
+                               const char *type, size_t *bi, size_t *ci, pprof_error *err);
+
+/* Both profiles valid as pprof_validate decides, before anything is computed; the error's
+ * message starts with BASE or NEW. */
+static pprof_status
+valid_pair(const pprof_profile *base, const pprof_profile *cur, pprof_error *err)
+{
+    if (!base || !cur)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
+    pprof_status st = pprof__validate(base, "BASE", err);
+    return st ? st : pprof__validate(cur, "NEW", err);
 }
 
 /* Merges NEW (normalized if asked) with BASE labelled and negated, then either finishes into
@@ -235,9 +307,14 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     if (out)
         *out = NULL;
-    pprof_status st = PPROF_OK;
+    pprof_status st = valid_pair(base, cur, err);
+    if (st)
+        return st;
     bool intersect = o.sample_type && *o.sample_type;
+    size_t bi, ci;
     if (!intersect && (st = check_compatible(base, cur, err)))
+        return st;
+    if (intersect && (st = pick_types(base, cur, o.sample_type, &bi, &ci, err)))
         return st;
     pprof_profile *nb = NULL, *nc = NULL, *nm = NULL;
     pprof_merger *m = NULL;
@@ -250,7 +327,7 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     if (o.normalize)
         st = normalized(base, cur, &o, &nm, &nc, err);
     if (!st)
-        st = scaled_copy(base, minus, true, &o.allocator, &nb, err);
+        st = scaled_copy(base, "BASE, negated", minus, true, &o.allocator, &nb, err);
     pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
     mo.intersect_types = intersect;
     mo.allocator = o.allocator;
@@ -258,9 +335,11 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     if (!st)
         st = pprof_merger_new(&mo, &m, err);
     if (!st)
-        st = pprof_merger_add(m, nc ? nc : cur, "NEW", err);
+        st = pprof__merger_add_valid(m, nc ? nc : cur, "NEW", err);
     if (!st)
-        st = pprof_merger_add(m, nb, "BASE", err);
+        st = pprof__merger_add_valid(m, nb, "BASE", err);
+    if (st == PPROF_E_INCOMPATIBLE) /* NEW is compared with BASE: NEW is named */
+        blame(err, "NEW", st);
     if (!st && out)
         st = pprof_merger_finish(m, out, err);
     else if (!st)
@@ -400,6 +479,18 @@ fold_names(pprof_diff *d)
     d->n = w;
 }
 
+/* Prefixes err's message with the profile it is about. */
+static pprof_status
+blame(pprof_error *err, const char *who, pprof_status st)
+{
+    if (err) {
+        char msg[sizeof(err->message)];
+        snprintf(msg, sizeof(msg), "%s: %.240s", who, err->message);
+        memcpy(err->message, msg, sizeof(msg));
+    }
+    return st;
+}
+
 static pprof_status
 pick_types(const pprof_profile *base, const pprof_profile *cur, const char *type, size_t *bi,
            size_t *ci, pprof_error *err)
@@ -409,13 +500,15 @@ pick_types(const pprof_profile *base, const pprof_profile *cur, const char *type
         if ((st = check_compatible(base, cur, err)))
             return st;
     }
-    if ((st = pprof_sample_type_find(base, type, bi, err)) ||
-        (st = pprof_sample_type_find(cur, type, ci, err)))
-        return st;
+    /* the profile without the type is named, with its own types */
+    if ((st = pprof_sample_type_find(base, type, bi, err)))
+        return blame(err, "BASE", st);
+    if ((st = pprof_sample_type_find(cur, type, ci, err)))
+        return blame(err, "NEW", st);
     if (!vt_equal(base, PPROF__AT(base->sample_types, pprof_value_type, *bi), cur,
                   PPROF__AT(cur->sample_types, pprof_value_type, *ci)))
         return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
-                            "the sample types picked in BASE and NEW differ in name or unit");
+                            "NEW: the sample type picked differs in name or unit from BASE's");
     return PPROF_OK;
 }
 
@@ -442,7 +535,9 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     *out = NULL;
     size_t bi, ci;
-    pprof_status st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
+    pprof_status st = valid_pair(base, cur, err);
+    if (!st)
+        st = pick_types(base, cur, o.sample_type, &bi, &ci, err);
     if (st)
         return st;
     pprof_diff *d = pprof__malloc(&o.allocator, sizeof(*d));

@@ -359,6 +359,35 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
     return st;
 }
 
+/* Only the interning, with Go's options (cfg). */
+static pprof_status
+intern_cfg(const pprof_profile *p, const pprof__nodes_cfg *cfg_in, const pprof_allocator *a,
+           pprof__nodes *n, pprof_error *err)
+{
+    memset(n, 0, sizeof(*n));
+    pprof__nodes_cfg cfg = *cfg_in;
+    if (cfg.granularity == PPROF_GRANULARITY_NONE)
+        cfg.granularity = PPROF_GRANULARITY_FUNCTIONS;
+    if (a)
+        n->a = *a;
+    pprof__arena_init(&n->arena, &n->a);
+    if (p->samples.len > UINT32_MAX - 1)
+        return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "sample",
+                            "more than 2^32 samples");
+    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    if (st == PPROF_OK)
+        st = intern_lines(p, &cfg, n, err);
+    return st;
+}
+
+pprof_status
+pprof__nodes_intern(const pprof_profile *p, pprof_granularity g, const pprof_allocator *a,
+                    pprof__nodes *n, pprof_error *err)
+{
+    pprof__nodes_cfg cfg = {g, false, NULL, NULL};
+    return intern_cfg(p, &cfg, a, n, err);
+}
+
 pprof_status
 pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                    const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
@@ -368,23 +397,11 @@ pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
 }
 
 pprof_status
-pprof__nodes_build_cfg(const pprof_profile *p, size_t index, const pprof__nodes_cfg *cfg_in,
+pprof__nodes_build_cfg(const pprof_profile *p, size_t index, const pprof__nodes_cfg *cfg,
                        const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
 {
-    memset(n, 0, sizeof(*n));
-    pprof__nodes_cfg cfg = *cfg_in;
-    if (cfg.granularity == PPROF_GRANULARITY_NONE)
-        cfg.granularity = PPROF_GRANULARITY_FUNCTIONS;
-    if (a)
-        n->a = *a;
-    pprof__arena_init(&n->arena, &n->a);
+    pprof_status st = intern_cfg(p, cfg, a, n, err);
     n->sample_index = index;
-    if (p->samples.len > UINT32_MAX - 1)
-        return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "sample",
-                            "more than 2^32 samples");
-    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
-    if (st == PPROF_OK)
-        st = intern_lines(p, &cfg, n, err);
     if (st)
         return st;
     size_t nn = n->n ? n->n : 1;

@@ -8,6 +8,7 @@
 #include "measure-private.h"
 #include "pprof/report.h"
 #include "profile-private.h"
+#include "validate-private.h"
 
 /* Go's graph.NodeInfo: the identity of a node. Strings are views into the profile or into the
  * node table's arena (cleaned file names). */
@@ -34,6 +35,9 @@ typedef struct pprof__nodes {
 /* Interns every location line into nodes and sums flat and cum of sample type index. */
 pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                                 const pprof_allocator *a, pprof__nodes *out, pprof_error *err);
+/* Only the interning: info, n, loc_off and loc_node (flat, cum and stamp stay NULL). */
+pprof_status pprof__nodes_intern(const pprof_profile *p, pprof_granularity g,
+                                 const pprof_allocator *a, pprof__nodes *n, pprof_error *err);
 /* The same with Go's ObjNames (objfile and start line kept in every key) and report.trimPath's
  * trim and search paths (NULL: none). */
 typedef struct pprof__nodes_cfg {

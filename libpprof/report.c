@@ -411,7 +411,12 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     *out = NULL;
     size_t index;
-    pprof_status st = pprof_sample_type_find(p, o.sample_type, &index, err);
+    /* the one validity decision (validate.c) before anything is computed */
+    pprof_status st = pprof__validate(p, NULL, err);
+    if (!st && o.unfiltered)
+        st = pprof__validate(o.unfiltered, NULL, err);
+    if (!st)
+        st = pprof_sample_type_find(p, o.sample_type, &index, err);
     if (st)
         return st;
     pprof_report *r = pprof__malloc(&o.allocator, sizeof(*r));

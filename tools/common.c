@@ -332,23 +332,12 @@ print_go_finding(void *ctx, const pprof_finding *f)
 long long
 tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const char *lead)
 {
-    /* The strict S rules stay off: a profile Go reads is not refused for them. */
-    bool enabled[PPROF_RULE_COUNT];
-    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++) {
-        const pprof_rule_info *ri = pprof_rule_get((pprof_rule)r);
-        enabled[r] = ri->severity == PPROF_SEVERITY_ERROR &&
-                     (ri->id[0] == 'W' || ri->id[0] == 'R' || strncmp(ri->id, "PD", 2) == 0 ||
-                      strncmp(ri->id, "CV", 2) == 0);
-    }
-    pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
-    co.enabled = enabled;
-    co.n_enabled = PPROF_RULE_COUNT;
-    co.max_findings = GO_CHECK_SHOWN;
+    /* the library's one validity decision: the rules Go enforces on reading, no others */
     go_check g = {prog, file, lead, 0};
     pprof_check_summary sum;
     pprof_error err;
-    pprof_status st = pprof_check(p, &co, print_go_finding, &g, &sum, &err);
-    if (st) {
+    pprof_status st = pprof_validate(p, print_go_finding, &g, GO_CHECK_SHOWN, &sum, &err);
+    if (st && st != PPROF_E_INVALID) {
         tool_print_error(stderr, prog, file, &err);
         return -1;
     }
@@ -364,4 +353,50 @@ tool_cores(unsigned most)
 {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c > 1 ? (c > (long)most ? most : (unsigned)c) : 1;
+}
+
+pprof_status
+tool_read_all(const char *path, pprof_buffer *b, pprof_error *err)
+{
+    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!fp) {
+        err->code = PPROF_E_IO;
+        err->offset = PPROF_NO_OFFSET;
+        err->path[0] = 0;
+        snprintf(err->message, sizeof(err->message), "cannot open: %s", strerror(errno));
+        return PPROF_E_IO;
+    }
+    char chunk[65536];
+    size_t n;
+    pprof_status st = PPROF_OK;
+    while (!st && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+        if (b->len + n > TOOL_READ_MAX) {
+            st = PPROF_E_LIMIT;
+            break;
+        }
+        uint8_t *d = b->len + n > b->cap ? realloc(b->data, 2 * (b->len + n)) : b->data;
+        if (!d) {
+            st = PPROF_E_NOMEM;
+            break;
+        }
+        if (d != b->data || b->len + n > b->cap)
+            b->cap = b->len + n > b->cap ? 2 * (b->len + n) : b->cap;
+        b->data = d;
+        memcpy(b->data + b->len, chunk, n);
+        b->len += n;
+    }
+    if (!st && ferror(fp))
+        st = PPROF_E_IO;
+    if (fp != stdin)
+        fclose(fp);
+    if (st) {
+        err->code = st;
+        err->offset = PPROF_NO_OFFSET;
+        err->path[0] = 0;
+        snprintf(err->message, sizeof(err->message), "%s",
+                 st == PPROF_E_IO      ? "read error"
+                 : st == PPROF_E_LIMIT ? "more than 4 GiB"
+                                       : "out of memory");
+    }
+    return st;
 }

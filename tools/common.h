@@ -74,6 +74,11 @@ long long tool_check_go_rules(const char *prog, const char *file, pprof_profile 
  * on, else the exit status (1 invalid, 3 when the check itself could not run). */
 int tool_refuse_invalid(const char *prog, const char *file, pprof_profile *p, const char *what);
 
+/* Reads a whole file ("-" = standard input), at most TOOL_READ_MAX bytes, appending to b (grown
+ * with libc's realloc: release with pprof_buffer_free); err says why not. */
+#define TOOL_READ_MAX ((size_t)1 << 32)
+pprof_status tool_read_all(const char *path, pprof_buffer *b, pprof_error *err);
+
 /* ---- outputs: every tool that writes a file calls this once, before writing. */
 /* Installs the handlers that remove the temporary output file when SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT ends the process (a signal the caller ignored stays ignored), ignores SIGXFSZ so that

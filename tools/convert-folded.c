@@ -49,44 +49,24 @@ convert_folded_opt(convert_folded *f, tool_args *a, const char *opt, int *rc)
     return true;
 }
 
-static pprof_status
-read_all(const char *path, pprof_buffer *b, pprof_error *err)
+/* An error of the folded reader, "FILE:LINE:COLUMN: error: message [CODE]" as compilers print
+ * them (editors jump there); the column counts bytes from 1. Other errors as every tool prints
+ * them. */
+static void
+print_folded_error(const char *file, const pprof_buffer *in, const pprof_error *err)
 {
-    FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!fp) {
-        err->code = PPROF_E_IO;
-        err->offset = PPROF_NO_OFFSET;
-        err->path[0] = 0;
-        snprintf(err->message, sizeof(err->message), "cannot open: %s", strerror(errno));
-        return PPROF_E_IO;
+    size_t line;
+    char end;
+    if (sscanf(err->path, "line[%zu%c", &line, &end) != 2 || end != ']' || err->offset > in->len) {
+        tool_print_error(stderr, prog, file, err);
+        return;
     }
-    char chunk[65536];
-    size_t n;
-    pprof_status st = PPROF_OK;
-    while (!st && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-        uint8_t *d = b->len + n > b->cap ? realloc(b->data, 2 * (b->len + n)) : b->data;
-        if (!d) {
-            st = PPROF_E_NOMEM;
-            break;
-        }
-        if (d != b->data || b->len + n > b->cap)
-            b->cap = b->len + n > b->cap ? 2 * (b->len + n) : b->cap;
-        b->data = d;
-        memcpy(b->data + b->len, chunk, n);
-        b->len += n;
-    }
-    if (!st && ferror(fp))
-        st = PPROF_E_IO;
-    if (fp != stdin)
-        fclose(fp);
-    if (st) {
-        err->code = st;
-        err->offset = PPROF_NO_OFFSET;
-        err->path[0] = 0;
-        snprintf(err->message, sizeof(err->message), "%s",
-                 st == PPROF_E_IO ? "read error" : "out of memory");
-    }
-    return st;
+    size_t start = (size_t)err->offset;
+    while (start > 0 && in->data[start - 1] != '\n')
+        start--;
+    fprintf(stderr, "%s: %s:%zu:%llu: error: %s [%s]\n", prog, strcmp(file, "-") ? file : "<stdin>",
+            line, (unsigned long long)(err->offset - start + 1), err->message,
+            pprof_status_name(err->code));
 }
 
 int
@@ -97,12 +77,15 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
     pprof_buffer b = {0};
     const char *where = in;
     pprof_status st;
+    bool printed = false; /* the folded reader's errors, with their line and column */
     if (f->from) {
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
         ro.sample_type = f->sample_type;
-        st = read_all(in, &b, &err);
+        st = tool_read_all(in, &b, &err);
         if (!st)
             st = pprof_folded_read(b.data, b.len, &ro, &p, &err);
+        if ((printed = st != PPROF_OK))
+            print_folded_error(in, &b, &err);
         b.len = 0;
     } else {
         st = pprof_profile_read_file(in, NULL, &p, &err);
@@ -113,15 +96,17 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
         wo.lines = f->lines;
         wo.labels = f->labels;
         wo.n_labels = f->n_labels;
+        /* what the writer refuses (an invalid profile, a negative stack) is the input's fault */
         st = pprof_folded_write(p, &wo, &b, &err);
-        where = strcmp(out, "-") ? out : "<stdout>";
-        if (!st)
+        if (!st) {
+            where = strcmp(out, "-") ? out : "<stdout>";
             st = pprof_write_bytes_file(out, b.data, b.len, w, &err);
+        }
     } else if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
         st = pprof_profile_write_file(p, out, w, &err);
     }
-    if (st)
+    if (st && !printed)
         tool_print_error(stderr, prog, where, &err);
     free(f->labels_arg);
     f->labels_arg = NULL;

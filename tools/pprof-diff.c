@@ -190,6 +190,10 @@ run(int argc, char **argv)
             st = pprof_write_bytes_atomic("-", b.data, b.len, &err);
     }
     if (st && !rc) {
+        if (st != PPROF_E_IO && st != PPROF_E_NOMEM) /* the library says which profile */
+            where = !strncmp(err.message, "BASE: ", 6)  ? o.in[0]
+                    : !strncmp(err.message, "NEW: ", 5) ? o.in[1]
+                                                        : where;
         tool_print_error(stderr, prog, where, &err);
         rc = tool_exit_for(st);
     }

@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "edit.h"
+#include "symbolize-opts.h"
 
 static const char usage[] =
     "Usage: pprof-edit IN [-o OUT] [--compress=gzip|zstd|none] [--level N] [operations]\n"
@@ -52,6 +53,8 @@ static const char usage[] =
     "  --min-fraction F        drop samples below F of the total (default sample type)\n"
     "  --redact KIND[,KIND]    files, mappings, label:KEY: replace with a keyed hash\n"
     "  --redact-key KEYFILE    the key (required with --redact)\n"
+    "  --symbolize             symbolize the input from its mappings' ELF files first (as\n"
+    "                          pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP
     "  -h, --help              show this help\n"
     "  --version               show the version\n"
     "\n"
@@ -71,6 +74,7 @@ typedef struct edit_cli {
     pprof_edit_scale *scale;
     char **owned; /* strings this run allocated */
     size_t n_owned;
+    symbolize_opts sym;
 } edit_cli;
 
 static char *
@@ -330,6 +334,38 @@ long_form(edit_cli *c, const char *opt, tool_args *a)
     return d;
 }
 
+/* --symbolize: the input read whole and symbolized, then edited. */
+static int
+run_edit_symbolized(edit_cli *c, uint8_t *key)
+{
+    pprof_error err;
+    pprof_profile *p = NULL, *base = NULL;
+    pprof_status st = pprof_profile_read_file(c->in, NULL, &p, &err);
+    int rc = st ? (tool_print_error(stderr, prog, c->in, &err), tool_exit_for(st)) : 0;
+    if (!rc)
+        rc = tool_refuse_invalid(prog, c->in, p, "not edited");
+    if (!rc)
+        rc = symbolize_opts_apply(&c->sym, prog, c->in, &p);
+    if (!rc && c->normalize && (st = pprof_profile_read_file(c->normalize, NULL, &base, &err))) {
+        tool_print_error(stderr, prog, c->normalize, &err);
+        rc = tool_exit_for(st);
+    }
+    if (!rc) {
+        c->e.normalize_base = base;
+        c->e.threads = c->w.threads = tool_cores(64);
+        if ((st = pprof_edit_write_file(p, &c->e, c->out, &c->w, &err))) {
+            tool_print_error(stderr, prog,
+                             st == PPROF_E_IO ? (strcmp(c->out, "-") ? c->out : "<stdout>") : c->in,
+                             &err);
+            rc = tool_exit_for(st);
+        }
+    }
+    pprof_profile_free(p);
+    pprof_profile_free(base);
+    free(key);
+    return rc;
+}
+
 static int
 run_edit(edit_cli *c)
 {
@@ -356,17 +392,26 @@ run_edit(edit_cli *c)
         c->e.redact_key = key;
         c->e.redact_key_len = n;
     }
+    if (c->sym.enabled) /* a symbolized copy is a whole profile */
+        return run_edit_symbolized(c, key);
     /* read as a merge input: samples are decoded and edited a batch at a time */
     if ((st = pprof_merge_input_read_file(c->in, NULL, &p, &err))) {
         tool_print_error(stderr, prog, c->in, &err);
         free(key);
         return tool_exit_for(st);
     }
+    int rc = 0;
     if (c->normalize && (st = pprof_profile_read_file(c->normalize, NULL, &base, &err))) {
         tool_print_error(stderr, prog, c->normalize, &err);
+        rc = tool_exit_for(st);
+    } else if (base) { /* the library refuses it too, but this names the file */
+        rc = tool_refuse_invalid(prog, c->normalize, base, "not used as the --normalize base");
+    }
+    if (rc) {
+        pprof_profile_free(base);
         pprof_merge_input_free(p);
         free(key);
-        return tool_exit_for(st);
+        return rc;
     }
     c->e.normalize_base = base;
     /* all cores, as pprof-merge does by default: the merger's own thread, parallel sorting and
@@ -391,6 +436,7 @@ run(int argc, char **argv, edit_cli *c)
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     c->w = w;
     pprof_edit_options_init(&c->e);
+    symbolize_opts_init(&c->sym);
     c->types = calloc(max, sizeof(*c->types));
     c->remove = calloc(max, sizeof(*c->remove));
     c->redact_labels = calloc(max, sizeof(*c->redact_labels));
@@ -417,6 +463,12 @@ run(int argc, char **argv, edit_cli *c)
             if (c->in)
                 return tool_usage_error(prog, "only one input file is taken");
             c->in = operand;
+            continue;
+        }
+        int src;
+        if (symbolize_opts_opt(&c->sym, &a, prog, opt, true, &src)) {
+            if (src)
+                return src;
             continue;
         }
         opt = long_form(c, opt, &a);

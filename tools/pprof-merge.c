@@ -17,6 +17,7 @@
 #include "check.h"
 #include "common.h"
 #include "merge.h"
+#include "symbolize-opts.h"
 
 static const char usage[] =
     "Usage: pprof-merge [options] FILE... [-o OUT]\n"
@@ -40,6 +41,8 @@ static const char usage[] =
     "  -q, --quiet              no progress display and no warnings\n"
     "  --force                  write to a terminal all the same\n"
     "  -v, --verbose            print the time of each phase and the output's size\n"
+    "  --symbolize              symbolize each input from its mappings' ELF files first\n"
+    "                           (as pprof-symbolize; with the options below)\n" SYMBOLIZE_OPTS_HELP
     "  -h, --help               show this help\n"
     "  --version                show the version\n"
     "\n"
@@ -55,6 +58,7 @@ typedef struct merge_opts {
     bool quiet;
     bool verbose;
     unsigned jobs;
+    symbolize_opts sym;
 } merge_opts;
 
 /* The list of input paths; strings point into argv or into buffers owned here. */
@@ -250,6 +254,33 @@ on_file(void *ctx, const pprof_merge_file_event *ev)
     }
 }
 
+/* --symbolize: each input read whole, symbolized, then added (a symbolized copy is a new
+ * profile, not a merge input decoded batch by batch). */
+static int
+add_symbolized(const merge_opts *o, pprof_merger *m, const path_list *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        pprof_error err;
+        pprof_profile *p = NULL;
+        pprof_status st = pprof_profile_read_file(in->v[i], NULL, &p, &err);
+        if (st) {
+            tool_print_error(stderr, prog, in->v[i], &err);
+            return tool_exit_for(st);
+        }
+        int rc = tool_refuse_invalid(prog, in->v[i], p, "not merged");
+        if (!rc)
+            rc = symbolize_opts_apply(&o->sym, prog, in->v[i], &p);
+        if (!rc && (st = pprof_merger_add(m, p, in->v[i], &err))) {
+            print_merge_error(&err);
+            rc = tool_exit_for(st);
+        }
+        pprof_profile_free(p);
+        if (rc)
+            return rc;
+    }
+    return TOOL_EXIT_OK;
+}
+
 static int
 merge_all(const merge_opts *o, const path_list *in)
 {
@@ -298,8 +329,14 @@ merge_all(const merge_opts *o, const path_list *in)
     fo.on_file = on_file;
     fo.ctx = &fc;
     pprof_merge_files_summary fsum = {.struct_size = sizeof(fsum)};
-    st = pprof_merger_add_files(m, in->v, n, &fo, &fsum, &err);
-    int rc = st ? fc.rc : TOOL_EXIT_OK;
+    int rc = TOOL_EXIT_OK;
+    if (o->sym.enabled) {
+        rc = add_symbolized(o, m, in);
+        st = rc ? PPROF_E_INVALID : PPROF_OK;
+    } else {
+        st = pprof_merger_add_files(m, in->v, n, &fo, &fsum, &err);
+        rc = st ? fc.rc : TOOL_EXIT_OK;
+    }
     double t_absorbed = now();
     if (rc == TOOL_EXIT_OK) {
         /* Straight from the merger to the file: the output's sample table is never built. */
@@ -344,9 +381,13 @@ run(int argc, char **argv)
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
+    symbolize_opts_init(&o.sym);
     while (rc == TOOL_EXIT_OK && tool_args_next(&a, &opt, &operand)) {
         const char *v = NULL;
-        if (operand) {
+        int src;
+        if (!operand && symbolize_opts_opt(&o.sym, &a, prog, opt, true, &src)) {
+            rc = src;
+        } else if (operand) {
             stdin_uses += strcmp(operand, "-") == 0;
             if (!paths_push(&in, operand))
                 rc = TOOL_EXIT_IO;

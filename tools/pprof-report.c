@@ -7,6 +7,7 @@
 #include "common.h"
 #include "edit-filters.h"
 #include "report.h"
+#include "symbolize-opts.h"
 
 #ifdef PPROF_REPORT_AS_TOP
 #define PROG "pprof-top"
@@ -54,7 +55,9 @@ static const char usage_opts[] =
     "                        the input, unless --force\n"
     "  --force               write the report over the input all the same\n"
     "  -h, --help            show this help\n"
-    "  --version             show the version\n" EDIT_FILTERS_HELP "\n"
+    "  --version             show the version\n"
+    "  --symbolize           symbolize the input from its mappings' ELF files first (as\n"
+    "                        pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP EDIT_FILTERS_HELP "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
 typedef struct opts {
@@ -189,14 +192,17 @@ value_opt(opts *o, const char *opt, const char *v)
 }
 
 static int
-parse(opts *o, edit_filters *ef, int argc, char **argv, bool *done)
+parse(opts *o, edit_filters *ef, symbolize_opts *so, int argc, char **argv, bool *done)
 {
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand, *v;
     int rc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (!operand && edit_filters_opt(ef, &a, opt, &rc)) {
+        if (!operand && symbolize_opts_opt(so, &a, PROG, opt, true, &rc)) {
+            if (rc)
+                return rc;
+        } else if (!operand && edit_filters_opt(ef, &a, opt, &rc)) {
             if (rc)
                 return rc;
         } else if (operand) {
@@ -236,8 +242,10 @@ run(int argc, char **argv)
     opts o = {NULL, "-", PPROF_REPORT_RENDER_OPTIONS_INIT, PPROF_PRINT_TEXT, false, false};
     edit_filters ef;
     edit_filters_init(&ef);
+    symbolize_opts so;
+    symbolize_opts_init(&so);
     bool done = false;
-    int rc = parse(&o, &ef, argc, argv, &done);
+    int rc = parse(&o, &ef, &so, argc, argv, &done);
     if (rc || done) {
         edit_filters_free(&ef);
         return rc;
@@ -255,6 +263,8 @@ run(int argc, char **argv)
     const char *where = o.in;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
     int bad = st ? 0 : tool_refuse_invalid(PROG, o.in, p, "not reported");
+    if (!st && !bad)
+        bad = symbolize_opts_apply(&so, PROG, o.in, &p);
     if (bad) {
         pprof_profile_free(p);
         edit_filters_free(&ef);

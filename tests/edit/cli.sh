@@ -57,6 +57,18 @@ has "$err" 'focus/ignore/hide/show: samples [0-9]+ -> [0-9]+, totals \[[0-9]+\] 
 run "$edit" "$tmp/in.pb.gz" --focus 'no such function' -o "$tmp/x.pb.gz"
 expect_rc 0 "a focus matching nothing"
 has "$err" 'warning: Focus expression matched no samples' "Go's warning"
+# Go's regexp is RE2, linear time: a pattern PCRE2 gave up on ("hit the match limit") answers,
+# and the answer is that of the simpler pattern it equals for a search; (a{2}){600} is refused
+# as Go refuses it.
+fg="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-fgprof.pb.gz"
+run "$edit" "$fg" --focus '([a-z]+/?)+\.go' -o "$tmp/bt.pb"
+expect_rc 0 "([a-z]+/?)+\.go answers on a real profile"
+"$edit" "$fg" --focus '[a-z]/?\.go' -o "$tmp/bt2.pb" 2>/dev/null
+cmp -s "$tmp/bt.pb" "$tmp/bt2.pb"
+ok $? "([a-z]+/?)+\.go selects what [a-z]/?\.go does"
+run "$edit" "$tmp/in.pb.gz" --focus '(a{2}){600}' -o "$tmp/x.pb.gz"
+expect_rc 2 "(a{2}){600} is refused"
+has "$err" 'focus: .*not a valid Go regular expression: invalid repeat count' "with Go's reason"
 run "$edit" "$tmp/in.pb.gz" --sample-types nope -o "$tmp/x.pb.gz"
 expect_rc 2 "an unknown sample type"
 has "$err" "no sample type 'nope'" "is named"

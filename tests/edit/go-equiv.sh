@@ -437,11 +437,13 @@ have "$node" && check "corpus node (system names): ignore" "$node" 'ignore=node:
 have "$node" && check "corpus node: aggregate functions" "$node" 'aggregate=functions'
 have "$sym" && check "corpus unsymbolized: focus mapping" "$sym" 'focus=kallsyms'
 have "$sym" && check "corpus unsymbolized: hide mapping" "$sym" 'hide=kallsyms'
-# names with invalid UTF-8 (docs/edit.md, difference 9): Go matches an invalid byte as U+FFFD,
-# PCRE2 matches it with nothing
+# names with invalid UTF-8: Go reads an invalid byte as U+FFFD, and so does libpprof
 utf=$y/og-convert-pprof-invalid_utf8.pb.gz
 have "$utf" && check "corpus invalid UTF-8: a valid character matches" "$utf" 'focus=~'
-have "$utf" && check "corpus invalid UTF-8: U+FFFD does not match an invalid byte (deliberate)" "$utf" 'focus=\x{FFFD}' expect-no-samples
+have "$utf" && check "corpus invalid UTF-8: U+FFFD matches an invalid byte, as in Go" "$utf" 'focus=\x{FFFD}'
+# a pattern a backtracking engine gives up on (PCRE2 hit its match limit): RE2 answers
+have "$fgprof" && check "corpus fgprof: focus ([a-z]+/?)+\.go, Go's answer" "$fgprof" 'focus=([a-z]+/?)+\.go'
+have "$fgprof" && check "corpus fgprof: ignore (a+)+\$" "$fgprof" 'ignore=(a+)+$' 
 have "$ruby" && check "corpus ruby: show_from" "$ruby" 'show_from=find_nearest_vehicle'
 have "$pyheap" && check "corpus large heap: tagfocus + ignore" "$pyheap" 'tagfocus=bytes=4kb:' 'ignore=grpc'
 have "$pyheap" && check "corpus large heap: drop_frames" "$pyheap" 'prune=google\.golang\.org/grpc\..*'

@@ -803,7 +803,10 @@ test_invalid(tap *t)
     pprof_status st;
     pprof_error e;
     pprof_profile *m = merge_n(&a, NULL, 1, NULL, &st, &e);
-    tap_ok(t, st == PPROF_E_INVALID && !m && !strcmp(e.path, "location[0].line[0].function_id"),
+    tap_ok(t,
+           st == PPROF_E_INVALID && !m &&
+               !strcmp(e.path, "location[0](id=1).line[0].function_id") &&
+               strstr(e.message, "[CV6-line-function]"),
            "a dangling function id is PPROF_E_INVALID at %s", e.path);
     pprof_profile_free(a);
     pprof_merger *mg;
@@ -832,9 +835,10 @@ known(void)
 }
 
 /* known's content in another order, plus: location 5 at f's address expanded into g and f (an
- * inline conflict), locations 3 and 4 naming missing functions 9 and 8 (4 used first when
- * used_bad), location 6 naming missing function 7 that no sample uses, function 3 with a string
- * index out of range that no location uses. */
+ * inline conflict), locations 3, 4 and 6 and function 3 that no sample uses. With bad,
+ * locations 3 and 4 name missing functions 9 and 8 (4 used first), location 6 missing function
+ * 7 and function 3 a string index out of range: Go refuses such a profile, and so does every
+ * entry point of the library (pprof_validate), used or not. */
 static pprof_profile *
 second(bool used_bad)
 {
@@ -843,9 +847,14 @@ second(bool used_bad)
     function(p, 2, "g");
     function(p, 1, "f");
     function(p, 3, "h");
-    PPROF__AT(p->functions, pprof_function, 2).name = 1000;
+    if (used_bad)
+        PPROF__AT(p->functions, pprof_function, 2).name = 1000;
     int64_t lf[] = {1, 10, 0}, lg[] = {2, 20, 0}, l9[] = {9, 1, 0}, l8[] = {8, 1, 0};
     int64_t lgf[] = {2, 20, 0, 1, 10, 0}, l7[] = {7, 1, 0};
+    if (!used_bad) {
+        l9[0] = l7[0] = 3;
+        l8[0] = 1;
+    }
     location(p, 2, 1, 0x1200, 1, lg);
     location(p, 1, 1, 0x1100, 1, lf);
     location(p, 3, 1, 0x1300, 1, l9);
@@ -880,16 +889,17 @@ test_known_content(tap *t)
                st == PPROF_OK && m && m->samples.len == 2 && m->locations.len == 3 &&
                    m->functions.len == 2 && w.n == 1 && strstr(w.last, "second.pb") &&
                    strstr(w.last, "1 location"),
-               "second input %s: unused broken entries are left alone, one conflict warned: %s",
+               "second input %s: unused entries are left out, one conflict warned: %s",
                order ? "after known content" : "first", w.last);
         pprof_profile_free(m);
 
         ps[order ? 1 : 0] = bad;
         m = merge_n(ps, ns, 2, &o, &st, &e);
         tap_ok(t,
-               st == PPROF_E_INVALID && !m && !strcmp(e.path, "location[3].line[0].function_id") &&
-                   strstr(e.message, "second.pb") && strstr(e.message, "function id 8"),
-               "second input %s: the first broken location in sample order is named: %s %s",
+               st == PPROF_E_INVALID && !m && !strcmp(e.path, "function[2](id=3).name") &&
+                   strstr(e.message, "second.pb: ") && strstr(e.message, "[PD1-string-index]"),
+               "second input %s: refused before anything is absorbed, the first broken entity "
+               "in table order named: %s %s",
                order ? "after known content" : "first", e.path, e.message);
         pprof_profile_free(m);
 

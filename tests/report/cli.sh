@@ -2,10 +2,10 @@
 # pprof-top, pprof-diff and pprof-convert's folded stacks from the command line: golden text and
 # JSON, every kind of --fail-if rule firing and not firing, incompatible inputs, folded round
 # trips (inline frames, recursion, labels, names with ';') and malformed folded input. TAP.
-# Usage: cli.sh PPROF_TOP PPROF_DIFF PPROF_CONVERT PPROF_DUMP [--update]
+# Usage: cli.sh PPROF_TOP PPROF_DIFF PPROF_CONVERT PPROF_DUMP PPROF_CHECK [--update]
 set -u
-top=$1 diff=$2 conv=$3 dump=$4
-update=${5:-}
+top=$1 diff=$2 conv=$3 dump=$4 check=$5
+update=${6:-}
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/data
 gold=$here/golden
@@ -52,7 +52,7 @@ t 0 "diff text" "$diff" -n 10 "$base" "$new"; golden diff-heap.txt
 t 0 "diff json" "$diff" -n 5 --format=json "$base" "$new"; golden diff-heap.json
 t 0 "diff --normalize" "$diff" -n 5 --normalize "$base" "$new"; golden diff-heap-normalize.txt
 t 1 "diff of different sample types" "$diff" "$fib" "$new"
-grep_err "differ in sample or period types" "incompatible inputs are named as such"
+grep_err "sample or period types differ from BASE's" "incompatible inputs are named as such"
 # a profile of cpu/nanoseconds only, from folded stacks, against fib (samples + cpu)
 "$conv" "$fib" --to=folded --sample-type cpu -o "$work/fib.folded"
 "$conv" "$work/fib.folded" --from=folded --sample-type cpu/nanoseconds -o "$work/fib-cpu.pb.gz"
@@ -152,14 +152,52 @@ bad() { # DESCRIPTION CONTENT PATTERN
     t 1 "malformed: $1" "$conv" "$work/bad.folded" --from=folded -o "$work/bad.pb.gz"
     grep_err "$3" "malformed: $1: $3"
 }
-bad "no value" 'a;b 1\na;b\n' 'line\[2\].*line 2: no value'
-bad "negative value" 'a;b -1\n' 'line 1: negative value'
-bad "overflowing value" 'a;b 1\n\na 9223372036854775808\n' 'line 3: the value overflows int64'
-bad "value not a number" 'a;b 1x\n' 'line 1: the value is not a non-negative decimal integer'
-bad "empty frame" 'a;;b 1\n' 'line 1: empty frame'
-bad "empty first frame" ';b 1\n' 'line 1: empty frame'
-bad "binary data" 'a;b 1\n\037\213\010\000 1\n' 'line 2: control or NUL byte'
-bad "nothing before the value" ' 5\n' 'line 1: empty stack'
+# one message naming FILE:LINE:COLUMN (bytes from 1), the line said once
+bad "no value" 'a;b 1\na;b\n' 'bad\.folded:2:1: error: no value \(expected .FRAMES VALUE.\) \[PPROF_E_INVALID\]$'
+bad "negative value" 'a;b -1\n' 'bad\.folded:1:5: error: negative value'
+bad "overflowing value" 'a;b 1\n\na 9223372036854775808\n' 'bad\.folded:3:3: error: the value overflows int64'
+bad "value not a number" 'a;b 1x\n' 'bad\.folded:1:6: error: the value is not a non-negative decimal integer'
+bad "a lone minus" 'a;b -\n' 'bad\.folded:1:5: error: the value is not a non-negative decimal integer'
+bad "empty frame" 'a;;b 1\n' 'bad\.folded:1:3: error: empty frame'
+bad "empty first frame" ';b 1\n' 'bad\.folded:1:1: error: empty frame'
+bad "binary data" 'a;b 1\n\037\213\010\000 1\n' 'bad\.folded:2:1: error: control or NUL byte'
+bad "nothing before the value" ' 5\n' 'bad\.folded:1:1: error: empty stack'
+# invalid UTF-8 is refused, not repaired (two names would become one frame), at its byte
+bad "invalid UTF-8" 'main;ok 1\nmain;caf\351;x 3\n' 'bad\.folded:2:9: error: byte 0xe9 is not valid UTF-8'
+bad "overlong UTF-8" 'main;\300\257 3\n' 'bad\.folded:1:6: error: byte 0xc0 is not valid UTF-8'
+# plain ASCII is taken 8 bytes at a time: what follows such a run is still looked at
+bad "a control byte after 8 plain bytes" 'abcdefgh\001ijk 1\n' 'bad\.folded:1:9: error: control or NUL byte'
+bad "a cut UTF-8 sequence after 16 plain bytes" 'abcdefghijklmnop\303 1\n' 'bad\.folded:1:17: error: byte 0xc3 is not valid UTF-8'
+bad "DEL is no escape from the check" 'abcdefg\177\377 1\n' 'bad\.folded:1:9: error: byte 0xff'
+bad "UTF-16 text" '\377\376m\000;\000f\000 \0001\000\n\000' 'bad\.folded:1:1: error: UTF-16 text'
+printf 'a;b -1\n' > "$work/bad.folded"
+"$conv" "$work/bad.folded" --from=folded -o "$work/bad.pb.gz" 2> "$work/err"
+if [ "$(wc -l < "$work/err")" -eq 1 ] && ! grep -q 'line\[\|line 1' "$work/err"; then
+    pass "a folded error is one line naming the line once"
+else
+    flunk "a folded error is one line naming the line once" "$(cat "$work/err")"
+fi
+printf 'a;b -1\n' | "$conv" - --from=folded -o "$work/bad.pb.gz" 2> "$work/err"
+grep_err '^pprof-convert: <stdin>:1:5: error: negative value' "standard input is named <stdin>:LINE:COLUMN"
+# good() DESCRIPTION CONTENT EXPECTED-FOLDED: read, then written back as EXPECTED
+good() {
+    printf "$2" > "$work/good.folded"
+    t 0 "folded in: $1" "$conv" "$work/good.folded" --from=folded -o "$work/good.pb.gz"
+    "$conv" "$work/good.pb.gz" --to=folded -o "$work/good.out" 2> "$work/err"
+    printf "$3" > "$work/good.want"
+    if cmp -s "$work/good.want" "$work/good.out"; then pass "folded in: $1: written back"; else flunk "folded in: $1: written back" "$(od -c "$work/good.out" | head -4)"; fi
+}
+good "a count of -0 is 0" 'a;b -0\na;c 2\na;d -00\n' 'a;c 2\n'
+good "a UTF-8 byte-order mark is stripped" '\357\273\277main;f 2\nmain;g 1\n' 'main;f 2\nmain;g 1\n'
+good "a mark past the start stays" 'main;\357\273\277f 2\n' 'main;\357\273\277f 2\n'
+good "UTF-8 across an 8-byte boundary, a tab" 'abcdefg\303\251h;\tx 2\n' 'abcdefg\303\251h;\tx 2\n'
+good "UTF-8 names" 'main;caf\303\251;\346\227\245\346\234\254 3\n' 'main;caf\303\251;\346\227\245\346\234\254 3\n'
+# what is accepted is valid for the checker: no S23 in the profile read
+printf '\357\273\277main;caf\303\251 3\n' > "$work/good.folded"
+"$conv" "$work/good.folded" --from=folded -o "$work/good.pb.gz"
+t 0 "a folded input's profile passes pprof-check" "$check" --fail-on=note "$work/good.pb.gz"
+"$dump" "$work/good.pb.gz" > "$work/good.dump"
+if grep -q "$(printf '\357\273\277')" "$work/good.dump"; then flunk "the byte-order mark is in a name" "$(head -5 "$work/good.dump")"; else pass "no byte-order mark in any name"; fi
 t 2 "--from=folded with a bad sample type" "$conv" "$work/esc.folded" --from=folded --sample-type cpu -o "$work/x.pb.gz"
 t 0 "--to=folded --sample-type index" "$conv" "$fib" --to=folded --sample-type 0
 # a profile Go refuses on reading is refused here too, naming the rule

@@ -13,11 +13,24 @@ try:  # pprof/edit.h, when the library has it
     from .edit import edit
 except AttributeError:  # an older libpprof without pprof_edit
     pass
+try:  # pprof/flame.h, when the library has it
+    from .flame import flame
+except AttributeError:  # an older libpprof without flame graphs
+    pass
+try:  # pprof/symbolize.h, when the library has it
+    from .symbolize import SymbolizedMapping, symbolize
+except AttributeError:  # an older libpprof without pprof_symbolize
+    pass
 from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
+try:  # pprof/perf.h, when the library has it
+    from .perf import from_perf
+except AttributeError:  # an older libpprof without pprof_perf_read_file
+    pass
 
 __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
-    "merge", "merge_to_bytes", "edit", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+    "merge", "merge_to_bytes", "edit", "flame", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+    "from_perf",
 ]

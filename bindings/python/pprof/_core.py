@@ -1,5 +1,8 @@
 """Errors and small helpers shared by the binding's modules."""
 import ctypes
+import math
+import numbers
+import operator
 import os
 
 from . import _lib
@@ -72,8 +75,85 @@ def check(status, err, file=None):
         raise PprofError.from_c(err, file)
 
 
+# ---- values crossing into C
+# ctypes converts silently: an int past a field's width is cut to its low bits (2**64 + 5 is 5,
+# 2**63 is INT64_MIN) and a char * ends at the first NUL ("a\x00b" is "a"). Every integer and
+# string the binding hands to the library goes through c_integer / c_str / c_real first, so a
+# value C cannot hold is an error naming the argument instead of a different value.
+
+
+def _bounds(ctype):
+    bits = 8 * ctypes.sizeof(ctype)
+    signed = ctype(-1).value < 0
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def c_integer(value, ctype, what):
+    """value as an int that the C type ctype (ctypes.c_int64, c_uint64, ...) holds exactly:
+    TypeError when it is no integer (a float is not truncated), OverflowError when it is out
+    of the type's range."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+    lo, hi = _bounds(ctype)
+    if not lo <= v <= hi:
+        name = f"{'int' if lo else 'uint'}{8 * ctypes.sizeof(ctype)}"
+        raise OverflowError(f"{what} = {v} does not fit in {name} ({lo}..{hi})")
+    return v
+
+
+def c_real(value, what):
+    """A finite number as a float (a C double): TypeError for a non-number (a string is not
+    parsed), ValueError for NaN and infinities."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a number, not {type(value).__name__}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise OverflowError(f"{what} = {value} does not fit in a double") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{what} must be finite, not {v}")
+    return v
+
+
+def c_str(s, what):
+    """str (UTF-8; undecodable bytes of file names kept by surrogateescape) or bytes-like as
+    the bytes of a C string; None stays None. ValueError when it holds a NUL byte: C would
+    end the string there and use what precedes it."""
+    if s is None:
+        return None
+    if isinstance(s, str):
+        b = s.encode("utf-8", "surrogateescape")
+    elif isinstance(s, (bytes, bytearray, memoryview)):
+        b = bytes(s)
+    else:
+        raise TypeError(f"{what} must be str or bytes, not {type(s).__name__}")
+    nul = b.find(b"\0")
+    if nul >= 0:
+        raise ValueError(f"{what} holds a NUL byte at offset {nul} ({b[:40]!r}): C strings end there")
+    return b
+
+
+def set_fields(struct, values, prefix=""):
+    """Sets integer, bool and char * fields of a ctypes Structure from a dict, each through
+    c_integer / c_str for its C type (errors name prefix + the field); TypeError for a field the
+    struct does not have."""
+    types = {name: t for name, t, *_ in struct._fields_ if not name.startswith("_")}
+    for k, v in values.items():
+        t = types.get(k)
+        if t is None:
+            raise TypeError(f"{prefix}{k}: no such field (one of: {', '.join(types)})")
+        if t is ctypes.c_char_p:
+            setattr(struct, k, c_str(v, prefix + k))
+        elif t is ctypes.c_bool:
+            setattr(struct, k, bool(v))
+        else:
+            setattr(struct, k, c_integer(v, t, prefix + k))
+
+
 def fspath_bytes(path):
-    return os.fsencode(os.fspath(path))
+    return c_str(os.fsencode(os.fspath(path)), "path")
 
 
 def write_options(compress="gzip", level=0, threads=0):
@@ -81,17 +161,20 @@ def write_options(compress="gzip", level=0, threads=0):
         raise ValueError(f"compress must be 'gzip', 'zstd' or 'none', not {compress!r}")
     w = _lib.WriteOptions()
     lib.pprof_write_options_init(ctypes.byref(w))
-    w.format, w.level, w.threads = _FORMATS[compress], int(level), int(threads)
+    w.format = _FORMATS[compress]
+    w.level = c_integer(level, ctypes.c_int, "level")
+    w.threads = c_integer(threads, ctypes.c_uint, "threads")
     return w
 
 
 def read_options(limits):
     o = _lib.ReadOptions()
     lib.pprof_read_options_init(ctypes.byref(o))
-    for k, v in (limits or {}).items():
+    limits = dict(limits or {})
+    for k in limits:
         if k in ("struct_size", "allocator") or k.startswith("_") or not hasattr(o, k):
             raise TypeError(f"unknown read limit {k!r}")
-        setattr(o, k, int(v))
+    set_fields(o, limits)
     return o
 
 

@@ -399,6 +399,7 @@ _PROTOTYPES = {
     # check.h
     "pprof_severity_name": (c_char_p, [c_int]),
     "pprof_rule_get": (POINTER(RuleInfo), [c_int]),
+    "pprof_rule_find": (c_bool, [c_char_p, POINTER(c_int)]),
     "pprof_check_options_init": (None, [POINTER(CheckOptions)]),
     "pprof_check": (c_int, [P, POINTER(CheckOptions), FINDING_FN, c_void_p, POINTER(CheckSummary), E]),
     "pprof_check_read_error_rule": (c_bool, [E, POINTER(c_int)]),

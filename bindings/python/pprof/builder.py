@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _lib
-from ._core import _Closing, PprofError, check, fspath_bytes, take_buffer, write_options
+from ._core import _Closing, PprofError, c_integer, c_str, check, fspath_bytes, set_fields, take_buffer, write_options
 from ._lib import Fn, Loc, Map, Str, lib
 
 __all__ = ["Builder", "BuilderStats", "Str", "Fn", "Map", "Loc"]
@@ -29,10 +29,15 @@ class BuilderStats:
     limit_errors: int
 
 
-def _cstr(s):
-    if s is None:
-        return None
-    return s.encode("utf-8", "surrogateescape") if isinstance(s, str) else bytes(s)
+_I64, _U64 = ctypes.c_int64, ctypes.c_uint64
+
+
+def _values(values, n_types):
+    """The C array of a sample's values, each checked to fit in int64."""
+    values = list(values)
+    if len(values) != n_types:
+        raise ValueError(f"{len(values)} values for {n_types} sample types")
+    return (ctypes.c_int64 * max(1, len(values)))(*(c_integer(v, _I64, f"values[{i}]") for i, v in enumerate(values)))
 
 
 class Builder(_Closing):
@@ -58,20 +63,20 @@ class Builder(_Closing):
         self._keep = []  # C strings the options point to
         types = (_lib.BuilderValueType * len(sample_types))()
         for i, (t, u) in enumerate(sample_types):
-            types[i] = _lib.BuilderValueType(_cstr(t), _cstr(u))
+            types[i] = _lib.BuilderValueType(c_str(t, f"sample_types[{i}] type"), c_str(u, f"sample_types[{i}] unit"))
         self.n_values = len(sample_types)
         o.sample_types = types
         o.n_sample_types = len(sample_types)
         if period_type:
-            o.period_type = _lib.BuilderValueType(_cstr(period_type[0]), _cstr(period_type[1]))
-        o.period = int(period)
-        o.default_sample_type = _cstr(default_sample_type)
+            o.period_type = _lib.BuilderValueType(c_str(period_type[0], "period_type type"), c_str(period_type[1], "period_type unit"))
+        o.period = c_integer(period, _I64, "period")
+        o.default_sample_type = c_str(default_sample_type, "default_sample_type")
         if thread_safe:
             o.flags |= _lib.BUILDER_THREAD_SAFE
-        for k, v in limits.items():
+        for k in limits:
             if not k.startswith("max_") or not hasattr(o, k):
                 raise TypeError(f"unknown builder limit {k!r}")
-            setattr(o, k, int(v))
+        set_fields(o, limits)
         self._b = ctypes.c_void_p()
         err = _lib.Error()
         check(lib.pprof_builder_new(ctypes.byref(o), ctypes.byref(self._b), ctypes.byref(err)), err)
@@ -96,29 +101,33 @@ class Builder(_Closing):
             raise PprofError.from_c(self._err)
 
     # -- interning
-    def intern(self, s: Union[str, bytes, Str, None]) -> Str:
-        """The handle of a string ("" and None are the zero handle)."""
+    def intern(self, s: Union[str, bytes, Str, None], what: str = "string") -> Str:
+        """The handle of a string ("" and None are the zero handle). ValueError when it holds
+        a NUL byte (what names it in the message)."""
         if isinstance(s, Str):
             return s
         if not s:
             return _NONE_STR
-        b = _cstr(s)
+        b = c_str(s, what)
         out = Str()
         self._call(lib.pprof_builder_intern(self._h(), b, len(b), ctypes.byref(out), ctypes.byref(self._err)))
         return out
 
     def function(self, name, system_name=None, filename=None, start_line: int = 0) -> Fn:
         """A function; names are strings or Str handles. system_name defaults to name."""
-        n = self.intern(name)
-        sn = n if system_name is None else self.intern(system_name)
+        n = self.intern(name, "name")
+        sn = n if system_name is None else self.intern(system_name, "system_name")
+        fname = self.intern(filename, "filename")
         out = Fn()
-        self._call(lib.pprof_builder_function(self._h(), n, sn, self.intern(filename), int(start_line), ctypes.byref(out), ctypes.byref(self._err)))
+        start_line = c_integer(start_line, _I64, "start_line")
+        self._call(lib.pprof_builder_function(self._h(), n, sn, fname, start_line, ctypes.byref(out), ctypes.byref(self._err)))
         return out
 
     def mapping(self, memory_start: int, memory_limit: int, file_offset: int = 0, filename=None, build_id=None, has_functions=True,
                 has_filenames=False, has_line_numbers=False, has_inline_frames=False) -> Map:
-        d = _lib.BuilderMappingDesc(memory_start, memory_limit, file_offset, self.intern(filename), self.intern(build_id),
-                                    has_functions, has_filenames, has_line_numbers, has_inline_frames)
+        d = _lib.BuilderMappingDesc(c_integer(memory_start, _U64, "memory_start"), c_integer(memory_limit, _U64, "memory_limit"),
+                                    c_integer(file_offset, _U64, "file_offset"), self.intern(filename, "filename"), self.intern(build_id, "build_id"),
+                                    bool(has_functions), bool(has_filenames), bool(has_line_numbers), bool(has_inline_frames))
         out = Map()
         self._call(lib.pprof_builder_mapping(self._h(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(self._err)))
         return out
@@ -127,9 +136,11 @@ class Builder(_Closing):
         """A location: lines are (Fn, line) or (Fn, line, column), innermost (inlined) first."""
         arr = (_lib.BuilderLine * max(1, len(lines)))()
         for i, ln in enumerate(lines):
-            arr[i] = _lib.BuilderLine(ln[0], ln[1], ln[2] if len(ln) > 2 else 0)
+            arr[i] = _lib.BuilderLine(ln[0], c_integer(ln[1], _I64, f"lines[{i}] line"),
+                                      c_integer(ln[2], _I64, f"lines[{i}] column") if len(ln) > 2 else 0)
+        address = c_integer(address, _U64, "address")
         out = Loc()
-        self._call(lib.pprof_builder_location(self._h(), mapping or _NONE_MAP, address, arr, len(lines), is_folded, ctypes.byref(out), ctypes.byref(self._err)))
+        self._call(lib.pprof_builder_location(self._h(), mapping or _NONE_MAP, address, arr, len(lines), bool(is_folded), ctypes.byref(out), ctypes.byref(self._err)))
         return out
 
     def _labels(self, labels):
@@ -138,13 +149,13 @@ class Builder(_Closing):
         n = 0
         for key, v in items:
             lab = _lib.BuilderLabel()
-            lab.key = self.intern(key)
+            lab.key = self.intern(key, "label key")
             if isinstance(v, tuple):  # (number, unit)
-                lab.num, lab.num_unit = int(v[0]), self.intern(v[1])
+                lab.num, lab.num_unit = c_integer(v[0], _I64, f"label {key!r}"), self.intern(v[1], f"label {key!r} unit")
             elif isinstance(v, int) and not isinstance(v, bool):
-                lab.num = v
+                lab.num = c_integer(v, _I64, f"label {key!r}")
             else:
-                lab.str = self.intern(str(v))
+                lab.str = self.intern(str(v), f"label {key!r}")
             arr[n] = lab
             n += 1
         return arr, n
@@ -152,12 +163,10 @@ class Builder(_Closing):
     def add_sample(self, values: Sequence[int], stack: Sequence[Loc], labels: Union[Dict, Iterable, None] = None) -> None:
         """Adds a sample: one value per sample type, the stack leaf first, labels as
         {key: str | int | (int, unit)}. Equal stacks with equal labels add their values."""
-        if len(values) != self.n_values:
-            raise ValueError(f"{len(values)} values for {self.n_values} sample types")
-        vals = (ctypes.c_int64 * len(values))(*values)
+        vals = _values(values, self.n_values)
         st = (Loc * max(1, len(stack)))(*stack)
         lab, nl = self._labels(labels)
-        self._call(lib.pprof_builder_add_sample(self._h(), vals, len(values), st, len(stack), lab, nl, ctypes.byref(self._err)))
+        self._call(lib.pprof_builder_add_sample(self._h(), vals, self.n_values, st, len(stack), lab, nl, ctypes.byref(self._err)))
 
     def add_frames(self, values: Sequence[int], frames: Sequence, labels: Union[Dict, Iterable, None] = None) -> None:
         """Adds a sample given by value, without handles: frames (leaf first) are
@@ -167,34 +176,33 @@ class Builder(_Closing):
         add_sample. Each frame is interned and appended in one call, so with
         thread_safe=True several threads may add samples while another serializes, and no
         handle can go stale (pprof_builder_open_*)."""
-        if len(values) != self.n_values:
-            raise ValueError(f"{len(values)} values for {self.n_values} sample types")
+        vals = _values(values, self.n_values)
         h, err = self._h(), _lib.Error()
         s = _lib.Open()
         if lib.pprof_builder_open_begin(h, ctypes.byref(s), ctypes.byref(err)) != _lib.OK:
             raise PprofError.from_c(err)
         try:
-            for fr in frames:
+            for i, fr in enumerate(frames):
                 f = _lib.BuilderFrame()
                 if isinstance(fr, dict):
-                    for k, v in fr.items():
-                        setattr(f, k, _cstr(v) if isinstance(v, str) else v)
+                    set_fields(f, fr, f"frames[{i}].")
                 else:
-                    f.function, f.filename, f.line = _cstr(fr[0]), _cstr(fr[1]), int(fr[2])
+                    set_fields(f, {"function": fr[0], "filename": fr[1], "line": fr[2]}, f"frames[{i}].")
                 if lib.pprof_builder_open_add_frame(h, s, ctypes.byref(f), ctypes.byref(err)) != _lib.OK:
                     raise PprofError.from_c(err)
             items = labels.items() if isinstance(labels, dict) else (labels or ())
             for key, v in items:
+                k = c_str(key, "label key")
                 if isinstance(v, tuple):
-                    st = lib.pprof_builder_open_add_label_cstr(h, s, _cstr(key), None, int(v[0]), _cstr(v[1]), ctypes.byref(err))
+                    st = lib.pprof_builder_open_add_label_cstr(h, s, k, None, c_integer(v[0], _I64, f"label {key!r}"),
+                                                               c_str(v[1], f"label {key!r} unit"), ctypes.byref(err))
                 elif isinstance(v, int) and not isinstance(v, bool):
-                    st = lib.pprof_builder_open_add_label_cstr(h, s, _cstr(key), None, v, None, ctypes.byref(err))
+                    st = lib.pprof_builder_open_add_label_cstr(h, s, k, None, c_integer(v, _I64, f"label {key!r}"), None, ctypes.byref(err))
                 else:
-                    st = lib.pprof_builder_open_add_label_cstr(h, s, _cstr(key), _cstr(str(v)), 0, None, ctypes.byref(err))
+                    st = lib.pprof_builder_open_add_label_cstr(h, s, k, c_str(str(v), f"label {key!r}"), 0, None, ctypes.byref(err))
                 if st != _lib.OK:
                     raise PprofError.from_c(err)
-            vals = (ctypes.c_int64 * len(values))(*values)
-            if lib.pprof_builder_open_commit(h, s, vals, len(values), ctypes.byref(err)) != _lib.OK:
+            if lib.pprof_builder_open_commit(h, s, vals, self.n_values, ctypes.byref(err)) != _lib.OK:
                 raise PprofError.from_c(err)
         except BaseException:
             lib.pprof_builder_open_abort(h, s, None)
@@ -202,10 +210,11 @@ class Builder(_Closing):
 
     # -- header
     def set_time(self, time_nanos: int, duration_nanos: int = 0) -> None:
-        self._call(lib.pprof_builder_set_time(self._h(), int(time_nanos), int(duration_nanos), ctypes.byref(self._err)))
+        t, d = c_integer(time_nanos, _I64, "time_nanos"), c_integer(duration_nanos, _I64, "duration_nanos")
+        self._call(lib.pprof_builder_set_time(self._h(), t, d, ctypes.byref(self._err)))
 
     def add_comment(self, comment: str) -> None:
-        self._call(lib.pprof_builder_add_comment(self._h(), _cstr(comment), ctypes.byref(self._err)))
+        self._call(lib.pprof_builder_add_comment(self._h(), c_str(comment, "comment"), ctypes.byref(self._err)))
 
     # -- output
     def serialize(self, compress: str = "gzip", level: int = 0, reset: bool = True) -> bytes:

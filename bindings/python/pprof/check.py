@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional
 
 from . import _lib
-from ._core import PprofError, fspath_bytes, read_options
+from ._core import PprofError, c_integer, fspath_bytes, read_options
 from ._lib import lib
 
 SEVERITIES = ("note", "warning", "error")
@@ -87,6 +87,7 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     paths = list(paths)
+    max_findings = c_integer(max_findings, ctypes.c_uint64, "max_findings")
     ids = [r.id for r in rules()]
     mask = _enabled_mask(ids, list(disable), list(enable))
     opts = _lib.CheckOptions()

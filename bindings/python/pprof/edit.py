@@ -1,9 +1,10 @@
 """pprof.edit(): the rewrite engine of pprof-edit (pprof/edit.h)."""
 import ctypes
+import numbers
 from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32, c_void_p
 
 from . import _lib
-from ._core import PprofError, check, fspath_bytes, take_buffer, write_options
+from ._core import PprofError, c_integer, c_real, c_str, check, fspath_bytes, take_buffer, write_options
 from ._lib import lib
 from .merge import _default_level
 from .profile import Profile
@@ -90,15 +91,22 @@ _GRANULARITY = {None: 0, "": 0, "functions": 1, "filefunctions": 2, "files": 3, 
 _REDACT = {"files": 0x1, "mappings": 0x2, "labels": 0x4}
 
 
-def _b(s):
-    return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
-
-
-def _strs(items, keep):
-    items = [_b(x) for x in items]
+def _strs(items, keep, what):
+    if isinstance(items, (str, bytes)):
+        raise TypeError(f"{what} takes a list of strings, not one string")
+    items = [c_str(x, f"{what}[{i}]") for i, x in enumerate(items)]
     arr = (c_char_p * max(1, len(items)))(*items)
     keep.append(arr)
     return arr, len(items)
+
+
+def _scales(sc):
+    """scale=F or {sample type: F} as (type or None, factor) pairs."""
+    if isinstance(sc, dict):
+        return [(c_str(t, "scale type"), c_real(f, f"scale[{t!r}]")) for t, f in sc.items()]
+    if isinstance(sc, numbers.Real) and not isinstance(sc, bool):
+        return [(None, c_real(sc, "scale"))]
+    raise TypeError(f"scale takes a number or {{sample type: number}}, not {type(sc).__name__}")
 
 
 def _options(ops, keep):
@@ -108,7 +116,7 @@ def _options(ops, keep):
     for n in _STR_OPS + _TAG_OPS:
         v = ops.pop(n, None)
         if v is not None:
-            setattr(o, n, _b(v))
+            setattr(o, n, c_str(v, n))
     ru = ops.pop("remove_uninteresting", None)
     # like pprof-edit (and go tool pprof): any of Go's frame or label filters also applies the
     # profile's own drop_frames / keep_frames
@@ -116,17 +124,17 @@ def _options(ops, keep):
         getattr(o, n) for n in _STR_OPS[:7] + _TAG_OPS[:6])
     if "sample_types" in ops:
         st = ops.pop("sample_types")
-        o.sample_types, o.n_sample_types = _strs([st] if isinstance(st, str) else st, keep)
+        o.sample_types, o.n_sample_types = _strs([st] if isinstance(st, str) else st, keep, "sample_types")
     if "remove_labels" in ops:
-        o.remove_labels, o.n_remove_labels = _strs(ops.pop("remove_labels"), keep)
+        o.remove_labels, o.n_remove_labels = _strs(ops.pop("remove_labels"), keep, "remove_labels")
     if "rename_labels" in ops:
         pairs = list(ops.pop("rename_labels").items())
-        arr = (_Rename * max(1, len(pairs)))(*[_Rename(_b(a), _b(b)) for a, b in pairs])
+        arr = (_Rename * max(1, len(pairs)))(*[_Rename(c_str(a, "rename_labels key"), c_str(b, f"rename_labels[{a!r}]")) for a, b in pairs])
         keep.append(arr)
         o.rename_labels, o.n_rename_labels = arr, len(pairs)
     if "set_labels" in ops:
         pairs = list(ops.pop("set_labels").items())
-        arr = (_Label * max(1, len(pairs)))(*[_Label(_b(a), _b(str(b))) for a, b in pairs])
+        arr = (_Label * max(1, len(pairs)))(*[_Label(c_str(a, "set_labels key"), c_str(str(b), f"set_labels[{a!r}]")) for a, b in pairs])
         keep.append(arr)
         o.set_labels, o.n_set_labels = arr, len(pairs)
     base = ops.pop("normalize", None)
@@ -135,9 +143,8 @@ def _options(ops, keep):
             raise TypeError("normalize takes a Profile (pprof.read(path))")
         o.normalize_base = base._handle()
     if "scale" in ops:
-        sc = ops.pop("scale")
-        pairs = [(None, float(sc))] if isinstance(sc, (int, float)) else [(t, float(f)) for t, f in sc.items()]
-        arr = (_Scale * max(1, len(pairs)))(*[_Scale(_b(t), f) for t, f in pairs])
+        pairs = _scales(ops.pop("scale"))
+        arr = (_Scale * max(1, len(pairs)))(*[_Scale(t, f) for t, f in pairs])
         keep.append(arr)
         o.scale, o.n_scale = arr, len(pairs)
     g = ops.pop("granularity", None)
@@ -145,12 +152,14 @@ def _options(ops, keep):
         raise ValueError("granularity: functions, filefunctions, files, lines or addresses")
     o.granularity = _GRANULARITY[g]
     o.no_inlines = bool(ops.pop("no_inlines", False))
-    o.max_depth = int(ops.pop("max_depth", 0))
-    o.min_fraction = float(ops.pop("min_fraction", 0.0))
+    o.max_depth = c_integer(ops.pop("max_depth", 0), c_uint32, "max_depth")
+    o.min_fraction = c_real(ops.pop("min_fraction", 0.0), "min_fraction")
     red = ops.pop("redact", ())
     red = [red] if isinstance(red, str) else list(red)
     labels = list(ops.pop("redact_labels", ()))
     for r in red:
+        if not isinstance(r, str):
+            raise TypeError(f"redact takes strings, not {type(r).__name__}")
         if r.startswith("label:"):
             labels.append(r[len("label:"):])
         elif r in _REDACT:
@@ -159,14 +168,16 @@ def _options(ops, keep):
             raise ValueError("redact: files, mappings or label:KEY")
     if labels:
         o.redact |= _REDACT["labels"]
-        o.redact_labels, o.n_redact_labels = _strs(labels, keep)
+        o.redact_labels, o.n_redact_labels = _strs(labels, keep, "redact_labels")
     key = ops.pop("redact_key", None)
-    if key is not None:
-        key = _b(key)
+    if key is not None:  # bytes with a length: any byte, NUL too, is part of the key
+        if not isinstance(key, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"redact_key must be bytes or str, not {type(key).__name__}")
+        key = key.encode() if isinstance(key, str) else bytes(key)
         keep.append(key)
         o.redact_key = ctypes.cast(ctypes.c_char_p(key), c_void_p)
         o.redact_key_len = len(key)
-    o.threads = int(ops.pop("threads", 0))
+    o.threads = c_integer(ops.pop("threads", 0), c_uint, "threads")
     if ops:
         raise TypeError("unknown edit operation(s): " + ", ".join(sorted(ops)))
     return o

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
 from . import _lib
-from ._core import PprofError, as_bytes, check, fspath_bytes, read_options, take_buffer, write_options
+from ._core import PprofError, as_bytes, c_integer, c_str, check, fspath_bytes, read_options, take_buffer, write_options
 from ._lib import lib
 from .profile import Profile
 
@@ -38,7 +38,7 @@ class _Merger:
         o.intersect_types = bool(intersect_types)
         o.inline_conflict = _POLICIES[inline_conflict]
         o.warn = self._warn
-        o.threads = int(threads)
+        o.threads = c_integer(threads, ctypes.c_uint, "threads")
         self.m = ctypes.c_void_p()
         err = _lib.Error()
         check(lib.pprof_merger_new(ctypes.byref(o), ctypes.byref(self.m), ctypes.byref(err)), err)
@@ -47,7 +47,7 @@ class _Merger:
         """Adds a path, bytes or a Profile."""
         err = _lib.Error()
         if isinstance(item, Profile):
-            name = (item.name or "<profile>").encode()
+            name = c_str(item.name or "<profile>", "profile name")
             check(lib.pprof_merger_add(self.m, item._handle(), name, ctypes.byref(err)), err, item.name)
             return
         ro = read_options(limits)
@@ -58,11 +58,12 @@ class _Merger:
             st = lib.pprof_merge_input_read_memory(ptr, n, ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
             del keep
         else:
+            path = fspath_bytes(item)
             name = os.fsdecode(os.fspath(item))
-            st = lib.pprof_merge_input_read_file(fspath_bytes(item), ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
+            st = lib.pprof_merge_input_read_file(path, ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
         check(st, err, name)
         try:
-            check(lib.pprof_merger_add_input(self.m, inp, name.encode(), ctypes.byref(err)), err, name)
+            check(lib.pprof_merger_add_input(self.m, inp, c_str(name, "input name"), ctypes.byref(err)), err, name)
         finally:
             lib.pprof_merge_input_free(inp)
 

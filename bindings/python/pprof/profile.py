@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple, Union
 
 from . import _lib
-from ._core import _Closing, FORMAT_NAMES, PprofError, as_bytes, check, fspath_bytes, read_options, take_buffer, write_options
+from ._core import _Closing, FORMAT_NAMES, PprofError, as_bytes, c_integer, check, fspath_bytes, read_options, take_buffer, write_options
+from ._goread import refuse_invalid
 from ._lib import lib
 
 
@@ -107,6 +108,10 @@ class Profile(_Closing):
     # -- model
     def string(self, index: int) -> str:
         """The string at a string-table index ("" for 0); raises IndexError out of range."""
+        try:
+            index = c_integer(index, ctypes.c_int64, "string index")
+        except OverflowError as e:  # past int64 is past the table too
+            raise IndexError(f"string index {index} is out of range") from e
         s = self._strings.get(index)
         if s is None:
             out = _lib.String()
@@ -272,16 +277,27 @@ def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits
     """Reads a profile (raw, gzip or zstd, detected from its bytes) from a path ('-' is
     standard input) or from bytes. Keyword arguments override the read limits of
     pprof_read_options (max_samples=..., max_decompressed_bytes=..., relax=bits). Raises
-    PprofError."""
+    PprofError, also for a profile that decodes but that Go's pprof refuses on reading
+    (code_name "PPROF_E_INVALID", the first finding's path and rule in the message): its
+    samples would resolve to wrong frames; relax= bits do not change that (they are for
+    readers that only report). pprof.check() reports such profiles instead."""
     o = read_options(limits)
     out = ctypes.c_void_p()
     err = _lib.Error()
     if isinstance(source, (bytes, bytearray, memoryview)):
+        name = "<bytes>"
         keep, ptr, n = as_bytes(source)
         st = lib.pprof_profile_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err))
         del keep
-        check(st, err, "<bytes>")
-        return Profile(out, "<bytes>")
-    name = os.fspath(source)
-    check(lib.pprof_profile_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(out), ctypes.byref(err)), err, name)
-    return Profile(out, os.fsdecode(name))
+        check(st, err, name)
+    else:
+        path = fspath_bytes(source)
+        name = os.fsdecode(os.fspath(source))
+        check(lib.pprof_profile_read_file(path, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err)), err, name)
+    p = Profile(out, name)
+    try:
+        refuse_invalid(p._handle(), name)
+    except BaseException:
+        p.close()
+        raise
+    return p

@@ -7,9 +7,17 @@
 #include "merge.h"
 #include "pprof.h"
 #if defined(__has_include)
+#if __has_include("symbolize.h")
+#include "symbolize.h"
+#define HAVE_SYMBOLIZE 1
+#endif
 #if __has_include("edit.h")
 #include "edit.h"
 #define HAVE_EDIT 1
+#endif
+#if __has_include("flame.h")
+#include "flame.h"
+#define HAVE_FLAME 1
 #endif
 #endif
 
@@ -41,9 +49,17 @@ main(void)
     SIZE(pprof_builder_label);
     SIZE(pprof_builder_frame);
     SIZE(pprof_builder_stats);
+#ifdef HAVE_SYMBOLIZE
+    SIZE(pprof_symbolize_options);
+    SIZE(pprof_symbolize_mapping);
+#endif
 #ifdef HAVE_EDIT
     SIZE(pprof_edit_options);
     SIZE(pprof_edit_step);
+#endif
+#ifdef HAVE_FLAME
+    SIZE(pprof_flame_options);
+    SIZE(pprof_flame_write_options);
 #endif
     return 0;
 }

@@ -46,6 +46,14 @@ def test_sizes_match_headers():
         E = importlib.import_module("pprof.edit")
         mirrors["pprof_edit_options"] = E._EditOptions
         mirrors["pprof_edit_step"] = E._Step
+    if "pprof_flame_options" in sizes:
+        F = importlib.import_module("pprof.flame")
+        mirrors["pprof_flame_options"] = F._FlameOptions
+        mirrors["pprof_flame_write_options"] = F._FlameWriteOptions
+    if "pprof_symbolize_options" in sizes:
+        S = importlib.import_module("pprof.symbolize")
+        mirrors["pprof_symbolize_options"] = S._Options
+        mirrors["pprof_symbolize_mapping"] = S._Mapping
     assert set(mirrors) == set(sizes)
     wrong = {n: (sizes[n], py_size(t)) for n, t in mirrors.items() if py_size(t) != sizes[n]}
     assert not wrong, f"C size vs ctypes size: {wrong}"
@@ -65,6 +73,15 @@ def test_prototypes_match_headers(src):
     if "pprof_edit" in decls:
         importlib.import_module("pprof.edit")
         for name in ("pprof_edit_options_init", "pprof_edit", "pprof_edit_write_file", "pprof_edit_write_memory"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
+    if "pprof_flame_write" in decls:
+        importlib.import_module("pprof.flame")
+        for name in ("pprof_flame_tree_new", "pprof_flame_tree_free", "pprof_flame_write", "pprof_flame_write_file"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
+    if "pprof_symbolize" in decls:
+        importlib.import_module("pprof.symbolize")
+        for name in ("pprof_symbolize_options_init", "pprof_symbolize", "pprof_symbolize_report_count",
+                     "pprof_symbolize_report_mapping", "pprof_symbolize_report_free", "pprof_symbolize_result_name"):
             protos[name] = len(getattr(L.lib, name).argtypes)
     missing = sorted(set(protos) - set(decls))
     assert not missing, f"not in the headers: {missing}"

@@ -87,6 +87,26 @@ PPROF_API pprof_status pprof_check(pprof_profile *p, const pprof_check_options *
                                    pprof_finding_fn fn, void *ctx, pprof_check_summary *summary,
                                    pprof_error *err);
 
+/* ---------------------------------------------------------------- validity */
+
+/* Whether Go's pprof refuses a profile that breaks the rule when it reads one: the
+ * error-level W, R, PD and CV rules of the registry. These, and no others, make a profile
+ * invalid for the library. */
+PPROF_API bool pprof_rule_go_enforced(pprof_rule rule);
+
+/* The library's one validity decision: p checked against the Go-enforced rules only (those
+ * the reader refuses itself, W6 and W8, included when the profile was read with relax bits).
+ * Every entry point that computes from a profile (pprof_edit*, pprof_report_new,
+ * pprof_diff_*, pprof_folded_write, pprof_merger_add*) calls it first and fails with its
+ * error, so no operation reads a broken profile as if it meant something. Returns PPROF_OK;
+ * PPROF_E_INVALID with err naming the first finding (path, offset, "message [RULE-ID]");
+ * PPROF_E_NOMEM. fn (may be NULL) receives the findings, at most max_findings of them (0: 1),
+ * and summary (may be NULL) counts them all. A success is remembered in p, like its id index:
+ * the first call on a profile needs exclusive use of it. */
+PPROF_API pprof_status pprof_validate(const pprof_profile *p, pprof_finding_fn fn, void *ctx,
+                                      uint64_t max_findings, pprof_check_summary *summary,
+                                      pprof_error *err);
+
 /* The rule a failed read maps to (W1-W8, R1, R2), or false for errors that are not about the
  * input's content (PPROF_E_IO, PPROF_E_NOMEM, PPROF_E_ARG). */
 PPROF_API bool pprof_check_read_error_rule(const pprof_error *read_err, pprof_rule *out);

@@ -5,10 +5,10 @@
  * golang-go ships it; docs/edit.md gives, per operation, the Go function or flag it matches, the
  * fixed order in which the operations apply, and every deliberate difference.
  *
- * Regular expressions use Go's RE2 syntax; a pattern Go rejects (backreferences, lookaround,
- * possessive or nested repetition, ...) fails with PPROF_E_ARG naming the option. Each pattern
- * is matched at most once per distinct string of the profile, with a match limit, so a hostile
- * pattern or name cannot make an edit slow.
+ * Regular expressions are Go's (RE2): a pattern Go rejects (backreferences, lookaround,
+ * possessive or nested repetition, ...) fails with PPROF_E_ARG naming the option and giving
+ * Go's reason; any other gets Go's answer, in time linear in the name (RE2: no backtracking,
+ * no match limit). Each pattern is matched at most once per distinct string of the profile.
  *
  * Thread rule: as for the whole library. pprof_edit never modifies its input, but builds the
  * input's id indices on first use (as pprof_merger_add does), so the first call on a profile
@@ -150,8 +150,9 @@ PPROF_API void pprof_edit_options_init(pprof_edit_options *opts);
  * mappings dropped and identical samples summed (all-zero samples dropped), in the merger's
  * canonical order. in is never modified. Errors: PPROF_E_ARG (an option is invalid; the message
  * names it), PPROF_E_INVALID (in breaks a rule the edit depends on; the path names the place),
- * PPROF_E_INCOMPATIBLE (normalize_base's sample types differ), PPROF_E_OVERFLOW,
- * PPROF_E_NOMEM. */
+ * PPROF_E_INCOMPATIBLE (normalize_base's sample types differ), PPROF_E_OVERFLOW (a value
+ * scale, normalize, aggregation or the summing of identical samples takes out of int64, or a
+ * normalize total that leaves it: the message names the sample; Go would wrap), PPROF_E_NOMEM. */
 PPROF_API pprof_status pprof_edit(const pprof_profile *in, const pprof_edit_options *opts,
                                   pprof_profile **out, pprof_error *err);
 

@@ -67,10 +67,13 @@ typedef struct pprof_folded_read_options {
 
 /* Reads folded stacks into a valid profile: one function per distinct frame name, one
  * location (no address, no mapping) per function, one sample per distinct stack. Empty lines
- * are skipped and a final '\r' is dropped. Malformed input is PPROF_E_INVALID with path
- * "line[N]" (1-based), the byte offset and what is wrong: no value, a value that is not a
- * non-negative decimal integer or that overflows int64, an empty frame, NUL or other control
- * bytes. Limits give PPROF_E_LIMIT. */
+ * are skipped, a final '\r' is dropped and so is a UTF-8 byte-order mark at the start of the
+ * input; a value "-0" is 0. Malformed input is PPROF_E_INVALID with path "line[N]" (1-based),
+ * the byte offset of the offending byte and a message that says what is wrong (without the
+ * line again): no value, a value that is not a non-negative decimal integer or that overflows
+ * int64, an empty frame, NUL or other control bytes, bytes that are not UTF-8 (refused, not
+ * repaired: a replaced byte could make two names one frame), UTF-16 text. Limits give
+ * PPROF_E_LIMIT, also with path "line[N]" when a line's stack passes one. */
 PPROF_API pprof_status pprof_folded_read(const void *data, size_t size,
                                          const pprof_folded_read_options *opts, pprof_profile **out,
                                          pprof_error *err);

@@ -1,0 +1,129 @@
+"""pprof.flame(): flame graphs of a profile (pprof/flame.h), as pprof-flame draws them."""
+import ctypes
+import json
+import os
+from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_void_p
+
+from . import _lib
+from ._core import check, fspath_bytes, take_buffer
+from ._lib import lib
+from .profile import Profile
+
+
+class _FlameOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("sample_type", c_char_p),
+        ("lines", c_bool),
+        ("reverse", c_bool),
+        ("normalize", c_bool),
+        ("allocator", _lib.Allocator),
+    ]
+
+
+class _FlameWriteOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("format", c_int),
+        ("title", c_char_p),
+        ("source", c_char_p),
+        ("base_source", c_char_p),
+        ("width", c_uint),
+        ("minwidth", c_double),
+        ("minwidth_percent", c_bool),
+        ("colors", c_char_p),
+        ("hash", c_bool),
+        ("inverted", c_bool),
+        ("max_nodes", c_size_t),
+        ("allocator", _lib.Allocator),
+    ]
+
+
+_FORMATS = {"html": 0, "svg": 1, "json": 2, "data": 3}
+
+lib.pprof_flame_tree_new.restype = c_int
+lib.pprof_flame_tree_new.argtypes = [c_void_p, c_void_p, POINTER(_FlameOptions), POINTER(c_void_p), POINTER(_lib.Error)]
+lib.pprof_flame_tree_free.restype = None
+lib.pprof_flame_tree_free.argtypes = [c_void_p]
+lib.pprof_flame_write.restype = c_int
+lib.pprof_flame_write.argtypes = [c_void_p, POINTER(_FlameWriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]
+lib.pprof_flame_write_file.restype = c_int
+lib.pprof_flame_write_file.argtypes = [c_void_p, POINTER(_FlameWriteOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]
+
+
+def _b(s):
+    return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
+
+
+def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines=False, reverse=False,
+          normalize=False, title=None, width=0, minwidth=None, colors=None, hash=False, inverted=False,
+          **filters):
+    """The flame graph of a Profile, as pprof-flame draws it.
+
+    Without path: d3-flame-graph's tree as Python objects ({"name", "value", "children"}, and
+    "delta" with a base; format="data" gives the HTML page's data block of docs/flame.md).
+    With path: writes the file atomically, in the format of its name (.html, .svg, .json) unless
+    format says otherwise, and returns None.
+
+    base: a Profile to compare with (normalize=True scales it to the profile's total first).
+    minwidth: pixels (a number) or a percentage ("0.5%"). Filters, in pprof-edit's names with
+    '_' for '-' (focus, ignore, hide, show, show_from, prune_from, tag_focus, ...), apply
+    first through pprof.edit. Raises PprofError."""
+    if not isinstance(profile, Profile) or (base is not None and not isinstance(base, Profile)):
+        raise TypeError("flame takes Profiles (pprof.read(path))")
+    if normalize and base is None:
+        raise ValueError("normalize needs a base")
+    if format is None:
+        name = os.fspath(path) if path is not None else ""
+        format = next((f for f in ("svg", "json", "html") if str(name).endswith("." + f)),
+                      "html" if path is not None else "json")
+    if format not in _FORMATS:
+        raise ValueError("format must be 'html', 'svg', 'json' or 'data'")
+    filtered = []
+    if filters:
+        from .edit import edit
+        profile = edit(profile, **filters)
+        filtered.append(profile)
+        if base is not None:
+            base = edit(base, **filters)
+            filtered.append(base)
+    o = _FlameOptions()
+    o.struct_size = ctypes.sizeof(o)
+    o.sample_type, o.lines, o.reverse, o.normalize = _b(sample_type), bool(lines), bool(reverse), bool(normalize)
+    w = _FlameWriteOptions()
+    w.struct_size = ctypes.sizeof(w)
+    w.format = _FORMATS[format]
+    w.title, w.source = _b(title), _b(profile.name or "")
+    w.base_source = _b(base.name or "") if base is not None else None
+    w.width = int(width)
+    w.minwidth, w.minwidth_percent = -1.0, False
+    if minwidth is not None:
+        s = str(minwidth)
+        w.minwidth_percent = s.endswith("%")
+        w.minwidth = float(s.rstrip("%"))
+    w.colors, w.hash, w.inverted = _b(colors), bool(hash), bool(inverted)
+    err = _lib.Error()
+    tree = c_void_p()
+    try:
+        check(lib.pprof_flame_tree_new(profile._handle(), base._handle() if base is not None else None,
+                                       ctypes.byref(o), ctypes.byref(tree), ctypes.byref(err)), err, profile.name)
+        if path is None:
+            buf = _lib.Buffer()
+            st = lib.pprof_flame_write(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+            data = take_buffer(buf)
+            check(st, err, profile.name)
+            return json.loads(data.decode("utf-8")) if format in ("json", "data") else data.decode("utf-8")
+        check(lib.pprof_flame_write_file(tree, ctypes.byref(w), fspath_bytes(path), None, ctypes.byref(err)), err, path)
+        return None
+    finally:
+        lib.pprof_flame_tree_free(tree)
+        for p in filtered:
+            p.close()
+
+
+def _profile_flame(self, path=None, **kw):
+    """pprof.flame(self, path, **kw)."""
+    return flame(self, path, **kw)
+
+
+Profile.flame = _profile_flame

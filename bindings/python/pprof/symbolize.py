@@ -1,0 +1,128 @@
+"""pprof.symbolize(): offline symbolization from ELF and DWARF (pprof/symbolize.h)."""
+import ctypes
+from ctypes import POINTER, Structure, c_bool, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from typing import List, NamedTuple, Optional, Sequence, Tuple
+
+from . import _lib
+from ._core import check
+from ._lib import lib
+from .profile import Profile
+
+
+class _Options(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("debug_dirs", POINTER(c_char_p)),
+        ("n_debug_dirs", c_size_t),
+        ("binaries", POINTER(c_char_p)),
+        ("n_binaries", c_size_t),
+        ("sysroot", c_char_p),
+        ("debuginfod_cache", c_char_p),
+        ("demangle", c_int),
+        ("force", c_bool),
+        ("max_file_bytes", c_uint64),
+        ("allocator", _lib.Allocator),
+        ("_reserved", ctypes.c_uint8 * 256),  # see _lib.py
+    ]
+
+
+class _Mapping(Structure):
+    _fields_ = [
+        ("mapping_id", c_uint64),
+        ("mapping_file", c_char_p),
+        ("build_id", c_char_p),
+        ("result", c_int),
+        ("file", c_char_p),
+        ("found_by", c_char_p),
+        ("debug_file", c_char_p),
+        ("reason", c_char_p),
+        ("dwarf", c_bool),
+        ("addresses", c_uint64),
+        ("resolved", c_uint64),
+        ("kept", c_uint64),
+        ("unresolved", POINTER(c_uint64)),
+        ("n_unresolved", c_size_t),
+    ]
+
+
+lib.pprof_symbolize_options_init.restype = None
+lib.pprof_symbolize_options_init.argtypes = [POINTER(_Options)]
+lib.pprof_symbolize.restype = c_int
+lib.pprof_symbolize.argtypes = [c_void_p, POINTER(_Options), POINTER(c_void_p), POINTER(c_void_p), POINTER(_lib.Error)]
+lib.pprof_symbolize_report_count.restype = c_size_t
+lib.pprof_symbolize_report_count.argtypes = [c_void_p]
+lib.pprof_symbolize_report_mapping.restype = _Mapping
+lib.pprof_symbolize_report_mapping.argtypes = [c_void_p, c_size_t]
+lib.pprof_symbolize_report_free.restype = None
+lib.pprof_symbolize_report_free.argtypes = [c_void_p]
+lib.pprof_symbolize_result_name.restype = c_char_p
+lib.pprof_symbolize_result_name.argtypes = [c_int]
+
+
+class SymbolizedMapping(NamedTuple):
+    """What became of one mapping: result is 'ok', 'nothing-to-do', 'not-found',
+    'build-id-mismatch', 'not-elf', 'no-symbols', 'not-symbolizable' or 'unreadable'."""
+    mapping_id: int
+    mapping_file: str
+    build_id: str
+    result: str
+    file: str
+    found_by: str
+    debug_file: str
+    reason: str
+    dwarf: bool
+    addresses: int
+    resolved: int
+    kept: int
+    unresolved: Tuple[int, ...]
+
+
+def _s(b):
+    return (b or b"").decode("utf-8", "replace")
+
+
+def _strs(items, keep):
+    items = [x.encode() if isinstance(x, str) else bytes(x) for x in items]
+    arr = (c_char_p * max(1, len(items)))(*items)
+    keep.append(arr)
+    return arr, len(items)
+
+
+def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequence[str] = (),
+              sysroot: Optional[str] = None, demangle: str = "full", force: bool = False,
+              debuginfod_cache: Optional[str] = None) -> Tuple[Profile, List[SymbolizedMapping]]:
+    """Fills in the frames of the locations that have an address but no lines, from the ELF
+    files of their mappings, like pprof-symbolize. Returns the new Profile (the input is not
+    changed) and one SymbolizedMapping per mapping. debuginfod_cache: None reads
+    $DEBUGINFOD_CACHE_PATH and the XDG default, '' none; no server is ever contacted.
+    Raises PprofError."""
+    if not isinstance(profile, Profile):
+        raise TypeError("symbolize takes a Profile (pprof.read(path))")
+    if demangle not in ("full", "none"):
+        raise ValueError("demangle: 'full' or 'none'")
+    keep = []
+    o = _Options()
+    lib.pprof_symbolize_options_init(ctypes.byref(o))
+    o.binaries, o.n_binaries = _strs(binaries, keep)
+    o.debug_dirs, o.n_debug_dirs = _strs(debug_dirs, keep)
+    if sysroot is not None:
+        o.sysroot = sysroot.encode()
+    if debuginfod_cache is not None:
+        o.debuginfod_cache = debuginfod_cache.encode()
+    o.demangle = 0 if demangle == "full" else 1
+    o.force = force
+    out, rep = c_void_p(), c_void_p()
+    err = _lib.Error()
+    try:
+        check(lib.pprof_symbolize(profile._handle(), ctypes.byref(o), ctypes.byref(out), ctypes.byref(rep),
+                                  ctypes.byref(err)), err, profile.name)
+        maps = []
+        for i in range(lib.pprof_symbolize_report_count(rep)):
+            m = lib.pprof_symbolize_report_mapping(rep, i)
+            maps.append(SymbolizedMapping(
+                m.mapping_id, _s(m.mapping_file), _s(m.build_id), _s(lib.pprof_symbolize_result_name(m.result)),
+                _s(m.file), _s(m.found_by), _s(m.debug_file), _s(m.reason), bool(m.dwarf), m.addresses,
+                m.resolved, m.kept, tuple(m.unresolved[k] for k in range(m.n_unresolved))))
+        return Profile(out, "<symbolized>"), maps
+    finally:
+        lib.pprof_symbolize_report_free(rep)

@@ -1,0 +1,53 @@
+"""pprof.from_perf: perf recordings (corpus/perf, and a fresh one where perf record works)."""
+import shutil
+import subprocess
+
+import pytest
+
+import pprof
+
+
+def test_from_perf_file(src):
+    p, st = pprof.from_perf(src / "corpus" / "perf" / "threads.data", labels=["tid", "comm"], stats=True)
+    assert [(t.type, t.unit) for t in p.sample_types] == [("samples", "count"), ("cpu", "nanoseconds")]
+    assert st["samples"] == st["samples_converted"] > 0
+    assert sum(s.values[0] for s in p.samples()) == st["samples"]
+    assert all("tid" in s.label_dict for s in p.samples())
+    assert any(m.filename.endswith("libc.so.6") for m in p.mappings)
+    assert any("perf record" in c for c in p.header.comments)
+
+
+def test_from_perf_pipe_and_bytes(src):
+    data = (src / "corpus" / "perf" / "true-pipe.data").read_bytes()
+    p, st = pprof.from_perf(data, stats=True)
+    assert st["pipe_mode"] and st["samples_converted"] == st["samples"]
+    assert p == pprof.from_perf(data, input="perf-data")
+
+
+def test_from_perf_errors(src):
+    with pytest.raises(pprof.PprofError) as e:
+        pprof.from_perf(src / "corpus" / "perf" / "n-callchain.data")
+    assert "callchain" in e.value.message and e.value.offset is not None
+    with pytest.raises(pprof.PprofError):
+        pprof.from_perf(src / "corpus" / "perf" / "true.data", events=["cycles"])
+    with pytest.raises(ValueError):
+        pprof.from_perf(b"x", labels=["nope"])
+
+
+def test_from_perf_script_text():
+    text = b"prog 7/8 [001] 1.000: 250000 cpu-clock: \n\t1234 main+0x4 (/bin/prog)\n\n"
+    p, st = pprof.from_perf(text, labels=["cpu"], stats=True)
+    assert st["script_text"] and st["samples_converted"] == 1
+    s = next(p.samples())
+    assert tuple(s.values) == (1, 250000) and s.label_dict["cpu"] == 1
+
+
+@pytest.mark.skipif(not shutil.which("perf"), reason="perf is not installed")
+def test_from_perf_recorded(tmp_path):
+    out = tmp_path / "t.data"
+    r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", str(out), "--", "true"],
+                       capture_output=True, check=False)
+    if r.returncode:
+        pytest.skip("perf record is not permitted here: " + r.stderr.decode(errors="replace")[:200])
+    p, st = pprof.from_perf(out, stats=True)
+    assert sum(s.values[0] for s in p.samples()) == st["samples"]

@@ -1,0 +1,173 @@
+/* What pprof-flame does: decode (or read folded stacks), build the stack tree with options
+ * chosen from the input, the differential tree against the profile itself, and write the four
+ * outputs. Oracles: the root is the profile's total for every type and every node's value is its
+ * self plus its children's (or the build fails with a coded error and a message); the JSON and
+ * the page's data block parse (fuzz/json-check.h), the data block holds no '<' and the page has
+ * exactly one; the SVG is well-formed XML (fuzz/xml-check.h); a failing allocation gives
+ * PPROF_E_NOMEM and leaks nothing; the same tree written twice gives the same bytes. */
+#define _GNU_SOURCE /* memmem */
+#include <string.h>
+
+#include "flame.h"
+#include "folded.h"
+#include "fuzz.h"
+#include "json-check.h"
+#include "xml-check.h"
+
+static const char *const TYPES[] = {NULL, "0", "1", "samples", "cpu", "no-such-type"};
+static const char *const PALETTES[] = {"hot", "lang", "mem", "orange"};
+
+static void
+check_tree(const pprof_profile *p, const pprof_flame_tree *t)
+{
+    size_t nt = pprof_flame_types(t), n = pprof_flame_count(t);
+    bool base = pprof_flame_has_base(t);
+    for (size_t ty = 0; ty < nt; ty++) {
+        int64_t sum = 0;
+        bool ovf = false;
+        for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
+            pprof_sample s = pprof_profile_sample(p, i);
+            ovf |= __builtin_add_overflow(sum, s.value[ty], &sum);
+        }
+        FUZZ_CHECK(ovf || sum == pprof_flame_value(t, 0, ty, false),
+                   "type %zu: root %lld, total %lld", ty,
+                   (long long)pprof_flame_value(t, 0, ty, false), (long long)sum);
+    }
+    for (size_t i = 0; i < n; i++) {
+        pprof_flame_node nd = pprof_flame_node_at(t, i);
+        FUZZ_CHECK(nd.end > i && nd.end <= n && (i == 0) == (nd.parent == PPROF_FLAME_NONE),
+                   "node %zu: end %zu parent %zu", i, nd.end, nd.parent);
+        for (int b = 0; b <= (int)base; b++)
+            for (size_t ty = 0; ty < nt; ty++) {
+                uint64_t sum = (uint64_t)pprof_flame_self(t, i, ty, b);
+                for (size_t c = i + 1; c < nd.end; c = pprof_flame_node_at(t, c).end)
+                    sum += (uint64_t)pprof_flame_value(t, c, ty, b);
+                /* modulo 2^64, as the tree sums without overflow or fails */
+                FUZZ_CHECK(base && b ? true : sum == (uint64_t)pprof_flame_value(t, i, ty, b),
+                           "node %zu type %zu: self + children != value", i, ty);
+            }
+    }
+}
+
+static void
+check_output(const pprof_flame_tree *t, pprof_flame_write_options o, size_t depth)
+{
+    pprof_buffer out = {0}, again = {0};
+    pprof_error err;
+    pprof_status st = pprof_flame_write(t, &o, &out, &err);
+    FUZZ_CHECK(st == PPROF_OK, "format %d: %s", (int)o.format, err.message);
+    FUZZ_CHECK(pprof_flame_write(t, &o, &again, &err) == PPROF_OK && again.len == out.len &&
+                   !memcmp(again.data, out.data, out.len),
+               "format %d: the same tree written twice differs", (int)o.format);
+    size_t bad = 0;
+    const uint8_t *d = out.data;
+    switch (o.format) {
+    case PPROF_FLAME_JSON:
+        if (depth < 1000)
+            FUZZ_CHECK(json_check_depth(d, out.len, 2 * (int)depth + 4, &bad),
+                       "d3 JSON invalid at byte %zu of %zu", bad, out.len);
+        break;
+    case PPROF_FLAME_DATA:
+        FUZZ_CHECK(json_check_depth(d, out.len, 8, &bad), "data invalid at byte %zu of %zu", bad,
+                   out.len);
+        break;
+    case PPROF_FLAME_SVG:
+        FUZZ_CHECK(xml_check(d, out.len, &bad), "SVG not well-formed at byte %zu of %zu: %.60s",
+                   bad, out.len, (const char *)d + (bad < out.len ? bad : 0));
+        break;
+    case PPROF_FLAME_HTML: {
+        static const char open[] = "<script type=\"application/json\" id=\"pprof-flame-data\">";
+        const uint8_t *a = memmem(d, out.len, open, sizeof(open) - 1);
+        FUZZ_CHECK(a, "no data block");
+        a += sizeof(open) - 1;
+        const uint8_t *b = memmem(a, out.len - (size_t)(a - d), "<", 1);
+        FUZZ_CHECK(b && (size_t)(out.len - (size_t)(b - d)) >= 9 && !memcmp(b, "</script>", 9),
+                   "the data block ends other than with </script>");
+        FUZZ_CHECK(json_check_depth(a, (size_t)(b - a), 8, &bad), "page data invalid at %zu", bad);
+        FUZZ_CHECK(!memmem(b + 9, out.len - (size_t)(b + 9 - d), open, sizeof(open) - 1),
+                   "two data blocks");
+        break;
+    }
+    }
+    pprof_buffer_free(&out);
+    pprof_buffer_free(&again);
+}
+
+/* The tree again with its n-th allocation failing. */
+static void
+tree_nomem(const pprof_profile *p, pprof_flame_options fo, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    fo.allocator = fuzz_failing_allocator(&fa);
+    pprof_flame_tree *t = NULL;
+    pprof_error err;
+    if (pprof_flame_tree_new(p, NULL, &fo, &t, &err) != PPROF_OK || !fa.calls) {
+        pprof_flame_tree_free(t);
+        return;
+    }
+    pprof_flame_tree_free(t);
+    uint64_t at = h % fa.calls;
+    fa = (fuzz_failing_alloc){0, at, 0};
+    t = NULL;
+    pprof_status st = pprof_flame_tree_new(p, NULL, &fo, &t, &err);
+    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !t),
+               "allocation %llu failing gives %s", (unsigned long long)at, pprof_status_name(st));
+    pprof_flame_tree_free(t);
+}
+
+static void
+flame(const pprof_profile *p, uint64_t h)
+{
+    pprof_flame_options fo = PPROF_FLAME_OPTIONS_INIT;
+    fo.sample_type = TYPES[(h >> 3) % (sizeof(TYPES) / sizeof(TYPES[0]))];
+    fo.lines = h & 1;
+    fo.reverse = h & 2;
+    fo.normalize = h & 64;
+    pprof_flame_tree *t = NULL;
+    pprof_error err;
+    const pprof_profile *base = h & 128 ? p : NULL;
+    pprof_status st = pprof_flame_tree_new(p, base, &fo, &t, &err);
+    if (st != PPROF_OK) {
+        FUZZ_CHECK(err.message[0] && !t, "a tree error without a message");
+        return;
+    }
+    check_tree(p, t);
+    size_t depth = 0;
+    for (size_t i = 0; i < pprof_flame_count(t); i++)
+        if (pprof_flame_node_at(t, i).depth > depth)
+            depth = pprof_flame_node_at(t, i).depth;
+    pprof_flame_write_options o = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    o.colors = PALETTES[(h >> 8) % 4];
+    o.hash = h & 4;
+    o.inverted = h & 8;
+    o.title = h & 16 ? "<t>&\"" : NULL;
+    o.source = "in</script>";
+    o.minwidth = (double)((h >> 12) % 4);
+    o.minwidth_percent = h & 32;
+    o.max_nodes = 1 + (h >> 16) % 64;
+    for (int f = 0; f < 4; f++) {
+        o.format = (pprof_flame_format)f;
+        check_output(t, o, depth);
+    }
+    pprof_flame_tree_free(t);
+    tree_nomem(p, fo, h >> 20);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pprof_read_options o = fuzz_read_options();
+    pprof_error err;
+    pprof_profile *p = NULL;
+    uint64_t h = fuzz_hash(data, size);
+    if (pprof_profile_read_memory(data, size, &o, &p, &err) != PPROF_OK) {
+        pprof_folded_read_options fo = PPROF_FOLDED_READ_OPTIONS_INIT;
+        fo.max_stacks = 1u << 14;
+        fo.max_frames = 1u << 14;
+        if (pprof_folded_read(data, size, &fo, &p, &err) != PPROF_OK)
+            return 0;
+    }
+    flame(p, h);
+    pprof_profile_free(p);
+    return 0;
+}

@@ -1,0 +1,632 @@
+/* The stack tree: one pass over the samples walks each stack from the root and finds or adds a
+ * child per frame in a hash table keyed by (parent, frame), adding the sample's values for
+ * every type on the way; then the nodes are put in preorder with children ordered by name, and
+ * per-name flat and cum are summed. Frame names come from the report nodes (report-nodes.c),
+ * so the names and the per-name numbers are pprof-top's. */
+#define _GNU_SOURCE /* qsort_r */
+#include <math.h>
+#include <stdlib.h>
+
+#include "flame-private.h"
+#include "hash-private.h"
+#include "report-private.h"
+#include "validate-private.h"
+#include <inttypes.h>
+
+/* The tree while it grows, in creation order. A frame key is name << 1 | inline. */
+typedef struct builder {
+    pprof_flame_tree *t;
+    const pprof_allocator *a;
+    size_t nt, n, cap;
+    int slots; /* 2 with a base */
+    uint32_t *parent, *key;
+    int64_t *self[2];
+    pprof__htab children; /* (parent, key) -> node */
+    pprof__htab names;    /* name bytes -> name id */
+    pprof__vec name_vec;  /* pprof_flame_name */
+    bool overflow;
+} builder;
+
+static pprof_status
+nomem(pprof_error *err)
+{
+    return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
+                        "out of memory building the "
+                        "flame graph");
+}
+
+static char *
+arena_copy(pprof__arena *arena, const char *s, size_t n)
+{
+    char *d = pprof__arena_alloc(arena, n + 1);
+    if (d) {
+        if (n)
+            memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static bool
+grow_nodes(builder *b)
+{
+    size_t cap = b->cap ? b->cap * 2 : 1024;
+    uint32_t *p = pprof__realloc(b->a, b->parent, cap * sizeof(uint32_t));
+    if (!p)
+        return false;
+    b->parent = p;
+    uint32_t *k = pprof__realloc(b->a, b->key, cap * sizeof(uint32_t));
+    if (!k)
+        return false;
+    b->key = k;
+    for (int s = 0; s < b->slots; s++) {
+        int64_t *v = pprof__realloc(b->a, b->self[s], cap * b->nt * sizeof(int64_t));
+        if (!v)
+            return false;
+        memset(v + b->cap * b->nt, 0, (cap - b->cap) * b->nt * sizeof(int64_t));
+        b->self[s] = v;
+    }
+    b->cap = cap;
+    return true;
+}
+
+/* The node for frame key under parent, added if new; PPROF_NONE when out of memory or full. */
+static uint32_t
+child(builder *b, uint32_t parent, uint32_t key)
+{
+    uint64_t h = pprof__mix64(((uint64_t)parent << 32) | key);
+    pprof__htab_probe pr;
+    uint32_t v;
+    PPROF__HTAB_FIND(&b->children, h, pr, v, b->parent[v] == parent && b->key[v] == key);
+    if (v != PPROF_NONE)
+        return v;
+    if (b->n >= UINT32_MAX - 2)
+        return PPROF_NONE;
+    if (b->n == b->cap && !grow_nodes(b))
+        return PPROF_NONE;
+    if (pprof__htab_full(&b->children)) {
+        if (!pprof__htab_reserve(&b->children, b->a, 1))
+            return PPROF_NONE;
+        PPROF__HTAB_FIND(&b->children, h, pr, v, false);
+    }
+    v = (uint32_t)b->n++;
+    b->parent[v] = parent;
+    b->key[v] = key;
+    pprof__htab_insert_at(&b->children, &pr, v);
+    return v;
+}
+
+static bool
+name_eq(const void *ctx, uint32_t v, const void *key)
+{
+    const pprof_flame_name *n = (const pprof_flame_name *)((const pprof__vec *)ctx)->data + v;
+    const pprof_string *k = key;
+    return n->name_len == k->len && (!k->len || !memcmp(n->name, k->data, k->len));
+}
+
+/* The id of a name, added (copied) if new; PPROF_NONE when out of memory. */
+static uint32_t
+intern_name(builder *b, const char *s, size_t len)
+{
+    pprof_string k = {s, len};
+    bool added;
+    uint32_t id = pprof__htab_intern(&b->names, b->a, pprof__hash_bytes(0, s, len), name_eq,
+                                     &b->name_vec, &k, (uint32_t)b->name_vec.len, &added);
+    if (id == PPROF_NONE || !added)
+        return id;
+    pprof_flame_name *n = pprof__vec_push(b->a, &b->name_vec, sizeof(*n));
+    char *copy = arena_copy(&b->t->arena, s, len);
+    if (!n || !copy)
+        return PPROF_NONE;
+    *n = (pprof_flame_name){copy, len, "", 0, PPROF_FLAME_KIND_NATIVE};
+    return id;
+}
+
+static bool
+has_prefix(const char *s, size_t n, const char *pre)
+{
+    size_t l = strlen(pre);
+    return n >= l && !memcmp(s, pre, l);
+}
+
+static bool
+has_suffix(const char *s, size_t n, const char *suf)
+{
+    size_t l = strlen(suf);
+    return n >= l && !memcmp(s + n - l, suf, l);
+}
+
+static bool
+contains(const char *s, size_t n, const char *needle)
+{
+    size_t l = strlen(needle);
+    for (size_t i = 0; i + l <= n; i++)
+        if (!memcmp(s + i, needle, l))
+            return true;
+    return false;
+}
+
+/* The language-aware palette's class of a frame, from its name, its function's file and its
+ * mapping's file (docs/flame.md). */
+static pprof_flame_kind
+kind_of(pprof_string name, pprof_string file, pprof_string obj)
+{
+    const char *s = name.data, *f = file.data;
+    size_t n = name.len, fl = file.len;
+    if (has_suffix(s, n, "_[k]") || contains(obj.data, obj.len, "kernel") ||
+        contains(obj.data, obj.len, "vmlinux") || has_prefix(s, n, "[kernel"))
+        return PPROF_FLAME_KIND_KERNEL;
+    if (has_prefix(s, n, "runtime.") || has_prefix(s, n, "runtime/") ||
+        has_prefix(s, n, "internal/runtime/") || has_prefix(s, n, "runtime_"))
+        return PPROF_FLAME_KIND_RUNTIME;
+    static const char *const native_ext[] = {".c",   ".cc", ".cpp", ".cxx", ".h",
+                                             ".hpp", ".S",  ".s",   ".rs"};
+    for (size_t i = 0; i < sizeof(native_ext) / sizeof(native_ext[0]); i++)
+        if (has_suffix(f, fl, native_ext[i]))
+            return PPROF_FLAME_KIND_NATIVE;
+    if (!n || s[0] == '[' || s[0] == '<' || has_prefix(s, n, "0x") || contains(s, n, "::") ||
+        (n >= 16 && strspn(s, "0123456789abcdef") >= 16))
+        return PPROF_FLAME_KIND_NATIVE;
+    return PPROF_FLAME_KIND_USER;
+}
+
+static pprof_string
+str_at(const pprof_profile *p, int64_t i)
+{
+    pprof_string s = {"", 0};
+    if (!pprof__str(p, i, &s))
+        s = (pprof_string){"", 0};
+    return s;
+}
+
+static pprof_status
+location_frames(builder *b, const pprof_profile *p, const pprof__nodes *rn,
+                pprof__flame_loc_frames *lf, pprof_error *err)
+{
+    size_t nl = p->locations.len;
+    uint32_t *rname = pprof__malloc(b->a, (rn->n ? rn->n : 1) * sizeof(uint32_t));
+    lf->off = pprof__malloc(b->a, (nl + 1) * sizeof(uint32_t));
+    lf->fr = pprof__malloc(b->a, (rn->loc_off[nl] ? rn->loc_off[nl] : 1) * sizeof(uint32_t));
+    pprof_buffer nb = {0};
+    pprof_status st = PPROF_OK;
+    if (!rname || !lf->off || !lf->fr)
+        st = nomem(err);
+    for (size_t i = 0; i < rn->n && !st; i++) {
+        nb.len = 0;
+        if (pprof__node_name(&rn->info[i], &nb) ||
+            (rname[i] = intern_name(b, (char *)nb.data, nb.len - 1)) == PPROF_NONE)
+            st = nomem(err);
+    }
+    for (size_t li = 0; li < nl && !st; li++) {
+        const pprof__location *l = &PPROF__AT(p->locations, pprof__location, li);
+        size_t k;
+        const uint32_t *nodes = pprof__nodes_of(rn, (uint32_t)li, &k);
+        lf->off[li] = rn->loc_off[li];
+        pprof_string obj = {"", 0};
+        size_t mi;
+        if (l->mapping_id && pprof_profile_find_mapping(p, l->mapping_id, &mi))
+            obj = str_at(p, PPROF__AT(p->mappings, pprof_mapping, mi).filename);
+        for (size_t j = 0; j < k; j++) { /* nodes[0] is the innermost line, the last one the call */
+            uint32_t name = rname[nodes[j]];
+            lf->fr[lf->off[li] + (k - 1 - j)] = name << 1 | (j + 1 < k);
+            pprof_flame_name *fn = (pprof_flame_name *)b->name_vec.data + name;
+            if (fn->file_len || fn->kind != PPROF_FLAME_KIND_NATIVE)
+                continue; /* seen before */
+            pprof_string file = {"", 0};
+            size_t fi;
+            const pprof_line *ln =
+                l->n_line ? &PPROF__AT(p->lines, pprof_line, l->line_off + j) : NULL;
+            if (ln && ln->function_id && pprof_profile_find_function(p, ln->function_id, &fi))
+                file = str_at(p, PPROF__AT(p->functions, pprof_function, fi).filename);
+            fn->kind = kind_of((pprof_string){fn->name, fn->name_len}, file, obj);
+            if (file.len) {
+                fn->file = arena_copy(&b->t->arena, file.data, file.len);
+                fn->file_len = file.len;
+                if (!fn->file)
+                    st = nomem(err);
+            }
+        }
+    }
+    if (!st)
+        lf->off[nl] = rn->loc_off[nl];
+    pprof__free(b->a, rname);
+    free(nb.data);
+    return st;
+}
+
+/* Adds every sample of p to the tree, into slot (0 IN, 1 BASE): each distinct frame stack's
+ * summed values become its leaf's self value (values are summed up the tree in order()). The
+ * stacks come sorted, so a walk starts from the node where it parts from the one before. */
+static pprof_status
+add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool reverse,
+            pprof_error *err)
+{
+    pprof__nodes rn;
+    pprof_status st = pprof__nodes_intern(
+        p, lines ? PPROF_GRANULARITY_LINES : PPROF_GRANULARITY_FUNCTIONS, b->a, &rn, err);
+    pprof__flame_loc_frames lf = {NULL, NULL};
+    pprof__flame_stacks s = {0};
+    if (!st)
+        st = location_frames(b, p, &rn, &lf, err);
+    if (!st)
+        st = pprof__flame_stacks_build(p, &lf, b->nt, reverse, b->a, &s, err);
+    b->overflow |= s.overflow;
+    size_t maxlen = 0;
+    for (size_t k = 0; k < s.n; k++)
+        maxlen = s.len[k] > maxlen ? s.len[k] : maxlen;
+    uint32_t *path = st ? NULL : pprof__malloc(b->a, (maxlen + 1) * sizeof(uint32_t));
+    if (!st && !path)
+        st = nomem(err);
+    const uint32_t *prev = NULL;
+    size_t prev_len = 0;
+    for (size_t k = 0; k < s.n && !st; k++) {
+        uint32_t id = s.order[k];
+        const uint32_t *fr = s.len[id] ? s.frames + s.off[id] : NULL; /* frames may be NULL */
+        size_t n = s.len[id], j = 0;
+        while (j < n && j < prev_len && fr[j] == prev[j])
+            j++;
+        uint32_t node = j ? path[j - 1] : 0;
+        for (; j < n && node != PPROF_NONE; j++)
+            node = path[j] = child(b, node, fr[j]);
+        prev = fr;
+        prev_len = n;
+        if (node == PPROF_NONE) {
+            st = b->n >= UINT32_MAX - 2 ? pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                                                       "more than 2^32 flame graph nodes")
+                                        : nomem(err);
+            break;
+        }
+        int64_t *d = b->self[slot] + (size_t)node * b->nt;
+        const int64_t *v = s.sum + (size_t)id * b->nt;
+        for (size_t t = 0; t < b->nt; t++)
+            b->overflow |= __builtin_add_overflow(d[t], v[t], &d[t]);
+    }
+    pprof__free(b->a, path);
+    pprof__flame_stacks_free(b->a, &s);
+    pprof__free(b->a, lf.off);
+    pprof__free(b->a, lf.fr);
+    pprof__nodes_free(&rn);
+    return st;
+}
+
+/* ---- preorder */
+
+static int
+name_cmp(const void *x, const void *y, void *ctx)
+{
+    const pprof_flame_name *n = ctx;
+    const pprof_flame_name *a = &n[*(const uint32_t *)x], *b = &n[*(const uint32_t *)y];
+    size_t l = a->name_len < b->name_len ? a->name_len : b->name_len;
+    int c = l ? memcmp(a->name, b->name, l) : 0;
+    return c ? c : a->name_len < b->name_len ? -1 : a->name_len > b->name_len;
+}
+
+static int
+u64_cmp(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Each node's children as (rank of name << 1 | inline) << 32 | node, sorted, in CSR form. */
+static pprof_status
+sorted_children(builder *b, const uint32_t *rank, uint32_t *coff, uint64_t *cl)
+{
+    size_t n = b->n;
+    memset(coff, 0, (n + 1) * sizeof(uint32_t));
+    for (size_t i = 1; i < n; i++)
+        coff[b->parent[i] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        coff[i + 1] += coff[i];
+    for (size_t i = 1; i < n; i++) {
+        uint32_t p = b->parent[i];
+        uint64_t key = (uint64_t)(rank[b->key[i] >> 1] << 1 | (b->key[i] & 1));
+        cl[coff[p]++] = key << 32 | i; /* coff[p] moves to p's end; put back below */
+    }
+    for (size_t i = n; i-- > 0;)
+        coff[i + 1] = coff[i];
+    coff[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (coff[i + 1] - coff[i] > 1)
+            qsort(cl + coff[i], coff[i + 1] - coff[i], sizeof(uint64_t), u64_cmp);
+    return PPROF_OK;
+}
+
+static bool
+alloc_tree(pprof_flame_tree *t, bool base)
+{
+    size_t n = t->n ? t->n : 1, nv = n * t->nt, nf = t->n_names * t->nt;
+    const pprof_allocator *a = &t->a;
+    t->parent = pprof__malloc(a, n * sizeof(uint32_t));
+    t->end = pprof__malloc(a, n * sizeof(uint32_t));
+    t->depth = pprof__malloc(a, n * sizeof(uint32_t));
+    t->n_children = pprof__malloc(a, n * sizeof(uint32_t));
+    t->name = pprof__malloc(a, n * sizeof(uint32_t));
+    t->inl = pprof__malloc(a, n);
+    bool ok = t->parent && t->end && t->depth && t->n_children && t->name && t->inl;
+    for (int s = 0; s < (base ? 2 : 1); s++) {
+        t->value[s] = pprof__malloc(a, nv * sizeof(int64_t));
+        t->self[s] = pprof__malloc(a, nv * sizeof(int64_t));
+        t->flat[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
+        t->cum[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
+        ok = ok && t->value[s] && t->self[s] && t->flat[s] && t->cum[s];
+    }
+    return ok;
+}
+
+/* Orders the tree: children by (name rank, inline), nodes in preorder; fills t's node arrays. */
+static pprof_status
+order(builder *b, bool base, pprof_error *err)
+{
+    pprof_flame_tree *t = b->t;
+    size_t n = b->n, nn = t->n_names, nt = b->nt;
+    t->n = n;
+    uint32_t *byname = pprof__malloc(b->a, nn * sizeof(uint32_t));
+    uint32_t *rank = pprof__malloc(b->a, nn * sizeof(uint32_t));
+    uint32_t *coff = pprof__malloc(b->a, (n + 1) * sizeof(uint32_t));
+    uint64_t *cl = pprof__malloc(b->a, n * sizeof(uint64_t));
+    uint32_t *stack = pprof__malloc(b->a, (n + 1) * sizeof(uint32_t));
+    uint32_t *newof = pprof__malloc(b->a, n * sizeof(uint32_t));
+    pprof_status st = PPROF_OK;
+    if (!byname || !rank || !coff || !cl || !stack || !newof || !alloc_tree(t, base)) {
+        st = nomem(err);
+        goto out;
+    }
+    for (size_t i = 0; i < nn; i++)
+        byname[i] = (uint32_t)i;
+    qsort_r(byname + 1, nn - 1, sizeof(uint32_t), name_cmp, t->names);
+    for (size_t i = 0; i < nn; i++)
+        rank[byname[i]] = (uint32_t)i;
+    sorted_children(b, rank, coff, cl);
+    size_t sp = 0, next = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        uint32_t old = stack[--sp], now = (uint32_t)next++;
+        newof[old] = now;
+        t->parent[now] = old ? newof[b->parent[old]] : UINT32_MAX;
+        t->name[now] = b->key[old] >> 1;
+        t->inl[now] = b->key[old] & 1;
+        t->n_children[now] = coff[old + 1] - coff[old];
+        t->depth[now] = old ? t->depth[t->parent[now]] + 1 : 0;
+        for (int s = 0; s < (base ? 2 : 1); s++) {
+            memcpy(t->value[s] + now * nt, b->self[s] + (size_t)old * nt, nt * sizeof(int64_t));
+            memcpy(t->self[s] + now * nt, b->self[s] + (size_t)old * nt, nt * sizeof(int64_t));
+        }
+        for (uint32_t j = coff[old + 1]; j-- > coff[old];)
+            stack[sp++] = (uint32_t)cl[j];
+    }
+    /* a node's value: its self plus its children's values, summed leaves up */
+    for (int s = 0; s < (base ? 2 : 1); s++)
+        for (size_t i = n; i-- > 1;) {
+            int64_t *pv = t->value[s] + (size_t)t->parent[i] * nt, *v = t->value[s] + i * nt;
+            for (size_t k = 0; k < nt; k++)
+                b->overflow |= __builtin_add_overflow(pv[k], v[k], &pv[k]);
+        }
+    for (size_t i = 0; i < n; i++)
+        t->end[i] = (uint32_t)(i + 1);
+    for (size_t i = n; i-- > 1;)
+        if (t->end[i] > t->end[t->parent[i]])
+            t->end[t->parent[i]] = t->end[i];
+out:
+    pprof__free(b->a, byname);
+    pprof__free(b->a, rank);
+    pprof__free(b->a, coff);
+    pprof__free(b->a, cl);
+    pprof__free(b->a, stack);
+    pprof__free(b->a, newof);
+    return st;
+}
+
+/* Per name: flat = self summed; cum = value summed over nodes without an ancestor of the same
+ * name, found with a count per name of the open nodes on the path. */
+static pprof_status
+per_name(pprof_flame_tree *t, int s, pprof_error *err)
+{
+    size_t nt = t->nt, nn = t->n_names;
+    uint32_t *open = pprof__malloc(&t->a, (nn ? nn : 1) * sizeof(uint32_t));
+    uint32_t *path = pprof__malloc(&t->a, (t->n + 1) * sizeof(uint32_t));
+    if (!open || !path) {
+        pprof__free(&t->a, open);
+        pprof__free(&t->a, path);
+        return nomem(err);
+    }
+    memset(open, 0, nn * sizeof(uint32_t));
+    memset(t->flat[s], 0, nn * nt * sizeof(int64_t));
+    memset(t->cum[s], 0, nn * nt * sizeof(int64_t));
+    bool ovf = false;
+    size_t sp = 0;
+    for (size_t i = 1; i < t->n; i++) {
+        while (sp && t->end[path[sp - 1]] <= i)
+            open[t->name[path[--sp]]]--;
+        uint32_t nm = t->name[i];
+        int64_t *f = t->flat[s] + (size_t)nm * nt, *c = t->cum[s] + (size_t)nm * nt;
+        const int64_t *v = t->value[s] + i * nt, *sf = t->self[s] + i * nt;
+        for (size_t k = 0; k < nt; k++) {
+            ovf |= __builtin_add_overflow(f[k], sf[k], &f[k]);
+            if (!open[nm])
+                ovf |= __builtin_add_overflow(c[k], v[k], &c[k]);
+        }
+        open[nm]++;
+        path[sp++] = (uint32_t)i;
+    }
+    pprof__free(&t->a, open);
+    pprof__free(&t->a, path);
+    if (ovf)
+        return pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "sample",
+                            "a flat or cum value leaves int64");
+    return PPROF_OK;
+}
+
+/* v * f rounded to the nearest integer, held within int64. */
+static int64_t
+scaled(int64_t v, long double f)
+{
+    long double x = roundl((long double)v * f);
+    if (x != x)
+        return 0;
+    if (x <= (long double)INT64_MIN)
+        return INT64_MIN;
+    return x < 9223372036854775807.0L ? (int64_t)x : INT64_MAX;
+}
+
+/* --normalize: BASE's values times IN's total over BASE's, per type. */
+static void
+normalize(pprof_flame_tree *t)
+{
+    for (size_t k = 0; k < t->nt; k++) {
+        int64_t in = t->value[0][k], bt = t->value[1][k];
+        if (!bt)
+            continue;
+        long double f = (long double)in / (long double)bt;
+        for (size_t i = 0; i < t->n; i++) {
+            int64_t *v = &t->value[1][i * t->nt + k], *s = &t->self[1][i * t->nt + k];
+            *v = i == 0 ? in : scaled(*v, f);
+            *s = scaled(*s, f);
+        }
+    }
+    t->normalized = true;
+}
+
+static pprof_status
+copy_types(pprof_flame_tree *t, const pprof_profile *p, const pprof_profile *base, pprof_error *err)
+{
+    t->nt = p->sample_types.len;
+    t->types = pprof__arena_alloc(&t->arena, (t->nt ? t->nt : 1) * sizeof(*t->types));
+    if (!t->types)
+        return nomem(err);
+    if (base && base->sample_types.len != t->nt)
+        return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                            "the base has %zu sample types, the profile %zu",
+                            base->sample_types.len, t->nt);
+    for (size_t i = 0; i < t->nt; i++) {
+        pprof_value_type vt = PPROF__AT(p->sample_types, pprof_value_type, i);
+        pprof_string ty = str_at(p, vt.type), un = str_at(p, vt.unit);
+        if (base) {
+            pprof_value_type bv = PPROF__AT(base->sample_types, pprof_value_type, i);
+            pprof_string by = str_at(base, bv.type), bu = str_at(base, bv.unit);
+            if (by.len != ty.len || bu.len != un.len ||
+                (ty.len && memcmp(by.data, ty.data, ty.len)) ||
+                (un.len && memcmp(bu.data, un.data, un.len)))
+                return pprof__error(err, PPROF_E_INCOMPATIBLE, PPROF_NO_OFFSET, "sample_type",
+                                    "sample type %zu differs: %.*s/%.*s in the profile, %.*s/%.*s "
+                                    "in the base",
+                                    i, (int)(ty.len > 40 ? 40 : ty.len), ty.data,
+                                    (int)(un.len > 40 ? 40 : un.len), un.data,
+                                    (int)(by.len > 40 ? 40 : by.len), by.data,
+                                    (int)(bu.len > 40 ? 40 : bu.len), bu.data);
+        }
+        t->types[i].type = arena_copy(&t->arena, ty.data, ty.len);
+        t->types[i].unit = arena_copy(&t->arena, un.data, un.len);
+        if (!t->types[i].type || !t->types[i].unit)
+            return nomem(err);
+    }
+    return PPROF_OK;
+}
+
+static void
+builder_free(builder *b)
+{
+    pprof__free(b->a, b->parent);
+    pprof__free(b->a, b->key);
+    for (int s = 0; s < 2; s++)
+        pprof__free(b->a, b->self[s]);
+    pprof__htab_free(&b->children, b->a);
+    pprof__htab_free(&b->names, b->a);
+    pprof__free(b->a, b->name_vec.data);
+}
+
+pprof_status
+pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
+                     const pprof_flame_options *opts, pprof_flame_tree **out, pprof_error *err)
+{
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    if (out)
+        *out = NULL;
+    if (!p || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    /* a profile Go refuses is refused here too, before anything is computed (validate.c) */
+    pprof_status st = pprof__validate(p, NULL, err);
+    if (!st && base)
+        st = pprof__validate(base, "base", err);
+    if (st)
+        return st;
+    size_t def;
+    st = pprof_sample_type_find(p, o.sample_type, &def, err);
+    if (st)
+        return st;
+    pprof_flame_tree *t = pprof__malloc(&o.allocator, sizeof(*t));
+    if (!t)
+        return nomem(err);
+    memset(t, 0, sizeof(*t));
+    t->a = o.allocator;
+    pprof__arena_init(&t->arena, &t->a);
+    t->default_type = def;
+    t->lines = o.lines;
+    t->reverse = o.reverse;
+    builder b = {.t = t, .a = &t->a, .slots = base ? 2 : 1};
+    st = copy_types(t, p, base, err);
+    b.nt = t->nt;
+    if (!st &&
+        (!pprof__htab_init(&b.children, b.a, 1024) || !pprof__htab_init(&b.names, b.a, 256) ||
+         !grow_nodes(&b) || intern_name(&b, "root", 4) != 0))
+        st = nomem(err);
+    if (!st) {
+        b.n = 1; /* the root */
+        b.parent[0] = UINT32_MAX;
+        b.key[0] = 0;
+        st = add_profile(&b, p, 0, o.lines, o.reverse, err);
+    }
+    if (!st && base)
+        st = add_profile(&b, base, 1, o.lines, o.reverse, err);
+    if (!st && b.overflow)
+        st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "sample",
+                          "a flame graph value leaves int64");
+    if (!st) {
+        t->n_names = b.name_vec.len;
+        t->names = pprof__arena_alloc(&t->arena, t->n_names * sizeof(*t->names));
+        if (!t->names)
+            st = nomem(err);
+        else
+            memcpy(t->names, b.name_vec.data, t->n_names * sizeof(*t->names));
+    }
+    if (!st)
+        st = order(&b, base != NULL, err);
+    if (!st && b.overflow)
+        st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "sample",
+                          "a flame graph value leaves int64");
+    builder_free(&b);
+    if (!st && base && o.normalize)
+        normalize(t);
+    for (int s = 0; s < (base ? 2 : 1) && !st; s++)
+        st = per_name(t, s, err);
+    if (st) {
+        pprof_flame_tree_free(t);
+        return st;
+    }
+    *out = t;
+    return PPROF_OK;
+}
+
+void
+pprof_flame_tree_free(pprof_flame_tree *t)
+{
+    if (!t)
+        return;
+    pprof_allocator a = t->a;
+    pprof__free(&a, t->parent);
+    pprof__free(&a, t->end);
+    pprof__free(&a, t->depth);
+    pprof__free(&a, t->n_children);
+    pprof__free(&a, t->name);
+    pprof__free(&a, t->inl);
+    for (int s = 0; s < 2; s++) {
+        pprof__free(&a, t->value[s]);
+        pprof__free(&a, t->self[s]);
+        pprof__free(&a, t->flat[s]);
+        pprof__free(&a, t->cum[s]);
+    }
+    pprof__arena_destroy(&t->arena);
+    pprof__free(&a, t);
+}

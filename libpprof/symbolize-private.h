@@ -1,0 +1,165 @@
+/* Offline symbolization, shared by symbolize*.c. Not installed.
+ *
+ * symbolize.c       the driver: which locations need frames, the output profile, the report
+ * symbolize-find.c  finding and opening a mapping's files (search order, build IDs, debug links)
+ * symbolize-elf.c   segments (runtime address -> link-time address) and the symbol tables
+ * symbolize-dwarf.c compilation units, the inline tree of one unit, frames of an address
+ * symbolize-names.c demangling and Go's spelling of names
+ * symbolize-report.c the report's text and JSON */
+#ifndef PPROF_SYMBOLIZE_PRIVATE_H
+#define PPROF_SYMBOLIZE_PRIVATE_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <sys/types.h>
+
+#include "pprof/symbolize.h"
+#include "profile-private.h"
+
+/* One opened ELF file: read-only, mapped by libelf, never written. */
+typedef struct pprof__sz_file {
+    int fd; /* -1: none */
+    Elf *elf;
+    char *path; /* pprof__malloc'd */
+    uint64_t size;
+    dev_t dev;
+    ino_t ino;
+    uint8_t build_id[64];
+    size_t build_id_len;
+} pprof__sz_file;
+
+/* A loadable segment of the executable: file range [offset, offset + filesz) at vaddr. */
+typedef struct pprof__sz_seg {
+    uint64_t offset, filesz, vaddr;
+} pprof__sz_seg;
+
+/* A function symbol [lo, hi) of .symtab or .dynsym. */
+typedef struct pprof__sz_sym {
+    uint64_t lo, hi;
+    const char *name; /* in libelf's mapping of the file */
+    const char *file; /* a local symbol's STT_FILE (the source named before it), or NULL */
+    bool sized;       /* st_size was not 0 */
+    size_t order;     /* its place in the symbol table */
+} pprof__sz_sym;
+
+/* One address range [lo, hi) of a compilation unit. */
+typedef struct pprof__sz_curange {
+    uint64_t lo, hi;
+    Dwarf_Off cu;  /* the unit DIE's offset (a node index in pprof__sz_unit.tops) */
+    uint64_t size; /* the unit's size in bytes: no unit holds more DIEs than that */
+} pprof__sz_curange;
+
+/* A subprogram or inlined subroutine of the unit being looked at (a tree by parent). */
+typedef struct pprof__sz_node {
+    Dwarf_Off die;
+    uint32_t parent; /* PPROF_NONE for a top-level node */
+    uint32_t first_child, next_sibling;
+    uint32_t range_off, n_range;
+    bool inlined;
+} pprof__sz_node;
+
+/* The inline tree of one compilation unit, kept while addresses fall in it. */
+typedef struct pprof__sz_unit {
+    bool valid;
+    Dwarf_Off cu;
+    Dwarf_Die cudie;
+    pprof__vec nodes;  /* pprof__sz_node */
+    pprof__vec ranges; /* uint64_t pairs (lo, hi) */
+    pprof__vec tops;   /* pprof__sz_curange of top-level nodes: lo, hi, node index in .cu */
+    Dwarf_Files *files;
+    size_t n_files;
+} pprof__sz_unit;
+
+/* A mapping's file with what was read from it. */
+typedef struct pprof__sz_object {
+    pprof__sz_file bin; /* the file found (an executable, a library or a debug file) */
+    pprof__sz_file dbg; /* its separate debug file; fd -1 when none */
+    pprof__sz_file alt; /* the .gnu_debugaltlink (dwz) file; fd -1 when none */
+    Dwarf *dw, *alt_dw; /* NULL without DWARF */
+    const char *found_by;
+    pprof__vec segs;       /* pprof__sz_seg, from bin's program headers */
+    pprof__vec syms;       /* pprof__sz_sym, sorted by lo */
+    pprof__vec cus;        /* pprof__sz_curange, sorted by lo */
+    pprof__sz_unit unit;   /* the last unit looked at */
+    bool guessed_segments; /* only a debug file: file offsets taken as vaddr - first vaddr */
+    bool go;               /* a Go binary (.gopclntab or .go.buildinfo): names as Go prints them */
+} pprof__sz_object;
+
+/* One frame as the files spell it; pointers into libelf/libdw data of the object. */
+typedef struct pprof__sz_frame {
+    const char *name; /* linkage (mangled) name when there is one, else the plain name */
+    const char *file; /* NULL when unknown */
+    int64_t line, column, start_line;
+} pprof__sz_frame;
+
+#define PPROF__SZ_MAX_FRAMES 256 /* inline levels kept for one address */
+
+/* ---- symbolize-find.c */
+
+typedef struct pprof__sz_search {
+    const pprof_symbolize_options *o;
+    const pprof_allocator *a;
+    const char *cache; /* the debuginfod client cache, or NULL */
+} pprof__sz_search;
+
+/* Why a search failed, for the report. */
+typedef struct pprof__sz_why {
+    pprof_symbolize_result result;
+    char file[512];
+    char reason[512];
+} pprof__sz_why;
+
+/* Finds and opens the file of a mapping (build_id: lowercase hex or ""), then its separate
+ * debug and alt files; fills obj (all of it owned by obj) or *why. */
+bool pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *build_id,
+                    pprof__sz_object *obj, pprof__sz_why *why);
+/* Whether elf is a debug-only file (its code segment holds no file bytes). */
+bool pprof__sz_debug_only(Elf *elf);
+/* An object over an ELF image in memory (the fuzz harness: libelf reads it in place, image
+ * must outlive obj); segments, symbols and units loaded. False: not ELF, or out of memory. */
+bool pprof__sz_open_memory(const pprof_allocator *a, char *image, size_t size,
+                           pprof__sz_object *obj);
+void pprof__sz_file_close(const pprof_allocator *a, pprof__sz_file *f);
+void pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj);
+/* The build ID of f as lowercase hex into out (at least 129 bytes). */
+void pprof__sz_build_id_hex(const pprof__sz_file *f, char *out);
+
+/* ---- symbolize-elf.c */
+
+/* Reads the PT_LOAD segments and the function symbols of obj. False: out of memory. */
+bool pprof__sz_elf_load(const pprof_allocator *a, pprof__sz_object *obj);
+/* The link-time address of a file offset; false when no segment holds it. */
+bool pprof__sz_vaddr(const pprof__sz_object *obj, uint64_t file_offset, uint64_t *vaddr);
+/* The function symbol holding vaddr, or NULL. */
+const pprof__sz_sym *pprof__sz_symbol(const pprof__sz_object *obj, uint64_t vaddr);
+
+/* ---- symbolize-dwarf.c */
+
+/* Reads the unit ranges of obj->dw. False: out of memory. */
+bool pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj);
+/* The frames of vaddr, innermost first, into frames (room for PPROF__SZ_MAX_FRAMES); returns
+ * how many (0: none), or -1 when out of memory. */
+int pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t vaddr,
+                           pprof__sz_frame *frames);
+void pprof__sz_unit_free(const pprof_allocator *a, pprof__sz_unit *u);
+
+/* ---- symbolize-names.c */
+
+/* The name to show for a symbol: for Go (go), ".abi0" dropped and type arguments printed
+ * "[...]" as the Go runtime prints them; else C++ and Rust demangled when asked. Returns name
+ * itself or a string from malloc (*owned set) to free(); NULL only when out of memory. */
+const char *pprof__sz_display_name(const char *name, pprof_demangle d, bool go, bool *owned);
+
+/* ---- the report (symbolize.c builds it, symbolize-report.c prints it) */
+
+struct pprof_symbolize_report {
+    pprof_allocator a;
+    pprof__arena arena; /* strings and address lists */
+    pprof__vec maps;    /* pprof_symbolize_mapping */
+    uint64_t unresolved;
+};
+
+/* A copy of s in r's arena ("" for NULL), or NULL when out of memory. */
+const char *pprof__sz_report_str(pprof_symbolize_report *r, const char *s);
+
+#endif

@@ -1,0 +1,348 @@
+/* The stack tree (pprof/flame.h): exact totals on every example and real-corpus profile, the
+ * per-name numbers equal to pprof-top's, negative values, inline marking, lines granularity,
+ * reversed stacks, the differential tree and its JSON delta. TAP. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof/flame.h"
+#include "pprof/report.h"
+#include "tap.h"
+#include "unit/pb.h"
+
+/* ---- a hand-made profile: strings, two types, functions main a b c, locations
+ * 1 main:10; 2 b:30 inlined into a:20; 3 c:40; 4 c:41 */
+static const char *const strs[] = {"",     "samples", "count", "cpu", "nanoseconds",
+                                   "main", "a",       "b",     "c",   "main.go"};
+
+typedef struct smp {
+    uint64_t loc[4];
+    size_t n;
+    int64_t v[2];
+} smp;
+
+static pprof_profile *
+make(const smp *s, size_t ns)
+{
+    pb b = {0}, sub = {0}, ln = {0};
+    pb_value_type(&b, 1, 1, 2);
+    pb_value_type(&b, 1, 3, 4);
+    for (size_t i = 0; i < ns; i++) {
+        uint64_t v[2] = {(uint64_t)s[i].v[0], (uint64_t)s[i].v[1]};
+        pb_packed(&sub, 1, s[i].loc, s[i].n);
+        pb_packed(&sub, 2, v, 2);
+        pb_msg_free(&b, 2, &sub);
+    }
+    static const struct {
+        uint64_t fn[2], line[2];
+        size_t n;
+    } locs[] = {
+        {{1, 0}, {10, 0}, 1}, {{3, 2}, {30, 20}, 2}, {{4, 0}, {40, 0}, 1}, {{4, 0}, {41, 0}, 1}};
+    for (size_t i = 0; i < 4; i++) {
+        pb_v(&sub, 1, i + 1);
+        for (size_t j = 0; j < locs[i].n; j++) {
+            pb_v(&ln, 1, locs[i].fn[j]);
+            pb_v(&ln, 2, locs[i].line[j]);
+            pb_msg_free(&sub, 4, &ln);
+        }
+        pb_msg_free(&b, 4, &sub);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        pb_v(&sub, 1, i + 1);
+        pb_v(&sub, 2, 5 + i);
+        pb_v(&sub, 4, 9);
+        pb_msg_free(&b, 5, &sub);
+    }
+    pb_strings(&b, strs, sizeof(strs) / sizeof(strs[0]));
+    pprof_profile *p = NULL;
+    pprof_error err;
+    if (pprof_profile_read_memory(b.d, b.n, NULL, &p, &err))
+        fprintf(stderr, "make: %s\n", err.message);
+    pb_free(&b);
+    return p;
+}
+
+static const smp samples[] = {
+    {{3, 2, 1}, 3, {1, 10}},
+    {{2, 1}, 2, {2, 20}},
+    {{4, 2, 1}, 3, {-1, -5}},
+    {{1}, 1, {4, 40}},
+};
+
+/* The node at a path of names from the root ("main/a/b"), or PPROF_FLAME_NONE. */
+static size_t
+find(const pprof_flame_tree *t, const char *path)
+{
+    size_t node = 0;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *tok = strtok(buf, "/"); tok; tok = strtok(NULL, "/")) {
+        pprof_flame_node n = pprof_flame_node_at(t, node);
+        size_t c = node + 1, found = PPROF_FLAME_NONE;
+        for (size_t k = 0; k < n.n_children; k++, c = pprof_flame_node_at(t, c).end) {
+            pprof_flame_name nm = pprof_flame_name_at(t, pprof_flame_node_at(t, c).name_id);
+            if (!strcmp(nm.name, tok)) {
+                found = c;
+                break;
+            }
+        }
+        if (found == PPROF_FLAME_NONE)
+            return found;
+        node = found;
+    }
+    return node;
+}
+
+/* value == self + the children's values, for every node and type; parents and depths agree. */
+static bool
+consistent(const pprof_flame_tree *t, bool base)
+{
+    size_t n = pprof_flame_count(t), nt = pprof_flame_types(t);
+    for (size_t i = 0; i < n; i++) {
+        pprof_flame_node nd = pprof_flame_node_at(t, i);
+        size_t kids = 0;
+        for (size_t ty = 0; ty < nt; ty++) {
+            __extension__ __int128 sum = pprof_flame_self(t, i, ty, base);
+            kids = 0;
+            for (size_t c = i + 1; c < nd.end; c = pprof_flame_node_at(t, c).end, kids++) {
+                sum += pprof_flame_value(t, c, ty, base);
+                if (pprof_flame_node_at(t, c).parent != i ||
+                    pprof_flame_node_at(t, c).depth != nd.depth + 1)
+                    return false;
+            }
+            if (sum != pprof_flame_value(t, i, ty, base))
+                return false;
+        }
+        if (kids != nd.n_children)
+            return false;
+    }
+    return true;
+}
+
+static void
+test_small(tap *t)
+{
+    pprof_profile *p = make(samples, 4);
+    tap_ok(t, p != NULL, "hand-made profile reads");
+    if (!p)
+        return;
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    tap_ok(t, pprof_flame_tree_new(p, NULL, NULL, &tr, &err) == PPROF_OK, "tree builds");
+    tap_ok(t, pprof_flame_types(tr) == 2 && pprof_flame_default_type(tr) == 1,
+           "two types, the last one shown first");
+    tap_ok(t, pprof_flame_value(tr, 0, 0, false) == 6 && pprof_flame_value(tr, 0, 1, false) == 65,
+           "root = totals 6 and 65, negative sample included");
+    size_t m = find(tr, "main"), a = find(tr, "main/a"), b = find(tr, "main/a/b"),
+           c = find(tr, "main/a/b/c");
+    tap_ok(t,
+           m != PPROF_FLAME_NONE && a != PPROF_FLAME_NONE && b != PPROF_FLAME_NONE &&
+               c != PPROF_FLAME_NONE,
+           "inline frames expanded, the outermost call first: main/a/b/c");
+    tap_ok(t,
+           !pprof_flame_node_at(tr, a).is_inline && pprof_flame_node_at(tr, b).is_inline &&
+               pprof_flame_node_at(tr, b).kind == PPROF_FLAME_KIND_INLINE,
+           "b (inlined into a) is marked inline, a is not");
+    tap_ok(t, pprof_flame_self(tr, m, 1, false) == 40 && pprof_flame_value(tr, m, 1, false) == 65,
+           "main: self 40, value 65");
+    tap_ok(t, pprof_flame_value(tr, c, 0, false) == 0 && pprof_flame_value(tr, c, 1, false) == 5,
+           "c keeps the negative sample: 1 - 1 = 0 samples, 10 - 5 = 5 ns");
+    tap_ok(t, consistent(tr, false), "value = self + children everywhere");
+    size_t cn = pprof_flame_node_at(tr, c).name_id;
+    tap_ok(t, pprof_flame_flat(tr, cn, 1, false) == 5 && pprof_flame_cum(tr, cn, 1, false) == 5,
+           "per-name flat and cum of c");
+    tap_ok(t, strcmp(pprof_flame_name_at(tr, cn).file, "main.go") == 0, "c's file is kept");
+    pprof_flame_tree_free(tr);
+
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.lines = true;
+    tap_ok(t, pprof_flame_tree_new(p, NULL, &o, &tr, &err) == PPROF_OK, "lines tree builds");
+    size_t l40 = find(tr, "main main.go:10/a main.go:20/b main.go:30/c main.go:40"),
+           l41 = find(tr, "main main.go:10/a main.go:20/b main.go:30/c main.go:41");
+    tap_ok(t, l40 != PPROF_FLAME_NONE && l41 != PPROF_FLAME_NONE,
+           "lines granularity: c main.go:40 and c main.go:41 are two frames");
+    tap_ok(t, l41 != PPROF_FLAME_NONE && pprof_flame_value(tr, l41, 0, false) == -1,
+           "a frame of only negative samples is negative, not clamped");
+    pprof_flame_tree_free(tr);
+
+    o = (pprof_flame_options)PPROF_FLAME_OPTIONS_INIT;
+    o.reverse = true;
+    o.sample_type = "samples";
+    tap_ok(t, pprof_flame_tree_new(p, NULL, &o, &tr, &err) == PPROF_OK, "reversed tree builds");
+    tap_ok(t, pprof_flame_default_type(tr) == 0, "--sample-type samples picks type 0");
+    size_t rc = find(tr, "c/b/a/main"), rm = find(tr, "main");
+    tap_ok(t,
+           rc != PPROF_FLAME_NONE && rm != PPROF_FLAME_NONE &&
+               pprof_flame_value(tr, rm, 1, false) == 40 &&
+               pprof_flame_value(tr, 0, 1, false) == 65,
+           "reversed: leaf frames at the root, totals unchanged");
+    tap_ok(t, consistent(tr, false), "reversed tree consistent");
+    pprof_flame_tree_free(tr);
+
+    o.sample_type = "nope";
+    tap_ok(t, pprof_flame_tree_new(p, NULL, &o, &tr, &err) == PPROF_E_ARG && tr == NULL,
+           "unknown sample type: PPROF_E_ARG");
+    pprof_profile_free(p);
+}
+
+static void
+test_diff(tap *t)
+{
+    static const smp base_s[] = {{{1}, 1, {2, 20}}, {{3}, 1, {5, 50}}};
+    pprof_profile *p = make(samples, 4), *b = make(base_s, 2);
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    tap_ok(t, p && b && pprof_flame_tree_new(p, b, NULL, &tr, &err) == PPROF_OK,
+           "differential tree builds");
+    if (!tr) {
+        pprof_profile_free(p);
+        pprof_profile_free(b);
+        return;
+    }
+    size_t only = find(tr, "c"), m = find(tr, "main");
+    tap_ok(t,
+           pprof_flame_has_base(tr) && only != PPROF_FLAME_NONE &&
+               pprof_flame_value(tr, only, 1, false) == 0 &&
+               pprof_flame_value(tr, only, 1, true) == 50,
+           "a frame only in BASE is in the union tree with IN value 0");
+    tap_ok(t, pprof_flame_value(tr, m, 1, true) == 20 && pprof_flame_value(tr, 0, 1, true) == 70,
+           "BASE's values at the same path; BASE's root is its total");
+    tap_ok(t, consistent(tr, false) && consistent(tr, true), "both sides consistent");
+    pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FLAME_JSON;
+    pprof_buffer out = {0};
+    tap_ok(t, pprof_flame_write(tr, &wo, &out, &err) == PPROF_OK, "JSON writes");
+    const char *want = "{\"name\":\"root\",\"value\":65,\"delta\":-5,";
+    tap_ok(t, out.len > strlen(want) && !memcmp(out.data, want, strlen(want)),
+           "JSON root: value 65, delta 65 - 70 = -5");
+    tap_ok(t, strstr((char *)out.data, "{\"name\":\"c\",\"value\":0,\"delta\":-50,") != NULL,
+           "JSON base-only frame: delta -50");
+    pprof_buffer_free(&out);
+    pprof_flame_tree_free(tr);
+
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.normalize = true;
+    tap_ok(t, pprof_flame_tree_new(p, b, &o, &tr, &err) == PPROF_OK, "normalized diff builds");
+    /* cpu: IN 65, BASE 70: BASE scaled by 65/70; main 20 -> 18.57 -> 19 */
+    tap_ok(t,
+           pprof_flame_value(tr, 0, 1, true) == 65 &&
+               pprof_flame_value(tr, find(tr, "main"), 1, true) == 19,
+           "--normalize: BASE's total becomes IN's, nodes rounded");
+    pprof_flame_tree_free(tr);
+    pprof_profile_free(p);
+    pprof_profile_free(b);
+}
+
+/* ---- every example and real-corpus profile */
+
+static void
+check_file(tap *t, const char *path)
+{
+    pprof_profile *p = NULL;
+    pprof_error err;
+    if (pprof_profile_read_file(path, NULL, &p, &err))
+        return; /* the corpus holds some profiles the reader refuses; not this test's matter */
+    pprof_flame_tree *tr = NULL;
+    pprof_status st = pprof_flame_tree_new(p, NULL, NULL, &tr, &err);
+    if (pprof_validate(p, NULL, NULL, 0, NULL, NULL) !=
+        PPROF_OK) { /* Go refuses it: so does the tree */
+        tap_ok(t, st == PPROF_E_INVALID && !tr, "%s: refused as Go refuses it (%s)", path,
+               pprof_status_name(st));
+        pprof_flame_tree_free(tr);
+        pprof_profile_free(p);
+        return;
+    }
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    bool totals = st == PPROF_OK;
+    for (size_t ty = 0; ty < nt && totals; ty++) {
+        __extension__ __int128 sum = 0;
+        for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
+            pprof_sample s = pprof_profile_sample(p, i);
+            sum += ty < s.n_value ? s.value[ty] : 0;
+        }
+        totals = sum == pprof_flame_value(tr, 0, ty, false);
+    }
+    tap_ok(t, totals, "%s: root == total for each of %zu types (%s)", path, nt,
+           st ? err.message : "built");
+    if (st) {
+        pprof_profile_free(p);
+        return;
+    }
+    tap_ok(t, consistent(tr, false), "%s: value = self + children everywhere", path);
+    /* the per-name numbers are pprof-top's at function granularity */
+    pprof_report_options ro = PPROF_REPORT_OPTIONS_INIT;
+    ro.node_fraction = 0;
+    pprof_report *r = NULL;
+    bool same = pprof_report_new(p, &ro, &r, &err) == PPROF_OK;
+    size_t def = pprof_flame_default_type(tr), checked = 0;
+    for (size_t i = 0; same && i < pprof_report_count(r); i++) {
+        pprof_report_node rn = pprof_report_node_at(r, i);
+        for (size_t k = 1; k < pprof_flame_names(tr); k++) {
+            pprof_flame_name nm = pprof_flame_name_at(tr, k);
+            if (nm.name_len == rn.name_len && !memcmp(nm.name, rn.name, rn.name_len)) {
+                same = pprof_flame_flat(tr, k, def, false) == rn.flat &&
+                       pprof_flame_cum(tr, k, def, false) == rn.cum;
+                if (!same)
+                    tap_diag("%s: flat %lld cum %lld, top %lld %lld", nm.name,
+                             (long long)pprof_flame_flat(tr, k, def, false),
+                             (long long)pprof_flame_cum(tr, k, def, false), (long long)rn.flat,
+                             (long long)rn.cum);
+                checked++;
+                break;
+            }
+        }
+    }
+    tap_ok(t, same && checked == pprof_report_count(r),
+           "%s: flat and cum of %zu names equal pprof-top's", path, checked);
+    pprof_report_free(r);
+    pprof_flame_tree_free(tr);
+    pprof_profile_free(p);
+}
+
+static void
+walk_dir(tap *t, const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char *names[512];
+    size_t n = 0;
+    while ((e = readdir(d)) && n < 512)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(names[i], names[j]) > 0) {
+                char *x = names[i];
+                names[i] = names[j];
+                names[j] = x;
+            }
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        size_t l = strlen(path);
+        if (depth < 2 && !strchr(names[i], '.'))
+            walk_dir(t, path, depth + 1);
+        else if ((l > 6 && !strcmp(path + l - 6, ".pb.gz")) ||
+                 (l > 3 && !strcmp(path + l - 3, ".pb")))
+            check_file(t, path);
+        free(names[i]);
+    }
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    test_small(&t);
+    test_diff(&t);
+    const char *src = getenv("PPROF_SOURCE_ROOT");
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");
+    walk_dir(&t, dir, 0);
+    walk_dir(&t, tap_real_corpus(), 0);
+    return tap_done(&t);
+}

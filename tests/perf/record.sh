@@ -1,0 +1,96 @@
+#!/bin/sh
+# Records real perf.data files (file and pipe mode) of small programs built with frame
+# pointers and holds pprof-from-perf against what perf itself says about them:
+#  - the address stacks, sample for sample, equal those of `perf script -F ip,dso`
+#    (normalised by perf-stacks-ref.awk: root first, file frames as FILE+0xOFFSET);
+#  - the samples and the cpu total equal perf report's "Samples" and "Event count";
+#  - the periods summed by `perf script | stackcollapse-perf.pl` equal the cpu total
+#    (../shared/peers beside the source root; skipped when absent);
+#  - a dlopen'ed library's samples are in its mapping; the threads give distinct tids.
+# Skips (exit 77) with the reason when perf is absent or the kernel forbids recording.
+# usage: record.sh PPROF-FROM-PERF PERF_STACKS PPROF-DUMP
+set -u
+conv=$1 stacks=$2 dump=$3
+here=$(dirname "$0")
+. "$here/../cli/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v perf >/dev/null 2>&1; then
+    echo "1..0 # SKIP perf is not installed"
+    exit 0
+fi
+if ! perf record -q -e cpu-clock -g -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
+    echo "1..0 # SKIP perf record -e cpu-clock -g is not permitted here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+    exit 0
+fi
+cc=${CC:-cc}
+cflags="-O1 -g -fno-omit-frame-pointer -fno-inline"
+$cc $cflags -pthread -o "$tmp/threads" "$here/progs/threads.c" &&
+    $cc $cflags -o "$tmp/dlmain" "$here/progs/dlmain.c" -ldl &&
+    $cc $cflags -shared -fPIC -o "$tmp/libperfdl.so" "$here/progs/dllib.c" || {
+    echo "1..0 # SKIP no C compiler to build the recorded programs"
+    exit 0
+}
+
+perf record -q -e cpu-clock -F 1999 -g -o "$tmp/threads.data" -- "$tmp/threads" 9 >/dev/null 2>&1
+ok $? "perf record of a multi-threaded program"
+perf record -q -e cpu-clock -F 1999 -g -o "$tmp/dl.data" -- "$tmp/dlmain" "$tmp/libperfdl.so" >/dev/null 2>&1
+ok $? "perf record of a program that dlopens a library"
+perf record -q -e cpu-clock -F 1999 -g -o - -- "$tmp/threads" 5 >"$tmp/pipe.data" 2>/dev/null
+ok $? "perf record -o - (pipe mode)"
+
+# sums the counts of equal stacks ("STACK COUNT" lines), sorted
+agg() {
+    awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort
+}
+peers="$PPROF_SOURCE_ROOT/../shared/peers"
+for f in threads dl pipe; do
+    data="$tmp/$f.data"
+    run "$conv" "$data" -o "$tmp/$f.pb.gz" --labels pid,tid,comm,cpu
+    ok $rc "$f: pprof-from-perf converts it"
+    [ -n "$err" ] && diag "$err"
+    "$stacks" "$tmp/$f.pb.gz" | agg >"$tmp/$f.ours"
+    perf script -i "$data" -F ip,dso 2>/dev/null | awk -f "$here/perf-stacks-ref.awk" | agg >"$tmp/$f.ref"
+    cmp -s "$tmp/$f.ours" "$tmp/$f.ref"
+    ok $? "$f: address stacks equal perf script's, sample for sample ($(wc -l <"$tmp/$f.ref") distinct stacks)"
+    diff "$tmp/$f.ours" "$tmp/$f.ref" | head -5 | while read -r l; do diag "$l"; done
+    ours_n=$(awk '{n += $NF} END {print n + 0}' "$tmp/$f.ours")
+    perf report -i "$data" --stdio 2>/dev/null >"$tmp/$f.report"
+    rep_n=$(sed -n "s/^# Samples: \([0-9]*\) *of event 'cpu-clock'.*/\1/p" "$tmp/$f.report" | head -1)
+    rep_p=$(sed -n 's/^# Event count (approx.): \([0-9]*\).*/\1/p' "$tmp/$f.report" | head -1)
+    [ "$ours_n" = "$rep_n" ]
+    ok $? "$f: $ours_n samples, perf report says ${rep_n:-?}"
+    "$dump" "$tmp/$f.pb.gz" >"$tmp/$f.dump"
+    ours_p=$(awk '/^Samples:/ {s = 1; next} s && /^ *[0-9]+ +[0-9]+ *:/ {t += $2} /^Locations/ {s = 0} END {print t + 0}' "$tmp/$f.dump")
+    [ "$ours_p" = "$rep_p" ]
+    ok $? "$f: cpu total $ours_p ns, perf report's event count ${rep_p:-?}"
+    if [ -f "$peers/stackcollapse-perf.pl" ]; then
+        sc_n=$(perf script -i "$data" 2>/dev/null | perl "$peers/stackcollapse-perf.pl" --all | awk '{n += $NF} END {print n + 0}')
+        [ "$ours_p" = "$sc_n" ]
+        ok $? "$f: stackcollapse-perf.pl sums periods to $sc_n, ours $ours_p"
+    else
+        skip "$f: stackcollapse-perf.pl" "not found in $peers"
+    fi
+done
+
+grep -q 'libperfdl.so' "$tmp/dl.ours"
+ok $? "dl: samples in the dlopen'ed library's mapping"
+ntid=$(grep -o 'tid:\[[0-9]*\]' "$tmp/threads.dump" | sort -u | wc -l)
+[ "$ntid" -ge 2 ]
+ok $? "threads: samples of $ntid threads (--labels tid)"
+
+# pipe mode read from standard input
+run sh -c "\"$conv\" - -o \"$tmp/stdin.pb.gz\" < \"$tmp/pipe.data\""
+ok $rc "pipe: read from standard input"
+"$stacks" "$tmp/stdin.pb.gz" | agg | cmp -s - "$tmp/pipe.ours"
+ok $? "pipe: the same stacks from standard input"
+
+# perf script text: the same samples
+perf script -i "$tmp/threads.data" 2>/dev/null >"$tmp/threads.txt"
+run "$conv" "$tmp/threads.txt" -o "$tmp/text.pb.gz"
+ok $rc "perf script text converts (detected)"
+text_n=$("$stacks" "$tmp/text.pb.gz" | awk '{n += $NF} END {print n + 0}')
+[ "$text_n" = "$(awk '{n += $NF} END {print n + 0}' "$tmp/threads.ours")" ]
+ok $? "perf script text: as many samples ($text_n) as the perf.data"
+done_testing
