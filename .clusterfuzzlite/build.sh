@@ -16,6 +16,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -Dprefer_static=true -Db_lundef=false --buildtype=plain >/dev/null
 fi
 harnesses=$(sed -n "s/^fuzz_harnesses = \[\(.*\)\]/\1/p" "$src/fuzz/meson.build" | sed "s/[',]/ /g")
+[ -n "${harnesses// /}" ] || { echo "build.sh: no harness list read from fuzz/meson.build" >&2; exit 1; }
 targets=()
 for h in $harnesses; do targets+=("fuzz/fuzz_$h"); done
 ninja -C "$build" "${targets[@]}"

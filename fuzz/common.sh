@@ -7,6 +7,8 @@ FUZZ_DICT=$FUZZ_CORPUS/dict/pprof.dict
 # The harness lists are read from fuzz/meson.build, the one place they are kept.
 FUZZ_ALL=$(sed -n "s/^fuzz_harnesses = \[\(.*\)\]/\1/p" "$FUZZ_ROOT/fuzz/meson.build" |
     sed "s/[',]/ /g")
+# a list sed cannot read (split over lines, say) must stop the run, not make it pass empty
+[ -n "${FUZZ_ALL// /}" ] || { echo "fuzz: no harness list read from fuzz/meson.build" >&2; exit 2; }
 FUZZ_STRUCTURED=$(sed -n "s/^fuzz_structured = \[\(.*\)\]/\1/p" "$FUZZ_ROOT/fuzz/meson.build" |
     sed "s/[',]/ /g")
 
