@@ -204,7 +204,7 @@ static int
 event_index(script_ctx *c, span ev)
 {
     for (size_t i = 0; i < c->n_events; i++)
-        if (c->events[i].n == ev.n && !memcmp(c->events[i].p, ev.p, ev.n))
+        if (c->events[i].n == ev.n && (ev.n == 0 || !memcmp(c->events[i].p, ev.p, ev.n)))
             return (int)i;
     return -1;
 }
