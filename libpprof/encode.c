@@ -1,6 +1,7 @@
 /* Model -> protobuf. Deterministic: the same model gives the same bytes. The string table is
  * rebuilt from the strings actually referenced, deduplicated by content, "" first. */
 #include <stdlib.h>
+#include <zstd.h>
 
 #include "hash-private.h"
 #include "htab-private.h"
@@ -453,6 +454,32 @@ write_options(const pprof_write_options *opts)
 }
 
 pprof_status
+pprof_write_options_check(const pprof_write_options *opts, pprof_error *err)
+{
+    pprof_write_options o = write_options(opts);
+    static const char *const names[] = {
+        [PPROF_FORMAT_RAW] = "none", [PPROF_FORMAT_GZIP] = "gzip", [PPROF_FORMAT_ZSTD] = "zstd"};
+    int most;
+    switch (o.format) {
+    case PPROF_FORMAT_RAW: most = 0; break;
+    case PPROF_FORMAT_GZIP: most = 12; break;
+    case PPROF_FORMAT_ZSTD: most = ZSTD_maxCLevel(); break;
+    default:
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown output format %d",
+                            (int)o.format);
+    }
+    if (o.level < 0 || o.level > most) {
+        if (most == 0)
+            return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                                "compression level %d given for an uncompressed output", o.level);
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                            "%s compression level %d is outside 1-%d", names[o.format], o.level,
+                            most);
+    }
+    return PPROF_OK;
+}
+
+pprof_status
 pprof_profile_write_memory(const pprof_profile *p, const pprof_write_options *opts,
                            pprof_buffer *out, pprof_error *err)
 {
@@ -465,6 +492,9 @@ pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
 {
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
+    pprof_status bad = pprof_write_options_check(opts, err);
+    if (bad)
+        return bad;
     pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
@@ -496,6 +526,9 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
 {
     if (!p || !path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output path");
+    pprof_status bad = pprof_write_options_check(opts, err);
+    if (bad)
+        return bad;
     pprof_write_options o = write_options(opts);
     pprof_buffer raw = {0}, packed = {0};
     if (pre) {

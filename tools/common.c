@@ -22,6 +22,20 @@ tool_args_init(tool_args *a, int argc, char **argv)
     a->i = 1;
 }
 
+/* -word or -word=value, word of lower-case letters and '_' as Go's flags are: the length of
+ * word, or 0 when s is not such an option. */
+static size_t
+go_word(const char *s)
+{
+    if (s[0] != '-' || s[1] == '-')
+        return 0;
+    size_t n = 1;
+    while ((s[n] >= 'a' && s[n] <= 'z') || (n > 1 && s[n] == '_'))
+        n++;
+    n--;
+    return n >= 2 && (s[n + 1] == 0 || s[n + 1] == '=') ? n : 0;
+}
+
 bool
 tool_args_next(tool_args *a, const char **opt, const char **operand)
 {
@@ -36,6 +50,18 @@ tool_args_next(tool_args *a, const char **opt, const char **operand)
     }
     if (a->no_more_options || s[0] != '-' || s[1] == 0) {
         *operand = s;
+        return true;
+    }
+    size_t gw = go_word(s);
+    if (gw && gw + 3 <= sizeof(a->go_opt)) {
+        a->go_opt[0] = a->go_opt[1] = '-';
+        for (size_t k = 0; k < gw; k++)
+            a->go_opt[2 + k] = s[1 + k] == '_' ? '-' : s[1 + k];
+        a->go_opt[2 + gw] = 0;
+        if (s[1 + gw] == '=')
+            a->inline_value = s + 2 + gw;
+        a->cur = s;
+        *opt = a->go_opt;
         return true;
     }
     char *eq = s[1] == '-' ? strchr(s, '=') : NULL;
@@ -399,4 +425,13 @@ tool_read_all(const char *path, pprof_buffer *b, pprof_error *err)
                                        : "out of memory");
     }
     return st;
+}
+
+int
+tool_check_level(const char *prog, const pprof_write_options *w)
+{
+    pprof_error err;
+    if (pprof_write_options_check(w, &err) == PPROF_OK)
+        return TOOL_EXIT_OK;
+    return tool_usage_error(prog, "--level: %s", err.message);
 }

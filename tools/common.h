@@ -16,7 +16,9 @@ enum {
 };
 
 /* A cursor over argv. Options come as -x VALUE, --long VALUE or --long=VALUE; "-" and
- * anything after "--" are operands. */
+ * anything after "--" are operands. Go's single-dash words (-nodecount=20, -sample_index cpu)
+ * are read as the double-dash option of the same name with '_' as '-' (--nodecount=20,
+ * --sample-index cpu): pprof users type Go's flags. Single letters (-o, -n) stay ours. */
 typedef struct tool_args {
     int argc;
     char **argv;
@@ -24,6 +26,7 @@ typedef struct tool_args {
     bool no_more_options;
     const char *inline_value; /* the part after '=' of the current --long=value */
     const char *cur;          /* the current option, for messages */
+    char go_opt[64];          /* the double-dash spelling of a Go-style -word option */
 } tool_args;
 
 void tool_args_init(tool_args *a, int argc, char **argv);
@@ -86,6 +89,9 @@ pprof_status tool_read_all(const char *path, pprof_buffer *b, pprof_error *err);
  * w's temporary-file callback (w may be NULL for a tool that writes only standard output).
  * SIGKILL cannot be caught: its temporary stays. */
 void tool_output_init(pprof_write_options *w);
+/* --level N for the format chosen (after --compress and the output's name decided it): a usage
+ * error naming the format's range when N is outside it. */
+int tool_check_level(const char *prog, const pprof_write_options *w);
 /* The end of every tool's main: flushes and closes standard output and turns a failure there
  * (a full disk, /dev/full, a closed pipe's EIO) into exit 3 with a message; else returns rc. */
 int tool_finish(const char *prog, int rc);

@@ -23,11 +23,20 @@ static const struct {
 };
 #define N_FILTERS (sizeof(filters) / sizeof(filters[0]))
 
+static void
+warn(void *ctx, const char *msg)
+{
+    fprintf(stderr, "%s: warning: %s\n", (const char *)ctx, msg);
+}
+
 void
-edit_filters_init(edit_filters *f)
+edit_filters_init(edit_filters *f, const char *prog)
 {
     memset(f, 0, sizeof(*f));
     pprof_edit_options_init(&f->e);
+    f->prog = prog;
+    f->e.warn = warn;
+    f->e.warn_ctx = (void *)prog;
 }
 
 static const char **
@@ -44,7 +53,7 @@ edit_filters_opt(edit_filters *f, tool_args *a, const char *opt, int *rc)
         if (!tool_opt_is(opt, NULL, filters[i].name) &&
             !(filters[i].alias && tool_opt_is(opt, NULL, filters[i].alias)))
             continue;
-        const char *v = tool_args_value(a, "pprof-report");
+        const char *v = tool_args_value(a, f->prog);
         if (!v) {
             *rc = TOOL_EXIT_USAGE;
             return true;

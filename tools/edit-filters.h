@@ -14,6 +14,7 @@ typedef struct edit_filters {
     /* Go's "Active filters:" lines ("focus=RX"), in Go's order; strings owned here */
     char *active[EDIT_FILTERS_MAX];
     size_t n_active;
+    const char *prog; /* for messages: "prog: warning: Focus expression matched no samples" */
 } edit_filters;
 
 /* The filter options' help lines, for the tools' usage texts. */
@@ -30,7 +31,8 @@ typedef struct edit_filters {
     "  --tag-show RX         keep only label keys that match\n"                                    \
     "  --tag-hide RX         remove label keys that match\n"
 
-void edit_filters_init(edit_filters *f);
+/* Go's "matched no samples" warnings go to stderr, as go tool pprof prints them. */
+void edit_filters_init(edit_filters *f, const char *prog);
 /* Handles opt when it is a filter option: returns true and sets *rc (nonzero = exit). */
 bool edit_filters_opt(edit_filters *f, tool_args *a, const char *opt, int *rc);
 /* The filtered copy of p in *out (NULL when no filter is set). */

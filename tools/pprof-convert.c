@@ -12,7 +12,7 @@ static const char usage[] =
     "  -o, --output FILE     output path ('-' = stdout, the default); written atomically\n"
     "  --compress=FORMAT     gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
     "                        .pb none, else gzip)\n"
-    "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
+    "  --level N             compression level (gzip 1-12, zstd 1-22)\n"
     "  --force               write to a terminal all the same\n"
     "  --no-check            write a profile that breaks rules Go enforces (duplicate or\n"
     "                        zero ids, dangling references, wrong value counts...); by\n"
@@ -80,8 +80,8 @@ run(int argc, char **argv)
             unsigned long long n;
             if (!v)
                 return TOOL_EXIT_USAGE;
-            if (!tool_parse_u64(v, &n) || n < 1 || n > 22)
-                return tool_usage_error(prog, "--level takes a number from 1 to 22");
+            if (!tool_parse_u64(v, &n) || n < 1 || n > 99)
+                return tool_usage_error(prog, "--level takes a positive number");
             o.w.level = (int)n;
         } else {
             return tool_usage_error(prog, "unknown option %s", opt);
@@ -102,6 +102,8 @@ run(int argc, char **argv)
     tool_output_init(&o.w);
     if (!o.compress_given)
         o.w.format = tool_format_from_name(o.out);
+    if ((rc = tool_check_level(prog, &o.w)))
+        return rc;
     if (fo.from)
         return convert_folded_run(&fo, o.in, o.out, &o.w);
     pprof_error err;

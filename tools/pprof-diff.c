@@ -9,12 +9,15 @@
 
 static const char usage[] =
     "Usage: pprof-diff [options] BASE NEW\n"
+    "       pprof-diff [options] --diff-base BASE NEW   (Go's -diff_base)\n"
     "Lists the nodes whose flat or cumulative value changed most from BASE to NEW, and\n"
     "optionally writes the diff profile `go tool pprof -proto -diff_base BASE NEW` writes.\n"
     "\n"
     "  -o, --output FILE     write the diff profile there (NEW + BASE negated, BASE's samples\n"
     "                        labelled pprof::base=true); '-' = stdout, then no report\n"
+    "  --diff-base BASE      BASE as an option (Go's -diff_base); NEW is then the one operand\n"
     "  --normalize           scale NEW so that its totals equal BASE's (Go's -normalize)\n"
+    "  --sample-index T      the same as --sample-type (Go's -sample_index)\n"
     "  --sample-type T       the sample type to compare, by name or index; needed when the\n"
     "                        inputs' sample types differ\n"
     "  --granularity G       functions (default), filefunctions, files, lines, addresses\n"
@@ -35,6 +38,7 @@ static const char usage[] =
 
 typedef struct diff_opts {
     const char *in[2];
+    const char *base; /* --diff-base / --base, when BASE is not the first operand */
     const char *out;
     const char *rules[MAX_RULES];
     size_t n_rules, node_count;
@@ -77,8 +81,15 @@ parse_args(int argc, char **argv, diff_opts *o)
             return TOOL_EXIT_USAGE;
         } else if (tool_opt_is(opt, "-o", "--output")) {
             o->out = v;
-        } else if (tool_opt_is(opt, NULL, "--sample-type")) {
+        } else if (tool_opt_is(opt, NULL, "--sample-type") ||
+                   tool_opt_is(opt, NULL, "--sample-index")) {
             o->d.sample_type = v;
+        } else if (tool_opt_is(opt, NULL, "--diff-base")) {
+            /* not Go's -base: that one subtracts BASE without labelling its samples, and the
+             * profile written with -o would differ */
+            if (o->base)
+                return tool_usage_error(prog, "one base profile is taken");
+            o->base = v;
         } else if (tool_opt_is(opt, NULL, "--granularity")) {
             if (!pprof_granularity_parse(v, &o->d.granularity))
                 return tool_usage_error(prog, "unknown granularity '%s'", v);
@@ -98,6 +109,13 @@ parse_args(int argc, char **argv, diff_opts *o)
         } else {
             return tool_usage_error(prog, "unknown option %s", opt);
         }
+    }
+    if (o->base) {
+        if (n_in != 1)
+            return tool_usage_error(prog, "with %s, one input file is taken: NEW", "--diff-base");
+        o->in[1] = o->in[0];
+        o->in[0] = o->base;
+        n_in = 2;
     }
     if (n_in != 2)
         return tool_usage_error(prog, "two input files are needed: BASE NEW");
@@ -139,7 +157,7 @@ run(int argc, char **argv)
     diff_opts o = {.node_count = 20};
     pprof_diff_options d = PPROF_DIFF_OPTIONS_INIT;
     o.d = d;
-    edit_filters_init(&o.f);
+    edit_filters_init(&o.f, "pprof-diff");
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? TOOL_EXIT_OK : rc;

@@ -19,7 +19,7 @@ static const char usage[] =
     "  -o, --output FILE       output path ('-' = stdout, the default); written atomically\n"
     "  --compress=FORMAT       gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
     "                          .pb none, else gzip)\n"
-    "  --level N               compression level (gzip 1-12, zstd 1-19; default: gzip 1,\n"
+    "  --level N               compression level (gzip 1-12, zstd 1-22; default: gzip 1,\n"
     "                          zstd the library's default), as pprof-merge\n"
     "  -v, --verbose           say what each operation kept and dropped\n"
     "  --force                 write to a terminal all the same\n"
@@ -228,8 +228,8 @@ parse_option(edit_cli *c, tool_args *a, const char *opt, size_t max)
         c->compress_given = true;
     } else if (tool_opt_is(opt, NULL, "--level")) {
         unsigned long long n;
-        if (!tool_parse_u64(v, &n) || n < 1 || n > 22)
-            return tool_usage_error(prog, "--level takes a number from 1 to 22");
+        if (!tool_parse_u64(v, &n) || n < 1 || n > 99)
+            return tool_usage_error(prog, "--level takes a positive number");
         c->w.level = (int)n;
     } else if (tool_opt_is(opt, NULL, "--sample-types")) {
         if (!split_commas(c, v, c->types, &c->e.n_sample_types, max))
@@ -315,23 +315,6 @@ report_step(void *ctx, const pprof_edit_step *s)
     fputs(" -> ", stderr);
     print_totals(s->total_out, s->n_total_out);
     fputc('\n', stderr);
-}
-
-/* Accepts Go's single-dash spelling of the long options (-focus=X, -tagfocus X). */
-static const char *
-long_form(edit_cli *c, const char *opt, tool_args *a)
-{
-    if (opt[0] != '-' || opt[1] == '-' || strlen(opt) <= 2)
-        return opt;
-    char *d = keep(c, malloc(strlen(opt) + 2));
-    if (!d)
-        return opt;
-    d[0] = '-';
-    strcpy(d + 1, opt);
-    char *eq = strchr(d, '=');
-    if (eq)
-        a->inline_value = opt + (eq - d);
-    return d;
 }
 
 /* --symbolize: the input read whole and symbolized, then edited. */
@@ -471,7 +454,6 @@ run(int argc, char **argv, edit_cli *c)
                 return src;
             continue;
         }
-        opt = long_form(c, opt, &a);
         if (tool_opt_is(opt, "-h", "--help")) {
             fputs(usage, stdout);
             return TOOL_EXIT_OK;
@@ -496,6 +478,8 @@ run(int argc, char **argv, edit_cli *c)
     tool_output_init(&c->w);
     if (!c->compress_given)
         c->w.format = tool_format_from_name(c->out);
+    if ((rc = tool_check_level(prog, &c->w)))
+        return rc;
     tool_note_format(prog, c->w.format, false);
     c->e.remove_uninteresting = go_operations(&c->e);
     /* an edited profile is written once, like a merged one: the fastest gzip level, as

@@ -224,7 +224,7 @@ run(int argc, char **argv)
     o.fo = fo;
     o.wo = wo;
     edit_filters ef;
-    edit_filters_init(&ef);
+    edit_filters_init(&ef, "pprof-flame");
     int rc = parse(argc, argv, &o, &ef);
     if (rc) {
         edit_filters_free(&ef);

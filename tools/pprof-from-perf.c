@@ -18,7 +18,7 @@ static const char usage[] =
     "  --kallsyms FILE       name kernel frames from this /proc/kallsyms copy\n"
     "  --from=FORMAT         perf-data or perf-script (default: detected)\n"
     "  --compress=FORMAT     gzip, zstd or none; default: from OUT's name\n"
-    "  --level N             compression level (gzip 1-12, zstd 1-19)\n"
+    "  --level N             compression level (gzip 1-12, zstd 1-22)\n"
     "  --force               write to a terminal all the same\n"
     "  -q, --quiet           no warning about what was not converted\n"
     "  -h, --help            show this help\n"
@@ -142,6 +142,8 @@ run(int argc, char **argv)
     tool_output_init(&o.w);
     if (!o.compress_given)
         o.w.format = tool_format_from_name(o.out);
+    if ((rc = tool_check_level(prog, &o.w)))
+        return rc;
     o.p.events = o.events;
     o.p.n_events = o.n_events;
     pprof_error err;

@@ -31,7 +31,7 @@ static const char usage[] =
     "                           xargs -0); a NUL byte in a list of lines is refused\n"
     "  --compress=FORMAT        gzip, zstd or none; default: from OUT's name (.zst zstd,\n"
     "                           .pb none, else gzip)\n"
-    "  --level N                compression level (gzip 1-12, zstd 1-19; default:\n"
+    "  --level N                compression level (gzip 1-12, zstd 1-22; default:\n"
     "                           gzip 1, zstd the library's default)\n"
     "  --intersect-types        keep the sample types every input has instead of failing\n"
     "  --inline-conflict=POLICY keep (default, like Go), longest or error: what to do when\n"
@@ -423,8 +423,8 @@ run(int argc, char **argv)
             unsigned long long x;
             if (!(v = tool_args_value(&a, prog)))
                 rc = TOOL_EXIT_USAGE;
-            else if (!tool_parse_u64(v, &x) || x < 1 || x > 22)
-                rc = tool_usage_error(prog, "--level takes a number from 1 to 22");
+            else if (!tool_parse_u64(v, &x) || x < 1 || x > 99)
+                rc = tool_usage_error(prog, "--level takes a positive number");
             else
                 o.w.level = (int)x;
         } else if (tool_opt_is(opt, NULL, "--intersect-types")) {
@@ -467,6 +467,8 @@ run(int argc, char **argv)
      * than the higher levels for a few per cent more bytes (docs/bench.md). */
     if (!compress_given)
         o.w.format = tool_format_from_name(o.out);
+    if (rc == TOOL_EXIT_OK)
+        rc = tool_check_level(prog, &o.w);
     if (o.w.level == 0 && o.w.format == PPROF_FORMAT_GZIP)
         o.w.level = 1;
     if (rc == TOOL_EXIT_OK && in.n == 0)

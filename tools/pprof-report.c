@@ -43,7 +43,7 @@ static const char usage_opts[] =
     "  --nodefraction F      drop nodes whose cum is below F of the total (default 0.005)\n"
     "  --edgefraction F      drop edges below F of the total (default 0.001)\n"
     "  --trim=false          no node count, no fractions\n"
-    "  --cum                 order by cumulative value\n"
+    "  --cum                 order by cumulative value (--flat: by flat, the default)\n"
     "  --granularity G       functions (default), filefunctions, files, lines, addresses;\n"
     "                        also --functions, --files, --lines, ...\n"
     "  --compact-labels      no profile header lines (tree)\n"
@@ -110,6 +110,8 @@ flag_opt(opts *o, tool_args *a, const char *opt, int *rc)
     *rc = 0;
     if (is(opt, "--cum"))
         o->r.cum_sort = true;
+    else if (is(opt, "--flat")) /* Go's -flat: the default order, after a --cum */
+        o->r.cum_sort = false;
     else if (is(opt, "--force"))
         o->force = true;
     else if (is(opt, "--json"))
@@ -241,7 +243,7 @@ run(int argc, char **argv)
 {
     opts o = {NULL, "-", PPROF_REPORT_RENDER_OPTIONS_INIT, PPROF_PRINT_TEXT, false, false};
     edit_filters ef;
-    edit_filters_init(&ef);
+    edit_filters_init(&ef, PROG);
     symbolize_opts so;
     symbolize_opts_init(&so);
     bool done = false;

@@ -274,6 +274,11 @@ typedef struct pprof_write_options {
 
 #define PPROF_GZIP_MEMBER_BYTES ((size_t)1 << 20)
 
+/* Whether opts can be written: a known format and a level in its range (gzip 1-12 as
+ * libdeflate has them, zstd 1-22, none: 0 only; 0 is the format's default everywhere).
+ * PPROF_E_ARG with a message that names the range otherwise. The writers check it first. */
+PPROF_API pprof_status pprof_write_options_check(const pprof_write_options *opts, pprof_error *err);
+
 #define PPROF_WRITE_OPTIONS_INIT                                                                   \
     {                                                                                              \
         sizeof(pprof_write_options), PPROF_FORMAT_GZIP, 0, 0, NULL, NULL                           \
