@@ -499,6 +499,16 @@ pick_types(const pprof_profile *base, const pprof_profile *cur, const char *type
     if (!type || !*type) {
         if ((st = check_compatible(base, cur, err)))
             return st;
+        /* Go diffs the merge of NEW and BASE (negated), in that order: its default sample type
+         * is NEW's, or BASE's when NEW names none. The types are equal, so one index serves
+         * both (a heap and an allocs profile of one program differ only there). */
+        pprof_string d;
+        const pprof_profile *by =
+            pprof_profile_string(cur, cur->hdr.default_sample_type, &d) && d.len ? cur : base;
+        if ((st = pprof_sample_type_find(by, NULL, ci, err)))
+            return blame(err, by == cur ? "NEW" : "BASE", st);
+        *bi = *ci;
+        return PPROF_OK;
     }
     /* the profile without the type is named, with its own types */
     if ((st = pprof_sample_type_find(base, type, bi, err)))

@@ -69,6 +69,22 @@ pair "query-many last->mid" "$last" "$mid" --normalize
 pair "alloc_objects->alloc_space_delta" "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-alloc_space_delta.pb.gz
 pair "query-many first->last, focus" "$first" "$last" "" -focus=badger --focus badger
 pair "same file" "$corpus"/parca/query-fib.pb.gz "$corpus"/parca/query-fib.pb.gz
+# heap against allocs of one program: the same four sample types, a different default (issue
+# 32): Go diffs them with NEW's default (BASE's when NEW has none); pprof-diff must too.
+"$goref" default "" "$first" "$work/heap.pb.gz" && "$goref" default alloc_space "$last" "$work/allocs.pb.gz" &&
+    for order in "heap.pb.gz allocs.pb.gz" "allocs.pb.gz heap.pb.gz"; do
+        set -- $order
+        n=$((n + 1))
+        go tool pprof -symbolize=none -top -diff_base "$work/$1" "$work/$2" 2>/dev/null | grep '^Type:' > "$work/go-type.txt"
+        if "$diff" -n 3 "$work/$1" "$work/$2" > "$work/ours-diff.txt" 2> "$work/ours.err" &&
+            grep '^Type:' "$work/ours-diff.txt" | cmp -s - "$work/go-type.txt" && [ -s "$work/go-type.txt" ]; then
+            echo "ok $n - diff $1 $2 (different defaults) compares Go's type: $(cat "$work/go-type.txt")"
+        else
+            echo "not ok $n - diff $1 $2 (different defaults): Go $(cat "$work/go-type.txt"), ours: $(head -c 200 "$work/ours.err") $(grep '^Type:' "$work/ours-diff.txt")"
+            fail=$((fail + 1))
+        fi
+    done
+pair "heap->allocs (defaults differ)" "$work/heap.pb.gz" "$work/allocs.pb.gz"
 if [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/d1.pb" 2>/dev/null &&
         "$gen" --preset deep --seed 7 --host 1 --host-unique-pct 20 -o "$work/d2.pb" 2>/dev/null &&

@@ -146,6 +146,25 @@ func main() {
 		}
 	case "canon":
 		canon(load(os.Args[2]))
+	case "default":
+		// goref default TYPE IN OUT: IN with its default sample type set to TYPE ("" = none),
+		// as /debug/pprof/allocs differs from /debug/pprof/heap
+		if len(os.Args) != 5 {
+			os.Exit(2)
+		}
+		p := load(os.Args[3])
+		p.DefaultSampleType = os.Args[2]
+		f, err := os.Create(os.Args[4])
+		if err == nil {
+			err = p.Write(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	case "merge":
 		args := os.Args[2:]
 		intersect := false
