@@ -9,6 +9,8 @@ import ctypes.util
 import os
 import shutil
 import subprocess
+import sys
+import sysconfig
 from ctypes import (
     POINTER,
     Structure,
@@ -451,6 +453,14 @@ def _candidates():
     found = ctypes.util.find_library("pprof")
     if found:
         names.append(found)
+    # `meson install` installs this package beside the library and records the library's
+    # directory in _where.py; a pip-installed copy has no such file
+    try:
+        from . import _where
+
+        names.append(os.path.join(_where.LIBDIR, "libpprof.so.0"))
+    except ImportError:
+        pass
     # a prefix the loader does not search (meson install --prefix=$HOME/.local, say)
     if shutil.which("pkg-config"):
         try:
@@ -462,6 +472,12 @@ def _candidates():
             libdir = ""
         if libdir:
             names.append(os.path.join(libdir, "libpprof.so.0"))
+    # meson's default libdirs under the prefixes people install to without root
+    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    for prefix in (os.path.expanduser("~/.local"), "/usr/local", sys.prefix):
+        for sub in ("lib/" + arch if arch else None, "lib64", "lib"):
+            if sub:
+                names.append(os.path.join(prefix, sub, "libpprof.so.0"))
     return names
 
 
