@@ -428,10 +428,8 @@ tool_read_all(const char *path, pprof_buffer *b, pprof_error *err)
 }
 
 int
-tool_settle_level(const char *prog, pprof_write_options *w)
+tool_check_level(const char *prog, const pprof_write_options *w)
 {
-    if (w->level == 0 && w->format == PPROF_FORMAT_GZIP)
-        w->level = TOOL_GZIP_LEVEL;
     pprof_error err;
     if (pprof_write_options_check(w, &err) == PPROF_OK)
         return TOOL_EXIT_OK;

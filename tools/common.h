@@ -89,14 +89,9 @@ pprof_status tool_read_all(const char *path, pprof_buffer *b, pprof_error *err);
  * w's temporary-file callback (w may be NULL for a tool that writes only standard output).
  * SIGKILL cannot be caught: its temporary stays. */
 void tool_output_init(pprof_write_options *w);
-/* Every tool writes gzip at this level unless --level says otherwise: a profile is written once
- * per run, and level 1 is about a third faster than the library's 6 for 3 % more bytes
- * (docs/bench.md, 2026-12-05). */
-#define TOOL_GZIP_LEVEL 1
 /* --level N for the format chosen (after --compress and the output's name decided it): a usage
- * error naming the format's range when N is outside it; without --level, the tools' one
- * default (TOOL_GZIP_LEVEL for gzip, the library's for zstd). */
-int tool_settle_level(const char *prog, pprof_write_options *w);
+ * error naming the format's range when N is outside it. */
+int tool_check_level(const char *prog, const pprof_write_options *w);
 /* The end of every tool's main: flushes and closes standard output and turns a failure there
  * (a full disk, /dev/full, a closed pipe's EIO) into exit 3 with a message; else returns rc. */
 int tool_finish(const char *prog, int rc);

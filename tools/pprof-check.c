@@ -705,10 +705,6 @@ run(int argc, char **argv)
     tool_output_init(&o.wopts);
     if (o.fix && !o.compress_given)
         o.wopts.format = tool_format_from_name(o.output);
-    if (o.fix && (rc = tool_settle_level(prog, &o.wopts))) {
-        free(files);
-        return rc;
-    }
     if (o.fix)
         tool_note_format(prog, o.wopts.format, o.quiet);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;

@@ -176,7 +176,6 @@ run(int argc, char **argv)
     tool_output_init(&w);
     if (o.out) {
         w.format = tool_format_from_name(o.out);
-        tool_settle_level(prog, &w); /* no --level here: only the default is set */
         tool_note_format(prog, w.format, o.quiet);
     }
     for (int i = 0; i < 2 && !st; i++) {

@@ -478,10 +478,14 @@ run(int argc, char **argv, edit_cli *c)
     tool_output_init(&c->w);
     if (!c->compress_given)
         c->w.format = tool_format_from_name(c->out);
-    if ((rc = tool_settle_level(prog, &c->w)))
+    if ((rc = tool_check_level(prog, &c->w)))
         return rc;
     tool_note_format(prog, c->w.format, false);
     c->e.remove_uninteresting = go_operations(&c->e);
+    /* an edited profile is written once, like a merged one: the fastest gzip level, as
+     * pprof-merge (a few percent more bytes) */
+    if (c->w.level == 0 && c->w.format == PPROF_FORMAT_GZIP)
+        c->w.level = 1;
     c->e.warn = warn;
     if (c->verbose)
         c->e.step = report_step;

@@ -142,7 +142,7 @@ run(int argc, char **argv)
     tool_output_init(&o.w);
     if (!o.compress_given)
         o.w.format = tool_format_from_name(o.out);
-    if ((rc = tool_settle_level(prog, &o.w)))
+    if ((rc = tool_check_level(prog, &o.w)))
         return rc;
     o.p.events = o.events;
     o.p.n_events = o.n_events;

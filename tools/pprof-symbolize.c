@@ -126,8 +126,6 @@ run(int argc, char **argv)
     tool_output_init(&t.w);
     if (!t.compress_given)
         t.w.format = tool_format_from_name(t.out);
-    if ((rc = tool_settle_level(prog, &t.w)))
-        return rc;
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
     pprof_status st = pprof_profile_read_file(t.in, NULL, &p, &err);
