@@ -46,8 +46,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_write_options z = PPROF_WRITE_OPTIONS_INIT;
     uint64_t h = fuzz_hash(data, size);
     z.format = h & 1 ? PPROF_FORMAT_ZSTD : PPROF_FORMAT_GZIP;
-    /* the default level (0) and, for small profiles, a level past the maximum (clamped) */
-    z.level = (h >> 1) % 3 == 0 ? 0 : (h >> 1) % 3 == 1 && b1.len < 8192 ? 99 : 1;
+    /* the default level (0) or the fastest; a level past the maximum is an argument error
+     * that writes nothing */
+    z.level = (h >> 1) % 2 == 0 ? 0 : 1;
+    pprof_write_options over = z;
+    over.level = 99;
+    st = pprof_profile_write_memory(p1, &over, &c, &err);
+    FUZZ_CHECK(st == PPROF_E_ARG && c.len == 0, "level 99 gave %s", pprof_status_name(st));
     st = pprof_profile_write_memory(p1, &z, &c, &err);
     FUZZ_CHECK(st == PPROF_OK, "compressed write failed: %s", err.message);
     FUZZ_CHECK(pprof_detect_format(c.data, c.len) == z.format, "wrong container written");

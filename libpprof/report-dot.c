@@ -11,12 +11,6 @@ pprof_status pprof__report_labels(const pprof__rctx *c, const pprof__graph *g, b
 pprof_status pprof__graph_json(const pprof__rctx *c, const pprof__graph *g, pprof__regex *rx,
                                pprof_buffer *out);
 
-static int64_t
-abs64(int64_t v)
-{
-    return v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
-}
-
 /* ---- graph.ShortenFunctionName */
 
 typedef struct shortener {
@@ -294,11 +288,11 @@ static int
 sort_tags_cmp(const dtag *a, const dtag *b, bool flat)
 {
     if (!flat && a->cum != b->cum) {
-        if (abs64(a->cum) != abs64(b->cum))
-            return abs64(a->cum) > abs64(b->cum) ? -1 : 1;
+        if (pprof__abs64(a->cum) != pprof__abs64(b->cum))
+            return pprof__abs64(a->cum) > pprof__abs64(b->cum) ? -1 : 1;
     }
-    if (a->flat != b->flat && abs64(a->flat) != abs64(b->flat))
-        return abs64(a->flat) > abs64(b->flat) ? -1 : 1;
+    if (a->flat != b->flat && pprof__abs64(a->flat) != pprof__abs64(b->flat))
+        return pprof__abs64(a->flat) > pprof__abs64(b->flat) ? -1 : 1;
     const char *an = a->ext ? a->ext : a->name, *bn = b->ext ? b->ext : b->name;
     size_t al = a->ext ? a->ext_len : strlen(a->name), bl = b->ext ? b->ext_len : strlen(b->name);
     int c = memcmp(an, bn, al < bl ? al : bl);
@@ -555,10 +549,10 @@ add_node(dot *d, shortener *sh, uint32_t node, size_t id, double max_flat, pprof
             st = pprof__buffer_printf(tmp, "of %s (%s)", cv, p);
     }
     int font = 8;
-    if (max_flat != 0 && flat != 0 && (double)abs64(flat) <= max_flat)
-        font += (int)ceil(16.0 * sqrt((double)abs64(flat) / max_flat));
+    if (max_flat != 0 && flat != 0 && (double)pprof__abs64(flat) <= max_flat)
+        font += (int)ceil(16.0 * sqrt((double)pprof__abs64(flat) / max_flat));
     char col[16], fill[16];
-    double score = (double)cum / (double)abs64(c->total);
+    double score = (double)cum / (double)pprof__abs64(c->total);
     dot_color(col, sizeof(col), score, false);
     dot_color(fill, sizeof(fill), score, true);
     size_t nl;
@@ -589,16 +583,16 @@ add_edge(dot *d, const pprof__gedge *e, uint32_t from, uint32_t to, bool nodelet
                                            e->is_inline ? "\\n (inline)" : "");
     if (!st && c->total != 0) {
         int64_t t = c->total;
-        int64_t x = abs64((int64_t)((uint64_t)e->w * 100) / t);
+        int64_t x = pprof__abs64(pprof__div64((int64_t)((uint64_t)e->w * 100), t));
         int weight = 1 + (int)(x < 100 ? x : 100);
         if (weight > 1)
             st = pprof__buffer_printf(d->out, " weight=%d", weight);
-        x = abs64((int64_t)((uint64_t)e->w * 5) / t);
+        x = pprof__abs64(pprof__div64((int64_t)((uint64_t)e->w * 5), t));
         int width = 1 + (int)(x < 5 ? x : 5);
         if (!st && width > 1)
             st = pprof__buffer_printf(d->out, " penwidth=%d", width);
         char col[16];
-        dot_color(col, sizeof(col), (double)e->w / (double)abs64(t), false);
+        dot_color(col, sizeof(col), (double)e->w / (double)pprof__abs64(t), false);
         if (!st)
             st = pprof__buffer_printf(d->out, " color=\"%s\"", col);
     }
@@ -672,10 +666,10 @@ compose(dot *d, shortener *sh, const pprof__lines *labels)
     pprof_buffer tmp = {0};
     if (!pos_of || !has_nodelets)
         st = PPROF_E_NOMEM;
-    double max_flat = (double)abs64(g->nodes.flat[g->order[0]]);
+    double max_flat = (double)pprof__abs64(g->nodes.flat[g->order[0]]);
     for (size_t i = 0; i < g->n && !st; i++) {
         pos_of[g->order[i]] = (uint32_t)(i + 1);
-        double f = (double)abs64(g->nodes.flat[g->order[i]]);
+        double f = (double)pprof__abs64(g->nodes.flat[g->order[i]]);
         if (f > max_flat)
             max_flat = f;
     }

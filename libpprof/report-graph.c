@@ -11,18 +11,6 @@
 
 #include "report-graph-private.h"
 
-static int64_t
-abs64(int64_t v)
-{
-    return v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
-}
-
-static int64_t
-add64(int64_t a, int64_t b)
-{
-    return (int64_t)((uint64_t)a + (uint64_t)b); /* Go's wrapping int64 */
-}
-
 static pprof_status
 nomem(const pprof__rctx *c)
 {
@@ -163,7 +151,7 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
                         pprof__gedge *e = &PPROF__AT(g->edges, pprof__gedge, old);
                         if (e->stamp != stamp) {
                             e->stamp = stamp;
-                            e->w = add64(e->w, v);
+                            e->w = pprof__add64(e->w, v);
                             e->residual |= residual;
                             e->is_inline &= inl;
                         }
@@ -230,7 +218,7 @@ pprof__graph_edge_cmp(const pprof__graph *g, uint32_t a, uint32_t b)
     const pprof__gedge *x = &PPROF__AT(g->edges, pprof__gedge, a),
                        *y = &PPROF__AT(g->edges, pprof__gedge, b);
     if (x->w != y->w) {
-        int64_t ax = abs64(x->w), ay = abs64(y->w);
+        int64_t ax = pprof__abs64(x->w), ay = pprof__abs64(y->w);
         if (ax != ay)
             return ax > ay ? -1 : 1;
         /* Go: the weights differ but not their magnitudes: neither Less holds */
@@ -438,9 +426,9 @@ add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32
         if (!t)
             return false;
         if (flat)
-            t->flat = add64(t->flat, v);
+            t->flat = pprof__add64(t->flat, v);
         else
-            t->cum = add64(t->cum, v);
+            t->cum = pprof__add64(t->cum, v);
     }
     const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     for (uint32_t j = 0; j < s->n_lab; j++) {
@@ -459,9 +447,9 @@ add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32
         if (!t)
             return false;
         if (flat)
-            t->flat = add64(t->flat, v);
+            t->flat = pprof__add64(t->flat, v);
         else
-            t->cum = add64(t->cum, v);
+            t->cum = pprof__add64(t->cum, v);
     }
     (void)stamp;
     return true;
@@ -539,7 +527,7 @@ trim_tags(pprof__graph *g, int64_t cutoff)
 {
     pprof__gtag *t = g->tags.data;
     for (size_t i = 0; i < g->tags.len; i++)
-        if (abs64(t[i].flat) < cutoff && abs64(t[i].cum) < cutoff)
+        if (pprof__abs64(t[i].flat) < cutoff && pprof__abs64(t[i].cum) < cutoff)
             t[i].dead = true;
 }
 
@@ -611,15 +599,15 @@ node_order(const sort_ctx *c, uint32_t l, uint32_t r)
 {
     const pprof__graph *g = c->g;
     const int64_t *flat = g->nodes.flat, *cum = g->nodes.cum;
-    int64_t a = abs64(c->score[l]), b = abs64(c->score[r]);
+    int64_t a = pprof__abs64(c->score[l]), b = pprof__abs64(c->score[r]);
     if (a != b)
         return a > b ? -1 : 1;
     int k = name_cmp(g, l, r);
     if (k)
         return k;
     const int64_t *second = c->score_then_name ? flat : cum;
-    a = abs64(second[l]);
-    b = abs64(second[r]);
+    a = pprof__abs64(second[l]);
+    b = pprof__abs64(second[r]);
     if (a != b)
         return a > b ? -1 : 1;
     return sprint_cmp(&g->nodes.info[l], &g->nodes.info[r]);
@@ -653,14 +641,14 @@ edge_entropy(const pprof__graph *g, uint32_t node, bool in, int64_t self)
     int64_t total = self;
     for (uint32_t j = off[node]; j < off[node + 1]; j++)
         if (e[list[j]].w > 0)
-            total = add64(total, abs64(e[list[j]].w));
+            total = pprof__add64(total, pprof__abs64(e[list[j]].w));
     if (total != 0) {
         for (uint32_t j = off[node]; j < off[node + 1]; j++) {
-            double frac = (double)abs64(e[list[j]].w) / (double)total;
+            double frac = (double)pprof__abs64(e[list[j]].w) / (double)total;
             score += -frac * log2(frac);
         }
         if (self > 0) {
-            double frac = (double)abs64(self) / (double)total;
+            double frac = (double)pprof__abs64(self) / (double)total;
             score += -frac * log2(frac);
         }
     }
@@ -682,7 +670,7 @@ sort_graph(pprof__graph *g, bool cum_sort, bool visual)
             int64_t flat = g->nodes.flat[n];
             sc += g->in_off[n + 1] == g->in_off[n] ? 1 : edge_entropy(g, n, true, 0);
             sc += g->out_off[n + 1] == g->out_off[n] ? 1 : edge_entropy(g, n, false, flat);
-            score[n] = add64((int64_t)(sc * (double)g->nodes.cum[n]), flat);
+            score[n] = pprof__add64(pprof__go_i64(sc * (double)g->nodes.cum[n]), flat);
         }
         s = score;
     }
@@ -724,7 +712,7 @@ trim_edges(pprof__graph *g, int64_t cutoff)
         uint32_t n = g->order[i];
         for (uint32_t j = g->in_off[n]; j < g->in_off[n + 1]; j++) {
             pprof__gedge *x = &e[g->in_e[j]];
-            if (!x->dead && abs64(x->w) < cutoff) {
+            if (!x->dead && pprof__abs64(x->w) < cutoff) {
                 x->dead = true;
                 dropped++;
             }
@@ -838,8 +826,8 @@ pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__grap
         return nomem(c);
     memset(g->in_set, 1, nn);
     int64_t total = g->nodes.flat_sum;
-    int64_t node_cutoff = abs64((int64_t)((double)total * o->node_fraction));
-    int64_t edge_cutoff = abs64((int64_t)((double)total * o->edge_fraction));
+    int64_t node_cutoff = pprof__abs64(pprof__go_i64((double)total * o->node_fraction));
+    int64_t edge_cutoff = pprof__abs64(pprof__go_i64((double)total * o->edge_fraction));
     g->node_cutoff = node_cutoff;
     g->edge_cutoff = edge_cutoff;
     size_t nonzero = 0, kept = 0;
@@ -847,7 +835,7 @@ pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__grap
         bool nz = g->nodes.flat[i] || g->nodes.cum[i];
         nonzero += nz;
         if (node_cutoff > 0) {
-            g->in_set[i] = nz && abs64(g->nodes.cum[i]) >= node_cutoff;
+            g->in_set[i] = nz && pprof__abs64(g->nodes.cum[i]) >= node_cutoff;
             kept += g->in_set[i];
         }
     }
@@ -928,9 +916,9 @@ pprof__select_output_unit(pprof__rctx *c, const pprof__graph *g)
     int64_t min = 0, max = c->total;
     for (size_t i = 0; i < g->n; i++) {
         uint32_t n = g->order[i];
-        int64_t m = abs64(g->nodes.flat[n]);
+        int64_t m = pprof__abs64(g->nodes.flat[n]);
         if (!m)
-            m = abs64(g->nodes.cum[n]);
+            m = pprof__abs64(g->nodes.cum[n]);
         if (m > 0 && (min == 0 || m < min))
             min = m;
     }

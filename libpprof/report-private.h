@@ -10,6 +10,36 @@
 #include "profile-private.h"
 #include "validate-private.h"
 
+/* Go's int64 arithmetic as the reports print it: wrapping, never undefined. */
+static inline int64_t
+pprof__abs64(int64_t v)
+{
+    return v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
+}
+
+static inline int64_t
+pprof__add64(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* Go's a / b (b != 0): INT64_MIN / -1 wraps to INT64_MIN instead of trapping. */
+static inline int64_t
+pprof__div64(int64_t a, int64_t b)
+{
+    return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
+}
+
+/* Go's int64(f) on amd64, where the reports sort and cut by it: a value out of range (or NaN)
+ * becomes INT64_MIN, as CVTTSD2SQ gives, instead of C's undefined conversion. */
+static inline int64_t
+pprof__go_i64(double f)
+{
+    if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0))
+        return INT64_MIN;
+    return (int64_t)f;
+}
+
 /* Go's graph.NodeInfo: the identity of a node. Strings are views into the profile or into the
  * node table's arena (cleaned file names). */
 typedef struct pprof__node_info {

@@ -107,12 +107,6 @@ pprof_sample_type_find(const pprof_profile *p, const char *name, size_t *index, 
 
 /* ---- ordering (graph.Nodes.Sort, FlatNameOrder and CumNameOrder) */
 
-static int64_t
-abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-
 /* fmt.Sprint of a NodeInfo, the last tie-break (graph.compareNodes). */
 static void
 sprint_info(char *x, size_t cap, const pprof__node_info *a)
@@ -128,8 +122,8 @@ node_cmp(const void *x, const void *y)
 {
     const rnode *l = x, *r = y;
     int64_t lp = l->cum_sort ? l->cum : l->flat, rp = l->cum_sort ? r->cum : r->flat;
-    if (abs64(lp) != abs64(rp))
-        return abs64(lp) > abs64(rp) ? -1 : 1;
+    if (pprof__abs64(lp) != pprof__abs64(rp))
+        return pprof__abs64(lp) > pprof__abs64(rp) ? -1 : 1;
     size_t n = l->name_len < r->name_len ? l->name_len : r->name_len;
     int c = memcmp(l->name, r->name, n);
     if (c)
@@ -137,8 +131,8 @@ node_cmp(const void *x, const void *y)
     if (l->name_len != r->name_len)
         return l->name_len < r->name_len ? -1 : 1;
     int64_t ls = l->cum_sort ? l->flat : l->cum, rs = l->cum_sort ? r->flat : r->cum;
-    if (abs64(ls) != abs64(rs))
-        return abs64(ls) > abs64(rs) ? -1 : 1;
+    if (pprof__abs64(ls) != pprof__abs64(rs))
+        return pprof__abs64(ls) > pprof__abs64(rs) ? -1 : 1;
     char a[512], b[512];
     sprint_info(a, sizeof(a), l->info);
     sprint_info(b, sizeof(b), r->info);
@@ -235,7 +229,7 @@ mark_inline(const pprof_profile *p, const pprof__nodes *nodes, pprof_report *r, 
     for (size_t i = 0; i < r->n && !st; i++) {
         bool inl = false, noinl = false;
         for (size_t k = 0; k < in[i].n; k++) {
-            if (abs64(in[i].e[k].weight) < edge_cutoff)
+            if (pprof__abs64(in[i].e[k].weight) < edge_cutoff)
                 continue;
             if (in[i].e[k].is_inline)
                 inl = true;
@@ -297,9 +291,9 @@ static pprof_status
 profile_labels(const pprof_profile *p, pprof_report *r, const char *type)
 {
     pprof__lines l = {0};
-    return take_lines(r, &l,
-                      pprof__profile_labels(p, type, r->sum.total, r->sum.sample_unit,
-                                            r->output_unit, &l));
+    return take_lines(
+        r, &l,
+        pprof__profile_labels(p, type, r->sum.total, r->sum.sample_unit, r->output_unit, &l));
 }
 
 /* report.selectOutputUnit with OutputUnit "minimum". */
@@ -308,9 +302,9 @@ output_unit(const pprof_report *r)
 {
     int64_t min = 0, max = r->sum.total;
     for (size_t i = 0; i < r->n; i++) {
-        int64_t m = abs64(r->nodes[i].flat);
+        int64_t m = pprof__abs64(r->nodes[i].flat);
         if (!m)
-            m = abs64(r->nodes[i].cum);
+            m = pprof__abs64(r->nodes[i].cum);
         if (m > 0 && (min == 0 || m < min))
             min = m;
     }
@@ -374,7 +368,7 @@ static pprof_status
 select_nodes(const pprof_report_options *o, const pprof__nodes *nodes, pprof_report *r,
              pprof_error *err)
 {
-    int64_t cutoff = abs64((int64_t)((double)nodes->flat_sum * o->node_fraction));
+    int64_t cutoff = pprof__abs64(pprof__go_i64((double)nodes->flat_sum * o->node_fraction));
     r->nodes = pprof__malloc(&r->a, (nodes->n ? nodes->n : 1) * sizeof(rnode));
     if (!r->nodes)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -382,7 +376,7 @@ select_nodes(const pprof_report_options *o, const pprof__nodes *nodes, pprof_rep
         if (!nodes->flat[i] && !nodes->cum[i])
             continue;
         r->sum.nodes_nonzero++;
-        if (cutoff > 0 && abs64(nodes->cum[i]) < cutoff)
+        if (cutoff > 0 && pprof__abs64(nodes->cum[i]) < cutoff)
             continue;
         r->nodes[r->n++] =
             (rnode){NULL, 0,           nodes->flat[i], nodes->cum[i], PPROF_INLINE_MARK_NONE,
@@ -431,7 +425,7 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
     if (!st)
         st = select_nodes(&o, &nodes, r, err);
     if (!st) {
-        int64_t edge_cutoff = abs64((int64_t)((double)nodes.flat_sum * o.edge_fraction));
+        int64_t edge_cutoff = pprof__abs64(pprof__go_i64((double)nodes.flat_sum * o.edge_fraction));
         st = mark_inline(p, &nodes, r, edge_cutoff, err);
     }
     if (!st) {
@@ -528,7 +522,8 @@ print_text(const pprof_report *r, pprof_buffer *b)
     size_t dropped = r->sum.nodes_nonzero - r->sum.nodes_kept;
     if (!st && r->sum.total != 0 && dropped > 0) {
         pprof__scaled_label(v3, sizeof(v3),
-                            abs64((int64_t)((double)r->sum.total * r->node_fraction)), su, ou);
+                            pprof__abs64(pprof__go_i64((double)r->sum.total * r->node_fraction)),
+                            su, ou);
         st = pprof__buffer_printf(b, "Dropped %zu node%s (cum <= %s)\n", dropped,
                                   dropped > 1 ? "s" : "", v3);
     }
