@@ -2,6 +2,21 @@
 # are read from the tool's own --help, so they follow the version installed; only the values
 # of a few options are listed here.
 set -l cmd (string replace -r '\.fish$' '' -- (basename (status current-filename)))
+
+# The sample types of the first existing file on the command line (not an option's value):
+# the names from pprof-dump's header, without their units.
+function __pprof_sample_types
+    set -l words (commandline -opc)
+    set -l prev ''
+    for w in $words[2..-1]
+        if not string match -q -- '-*' $w; and test -f $w
+            and not contains -- $prev -o --output --base --diff-base --binary --kallsyms --files-from --report-file
+            pprof-dump $w 2>/dev/null | sed -n '/^Samples:/{n;s#/[^ ]*##g;p;q}' | string split ' '
+            return
+        end
+        set prev $w
+    end
+end
 for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
     set -l spec (string replace -r '^  (\S+(?: \S+)*).*$' '$1' -- $line)
     set -l desc (string trim (string replace -r '^  \S+(?: \S+)*' '' -- $line))
@@ -15,11 +30,20 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
         case compress
             set -a args -x -a 'gzip zstd none'
         case format
-            if test "$cmd" = pprof-flame
-                set -a args -x -a 'html svg json'
-            else
-                set -a args -x -a 'text json sarif'
+            switch $cmd
+                case pprof-flame
+                    set -a args -x -a 'html svg json'
+                case pprof-check
+                    set -a args -x -a 'text json sarif'
+                case pprof-report pprof-top pprof-diff
+                    set -a args -x -a 'text json'
+                case '*'
+                    set -a args -r
             end
+        case sample-type sample-index sample-types
+            set -a args -x -a '(__pprof_sample_types)'
+        case to
+            set -a args -x -a 'folded pprof'
         case colors
             set -a args -x -a 'hot mem io red green blue aqua yellow purple orange lang'
         case fail-on

@@ -32,6 +32,7 @@ bash_complete() { # TOOL LINE: what bash completion offers at the end of LINE
 }
 
 mkdir "$tmp/fish"
+profile=$PPROF_SOURCE_ROOT/corpus/examples/query-fib.pb.gz # sample types samples, cpu
 for tool in "$@"; do
     name=$(basename "$tool")
     help_long "$tool" >"$tmp/want"
@@ -53,6 +54,21 @@ for tool in "$@"; do
         if grep -qx -- --demangle "$tmp/want"; then
             [ "$(bash_complete "$name --demangle " | sort | tr '\n' ' ')" = "full none " ]
             ok $? "bash: '$name --demangle ' offers full, none"
+        fi
+        case $name in
+        pprof-check) want_formats="json sarif text " ;;
+        pprof-report | pprof-top | pprof-diff) want_formats="json text " ;;
+        *) want_formats="" ;;
+        esac
+        if [ -n "$want_formats" ]; then
+            got=$(bash_complete "$name --format " | sort | tr '\n' ' ')
+            [ "$got" = "$want_formats" ]
+            ok $? "bash: '$name --format ' offers $want_formats(got: $got)"
+        fi
+        if grep -qx -- --sample-type "$tmp/want"; then
+            got=$(bash_complete "$name $profile --sample-type " | sort | tr '\n' ' ')
+            [ "$got" = "cpu samples " ]
+            ok $? "bash: '$name PROFILE --sample-type ' offers the profile's types (got: $got)"
         fi
         if [ "$name" = pprof-from-perf ]; then
             [ "$(bash_complete "$name --from " | sort | tr '\n' ' ')" = "perf-data perf-script " ]
@@ -87,6 +103,18 @@ for tool in "$@"; do
                 cut -f1 | sort | tr '\n' ' ')
             [ "$got" = "--demangle=full --demangle=none " ]
             ok $? "fish: '$name --demangle=' offers full, none (got: $got)"
+        fi
+        if grep -qx -- --sample-type "$tmp/want"; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name $profile --sample-type='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--sample-type=cpu --sample-type=samples " ]
+            ok $? "fish: '$name PROFILE --sample-type=' offers the profile's types (got: $got)"
+        fi
+        if [ "$name" = pprof-check ]; then
+            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --format='" |
+                cut -f1 | sort | tr '\n' ' ')
+            [ "$got" = "--format=json --format=sarif --format=text " ]
+            ok $? "fish: 'pprof-check --format=' offers text, json, sarif (got: $got)"
         fi
         if [ "$name" = pprof-from-perf ]; then
             got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --from='" |
