@@ -638,7 +638,7 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
                        pprof_error *err)
 {
     if (level <= 0)
-        level = 6;
+        level = PPROF_GZIP_DEFAULT_LEVEL;
     if (level > 12)
         level = 12;
     pprof__gz_stream *g = calloc(1, sizeof(*g));

@@ -482,10 +482,6 @@ run(int argc, char **argv, edit_cli *c)
         return rc;
     tool_note_format(prog, c->w.format, false);
     c->e.remove_uninteresting = go_operations(&c->e);
-    /* an edited profile is written once, like a merged one: the fastest gzip level, as
-     * pprof-merge (a few percent more bytes) */
-    if (c->w.level == 0 && c->w.format == PPROF_FORMAT_GZIP)
-        c->w.level = 1;
     c->e.warn = warn;
     if (c->verbose)
         c->e.step = report_step;

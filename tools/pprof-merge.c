@@ -463,14 +463,10 @@ run(int argc, char **argv)
     for (size_t i = 0; i < n_lists && rc == TOOL_EXIT_OK; i++)
         rc = read_list(&in, lists[i], nul);
     free(lists);
-    /* Merged outputs are large and written once per merge: gzip level 1 compresses much faster
-     * than the higher levels for a few per cent more bytes (docs/bench.md). */
     if (!compress_given)
         o.w.format = tool_format_from_name(o.out);
     if (rc == TOOL_EXIT_OK)
         rc = tool_check_level(prog, &o.w);
-    if (o.w.level == 0 && o.w.format == PPROF_FORMAT_GZIP)
-        o.w.level = 1;
     if (rc == TOOL_EXIT_OK && in.n == 0)
         rc = tool_usage_error(prog, "no input files");
     if (rc == TOOL_EXIT_OK && stdin_uses > 1)

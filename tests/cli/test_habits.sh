@@ -1,6 +1,6 @@
 #!/bin/sh
 # The habits of pprof users (issue 31): Go's single-dash flag spellings, Go's "matched no
-# samples" warnings, one compression-level range per format, --fix capped as the check is.
+# samples" warnings, one compression-level range per format and one default level, --fix capped as the check is.
 # Usage: test_habits.sh PPROF-TOP PPROF-EDIT PPROF-DIFF PPROF-CONVERT PPROF-MERGE PPROF-CHECK
 #        PPROF-FLAME
 top=$1
@@ -105,6 +105,25 @@ run "$conv" --level 3 -o "$tmp/l.pb" "$cpu"
 expect_rc 2 "convert --level for an uncompressed output"
 [ ! -e "$tmp/l.pb" ]
 ok $? "nothing is written after a refused --level"
+
+# ---- one default gzip level for every tool: convert, edit and merge of one input write the
+# bytes of --level 1 (and not those of level 6)
+"$conv" --compress=none -o "$tmp/one.pb" "$cpu"
+"$conv" --level 1 -o "$tmp/lv1.pb.gz" "$tmp/one.pb"
+"$conv" --level 6 -o "$tmp/lv6.pb.gz" "$tmp/one.pb"
+! cmp -s "$tmp/lv1.pb.gz" "$tmp/lv6.pb.gz"
+ok $? "levels 1 and 6 give different bytes (the comparisons below can fail)"
+"$conv" -o "$tmp/dconv.pb.gz" "$tmp/one.pb"
+cmp -s "$tmp/dconv.pb.gz" "$tmp/lv1.pb.gz"
+ok $? "convert's default gzip level is 1"
+"$edit" -o "$tmp/dedit.pb.gz" "$tmp/one.pb"
+"$edit" --level 1 -o "$tmp/edit1.pb.gz" "$tmp/one.pb"
+cmp -s "$tmp/dedit.pb.gz" "$tmp/edit1.pb.gz"
+ok $? "edit's default gzip level is 1"
+"$merge" -o "$tmp/dmerge.pb.gz" "$tmp/one.pb"
+"$merge" --level 1 -o "$tmp/merge1.pb.gz" "$tmp/one.pb"
+cmp -s "$tmp/dmerge.pb.gz" "$tmp/merge1.pb.gz"
+ok $? "merge's default gzip level is 1"
 
 # ---- --fix shows at most --max-findings findings, as the check does
 bad=$root/corpus/invalid/CV5-duplicate-id.concatenated-without-time.pb

@@ -30,7 +30,7 @@ def main(argv=None):
     ap.add_argument("--partition", type=int, default=64, help="input files merged by each leaf task (default 64)")
     ap.add_argument("--fan-in", type=int, default=8, help="partial results merged by each inner task (default 8)")
     ap.add_argument("--compress", choices=["gzip", "zstd", "none"], default="gzip")
-    ap.add_argument("--level", type=int, default=0, help="compression level (default: gzip 1, as pprof-merge)")
+    ap.add_argument("--level", type=int, default=0, help="compression level (default: gzip 1, zstd 3, as every tool)")
     ap.add_argument("--intersect-types", action="store_true")
     ap.add_argument("--inline-conflict", choices=["keep", "longest", "error"], default="keep")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the tree and the time taken")

@@ -6,7 +6,6 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size
 from . import _lib
 from ._core import PprofError, c_integer, c_real, c_str, check, fspath_bytes, take_buffer, write_options
 from ._lib import lib
-from .merge import _default_level
 from .profile import Profile
 
 
@@ -212,7 +211,7 @@ def edit(profile: Profile, out=None, compress="gzip", level=0, warn=None, **ops)
             p = c_void_p()
             check(lib.pprof_edit(profile._handle(), ctypes.byref(o), ctypes.byref(p), ctypes.byref(err)), err, profile.name)
             return Profile(p, "<edited>")
-        w = write_options(compress, _default_level(compress, level))  # as pprof-edit: gzip 1
+        w = write_options(compress, level)
         if out is bytes:
             buf = _lib.Buffer()
             st = lib.pprof_edit_write_memory(profile._handle(), ctypes.byref(o), ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))

@@ -82,11 +82,6 @@ class _Merger:
         self.warnings = []
 
 
-def _default_level(compress, level):
-    # pprof-merge's default: gzip level 1 (merged outputs are large and written once)
-    return 1 if (compress == "gzip" and not level) else level
-
-
 def merge(inputs: Iterable[Union[str, os.PathLike, bytes, Profile]], out=None, threads: int = 0, compress: str = "gzip", level: int = 0,
           intersect_types: bool = False, inline_conflict: str = "keep", warn=True, **limits) -> Union[Profile, MergeSummary]:
     """Merges profiles (paths, bytes or Profiles) with Go's semantics, exactly and
@@ -106,7 +101,7 @@ def merge(inputs: Iterable[Union[str, os.PathLike, bytes, Profile]], out=None, t
             p = ctypes.c_void_p()
             check(lib.pprof_merger_finish(m.m, ctypes.byref(p), ctypes.byref(err)), err)
             return Profile(p, "<merged>")
-        w = write_options(compress, _default_level(compress, level), threads)
+        w = write_options(compress, level, threads)
         s = _lib.MergeSummary()
         check(lib.pprof_merger_write_file(m.m, fspath_bytes(out), ctypes.byref(w), ctypes.byref(s), ctypes.byref(err)), err, out)
         return MergeSummary(m.count(), s.samples, s.locations, s.functions)
@@ -124,7 +119,7 @@ def merge_to_bytes(inputs, threads: int = 0, compress: str = "gzip", level: int 
     try:
         for item in inputs:
             m.add(item, limits)
-        w = write_options(compress, _default_level(compress, level), threads)
+        w = write_options(compress, level, threads)
         buf = _lib.Buffer()
         err = _lib.Error()
         st = lib.pprof_merger_write_memory(m.m, ctypes.byref(w), ctypes.byref(buf), None, ctypes.byref(err))

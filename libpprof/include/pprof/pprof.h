@@ -257,7 +257,8 @@ PPROF_API bool pprof_profile_equal(const pprof_profile *a, const pprof_profile *
 typedef struct pprof_write_options {
     size_t struct_size;  /* sizeof(pprof_write_options) */
     pprof_format format; /* default PPROF_FORMAT_GZIP */
-    int level;           /* compression level; 0 = the library's default for the format */
+    int level; /* compression level; 0 = the format's default (gzip PPROF_GZIP_DEFAULT_LEVEL, zstd
+                  3) */
     /* Threads that may compress at once (0 or 1: only the calling one). The bytes never depend
      * on it: gzip output of more than PPROF_GZIP_MEMBER_BYTES uncompressed bytes is always a
      * series of gzip members of that many input bytes each, which gzip readers (Go's included)
@@ -273,6 +274,11 @@ typedef struct pprof_write_options {
 } pprof_write_options;
 
 #define PPROF_GZIP_MEMBER_BYTES ((size_t)1 << 20)
+
+/* One default gzip level for every writer (every tool, the library, the Python binding):
+ * profiles are written far more often than they are stored for long, and level 1 writes
+ * them fastest for a few per cent more bytes (docs/bench.md, "one gzip level"). */
+#define PPROF_GZIP_DEFAULT_LEVEL 1
 
 /* Whether opts can be written: a known format and a level in its range (gzip 1-12 as
  * libdeflate has them, zstd 1-22, none: 0 only; 0 is the format's default everywhere).
