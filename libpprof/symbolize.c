@@ -250,6 +250,11 @@ resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
     int n = pprof__sz_dwarf_frames(x->a, &e->obj, vaddr, f);
     if (n < 0)
         return -1;
+    /* A compilation unit's range with neither a function nor a line there (top-level
+     * assembly) says nothing of the code: the symbol table names it, without a file, as
+     * llvm-symbolizer has it. */
+    if (n == 1 && !f[0].name && f[0].line <= 0)
+        n = 0;
     /* The outermost frame is named as the symbol table names the code, as llvm-symbolizer
      * does for ELF: a GCC clone (.cold, .part.0, .isra.0) is DWARF's function under another
      * symbol, and profiles name the code that ran. */

@@ -145,6 +145,13 @@ tap.ok(any(fr and fr[0][0] == "sz::Acc<int>::add(int)" for fr in results["libszl
 tap.ok(all(fr[0][5] > 0 for fr in pie_frames.values() if fr and fr[0][0] and fr[0][2].endswith("prog.c")),
        "every frame of prog.c has its function's start line")
 
+# an assembly label (STT_NOTYPE, no DWARF) names its code, as in llvm-symbolizer
+lab = [int(l.split()[1], 16) for l in st.check_run(["readelf", "-sW", os.path.join(plain, "prog-pie")]).stdout.splitlines()
+       if l.split()[-1:] == ["sz_asm_label"] and "NOTYPE" in l]
+tap.ok(len(lab) == 1 and [f[0] for f in pie_frames.get(0x555555554000 + lab[0] + 1, [])] == ["sz_asm_label"]
+       and st.llvm_frames(os.path.join(plain, "prog-pie"), [lab[0] + 1])[lab[0] + 1][0][0] == "sz_asm_label",
+       "code at an assembly label (STT_NOTYPE) is named by the label, as llvm-symbolizer names it")
+
 for extra, label in (("-gdwarf-4", "dwarf4"), ("-gz", "compressed debug sections")):
     d = build(extra)
     compare(os.path.join(d, "prog-pie"), False, "prog-pie " + label, limit=1500)
