@@ -579,7 +579,8 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
         return st;
     if (!e) { /* nothing resolved: every address needing frames counts once */
         uint64_t *u = ps->unresolved.data;
-        qsort(u, ps->unresolved.len, sizeof(*u), u64_cmp);
+        if (ps->unresolved.len) /* qsort's array may not be NULL, even empty */
+            qsort(u, ps->unresolved.len, sizeof(*u), u64_cmp);
         for (size_t i = 0; i < ps->unresolved.len; i++)
             rep->addresses += i == 0 || u[i] != u[i - 1];
     } else {
