@@ -80,10 +80,21 @@ read_symtab(const pprof_allocator *a, Elf *elf, Elf_Scn *scn, pprof__vec *out)
             file = elf_strptr(elf, sh.sh_link, sym.st_name);
             continue;
         }
-        if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+        /* Labels of hand-written assembly (glibc's _start, _dl_start_user) name code that no
+         * function symbol covers; perf, addr2line and llvm-symbolizer name it by them too. */
+        bool label = false;
+        if (t == STT_NOTYPE && sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE) {
+            GElf_Shdr ls;
+            Elf_Scn *lsec = elf_getscn(elf, sym.st_shndx);
+            label = lsec && gelf_getshdr(lsec, &ls) && (ls.sh_flags & SHF_ALLOC) &&
+                    (ls.sh_flags & SHF_EXECINSTR);
+        }
+        if ((t != STT_FUNC && t != STT_GNU_IFUNC && !label) || sym.st_shndx == SHN_UNDEF ||
+            !sym.st_value)
             continue;
         const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (!name || !name[0])
+        /* ARM's mapping symbols ($x, $d) and assembler locals (.L) are not names of code */
+        if (!name || !name[0] || (label && (name[0] == '$' || !strncmp(name, ".L", 2))))
             continue;
         pprof__sz_sym *s = pprof__vec_push(a, out, sizeof(*s));
         if (!s)
@@ -103,6 +114,7 @@ read_symtab(const pprof_allocator *a, Elf *elf, Elf_Scn *scn, pprof__vec *out)
                             name,
                             GELF_ST_BIND(sym.st_info) == STB_LOCAL && file && file[0] ? file : NULL,
                             sym.st_size != 0,
+                            label,
                             out->len - 1};
     }
     return true;
@@ -136,8 +148,22 @@ done:
     pprof__sz_sym *d = obj->syms.data;
     size_t kept = 0;
     for (size_t i = 0; i < obj->syms.len; i++) {
-        if (kept && d[kept - 1].lo == d[i].lo)
+        if (kept && d[kept - 1].lo == d[i].lo) {
+            if (d[i].label && !d[kept - 1].label)
+                continue; /* a function symbol wins over a label at its address */
             kept--;
+        }
+        d[kept++] = d[i];
+    }
+    obj->syms.len = kept;
+    /* A label inside a sized function (a loop's entry in assembly) does not cut it short. */
+    uint64_t covered = 0;
+    kept = 0;
+    for (size_t i = 0; i < obj->syms.len; i++) {
+        if (d[i].label && d[i].lo < covered)
+            continue;
+        if (d[i].sized && !d[i].label && d[i].hi > covered)
+            covered = d[i].hi;
         d[kept++] = d[i];
     }
     obj->syms.len = kept;

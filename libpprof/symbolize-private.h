@@ -33,12 +33,14 @@ typedef struct pprof__sz_seg {
     uint64_t offset, filesz, vaddr;
 } pprof__sz_seg;
 
-/* A function symbol [lo, hi) of .symtab or .dynsym. */
+/* A function symbol [lo, hi) of .symtab or .dynsym, or an assembly label (STT_NOTYPE in
+ * executable code, as _start and _dl_start_user). */
 typedef struct pprof__sz_sym {
     uint64_t lo, hi;
     const char *name; /* in libelf's mapping of the file */
     const char *file; /* a local symbol's STT_FILE (the source named before it), or NULL */
     bool sized;       /* st_size was not 0 */
+    bool label;       /* STT_NOTYPE: names only code that no function symbol covers */
     size_t order;     /* its place in the symbol table */
 } pprof__sz_sym;
 

@@ -250,6 +250,11 @@ resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
     int n = pprof__sz_dwarf_frames(x->a, &e->obj, vaddr, f);
     if (n < 0)
         return -1;
+    /* A compilation unit's range with neither a function nor a line there (top-level
+     * assembly) says nothing of the code: the symbol table names it, without a file, as
+     * llvm-symbolizer has it. */
+    if (n == 1 && !f[0].name && f[0].line <= 0)
+        n = 0;
     /* The outermost frame is named as the symbol table names the code, as llvm-symbolizer
      * does for ELF: a GCC clone (.cold, .part.0, .isra.0) is DWARF's function under another
      * symbol, and profiles name the code that ran. */
@@ -574,7 +579,8 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
         return st;
     if (!e) { /* nothing resolved: every address needing frames counts once */
         uint64_t *u = ps->unresolved.data;
-        qsort(u, ps->unresolved.len, sizeof(*u), u64_cmp);
+        if (ps->unresolved.len) /* qsort's array may not be NULL, even empty */
+            qsort(u, ps->unresolved.len, sizeof(*u), u64_cmp);
         for (size_t i = 0; i < ps->unresolved.len; i++)
             rep->addresses += i == 0 || u[i] != u[i - 1];
     } else {

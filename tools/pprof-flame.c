@@ -8,6 +8,7 @@
 #include "edit-filters.h"
 #include "flame.h"
 #include "folded.h"
+#include "symbolize-opts.h"
 
 static const char usage[] =
     "Usage: pprof-flame [options] IN\n"
@@ -33,6 +34,8 @@ static const char usage[] =
     "  --inverted            icicle graph: the root at the top\n"
     "  --lines               frames are function file:line instead of functions\n"
     "  --from=folded         IN (and BASE) are folded stacks (detected when not given)\n"
+    "  --symbolize           symbolize IN (and BASE) from their mappings' ELF files first (as\n"
+    "                        pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP
     "  -h, --help            show this help\n"
     "  --version             show the version\n" EDIT_FILTERS_HELP "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
@@ -40,6 +43,7 @@ static const char usage[] =
 typedef struct options {
     const char *in, *out, *base, *format;
     bool from_folded, normalize;
+    symbolize_opts sym;
     pprof_flame_options fo;
     pprof_flame_write_options wo;
 } options;
@@ -195,6 +199,9 @@ parse(int argc, char **argv, options *o, edit_filters *ef)
         if (!operand && edit_filters_opt(ef, &a, opt, &rc)) {
             if (rc)
                 return rc;
+        } else if (!operand && symbolize_opts_opt(&o->sym, &a, prog, opt, true, &rc)) {
+            if (rc)
+                return rc;
         } else if (operand) {
             if (o->in)
                 return tool_usage_error(prog, "only one input file is taken");
@@ -223,6 +230,7 @@ run(int argc, char **argv)
     pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
     o.fo = fo;
     o.wo = wo;
+    symbolize_opts_init(&o.sym);
     edit_filters ef;
     edit_filters_init(&ef, "pprof-flame");
     int rc = parse(argc, argv, &o, &ef);
@@ -238,8 +246,12 @@ run(int argc, char **argv)
     pprof_status st = PPROF_OK;
     const char *where = o.in;
     rc = read_input(prog, o.in, o.from_folded, &p);
+    if (!rc)
+        rc = symbolize_opts_apply(&o.sym, prog, o.in, &p);
     if (!rc && o.base)
         rc = read_input(prog, o.base, o.from_folded, &b);
+    if (!rc && b)
+        rc = symbolize_opts_apply(&o.sym, prog, o.base, &b);
     if (!rc) {
         st = edit_filters_apply(&ef, p, &fp, &err);
         if (!st && b) {

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "perf.h"
+#include "symbolize-opts.h"
 
 static const char usage[] =
     "Usage: pprof-from-perf [options] IN [-o OUT]\n"
@@ -17,6 +18,8 @@ static const char usage[] =
     "  --labels LIST         labels per sample, from pid,tid,comm,cpu\n"
     "  --kallsyms FILE       name kernel frames from this /proc/kallsyms copy\n"
     "  --from=FORMAT         perf-data or perf-script (default: detected)\n"
+    "  --symbolize           symbolize the addresses from the mappings' ELF files before\n"
+    "                        writing (as pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP
     "  --compress=FORMAT     gzip, zstd or none; default: from OUT's name\n"
     "  --level N             compression level (gzip 1-12, zstd 1-22)\n"
     "  --force               write to a terminal all the same\n"
@@ -35,6 +38,7 @@ typedef struct from_perf_opts {
     const char *events[64];
     size_t n_events;
     bool compress_given, force, quiet;
+    symbolize_opts sym;
     pprof_perf_options p;
     pprof_write_options w;
 } from_perf_opts;
@@ -67,8 +71,12 @@ parse(int argc, char **argv, from_perf_opts *o)
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand, *v;
+    int rc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (operand) {
+        if (!operand && symbolize_opts_opt(&o->sym, &a, prog, opt, true, &rc)) {
+            if (rc)
+                return rc;
+        } else if (operand) {
             if (o->in)
                 return tool_usage_error(prog, "only one input file is taken");
             o->in = operand;
@@ -97,8 +105,7 @@ parse(int argc, char **argv, from_perf_opts *o)
                     return tool_usage_error(prog, "at most 64 --event options");
                 o->events[o->n_events++] = v;
             } else if (tool_opt_is(opt, NULL, "--labels")) {
-                int rc = parse_labels(prog, v, &o->p.labels);
-                if (rc)
+                if ((rc = parse_labels(prog, v, &o->p.labels)))
                     return rc;
             } else if (tool_opt_is(opt, NULL, "--from")) {
                 if (!strcmp(v, "perf-script"))
@@ -134,6 +141,7 @@ run(int argc, char **argv)
     from_perf_opts o = {.out = "-"};
     pprof_perf_options_init(&o.p);
     pprof_write_options_init(&o.w);
+    symbolize_opts_init(&o.sym);
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc < 0 ? TOOL_EXIT_OK : rc;
@@ -177,7 +185,26 @@ run(int argc, char **argv)
     }
     pprof_perf_stats st = PPROF_PERF_STATS_INIT;
     tool_note_format(prog, o.w.format, o.quiet);
-    pprof_status s = pprof_perf_convert_file(o.in, &o.p, o.out, &o.w, &st, &err);
+    pprof_status s;
+    if (o.sym.enabled) {
+        /* symbolizing needs the whole profile; without it the conversion streams to OUT */
+        pprof_profile *prof = NULL;
+        s = pprof_perf_read_file(o.in, &o.p, &prof, &st, &err);
+        free(ks);
+        ks = NULL;
+        if (!s && (rc = symbolize_opts_apply(&o.sym, prog, o.in, &prof))) {
+            pprof_profile_free(prof);
+            return rc;
+        }
+        if (!s && (s = pprof_profile_write_file(prof, o.out, &o.w, &err))) {
+            pprof_profile_free(prof);
+            tool_print_error(stderr, prog, tool_is_stdout(o.out) ? "<stdout>" : o.out, &err);
+            return tool_exit_for(s);
+        }
+        pprof_profile_free(prof);
+    } else {
+        s = pprof_perf_convert_file(o.in, &o.p, o.out, &o.w, &st, &err);
+    }
     free(ks);
     if (s == PPROF_E_ARG && !strcmp(err.path, "events")) {
         fprintf(stderr, "%s: %s\n", prog, err.message);

@@ -1,7 +1,7 @@
 /* sigprof: a small SIGPROF sampling profiler built on pprof_builder, profiling a workload in
  * its own process.
  *
- *   sigprof [-o out.pb.gz] [--seconds S] [--hz N]
+ *   sigprof [-o out.pb.gz] [--seconds S] [--hz N] [--raw]
  *
  * How it works:
  * - setitimer(ITIMER_PROF) delivers SIGPROF every 1/hz s of CPU time. Only the workload
@@ -11,13 +11,13 @@
  *   -fno-omit-frame-pointer) within [interrupted sp, stack top), and publishes the raw PCs
  *   into a lock-free single-producer/single-consumer ring with atomics only. No locks, no
  *   allocation, no libc calls besides errno save/restore.
- * - A normal thread drains the ring, symbolizes PCs with dladdr1 (the program is linked with
- *   -rdynamic so workload functions have dynamic symbols) and /proc/self/maps (mappings),
- *   and adds samples to a pprof_builder; at the end the profile is written atomically. */
+ * - A normal thread drains the ring and adds samples of raw addresses to a pprof_builder, in
+ *   the mappings of /proc/self/maps: no names are looked up while profiling.
+ * - On write the profile is symbolized through pprof_symbolize (pprof/symbolize.h) from the
+ *   mappings' ELF files and DWARF (functions, inline frames, lines) and written atomically;
+ *   --raw writes the addresses as recorded, for pprof-symbolize to name later, elsewhere. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "pprof/builder.h"
+#include "pprof/symbolize.h"
 
 enum { RING_SLOTS = 1024, MAX_DEPTH = 64, MAX_MAPS = 256, CACHE = 4096 };
 
@@ -103,10 +104,9 @@ out:
 }
 
 /* ---------------------------------------------------------------- the workload
- * Not static: -rdynamic exports them so dladdr can name them. noinline keeps them as frames;
- * gcc at -O3 would still run a private constant-propagated clone (workload_hot.constprop.0),
- * which dladdr cannot name, so it gets noclone too (clang has no such attribute and does not
- * clone these). */
+ * noinline keeps them as frames; gcc at -O3 would still run a private constant-propagated
+ * clone (workload_hot.constprop.0), named so in the profile, so it gets noclone too (clang has
+ * no such attribute and does not clone these). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define KEEP_FRAME __attribute__((noinline, noclone))
 #else
@@ -167,7 +167,7 @@ run_workload(double seconds)
         puts("");
 }
 
-/* ---------------------------------------------------------------- symbolization (drain side) */
+/* ---------------------------------------------------------------- addresses (drain side) */
 
 typedef struct map_entry {
     uintptr_t start, limit, offset;
@@ -212,11 +212,17 @@ read_maps(drain *d)
     fclose(f);
 }
 
+/* An address-only location in its mapping: nothing is named here, pprof_symbolize does it on
+ * write. */
 static pprof_status
-symbolize(drain *d, uintptr_t pc, bool leaf, pprof_builder_loc *out)
+location(drain *d, uintptr_t pc, bool leaf, pprof_builder_loc *out)
 {
-    size_t slot = (pc >> 2) % CACHE;
-    if (d->cache[slot].pc == pc) {
+    /* A return address points after the call: the call instruction itself is one byte back,
+     * where the symbolizer finds the caller's line (pprof allows a non-leaf address anywhere
+     * in its call instruction). */
+    uintptr_t addr = leaf ? pc : pc - 1;
+    size_t slot = (addr >> 2) % CACHE;
+    if (d->cache[slot].pc == addr) {
         *out = d->cache[slot].loc;
         return PPROF_OK;
     }
@@ -225,8 +231,7 @@ symbolize(drain *d, uintptr_t pc, bool leaf, pprof_builder_loc *out)
     pprof_builder_map map = PPROF_BUILDER_NONE;
     for (size_t i = 0; i < d->n_maps; i++) {
         const map_entry *m = &d->maps[i];
-        if (pc >= m->start && pc < m->limit) {
-            /* has_functions stays false: not every PC of a mapping gets a symbol */
+        if (addr >= m->start && addr < m->limit) {
             pprof_builder_mapping_desc md = {m->start, m->limit, m->offset, {0},  {0},
                                              false,    false,    false,     false};
             if ((st = pprof_builder_intern_cstr(b, m->path, &md.filename, NULL)) ||
@@ -235,25 +240,9 @@ symbolize(drain *d, uintptr_t pc, bool leaf, pprof_builder_loc *out)
             break;
         }
     }
-    /* A return address points after the call: look up the call instruction itself. */
-    uintptr_t lookup = leaf ? pc : pc - 1;
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    size_t n_lines = 0;
-    pprof_builder_line line = {{0}, 0, 0};
-    if (dladdr1((void *)lookup, &info, (void **)&sym, RTLD_DL_SYMENT) && info.dli_sname &&
-        info.dli_saddr && sym &&
-        lookup < (uintptr_t)info.dli_saddr + (sym->st_size ? sym->st_size : 1)) {
-        pprof_builder_str name, file;
-        if ((st = pprof_builder_intern_cstr(b, info.dli_sname, &name, NULL)) ||
-            (st = pprof_builder_intern_cstr(b, info.dli_fname, &file, NULL)) ||
-            (st = pprof_builder_function(b, name, name, file, 0, &line.function, NULL)))
-            return st;
-        n_lines = 1;
-    }
-    if ((st = pprof_builder_location(b, map, pc, &line, n_lines, false, out, NULL)))
+    if ((st = pprof_builder_location(b, map, addr, NULL, 0, false, out, NULL)))
         return st;
-    d->cache[slot].pc = pc;
+    d->cache[slot].pc = addr;
     d->cache[slot].loc = *out;
     return PPROF_OK;
 }
@@ -266,7 +255,7 @@ add_record(drain *d, const record *rec)
     for (int attempt = 0; attempt < 2; attempt++) {
         pprof_status st = PPROF_OK;
         for (uint32_t i = 0; i < rec->depth && !st; i++)
-            st = symbolize(d, rec->pc[i], i == 0, &stack[i]);
+            st = location(d, rec->pc[i], i == 0, &stack[i]);
         if (!st)
             st = pprof_builder_add_sample(d->b, values, 2, stack, rec->depth, NULL, 0, NULL);
         if (st == PPROF_E_STALE) { /* someone reset the builder: cached handles are gone */
@@ -322,12 +311,51 @@ stack_top(void)
     return (uintptr_t)addr + size;
 }
 
+/* The builder's profile symbolized from the mappings' files, then written atomically; mappings
+ * that could not be symbolized are named on stderr and keep their addresses. */
+static pprof_status
+write_symbolized(pprof_builder *b, const char *out, pprof_error *err)
+{
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW; /* read right back: no compression in between */
+    pprof_buffer buf = {0};
+    pprof_profile *p = NULL, *sym = NULL;
+    pprof_symbolize_report *rep = NULL;
+    pprof_status st = pprof_builder_serialize(b, PPROF_BUILDER_RESET, &raw, &buf, err);
+    if (!st)
+        st = pprof_profile_read_memory(buf.data, buf.len, NULL, &p, err);
+    pprof_buffer_free(&buf);
+    if (!st)
+        st = pprof_symbolize(p, NULL, &sym, &rep, err);
+    uint64_t resolved = 0;
+    for (size_t i = 0; !st && i < pprof_symbolize_report_count(rep); i++) {
+        pprof_symbolize_mapping m = pprof_symbolize_report_mapping(rep, i);
+        resolved += m.resolved;
+        if (m.result != PPROF_SYMBOLIZE_OK && m.result != PPROF_SYMBOLIZE_NOTHING_TO_DO)
+            fprintf(stderr, "sigprof: %s not symbolized: %s: %s\n",
+                    m.mapping_file[0] ? m.mapping_file : "a mapping without a file",
+                    pprof_symbolize_result_name(m.result), m.reason);
+    }
+    if (!st) {
+        fprintf(stderr,
+                "sigprof: symbolized on write: %llu addresses named, %llu left unresolved\n",
+                (unsigned long long)resolved,
+                (unsigned long long)pprof_symbolize_report_unresolved(rep));
+        st = pprof_profile_write_file(sym, out, NULL, err);
+    }
+    pprof_symbolize_report_free(rep);
+    pprof_profile_free(sym);
+    pprof_profile_free(p);
+    return st;
+}
+
 int
 main(int argc, char **argv)
 {
     const char *out = "sigprof.pb.gz";
     double seconds = 2.0;
     int hz = 100;
+    bool raw = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
@@ -335,8 +363,10 @@ main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--hz") && i + 1 < argc)
             hz = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--raw"))
+            raw = true;
         else {
-            fprintf(stderr, "usage: sigprof [-o out.pb.gz] [--seconds S] [--hz N]\n");
+            fprintf(stderr, "usage: sigprof [-o out.pb.gz] [--seconds S] [--hz N] [--raw]\n");
             return 2;
         }
     }
@@ -405,7 +435,10 @@ main(int argc, char **argv)
     pprof_builder_stats s = PPROF_BUILDER_STATS_INIT;
     pprof_builder_get_stats(d->b, &s, NULL);
     int rc = 0;
-    if (pprof_builder_serialize_file(d->b, PPROF_BUILDER_RESET, out, NULL, &err) != PPROF_OK) {
+    pprof_status wst =
+        raw ? pprof_builder_serialize_file(d->b, PPROF_BUILDER_RESET, out, NULL, &err)
+            : write_symbolized(d->b, out, &err);
+    if (wst != PPROF_OK) {
         fprintf(stderr, "sigprof: %s: %s\n", out, err.message);
         rc = 3;
     }

@@ -4,13 +4,17 @@
 #  - the address stacks, sample for sample, equal those of `perf script -F ip,dso`
 #    (normalised by perf-stacks-ref.awk: root first, file frames as FILE+0xOFFSET);
 #  - the samples and the cpu total equal perf report's "Samples" and "Event count";
-#  - the periods summed by `perf script | stackcollapse-perf.pl` equal the cpu total
-#    (../shared/peers beside the source root; skipped when absent);
+#  - the folded stacks of `pprof-from-perf --symbolize` (inline frames folded into their
+#    caller, `pprof-convert --to=folded --labels comm`) equal those of
+#    `perf script | stackcollapse-perf.pl`, stack by stack with their periods, after the name
+#    normalisation of folded-norm.awk and aliases.sh (docs/perf.md); stackcollapse-perf.pl is run from
+#    ../shared/peers beside the source root, skipped when absent;
+#  - per event of a two-event recording, samples and period totals equal perf report's;
 #  - a dlopen'ed library's samples are in its mapping; the threads give distinct tids.
 # Skips (exit 77) with the reason when perf is absent or the kernel forbids recording.
-# usage: record.sh PPROF-FROM-PERF PERF_STACKS PPROF-DUMP
+# usage: record.sh PPROF-FROM-PERF PERF_STACKS PPROF-DUMP PPROF-EDIT PPROF-CONVERT
 set -u
-conv=$1 stacks=$2 dump=$3
+conv=$1 stacks=$2 dump=$3 edit=$4 convert=$5
 here=$(dirname "$0")
 . "$here/../cli/tap.sh"
 tmp=$(mktemp -d)
@@ -39,6 +43,11 @@ perf record -q -e cpu-clock -F 1999 -g -o "$tmp/dl.data" -- "$tmp/dlmain" "$tmp/
 ok $? "perf record of a program that dlopens a library"
 perf record -q -e cpu-clock -F 1999 -g -o - -- "$tmp/threads" 5 >"$tmp/pipe.data" 2>/dev/null
 ok $? "perf record -o - (pipe mode)"
+
+ksyms=
+if [ -r /proc/kallsyms ] && awk '$1 !~ /^0+$/ {found = 1; exit} END {exit !found}' /proc/kallsyms; then
+    ksyms="--kallsyms /proc/kallsyms"
+fi
 
 # sums the counts of equal stacks ("STACK COUNT" lines), sorted
 agg() {
@@ -69,9 +78,49 @@ for f in threads dl pipe; do
         sc_n=$(perf script -i "$data" 2>/dev/null | perl "$peers/stackcollapse-perf.pl" --all | awk '{n += $NF} END {print n + 0}')
         [ "$ours_p" = "$sc_n" ]
         ok $? "$f: stackcollapse-perf.pl sums periods to $sc_n, ours $ours_p"
+        # Symbolized in the same pass, as perf names the frames: the same debug files, the
+        # same kallsyms (when this user can read its addresses; else neither side names
+        # kernel frames).
+        sh "$here/aliases.sh" "$data" >"$tmp/$f.aliases"
+        run "$conv" "$data" --symbolize --debug-dir /usr/lib/debug $ksyms --labels comm -o "$tmp/$f.sym.pb.gz"
+        ok $rc "$f: pprof-from-perf --symbolize converts and symbolizes it"
+        [ -n "$err" ] && diag "$err"
+        "$edit" --no-inlines "$tmp/$f.sym.pb.gz" -o - | "$convert" - --to=folded --labels comm --sample-type cpu -o - |
+            awk -f "$here/folded-norm.awk" "$tmp/$f.aliases" - | sort >"$tmp/$f.folded"
+        # perf prints address 0 where a frame-pointer chain ends in a zeroed slot; pprof has no
+        # location at 0 and pprof-from-perf leaves it out (as perf_stacks above)
+        perf script -i "$data" 2>/dev/null | grep -Ev '^[[:space:]]+0 \[unknown\] \(\[unknown\]\)$' |
+            perl "$peers/stackcollapse-perf.pl" | awk -f "$here/folded-norm.awk" "$tmp/$f.aliases" - | sort >"$tmp/$f.sc"
+        cmp -s "$tmp/$f.folded" "$tmp/$f.sc"
+        ok $? "$f: folded stacks of --symbolize equal stackcollapse-perf.pl's, stack by stack with periods ($(wc -l <"$tmp/$f.sc") distinct stacks)"
+        diff "$tmp/$f.folded" "$tmp/$f.sc" | head -6 | cut -c1-300 | while read -r l; do diag "$l"; done
+        grep -q '^[a-z]*;[a-z_]*;main;' "$tmp/$f.folded"
+        ok $? "$f: the frames are named, the comm at the root (...;main;... stacks)"
+        grep -q '^[a-z]*;[a-z_]*;main;' "$tmp/$f.folded" || diag "$(head -3 "$tmp/$f.folded")"
     else
         skip "$f: stackcollapse-perf.pl" "not found in $peers"
     fi
+done
+
+# per event: a recording of two events, each event's samples and period total against
+# perf report --stdio -F overhead,sample (its "Samples" column summed, its "Event count")
+perf record -q -e cpu-clock -e task-clock -F 1999 -g -o "$tmp/multi.data" -- "$tmp/threads" 5 >/dev/null 2>&1
+ok $? "perf record of two events (cpu-clock, task-clock)"
+perf report -i "$tmp/multi.data" --stdio -F overhead,sample -g none 2>/dev/null >"$tmp/multi.report"
+for ev in cpu-clock task-clock; do
+    rep_n=$(awk -v ev="'$ev'" '/^# Samples:/ {on = index($0, ev) > 0; next}
+        on && /^ +[0-9.]+% +[0-9]+$/ {n += $2} END {print n + 0}' "$tmp/multi.report")
+    rep_p=$(awk -v ev="'$ev'" '/^# Samples:/ {on = index($0, ev) > 0; next}
+        on && /^# Event count/ {print $NF; exit}' "$tmp/multi.report")
+    st=$([ "$ev" = cpu-clock ] && echo cpu || echo "$ev")
+    run "$conv" "$tmp/multi.data" --event "$ev" -o "$tmp/multi-$ev.pb.gz"
+    ok $rc "multi: pprof-from-perf --event $ev"
+    ours_n=$("$convert" "$tmp/multi-$ev.pb.gz" --to=folded --sample-type samples -o - | awk '{n += $NF} END {print n + 0}')
+    ours_p=$("$convert" "$tmp/multi-$ev.pb.gz" --to=folded --sample-type "$st" -o - | awk '{n += $NF} END {print n + 0}')
+    [ "$rep_n" -gt 0 ] && [ "$ours_n" = "$rep_n" ]
+    ok $? "multi: $ev: $ours_n samples, perf report's Samples column sums to $rep_n"
+    [ "$ours_p" = "$rep_p" ]
+    ok $? "multi: $ev: period total $ours_p, perf report's event count ${rep_p:-?}"
 done
 
 grep -q 'libperfdl.so' "$tmp/dl.ours"

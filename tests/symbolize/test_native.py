@@ -5,7 +5,7 @@ with llvm-symbolizer --inlines and addr2line -f -i -C; separate debug files, bui
 directories, a stripped library with only .dynsym, a wrong build ID, kernel mappings, kept and
 forced locations, and profiles symbolized apart then merged (pprof-check S1).
 
-usage: test_native.py SYMBOLIZE DUMP MKPROFILE CHECK MERGE WORKDIR TOP EDIT"""
+usage: test_native.py SYMBOLIZE DUMP MKPROFILE CHECK MERGE WORKDIR TOP EDIT FLAME"""
 import os
 import re
 import shutil
@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import symtest as st  # noqa: E402
 
-SYM, DUMP, MK, CHECK, MERGE, WORK, TOP, EDIT = sys.argv[1:9]
+SYM, DUMP, MK, CHECK, MERGE, WORK, TOP, EDIT, FLAME = sys.argv[1:10]
 SRC = os.path.dirname(os.path.abspath(__file__))
 st.need("gcc", "g++", "objdump", "readelf", "objcopy", "strip", "llvm-symbolizer", "addr2line")
 tap = st.Tap()
@@ -144,6 +144,13 @@ tap.ok(any(fr and fr[0][0] == "sz::Acc<int>::add(int)" for fr in results["libszl
        "C++ template member demangled: sz::Acc<int>::add(int)")
 tap.ok(all(fr[0][5] > 0 for fr in pie_frames.values() if fr and fr[0][0] and fr[0][2].endswith("prog.c")),
        "every frame of prog.c has its function's start line")
+
+# an assembly label (STT_NOTYPE, no DWARF) names its code, as in llvm-symbolizer
+lab = [int(l.split()[1], 16) for l in st.check_run(["readelf", "-sW", os.path.join(plain, "prog-pie")]).stdout.splitlines()
+       if l.split()[-1:] == ["sz_asm_label"] and "NOTYPE" in l]
+tap.ok(len(lab) == 1 and [f[0] for f in pie_frames.get(0x555555554000 + lab[0] + 1, [])] == ["sz_asm_label"]
+       and st.llvm_frames(os.path.join(plain, "prog-pie"), [lab[0] + 1])[lab[0] + 1][0][0] == "sz_asm_label",
+       "code at an assembly label (STT_NOTYPE) is named by the label, as llvm-symbolizer names it")
 
 for extra, label in (("-gdwarf-4", "dwarf4"), ("-gz", "compressed debug sections")):
     d = build(extra)
@@ -290,6 +297,15 @@ r = st.run([EDIT, "--symbolize", p1, "--focus", "fib", "-o", W("edited.pb.gz")])
 r2 = st.run([EDIT, p1 + ".sym", "--focus", "fib", "-o", W("edited2.pb.gz")])
 tap.ok(r.returncode == 0 and r2.returncode == 0 and st.dump(DUMP, W("edited.pb.gz")) == st.dump(DUMP, W("edited2.pb.gz")),
        "pprof-edit --symbolize: the edit of the symbolized profile")
+r = st.run([FLAME, "--symbolize", p1, "--format=json"])
+r2 = st.run([FLAME, p1 + ".sym", "--format=json"])
+r3 = st.run([FLAME, p1, "--format=json"])
+tap.ok(r.returncode == 0 and r.stdout == r2.stdout and r.stdout != r3.stdout and '"fib' in r.stdout,
+       "pprof-flame --symbolize: the flame graph of the symbolized profile")
+r = st.run([FLAME, "--symbolize", "--demangle=bogus", p1, "--format=json"])
+tap.ok(r.returncode == 2 and "--demangle" in r.stderr, "pprof-flame --demangle=bogus is a usage error")
+r = st.run([FLAME, "--symbolize", "--debug-dir", W("nonexistent"), W("wrongid.pb.gz"), "-o", W("wrongid.html")])
+tap.ok(r.returncode == 0 and "build-id-mismatch" in r.stderr, "pprof-flame --symbolize says which mapping was not symbolized, and why")
 r = st.run([TOP, "--symbolize", "--debug-dir", W("nonexistent"), W("wrongid.pb.gz")])
 tap.ok(r.returncode == 0 and "build-id-mismatch" in r.stderr, "--symbolize says which mapping could not be symbolized, and why")
 tap.done()

@@ -58,13 +58,16 @@ lib.pprof_perf_warning.argtypes = [POINTER(PerfStats), c_char_p, c_size_t]
 def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
               events: Optional[Iterable[str]] = None, labels: Iterable[str] = (),
               kallsyms: Union[str, os.PathLike, bytes, None] = None, input: Optional[str] = None,
-              stats: bool = False):
+              stats: bool = False, symbolize: Union[bool, dict] = False):
     """Reads a perf recording from a path ('-' is standard input) or bytes into a Profile:
     one sample type per event plus samples/count, address locations in the process mappings.
     events keeps only the named events; labels is a subset of pid, tid, comm, cpu; kallsyms
     (a path or the text of /proc/kallsyms) names kernel frames; input is 'perf-data',
     'perf-script' or None (detected). With stats=True returns (profile, dict of counts with
-    'warning', the text naming what was not converted). Raises PprofError."""
+    'warning', the text naming what was not converted). symbolize=True symbolizes the addresses
+    in the same call, as pprof-from-perf --symbolize (pprof.symbolize's defaults); a dict gives
+    pprof.symbolize's keyword arguments (binaries, debug_dirs, sysroot, demangle, ...); the
+    per-mapping report is then stats['symbolized'] with stats=True. Raises PprofError."""
     if input not in _INPUTS:
         raise ValueError(f"input must be 'perf-data', 'perf-script' or None, not {input!r}")
     o = PerfOptions()
@@ -98,10 +101,18 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
     del ev_arr, ks
     check(rc, err, name)
     p = Profile(out, name)
+    report = None
+    if symbolize is not False and symbolize is not None:
+        from .symbolize import symbolize as _symbolize
+        kw = {} if symbolize is True else dict(symbolize)
+        p, report = _symbolize(p, **kw)
+        p.name = name
     if not stats:
         return p
     d = {n: getattr(st, n) for n in ["pipe_mode", "swapped", "script_text"] + _COUNTS}
     buf = ctypes.create_string_buffer(2048)
     lib.pprof_perf_warning(ctypes.byref(st), buf, len(buf))
     d["warning"] = buf.value.decode("utf-8", "replace")
+    if report is not None:
+        d["symbolized"] = report
     return p, d

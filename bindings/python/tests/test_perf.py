@@ -51,3 +51,25 @@ def test_from_perf_recorded(tmp_path):
         pytest.skip("perf record is not permitted here: " + r.stderr.decode(errors="replace")[:200])
     p, st = pprof.from_perf(out, stats=True)
     assert sum(s.values[0] for s in p.samples()) == st["samples"]
+
+
+@pytest.mark.skipif(not shutil.which("perf"), reason="perf is not installed")
+def test_from_perf_symbolize(tmp_path):
+    out = tmp_path / "t.data"
+    r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "5000", "-g", "-o", str(out), "--",
+                        "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"],
+                       capture_output=True, check=False)
+    if r.returncode:
+        pytest.skip("perf record is not permitted here: " + r.stderr.decode(errors="replace")[:200])
+    raw = pprof.from_perf(out)
+    named = lambda prof: any(f.function for s in prof.samples() for f in s.frames)  # noqa: E731
+    assert not named(raw)
+    p, st = pprof.from_perf(out, symbolize=True, stats=True)
+    want, report = pprof.symbolize(raw)
+    assert p == want and p.name == str(out)
+    assert named(p)
+    assert [m.result for m in st["symbolized"]] == [m.result for m in report]
+    p2 = pprof.from_perf(out, symbolize={"demangle": "none", "debug_dirs": [str(tmp_path)]})
+    assert p2 == pprof.symbolize(raw, demangle="none", debug_dirs=[str(tmp_path)])[0]
+    with pytest.raises(TypeError):
+        pprof.from_perf(out, symbolize={"nope": 1})
