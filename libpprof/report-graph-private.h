@@ -139,6 +139,8 @@ pprof_status pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buff
 pprof_status pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
 pprof_status pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out);
 pprof_status pprof__render_list(pprof__rctx *c, pprof_buffer *out);
+/* report-svg.c: Graphviz's layout of the dot graph; not reentrant (report.h) */
+pprof_status pprof__render_svg(pprof__rctx *c, pprof_buffer *out);
 
 /* graph.ShortenFunctionName into buf (NUL-terminated). */
 pprof_status pprof__shorten_function_name(const char *name, size_t n, pprof_buffer *buf);

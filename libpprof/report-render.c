@@ -46,13 +46,14 @@ pprof_report_render(const pprof_profile *p, const pprof_report_render_options *o
     pprof_report_render_options o = PPROF_REPORT_RENDER_OPTIONS_INIT;
     if (opts)
         memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
-    if (!p || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES || o.format > PPROF_REPORT_LIST ||
+    if (!p || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES || o.format > PPROF_REPORT_SVG ||
         (format != PPROF_PRINT_TEXT && format != PPROF_PRINT_JSON))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile, output or format");
     if (format == PPROF_PRINT_JSON &&
-        (o.format == PPROF_REPORT_CALLGRIND || o.format == PPROF_REPORT_LIST))
+        (o.format == PPROF_REPORT_CALLGRIND || o.format == PPROF_REPORT_LIST ||
+         o.format == PPROF_REPORT_SVG))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
-                            "callgrind and list have no JSON form");
+                            "callgrind, list and svg have no JSON form");
     if ((o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST) && !o.symbol)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
                             "peek and list need a regular expression");
@@ -110,6 +111,7 @@ pprof_report_render(const pprof_profile *p, const pprof_report_render_options *o
     case PPROF_REPORT_DOT: return pprof__render_dot(&c, format, out);
     case PPROF_REPORT_CALLGRIND: return pprof__render_callgrind(&c, out);
     case PPROF_REPORT_LIST: return pprof__render_list(&c, out);
+    case PPROF_REPORT_SVG: return pprof__render_svg(&c, out);
     default: return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown report format");
     }
 }

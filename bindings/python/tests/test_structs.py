@@ -50,6 +50,8 @@ def test_sizes_match_headers():
         F = importlib.import_module("pprof.flame")
         mirrors["pprof_flame_options"] = F._FlameOptions
         mirrors["pprof_flame_write_options"] = F._FlameWriteOptions
+    if "pprof_report_render_options" in sizes:
+        mirrors["pprof_report_render_options"] = importlib.import_module("pprof.report")._RenderOptions
     if "pprof_symbolize_options" in sizes:
         S = importlib.import_module("pprof.symbolize")
         mirrors["pprof_symbolize_options"] = S._Options
@@ -78,6 +80,9 @@ def test_prototypes_match_headers(src):
         importlib.import_module("pprof.flame")
         for name in ("pprof_flame_tree_new", "pprof_flame_tree_free", "pprof_flame_write", "pprof_flame_write_file"):
             protos[name] = len(getattr(L.lib, name).argtypes)
+    if "pprof_report_render" in decls:
+        importlib.import_module("pprof.report")
+        protos["pprof_report_render"] = len(L.lib.pprof_report_render.argtypes)
     if "pprof_symbolize" in decls:
         importlib.import_module("pprof.symbolize")
         for name in ("pprof_symbolize_options_init", "pprof_symbolize", "pprof_symbolize_report_count",
