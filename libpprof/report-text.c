@@ -469,14 +469,29 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
                 const char *name = pprof__gname(&g, ln[k], &nl);
                 bool inl = k != cnt - 1;
                 if (f == PPROF_PRINT_TEXT) {
+                    /* "%10s   " NAME [" (inline)"] "\n", without printf: this line is most of
+                     * a traces report, which can run to hundreds of megabytes */
                     char vs[64] = "";
                     if (top)
                         pprof__rctx_value(c, vs, sizeof(vs), v);
-                    st = pprof__buffer_printf(out, "%10s   ", vs);
-                    if (!st)
-                        st = pprof__buffer_append(out, name, nl);
-                    if (!st)
-                        st = pprof__buffer_printf(out, "%s\n", inl ? " (inline)" : "");
+                    size_t vl = strlen(vs), pad = vl < 10 ? 10 - vl : 0;
+                    if (!pprof__buffer_reserve(out, pad + vl + 3 + nl + 10)) {
+                        st = PPROF_E_NOMEM;
+                        break;
+                    }
+                    char *w = (char *)out->data + out->len;
+                    memset(w, ' ', pad);
+                    memcpy(w + pad, vs, vl);
+                    memcpy(w + pad + vl, "   ", 3);
+                    w += pad + vl + 3;
+                    memcpy(w, name, nl);
+                    w += nl;
+                    if (inl) {
+                        memcpy(w, " (inline)", 9);
+                        w += 9;
+                    }
+                    *w++ = '\n';
+                    out->len = (size_t)(w - (char *)out->data);
                 } else {
                     st = pprof__buffer_printf(out, "%s{\"name\":", top ? "" : ",");
                     if (!st)
@@ -489,6 +504,8 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         }
         if (!st && f == PPROF_PRINT_JSON)
             st = pprof__buffer_printf(out, "]}");
+        if (!st)
+            st = pprof__rctx_spill(c, out);
     }
     if (!st)
         st = f == PPROF_PRINT_TEXT ? pprof__buffer_append(out, sep, sizeof(sep) - 1)

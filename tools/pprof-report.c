@@ -264,7 +264,6 @@ run(int argc, char **argv)
     tool_output_init(&w);
     pprof_error err;
     pprof_profile *p = NULL, *fp = NULL;
-    pprof_buffer b = {0};
     const char *where = o.in;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
     int bad = st ? 0 : tool_refuse_invalid(PROG, o.in, p, "not reported");
@@ -282,15 +281,14 @@ run(int argc, char **argv)
         o.r.active_filters = (const char *const *)ef.active;
         o.r.n_active_filters = ef.n_active;
     }
-    if (!st)
-        st = pprof_report_render(fp ? fp : p, &o.r, o.fmt, &b, &err);
     if (!st) {
-        where = strcmp(o.out, "-") ? o.out : "<stdout>";
-        st = pprof_write_bytes_file(o.out, b.data, b.len, &w, &err);
+        /* streamed: a traces report can be far larger than the profile */
+        st = pprof_report_render_file(fp ? fp : p, &o.r, o.fmt, o.out, &w, &err);
+        if (st == PPROF_E_IO)
+            where = strcmp(o.out, "-") ? o.out : "<stdout>";
     }
     if (st)
         tool_print_error(stderr, PROG, where, &err);
-    pprof_buffer_free(&b);
     pprof_profile_free(fp);
     pprof_profile_free(p);
     edit_filters_free(&ef);

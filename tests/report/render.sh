@@ -98,6 +98,16 @@ done
 [ $rc -eq 3 ] && pass "missing file: exit 3" || flunk "missing file: exit $rc"
 "$rep" --callgrind --json "$fib" > /dev/null 2>&1; rc=$?
 [ $rc -ne 0 ] && pass "callgrind has no JSON" || flunk "callgrind --json accepted"
+# traces past the megabyte at which pprof_report_render_file moves text to the output: the
+# same bytes to a file and to a pipe, and an unwritable output is an I/O error naming it
+gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
+if [ -x "$gen" ] && "$gen" --preset labels --seed 3 -o "$work/big.pb" 2> /dev/null; then
+    "$rep" --traces "$work/big.pb" -o "$work/t1" && "$rep" --traces "$work/big.pb" | cat > "$work/t2"
+    sz=$(wc -c < "$work/t1")
+    [ "$sz" -gt 1048576 ] && cmp -s "$work/t1" "$work/t2" && pass "--traces streamed: file = pipe ($sz bytes)" || flunk "--traces streamed ($sz bytes)"
+fi
+"$rep" --traces "$fib" -o "$work/no/such/dir/t" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 3 ] && grep -q "no/such/dir" "$work/err" && pass "unwritable output: exit 3, named" || flunk "unwritable output: exit $rc" "$(cat "$work/err")"
 "$rep" --tree - < "$fib" > "$work/out" && cmp -s "$work/out" "$gold/report-fib.tree" && pass "stdin" || flunk "stdin"
 echo "1..$n"
 [ $fail -eq 0 ]

@@ -167,6 +167,16 @@ PPROF_API pprof_status pprof_report_render(const pprof_profile *p,
                                            pprof_print_format format, pprof_buffer *out,
                                            pprof_error *err);
 
+/* pprof_report_render written to path as pprof_write_bytes_file writes (a temporary file
+ * renamed over path once complete; "-" is standard output; wo may be NULL), with the text of
+ * long reports (traces) written as it is made, a megabyte at a time, instead of held whole.
+ * Errors as pprof_report_render, plus PPROF_E_IO (path cannot be written; path is left as it
+ * was). Thread safety as pprof_report_render. */
+PPROF_API pprof_status pprof_report_render_file(const pprof_profile *p,
+                                                const pprof_report_render_options *opts,
+                                                pprof_print_format format, const char *path,
+                                                const pprof_write_options *wo, pprof_error *err);
+
 /* ---------------------------------------------------------------- diff */
 
 typedef struct pprof_diff_options {
