@@ -42,7 +42,7 @@ render_top(const pprof_profile *p, const pprof_report_render_options *o, pprof_p
 pprof_status
 pprof__rctx_spill(pprof__rctx *c, pprof_buffer *out)
 {
-    if (!c->sink || out->len < ((size_t)1 << 20))
+    if (!c->sink || out->len < ((size_t)1 << 17))
         return PPROF_OK;
     bool ok = pprof__out_write(c->sink, out->data, out->len);
     out->len = 0;

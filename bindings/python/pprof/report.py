@@ -5,7 +5,7 @@ import json
 from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_int64, c_size_t
 
 from . import _lib
-from ._core import check, take_buffer
+from ._core import check, fspath_bytes, take_buffer
 from ._lib import lib
 from .profile import Profile
 
@@ -41,17 +41,21 @@ _GRANULARITIES = {None: 0, "functions": 1, "filefunctions": 2, "files": 3, "line
 lib.pprof_report_render.restype = c_int
 lib.pprof_report_render.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer),
                                     POINTER(_lib.Error)]
+lib.pprof_report_render_file.restype = c_int
+lib.pprof_report_render_file.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions), c_int, c_char_p, ctypes.c_void_p,
+                                         POINTER(_lib.Error)]
 
 
 def _b(s):
     return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
 
 
-def render(profile, format="top", *, json_output=False, sample_type=None, granularity=None, cum=False,
+def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
            nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None):
     """The report go tool pprof -FORMAT prints for a Profile, as a str (format: top, traces, tags,
     tree, peek, dot, svg, callgrind). json_output=True gives the JSON form (docs/report.md) as
-    Python objects. "svg" is the dot graph laid out by Graphviz in this process; Graphviz is not
+    Python objects. With path: writes the report there (atomically; "-" is standard output), long
+    reports as they are made, and returns None. "svg" is the dot graph laid out by Graphviz in this process; Graphviz is not
     reentrant, so two svg renders must not run on two threads at once. Raises PprofError."""
     if not isinstance(profile, Profile):
         raise TypeError("render takes a Profile (pprof.read(path))")
@@ -72,6 +76,10 @@ def render(profile, format="top", *, json_output=False, sample_type=None, granul
     o.compact_labels = bool(compact_labels)
     o.symbol = _b(symbol)
     err = _lib.Error()
+    if path is not None:
+        check(lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+                                           fspath_bytes(path), None, ctypes.byref(err)), err, path)
+        return None
     buf = _lib.Buffer()
     st = lib.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0, ctypes.byref(buf),
                                  ctypes.byref(err))

@@ -33,3 +33,11 @@ def test_dot_json_and_svg_without_json(examples):
     assert g["nodes"] and all(e["from"] and e["to"] for e in g["edges"])
     with pytest.raises(pprof.PprofError, match="no JSON form"):
         pprof.report.render(p, "svg", json_output=True)
+
+
+def test_render_to_a_file_is_the_same_text(examples, tmp_path):
+    p = pprof.read(examples / "query-fib.pb.gz")
+    assert pprof.report.render(p, "traces", tmp_path / "t.txt") is None
+    assert (tmp_path / "t.txt").read_text() == pprof.report.render(p, "traces")
+    with pytest.raises(pprof.PprofError):
+        pprof.report.render(p, "traces", tmp_path / "no" / "dir" / "t.txt")

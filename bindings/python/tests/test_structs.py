@@ -82,7 +82,8 @@ def test_prototypes_match_headers(src):
             protos[name] = len(getattr(L.lib, name).argtypes)
     if "pprof_report_render" in decls:
         importlib.import_module("pprof.report")
-        protos["pprof_report_render"] = len(L.lib.pprof_report_render.argtypes)
+        for name in ("pprof_report_render", "pprof_report_render_file"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
     if "pprof_symbolize" in decls:
         importlib.import_module("pprof.symbolize")
         for name in ("pprof_symbolize_options_init", "pprof_symbolize", "pprof_symbolize_report_count",
