@@ -66,7 +66,7 @@ static const char *
 find(const char *s, const char *end, const char *what)
 {
     size_t n = strlen(what);
-    for (; s + n <= end; s++)
+    for (; (size_t)(end - s) >= n; s++)
         if (!memcmp(s, what, n))
             return s;
     return NULL;
@@ -115,7 +115,7 @@ static const char *
 find_graph_group(const char *s, const char *end)
 {
     for (const char *p = s; (p = find(p, end, "<g id=\"graph")); p++)
-        if (p + 12 < end && p[12] >= '0' && p[12] <= '9')
+        if (end - p > 12 && p[12] >= '0' && p[12] <= '9')
             return p;
     return NULL;
 }
