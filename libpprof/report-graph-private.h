@@ -43,7 +43,14 @@ typedef struct pprof__rctx {
     const char *output_unit; /* "minimum" until selectOutputUnit */
     char output_unit_buf[64];
     pprof_error *err;
+    /* pprof_report_render_file: where long reports (traces) move their text as it grows, so
+     * that the whole text is never held; NULL: everything stays in the output buffer */
+    pprof__out_file *sink;
 } pprof__rctx;
+
+/* With a sink: moves out's text to it once out holds a megabyte or more (out is emptied).
+ * PPROF_E_IO when the write fails. */
+pprof_status pprof__rctx_spill(pprof__rctx *c, pprof_buffer *out);
 
 /* measurement.ScaledLabel of v in the context's units. */
 void pprof__rctx_value(const pprof__rctx *c, char *dst, size_t cap, int64_t v);
@@ -139,6 +146,8 @@ pprof_status pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buff
 pprof_status pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
 pprof_status pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out);
 pprof_status pprof__render_list(pprof__rctx *c, pprof_buffer *out);
+/* report-svg.c: Graphviz's layout of the dot graph; not reentrant (report.h) */
+pprof_status pprof__render_svg(pprof__rctx *c, pprof_buffer *out);
 
 /* graph.ShortenFunctionName into buf (NUL-terminated). */
 pprof_status pprof__shorten_function_name(const char *name, size_t n, pprof_buffer *buf);

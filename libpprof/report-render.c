@@ -40,19 +40,71 @@ render_top(const pprof_profile *p, const pprof_report_render_options *o, pprof_p
 }
 
 pprof_status
+pprof__rctx_spill(pprof__rctx *c, pprof_buffer *out)
+{
+    if (!c->sink || out->len < ((size_t)1 << 17))
+        return PPROF_OK;
+    bool ok = pprof__out_write(c->sink, out->data, out->len);
+    out->len = 0;
+    if (ok)
+        return PPROF_OK;
+    /* commit reports the write's errno with the path */
+    return pprof__out_commit(c->sink, c->err);
+}
+
+static pprof_status render(const pprof_profile *p, const pprof_report_render_options *opts,
+                           pprof_print_format format, pprof_buffer *out, pprof__out_file *sink,
+                           pprof_error *err);
+
+pprof_status
 pprof_report_render(const pprof_profile *p, const pprof_report_render_options *opts,
                     pprof_print_format format, pprof_buffer *out, pprof_error *err)
+{
+    return render(p, opts, format, out, NULL, err);
+}
+
+pprof_status
+pprof_report_render_file(const pprof_profile *p, const pprof_report_render_options *opts,
+                         pprof_print_format format, const char *path, const pprof_write_options *wo,
+                         pprof_error *err)
+{
+    if (!p)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
+    pprof__out_file f;
+    pprof_status st = pprof__out_open(path, wo, &f, err);
+    if (st)
+        return st;
+    pprof_buffer b = {0};
+    st = render(p, opts, format, &b, &f, err);
+    if (st == PPROF_E_IO) {
+        pprof_buffer_free(&b);
+        return st; /* the sink failed: its commit said why and removed the temporary */
+    }
+    if (!st && b.len && !pprof__out_write(&f, b.data, b.len))
+        st = PPROF_E_IO;
+    pprof_buffer_free(&b);
+    if (st && st != PPROF_E_IO) {
+        pprof__out_abort(&f);
+        return st;
+    }
+    return pprof__out_commit(&f, err);
+}
+
+static pprof_status
+render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_print_format format,
+       pprof_buffer *out, pprof__out_file *sink, pprof_error *err)
 {
     pprof_report_render_options o = PPROF_REPORT_RENDER_OPTIONS_INIT;
     if (opts)
         memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
-    if (!p || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES || o.format > PPROF_REPORT_LIST ||
+    if (!p || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES || o.format > PPROF_REPORT_SVG ||
         (format != PPROF_PRINT_TEXT && format != PPROF_PRINT_JSON))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile, output or format");
     if (format == PPROF_PRINT_JSON &&
-        (o.format == PPROF_REPORT_CALLGRIND || o.format == PPROF_REPORT_LIST))
+        (o.format == PPROF_REPORT_CALLGRIND || o.format == PPROF_REPORT_LIST ||
+         o.format == PPROF_REPORT_SVG))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
-                            "callgrind and list have no JSON form");
+                            "callgrind, list and svg have no JSON form");
     if ((o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST) && !o.symbol)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
                             "peek and list need a regular expression");
@@ -69,6 +121,7 @@ pprof_report_render(const pprof_profile *p, const pprof_report_render_options *o
     c.a = o.allocator;
     c.err = err;
     c.output_unit = "minimum";
+    c.sink = sink;
     if ((st = pprof_sample_type_find(p, o.sample_type, &c.index, err)))
         return st;
     pprof_value_type vt = PPROF__AT(p->sample_types, pprof_value_type, c.index);
@@ -110,6 +163,7 @@ pprof_report_render(const pprof_profile *p, const pprof_report_render_options *o
     case PPROF_REPORT_DOT: return pprof__render_dot(&c, format, out);
     case PPROF_REPORT_CALLGRIND: return pprof__render_callgrind(&c, out);
     case PPROF_REPORT_LIST: return pprof__render_list(&c, out);
+    case PPROF_REPORT_SVG: return pprof__render_svg(&c, out);
     default: return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown report format");
     }
 }

@@ -158,15 +158,20 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
         bool seen = false;
         for (uint32_t q = 0; q < j && !seen; q++)
             seen = (numeric ? is_num_label(&l[q]) : l[q].str != 0) &&
-                   str_is(k, "") == str_is(pstr(p, l[q].key), "") &&
                    pstr(p, l[q].key).len == k.len && !memcmp(pstr(p, l[q].key).data, k.data, k.len);
         if (seen)
             continue;
         char unit[128];
         if (numeric)
             unit_of(nu, k, unit, sizeof(unit));
-        st = pprof__buffer_printf(tmp, "%*s%.*s:  ", k.len < 10 ? (int)(10 - k.len) : 0, "",
-                                  (int)k.len, k.data);
+        /* "%10s:  " of the key, without printf (once per label of every trace) */
+        static const char spaces[] = "          ";
+        size_t pad = k.len < 10 ? 10 - k.len : 0;
+        st = pprof__buffer_append(tmp, spaces, pad);
+        if (!st)
+            st = pprof__buffer_append(tmp, k.data, k.len);
+        if (!st)
+            st = pprof__buffer_append(tmp, ":  ", 3);
         bool first = true;
         for (uint32_t q = j; q < s->n_lab && !st; q++) {
             if (!(numeric ? is_num_label(&l[q]) : l[q].str != 0))
@@ -432,7 +437,9 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         if (!st)
             st = pprof__buffer_printf(out, ",\"samples\":[");
     }
-    bool first = true;
+    bool first = true, have_last = false;
+    int64_t last_v = 0;
+    char last_vs[64] = "";
     size_t nt = p->sample_types.len;
     for (size_t u = 0; u < ms.first.len && !st; u++) {
         size_t i = PPROF__AT(ms.first, uint32_t, u);
@@ -469,14 +476,36 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
                 const char *name = pprof__gname(&g, ln[k], &nl);
                 bool inl = k != cnt - 1;
                 if (f == PPROF_PRINT_TEXT) {
-                    char vs[64] = "";
-                    if (top)
-                        pprof__rctx_value(c, vs, sizeof(vs), v);
-                    st = pprof__buffer_printf(out, "%10s   ", vs);
-                    if (!st)
-                        st = pprof__buffer_append(out, name, nl);
-                    if (!st)
-                        st = pprof__buffer_printf(out, "%s\n", inl ? " (inline)" : "");
+                    /* "%10s   " NAME [" (inline)"] "\n", without printf: this line is most of
+                     * a traces report, which can run to hundreds of megabytes */
+                    size_t vl = 0;
+                    if (top) {
+                        /* samples often share a value: format it once */
+                        if (!have_last || v != last_v)
+                            pprof__rctx_value(c, last_vs, sizeof(last_vs), v);
+                        have_last = true;
+                        last_v = v;
+                        vl = strlen(last_vs);
+                    }
+                    const char *vs = last_vs;
+                    size_t pad = vl < 10 ? 10 - vl : 0;
+                    if (!pprof__buffer_reserve(out, pad + vl + 3 + nl + 10)) {
+                        st = PPROF_E_NOMEM;
+                        break;
+                    }
+                    char *w = (char *)out->data + out->len;
+                    memset(w, ' ', pad);
+                    memcpy(w + pad, vs, vl);
+                    memcpy(w + pad + vl, "   ", 3);
+                    w += pad + vl + 3;
+                    memcpy(w, name, nl);
+                    w += nl;
+                    if (inl) {
+                        memcpy(w, " (inline)", 9);
+                        w += 9;
+                    }
+                    *w++ = '\n';
+                    out->len = (size_t)(w - (char *)out->data);
                 } else {
                     st = pprof__buffer_printf(out, "%s{\"name\":", top ? "" : ",");
                     if (!st)
@@ -489,6 +518,8 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         }
         if (!st && f == PPROF_PRINT_JSON)
             st = pprof__buffer_printf(out, "]}");
+        if (!st)
+            st = pprof__rctx_spill(c, out);
     }
     if (!st)
         st = f == PPROF_PRINT_TEXT ? pprof__buffer_append(out, sep, sizeof(sep) - 1)

@@ -1,6 +1,6 @@
-/* pprof-report: the reports of `go tool pprof` (top, traces, tags, tree, peek, dot, callgrind,
- * list) byte for byte. Built twice: as pprof-report, and as pprof-top (PPROF_REPORT_AS_TOP),
- * which is the same code with --top as its only format. */
+/* pprof-report: the reports of `go tool pprof` (top, traces, tags, tree, peek, dot, svg,
+ * callgrind, list) byte for byte. Built twice: as pprof-report, and as pprof-top
+ * (PPROF_REPORT_AS_TOP), which is the same code with --top as its only format. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +29,7 @@ static const char usage_head[] =
     "  --tree                each node with its callers and callees (-tree)\n"
     "  --peek RX             -tree for the nodes matching RX, untrimmed (-peek)\n"
     "  --dot                 the call graph in Graphviz's language (-dot)\n"
+    "  --svg                 that graph laid out by Graphviz, with pan and zoom (-svg)\n"
     "  --callgrind           callgrind's format, for KCachegrind (-callgrind)\n"
     "  --list RX             annotated source of the functions matching RX (-list)\n"
     "\n";
@@ -39,7 +40,7 @@ static const char usage_opts[] =
     "  --sample-index T      sample type by name or index (default: default_sample_type,\n"
     "                        else the last type)\n"
     "  --sample-type T       the same as --sample-index\n"
-    "  -n, --nodecount N     nodes kept (default 80 for tree and dot; top: all)\n"
+    "  -n, --nodecount N     nodes kept (default 80 for tree, dot and svg; top: all)\n"
     "  --nodefraction F      drop nodes whose cum is below F of the total (default 0.005)\n"
     "  --edgefraction F      drop edges below F of the total (default 0.001)\n"
     "  --trim=false          no node count, no fractions\n"
@@ -133,6 +134,8 @@ flag_opt(opts *o, tool_args *a, const char *opt, int *rc)
         *rc = set_format(o, PPROF_REPORT_TREE, opt);
     else if (is(opt, "--dot"))
         *rc = set_format(o, PPROF_REPORT_DOT, opt);
+    else if (is(opt, "--svg"))
+        *rc = set_format(o, PPROF_REPORT_SVG, opt);
     else if (is(opt, "--callgrind"))
         *rc = set_format(o, PPROF_REPORT_CALLGRIND, opt);
 #endif
@@ -261,7 +264,6 @@ run(int argc, char **argv)
     tool_output_init(&w);
     pprof_error err;
     pprof_profile *p = NULL, *fp = NULL;
-    pprof_buffer b = {0};
     const char *where = o.in;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
     int bad = st ? 0 : tool_refuse_invalid(PROG, o.in, p, "not reported");
@@ -279,15 +281,14 @@ run(int argc, char **argv)
         o.r.active_filters = (const char *const *)ef.active;
         o.r.n_active_filters = ef.n_active;
     }
-    if (!st)
-        st = pprof_report_render(fp ? fp : p, &o.r, o.fmt, &b, &err);
     if (!st) {
-        where = strcmp(o.out, "-") ? o.out : "<stdout>";
-        st = pprof_write_bytes_file(o.out, b.data, b.len, &w, &err);
+        /* streamed: a traces report can be far larger than the profile */
+        st = pprof_report_render_file(fp ? fp : p, &o.r, o.fmt, o.out, &w, &err);
+        if (st == PPROF_E_IO)
+            where = strcmp(o.out, "-") ? o.out : "<stdout>";
     }
     if (st)
         tool_print_error(stderr, PROG, where, &err);
-    pprof_buffer_free(&b);
     pprof_profile_free(fp);
     pprof_profile_free(p);
     edit_filters_free(&ef);

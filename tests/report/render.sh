@@ -37,6 +37,42 @@ for f in fib labels heap; do
     g "report-$f-lines.tree" --tree --lines "$p"
 done
 g report-fib-peek.tree --peek 'big\.' "$fib"
+# --svg: goldens are `go tool pprof -svg` (Debian 12's Graphviz 2.43) with the pan/zoom
+# script's text cut out, since that script is ours (docs/report.md, "SVG")
+svg() {
+    name=$1
+    shift
+    if ! "$rep" --svg "$@" > "$work/svg" 2> "$work/err"; then
+        flunk "$name: exit $?" "$(head -c 300 "$work/err")"
+        return
+    fi
+    perl -0pe 's/<!\[CDATA\[.*?\]\]>/<![CDATA[]]>/s' "$work/svg" > "$work/out"
+    if cmp -s "$work/out" "$gold/$name"; then
+        pass "$name (pan/zoom script cut)"
+    else
+        flunk "$name differs" "$(diff "$gold/$name" "$work/out" | head -8)"
+    fi
+}
+svg report-fib.svg "$fib"
+svg report-heap.svg "$heap"
+for f in fib labels heap; do
+    eval "p=\$$f"
+    svg "report-$f-cum10.svg" --cum --nodecount=10 "$p"
+done
+# the document is XML with Go's structure: our script, then the viewport group around the graph
+if "$rep" --svg "$labels" > "$work/svg" && python3 - "$work/svg" > "$work/err" 2>&1 <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+assert root.get("width") == "100%" and root.get("height") == "100%" and root.get("viewBox") is None, root.attrib
+kids = list(root)
+assert kids[0].tag == ns + "script" and "addEventListener('wheel'" in kids[0].text, kids[0].tag
+assert kids[1].tag == ns + "g" and kids[1].get("id") == "viewport", kids[1].attrib
+assert kids[1][0].get("id") == "graph0", kids[1][0].attrib
+PY
+then pass "--svg: XML with the pan/zoom script and the viewport group"; else flunk "--svg structure" "$(head -c 300 "$work/err")"; fi
+"$rep" --svg --json "$fib" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no JSON form" "$work/err" && pass "svg has no JSON: exit 2, said" || flunk "svg --json: exit $rc"
 # pprof-top is pprof-report --top
 "$top" -n 12 "$fib" > "$work/a"
 "$rep" --top -n 12 "$fib" > "$work/b"
@@ -62,6 +98,16 @@ done
 [ $rc -eq 3 ] && pass "missing file: exit 3" || flunk "missing file: exit $rc"
 "$rep" --callgrind --json "$fib" > /dev/null 2>&1; rc=$?
 [ $rc -ne 0 ] && pass "callgrind has no JSON" || flunk "callgrind --json accepted"
+# traces past the megabyte at which pprof_report_render_file moves text to the output: the
+# same bytes to a file and to a pipe, and an unwritable output is an I/O error naming it
+gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
+if [ -x "$gen" ] && "$gen" --preset labels --seed 3 -o "$work/big.pb" 2> /dev/null; then
+    "$rep" --traces "$work/big.pb" -o "$work/t1" && "$rep" --traces "$work/big.pb" | cat > "$work/t2"
+    sz=$(wc -c < "$work/t1")
+    [ "$sz" -gt 1048576 ] && cmp -s "$work/t1" "$work/t2" && pass "--traces streamed: file = pipe ($sz bytes)" || flunk "--traces streamed ($sz bytes)"
+fi
+"$rep" --traces "$fib" -o "$work/no/such/dir/t" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 3 ] && grep -q "no/such/dir" "$work/err" && pass "unwritable output: exit 3, named" || flunk "unwritable output: exit $rc" "$(cat "$work/err")"
 "$rep" --tree - < "$fib" > "$work/out" && cmp -s "$work/out" "$gold/report-fib.tree" && pass "stdin" || flunk "stdin"
 echo "1..$n"
 [ $fail -eq 0 ]

@@ -17,6 +17,10 @@ try:  # pprof/flame.h, when the library has it
     from .flame import flame
 except AttributeError:  # an older libpprof without flame graphs
     pass
+try:  # pprof_report_render (pprof/report.h), when the library has it
+    from . import report
+except AttributeError:  # an older libpprof without rendered reports
+    pass
 try:  # pprof/symbolize.h, when the library has it
     from .symbolize import SymbolizedMapping, symbolize
 except AttributeError:  # an older libpprof without pprof_symbolize
@@ -31,6 +35,6 @@ __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
-    "merge", "merge_to_bytes", "edit", "flame", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
+    "merge", "merge_to_bytes", "edit", "flame", "report", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
     "from_perf",
 ]

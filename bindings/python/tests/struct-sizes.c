@@ -6,6 +6,7 @@
 #include "check.h"
 #include "merge.h"
 #include "pprof.h"
+#include "report.h"
 #if defined(__has_include)
 #if __has_include("symbolize.h")
 #include "symbolize.h"
@@ -49,6 +50,7 @@ main(void)
     SIZE(pprof_builder_label);
     SIZE(pprof_builder_frame);
     SIZE(pprof_builder_stats);
+    SIZE(pprof_report_render_options);
 #ifdef HAVE_SYMBOLIZE
     SIZE(pprof_symbolize_options);
     SIZE(pprof_symbolize_mapping);

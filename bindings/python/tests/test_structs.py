@@ -50,6 +50,8 @@ def test_sizes_match_headers():
         F = importlib.import_module("pprof.flame")
         mirrors["pprof_flame_options"] = F._FlameOptions
         mirrors["pprof_flame_write_options"] = F._FlameWriteOptions
+    if "pprof_report_render_options" in sizes:
+        mirrors["pprof_report_render_options"] = importlib.import_module("pprof.report")._RenderOptions
     if "pprof_symbolize_options" in sizes:
         S = importlib.import_module("pprof.symbolize")
         mirrors["pprof_symbolize_options"] = S._Options
@@ -77,6 +79,10 @@ def test_prototypes_match_headers(src):
     if "pprof_flame_write" in decls:
         importlib.import_module("pprof.flame")
         for name in ("pprof_flame_tree_new", "pprof_flame_tree_free", "pprof_flame_write", "pprof_flame_write_file"):
+            protos[name] = len(getattr(L.lib, name).argtypes)
+    if "pprof_report_render" in decls:
+        importlib.import_module("pprof.report")
+        for name in ("pprof_report_render", "pprof_report_render_file"):
             protos[name] = len(getattr(L.lib, name).argtypes)
     if "pprof_symbolize" in decls:
         importlib.import_module("pprof.symbolize")

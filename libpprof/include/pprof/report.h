@@ -111,6 +111,7 @@ typedef enum pprof_report_format {
     PPROF_REPORT_DOT,       /* -dot: the call graph in Graphviz's language */
     PPROF_REPORT_CALLGRIND, /* -callgrind: callgrind's format (KCachegrind) */
     PPROF_REPORT_LIST,      /* -list RX: annotated source of the functions matching symbol */
+    PPROF_REPORT_SVG,       /* -svg: the dot graph laid out by Graphviz, with pan and zoom */
 } pprof_report_format;
 
 typedef struct pprof_report_render_options {
@@ -120,13 +121,13 @@ typedef struct pprof_report_render_options {
     /* PPROF_GRANULARITY_NONE: the format's default, as Go's (functions; addresses for
      * callgrind, which Go forces; lines for list, which Go forces) */
     pprof_granularity granularity;
-    bool cum_sort;        /* -cum */
-    int64_t node_count;   /* -nodecount; -1: the format's default (80, 0 = all for top) */
-    double node_fraction; /* -nodefraction; negative: 0.005 */
-    double edge_fraction; /* -edgefraction; negative: 0.001 */
-    bool no_trim;         /* -trim=false: no node count, no fractions */
-    bool compact_labels;  /* -compact_labels: no profile header lines in tree and top */
-    const char *symbol;   /* the regexp (Go syntax) of peek and list; NULL for the others */
+    bool cum_sort;           /* -cum */
+    int64_t node_count;      /* -nodecount; -1: the format's default (80, 0 = all for top) */
+    double node_fraction;    /* -nodefraction; negative: 0.005 */
+    double edge_fraction;    /* -edgefraction; negative: 0.001 */
+    bool no_trim;            /* -trim=false: no node count, no fractions */
+    bool compact_labels;     /* -compact_labels: no profile header lines in tree and top */
+    const char *symbol;      /* the regexp (Go syntax) of peek and list; NULL for the others */
     const char *source_path; /* list: directories searched for sources, ':'-separated */
     const char *trim_path;   /* list: prefixes removed from source paths, ':'-separated */
     pprof_allocator allocator;
@@ -147,13 +148,34 @@ PPROF_API void pprof_report_render_options_init(pprof_report_render_options *opt
 
 /* Appends the report opts->format names to out. PPROF_PRINT_TEXT is Go's output byte for byte
  * (docs/report.md lists the differences); PPROF_PRINT_JSON is documented there for top, traces,
- * tags, tree, peek and dot (PPROF_E_ARG for callgrind and list). Errors: PPROF_E_ARG (sample
+ * tags, tree, peek and dot (PPROF_E_ARG for callgrind, list and svg). Errors: PPROF_E_ARG (sample
  * type, a bad regexp, no node matching symbol), PPROF_E_INVALID (a dangling location id),
- * PPROF_E_OVERFLOW, PPROF_E_NOMEM. Sources that list cannot read are said in the output. */
+ * PPROF_E_OVERFLOW, PPROF_E_NOMEM. Sources that list cannot read are said in the output.
+ *
+ * PPROF_REPORT_SVG is the dot graph laid out and drawn by Graphviz's library (libgvc) in this
+ * process: `go tool pprof -svg`'s document, whose pan/zoom script is ours (docs/report.md).
+ * Graphviz's warnings go to stderr, as dot's do under Go; Graphviz failing to read, lay out or
+ * draw the graph is PPROF_E_INVALID.
+ *
+ * Thread safety: every format but PPROF_REPORT_SVG may run on many threads at once (one output
+ * buffer each). PPROF_REPORT_SVG is NOT thread-safe: Graphviz is not reentrant (its parser,
+ * error reporting and plugin loading are process-wide), so the caller must make sure no other
+ * PPROF_REPORT_SVG render, and no other use of Graphviz in the process, runs at the same time
+ * (the library holds no lock of its own: it keeps no global state). */
 PPROF_API pprof_status pprof_report_render(const pprof_profile *p,
                                            const pprof_report_render_options *opts,
                                            pprof_print_format format, pprof_buffer *out,
                                            pprof_error *err);
+
+/* pprof_report_render written to path as pprof_write_bytes_file writes (a temporary file
+ * renamed over path once complete; "-" is standard output; wo may be NULL), with the text of
+ * long reports (traces) written as it is made, a megabyte at a time, instead of held whole.
+ * Errors as pprof_report_render, plus PPROF_E_IO (path cannot be written; path is left as it
+ * was). Thread safety as pprof_report_render. */
+PPROF_API pprof_status pprof_report_render_file(const pprof_profile *p,
+                                                const pprof_report_render_options *opts,
+                                                pprof_print_format format, const char *path,
+                                                const pprof_write_options *wo, pprof_error *err);
 
 /* ---------------------------------------------------------------- diff */
 

@@ -1,0 +1,89 @@
+"""pprof.report.render(): go tool pprof's reports of a profile (pprof/report.h), as pprof-report
+prints them."""
+import ctypes
+import json
+from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_int64, c_size_t
+
+from . import _lib
+from ._core import check, fspath_bytes, take_buffer
+from ._lib import lib
+from .profile import Profile
+
+
+class _RenderOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("format", c_int),
+        ("sample_type", c_char_p),
+        ("granularity", c_int),
+        ("cum_sort", c_bool),
+        ("node_count", c_int64),
+        ("node_fraction", c_double),
+        ("edge_fraction", c_double),
+        ("no_trim", c_bool),
+        ("compact_labels", c_bool),
+        ("symbol", c_char_p),
+        ("source_path", c_char_p),
+        ("trim_path", c_char_p),
+        ("allocator", _lib.Allocator),
+        ("unfiltered", ctypes.c_void_p),
+        ("active_filters", POINTER(c_char_p)),
+        ("n_active_filters", c_size_t),
+    ]
+
+
+# pprof_report_format
+FORMATS = {"top": 0, "traces": 1, "tags": 2, "tree": 3, "peek": 4, "dot": 5, "callgrind": 6, "list": 7,
+           "svg": 8}
+# pprof_granularity: 0 is "the format's default"
+_GRANULARITIES = {None: 0, "functions": 1, "filefunctions": 2, "files": 3, "lines": 4, "addresses": 5}
+
+lib.pprof_report_render.restype = c_int
+lib.pprof_report_render.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer),
+                                    POINTER(_lib.Error)]
+lib.pprof_report_render_file.restype = c_int
+lib.pprof_report_render_file.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions), c_int, c_char_p, ctypes.c_void_p,
+                                         POINTER(_lib.Error)]
+
+
+def _b(s):
+    return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
+
+
+def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
+           nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None):
+    """The report go tool pprof -FORMAT prints for a Profile, as a str (format: top, traces, tags,
+    tree, peek, dot, svg, callgrind). json_output=True gives the JSON form (docs/report.md) as
+    Python objects. With path: writes the report there (atomically; "-" is standard output), long
+    reports as they are made, and returns None. "svg" is the dot graph laid out by Graphviz in this process; Graphviz is not
+    reentrant, so two svg renders must not run on two threads at once. Raises PprofError."""
+    if not isinstance(profile, Profile):
+        raise TypeError("render takes a Profile (pprof.read(path))")
+    if format not in FORMATS:
+        raise ValueError("format must be one of " + ", ".join(FORMATS))
+    if granularity not in _GRANULARITIES:
+        raise ValueError("granularity must be functions, filefunctions, files, lines or addresses")
+    o = _RenderOptions()
+    o.struct_size = ctypes.sizeof(o)
+    o.format = FORMATS[format]
+    o.sample_type = _b(sample_type)
+    o.granularity = _GRANULARITIES[granularity]
+    o.cum_sort = bool(cum)
+    o.node_count = int(nodecount)
+    o.node_fraction = -1.0 if nodefraction is None else float(nodefraction)
+    o.edge_fraction = -1.0 if edgefraction is None else float(edgefraction)
+    o.no_trim = not trim
+    o.compact_labels = bool(compact_labels)
+    o.symbol = _b(symbol)
+    err = _lib.Error()
+    if path is not None:
+        check(lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+                                           fspath_bytes(path), None, ctypes.byref(err)), err, path)
+        return None
+    buf = _lib.Buffer()
+    st = lib.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0, ctypes.byref(buf),
+                                 ctypes.byref(err))
+    data = take_buffer(buf)
+    check(st, err, profile.name)
+    text = data.decode("utf-8")
+    return json.loads(text) if json_output else text

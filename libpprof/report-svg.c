@@ -1,0 +1,240 @@
+/* -svg: the dot graph laid out and drawn by Graphviz's library in this process, which is what
+ * `go tool pprof -svg` gets by piping -dot into `dot -Tsvg`, then reshaped for panning and
+ * zooming in a browser as Go's driver.massageSVG reshapes it. The pan/zoom script is ours
+ * (docs/report.md, "SVG"): the rest of the document is Go's byte for byte.
+ *
+ * Graphviz keeps process-wide state (its dot parser, error reporting and plugin tables), so
+ * this is the one report that must not run on two threads at once (report.h). Everything of
+ * ours lives in the call: one Graphviz context per render, freed before returning. */
+#include <gvc.h>
+#include <string.h>
+
+#include "report-graph-private.h"
+
+/* Wheel zoom about the pointer and drag to pan, on the group Go names "viewport"; the start
+ * transform is the one Go writes (scale 0.5). Written for this file, not taken from SVGPan. */
+static const char PAN_ZOOM_JS[] =
+    "\n"
+    "(function () {\n"
+    "  'use strict';\n"
+    "  var root = document.documentElement, vp = document.getElementById('viewport');\n"
+    "  if (!vp || !root.createSVGPoint) return;\n"
+    "  var s = 0.5, x = 0, y = 0, drag = null;\n"
+    "  function apply() {\n"
+    "    vp.setAttribute('transform', 'translate(' + x + ',' + y + ') scale(' + s + ')');\n"
+    "  }\n"
+    "  /* client (CSS pixel) coordinates to the root's user units */\n"
+    "  function at(e) {\n"
+    "    var p = root.createSVGPoint(), m = root.getScreenCTM();\n"
+    "    p.x = e.clientX;\n"
+    "    p.y = e.clientY;\n"
+    "    return m ? p.matrixTransform(m.inverse()) : p;\n"
+    "  }\n"
+    "  root.addEventListener('wheel', function (e) {\n"
+    "    e.preventDefault();\n"
+    "    var d = e.deltaY * (e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1);\n"
+    "    var f = Math.pow(1.2, -d / 100), p = at(e);\n"
+    "    if (s * f < 1e-3 || s * f > 1e3) return;\n"
+    "    x = p.x - (p.x - x) * f;\n"
+    "    y = p.y - (p.y - y) * f;\n"
+    "    s *= f;\n"
+    "    apply();\n"
+    "  }, {passive: false});\n"
+    "  root.addEventListener('mousedown', function (e) {\n"
+    "    if (e.button !== 0) return;\n"
+    "    var p = at(e);\n"
+    "    drag = {px: p.x, py: p.y, x: x, y: y};\n"
+    "    root.style.cursor = 'move';\n"
+    "    e.preventDefault();\n"
+    "  });\n"
+    "  root.addEventListener('mousemove', function (e) {\n"
+    "    if (!drag) return;\n"
+    "    var p = at(e);\n"
+    "    x = drag.x + p.x - drag.px;\n"
+    "    y = drag.y + p.y - drag.py;\n"
+    "    apply();\n"
+    "  });\n"
+    "  function stop() {\n"
+    "    drag = null;\n"
+    "    root.style.cursor = '';\n"
+    "  }\n"
+    "  root.addEventListener('mouseup', stop);\n"
+    "  root.addEventListener('mouseleave', stop);\n"
+    "})();\n";
+
+static const char *
+find(const char *s, const char *end, const char *what)
+{
+    size_t n = strlen(what);
+    for (; (size_t)(end - s) >= n; s++)
+        if (!memcmp(s, what, n))
+            return s;
+    return NULL;
+}
+
+static const char *
+skip_space(const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f'))
+        s++;
+    return s;
+}
+
+/* NAME="one or more non-quote bytes" at s: the byte after it, or NULL. */
+static const char *
+attr(const char *s, const char *end, const char *name)
+{
+    size_t n = strlen(name);
+    if ((size_t)(end - s) < n + 2 || memcmp(s, name, n) || s[n] != '=' || s[n + 1] != '"')
+        return NULL;
+    const char *v = s + n + 2, *q = v;
+    while (q < end && *q != '"')
+        q++;
+    return q < end && q > v ? q + 1 : NULL;
+}
+
+/* Go's regexp <svg\s*width="[^"]+"\s*height="[^"]+"\s*viewBox="[^"]+"; its leftmost match. */
+static bool
+find_svg_head(const char *s, const char *end, const char **at, const char **after)
+{
+    for (const char *p = s; (p = find(p, end, "<svg")); p++) {
+        const char *q = attr(skip_space(p + 4, end), end, "width");
+        q = q ? attr(skip_space(q, end), end, "height") : NULL;
+        q = q ? attr(skip_space(q, end), end, "viewBox") : NULL;
+        if (q) {
+            *at = p;
+            *after = q;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Go's <g id="graph\d"; its leftmost match. */
+static const char *
+find_graph_group(const char *s, const char *end)
+{
+    for (const char *p = s; (p = find(p, end, "<g id=\"graph")); p++)
+        if (end - p > 12 && p[12] >= '0' && p[12] <= '9')
+            return p;
+    return NULL;
+}
+
+/* Appends s[0, n) with dot's unquoted "&;" written "&amp;;", as massageSVG repairs it. */
+static pprof_status
+append_fixed(pprof_buffer *out, const char *s, size_t n)
+{
+    const char *end = s + n, *run = s;
+    for (const char *p = s; (p = find(p, end, "&;"));) {
+        pprof_status st = pprof__buffer_append(out, run, (size_t)(p - run));
+        if (!st)
+            st = pprof__buffer_append(out, "&amp;", 5);
+        if (st)
+            return st;
+        run = ++p;
+    }
+    return pprof__buffer_append(out, run, (size_t)(end - run));
+}
+
+/* driver.massageSVG on dot's SVG: the fixed size and viewBox become 100%, the script and a
+ * "viewport" group go before the graph's group, the group is closed before </svg>. Each edit
+ * is made only where Go's pattern matches, as Go makes it. */
+static pprof_status
+massage(const char *svg, size_t n, pprof_buffer *out)
+{
+    pprof_buffer fixed = {0};
+    pprof_status st = append_fixed(&fixed, svg, n);
+    if (st)
+        goto out;
+    const char *s = fixed.len ? (const char *)fixed.data : "", *end = s + fixed.len;
+    const char *head = NULL, *head_end = NULL;
+    pprof_buffer a = {0}, b = {0};
+    if (find_svg_head(s, end, &head, &head_end)) {
+        if ((st = pprof__buffer_append(&a, s, (size_t)(head - s))) ||
+            (st = pprof__buffer_append(&a, "<svg width=\"100%\" height=\"100%\"", 31)) ||
+            (st = pprof__buffer_append(&a, head_end, (size_t)(end - head_end))))
+            goto out_ab;
+    } else if ((st = pprof__buffer_append(&a, s, fixed.len))) {
+        goto out_ab;
+    }
+    s = a.len ? (const char *)a.data : "";
+    end = s + a.len;
+    const char *g = find_graph_group(s, end);
+    if (g) {
+        static const char open[] = "<script type=\"text/ecmascript\"><![CDATA[";
+        static const char close[] = "]]></script><g id=\"viewport\" transform=\"scale(0.5,0.5) "
+                                    "translate(0,0)\">";
+        if ((st = pprof__buffer_append(&b, s, (size_t)(g - s))) ||
+            (st = pprof__buffer_append(&b, open, sizeof(open) - 1)) ||
+            (st = pprof__buffer_append(&b, PAN_ZOOM_JS, sizeof(PAN_ZOOM_JS) - 1)) ||
+            (st = pprof__buffer_append(&b, close, sizeof(close) - 1)) ||
+            (st = pprof__buffer_append(&b, g, (size_t)(end - g))))
+            goto out_ab;
+    } else if ((st = pprof__buffer_append(&b, s, a.len))) {
+        goto out_ab;
+    }
+    s = b.len ? (const char *)b.data : "";
+    end = s + b.len;
+    const char *c = find(s, end, "</svg>");
+    if (c) {
+        if ((st = pprof__buffer_append(out, s, (size_t)(c - s))) ||
+            (st = pprof__buffer_append(out, "</g>", 4)) ||
+            (st = pprof__buffer_append(out, c, (size_t)(end - c))))
+            goto out_ab;
+    } else {
+        st = pprof__buffer_append(out, s, b.len);
+    }
+out_ab:
+    pprof_buffer_free(&a);
+    pprof_buffer_free(&b);
+out:
+    pprof_buffer_free(&fixed);
+    return st;
+}
+
+/* Lays out dot text (NUL-terminated) with Graphviz's dot engine and appends its SVG. */
+static pprof_status
+layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
+{
+    GVC_t *gvc = gvContext();
+    if (!gvc)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: no Graphviz context");
+    pprof_status st = PPROF_OK;
+    char *data = NULL;
+    unsigned int len = 0;
+    Agraph_t *g = agmemread(dot);
+    if (!g) {
+        st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
+                          "svg: Graphviz could not read the dot graph");
+    } else if (gvLayout(gvc, g, "dot")) {
+        st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
+                          "svg: Graphviz could not lay the graph out");
+    } else {
+        if (gvRenderData(gvc, g, "svg", &data, &len) || !data)
+            st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
+                              "svg: Graphviz could not draw the graph");
+        else
+            st = massage(data, len, svg);
+        gvFreeRenderData(data);
+        gvFreeLayout(gvc, g);
+    }
+    if (g)
+        agclose(g);
+    gvFreeContext(gvc);
+    return st;
+}
+
+pprof_status
+pprof__render_svg(pprof__rctx *c, pprof_buffer *out)
+{
+    pprof_buffer dot = {0};
+    pprof_status st = pprof__render_dot(c, PPROF_PRINT_TEXT, &dot);
+    if (!st)
+        st = pprof__buffer_append(&dot, "", 1);
+    if (!st)
+        st = layout_svg((const char *)dot.data, out, c->err);
+    if (st == PPROF_E_NOMEM)
+        st = pprof__error(c->err, st, PPROF_NO_OFFSET, "", "out of memory");
+    pprof_buffer_free(&dot);
+    return st;
+}
