@@ -31,6 +31,26 @@ bash_complete() { # TOOL LINE: what bash completion offers at the end of LINE
         printf "%s\n" "${COMPREPLY[@]}"' _ "$bash_file" "$1"
 }
 
+# has_opt OPT: the tool's --help lists OPT
+has_opt() { grep -qx -- "$1" "$tmp/want"; }
+
+# bash_offers LINE "V1 V2...": bash completes LINE with exactly these values (sorted)
+bash_offers() {
+    got=$(bash_complete "$1" | sort | tr '\n' ' ')
+    [ "$got" = "$2 " ]
+    ok $? "bash: '$1' offers $2 (got: $got)"
+}
+
+# fish_offers "TOOL ... --opt=" "V1 V2...": fish completes it with exactly --opt=V1 ... (sorted)
+fish_offers() {
+    opt=${1##* }
+    want=$(for v in $2; do printf '%s%s ' "$opt" "$v"; done)
+    got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$1'" |
+        cut -f1 | sort | tr '\n' ' ')
+    [ "$got" = "$want" ]
+    ok $? "fish: '$1' offers $2 (got: $got)"
+}
+
 mkdir "$tmp/fish"
 profile=$PPROF_SOURCE_ROOT/corpus/examples/query-fib.pb.gz # sample types samples, cpu
 for tool in "$@"; do
@@ -41,38 +61,19 @@ for tool in "$@"; do
         cmp -s "$tmp/want" "$tmp/bash"
         ok $? "bash: '$name --' offers exactly the long options of --help"
         cmp -s "$tmp/want" "$tmp/bash" || diag "$(diff "$tmp/want" "$tmp/bash")"
-        if grep -qx -- --compress "$tmp/want"; then
-            [ "$(bash_complete "$name --compress " | sort | tr '\n' ' ')" = "gzip none zstd " ]
-            ok $? "bash: '$name --compress ' offers gzip, zstd, none"
-        fi
-        if [ "$name" = pprof-flame ]; then
-            [ "$(bash_complete "$name --colors " | sort | tr '\n' ' ')" = "aqua blue green hot io lang mem orange purple red yellow " ]
-            ok $? "bash: 'pprof-flame --colors ' offers the palettes"
-            [ "$(bash_complete "$name --format " | sort | tr '\n' ' ')" = "html json svg " ]
-            ok $? "bash: 'pprof-flame --format ' offers html, svg, json"
-        fi
-        if grep -qx -- --demangle "$tmp/want"; then
-            [ "$(bash_complete "$name --demangle " | sort | tr '\n' ' ')" = "full none " ]
-            ok $? "bash: '$name --demangle ' offers full, none"
-        fi
+        has_opt --compress && bash_offers "$name --compress " "gzip none zstd"
         case $name in
-        pprof-check) want_formats="json sarif text " ;;
-        pprof-report | pprof-top | pprof-diff) want_formats="json text " ;;
-        *) want_formats="" ;;
+        pprof-flame)
+            bash_offers "$name --colors " "aqua blue green hot io lang mem orange purple red yellow"
+            bash_offers "$name --format " "html json svg"
+            ;;
+        pprof-check) bash_offers "$name --format " "json sarif text" ;;
+        pprof-report | pprof-top | pprof-diff) bash_offers "$name --format " "json text" ;;
+        pprof-from-perf) bash_offers "$name --from " "perf-data perf-script" ;;
         esac
-        if [ -n "$want_formats" ]; then
-            got=$(bash_complete "$name --format " | sort | tr '\n' ' ')
-            [ "$got" = "$want_formats" ]
-            ok $? "bash: '$name --format ' offers $want_formats(got: $got)"
-        fi
-        if grep -qx -- --sample-type "$tmp/want"; then
-            got=$(bash_complete "$name $profile --sample-type " | sort | tr '\n' ' ')
-            [ "$got" = "cpu samples " ]
-            ok $? "bash: '$name PROFILE --sample-type ' offers the profile's types (got: $got)"
-        fi
+        has_opt --demangle && bash_offers "$name --demangle " "full none"
+        has_opt --sample-type && bash_offers "$name $profile --sample-type " "cpu samples"
         if [ "$name" = pprof-from-perf ]; then
-            [ "$(bash_complete "$name --from " | sort | tr '\n' ' ')" = "perf-data perf-script " ]
-            ok $? "bash: '$name --from ' offers perf-data, perf-script"
             bash_complete "$name --labels " | grep -qx comm
             ok $? "bash: '$name --labels ' offers comm"
         fi
@@ -86,42 +87,15 @@ for tool in "$@"; do
         cmp -s "$tmp/want" "$tmp/fish.out"
         ok $? "fish: '$name --' offers exactly the long options of --help"
         cmp -s "$tmp/want" "$tmp/fish.out" || diag "$(diff "$tmp/want" "$tmp/fish.out")"
-        if grep -qx -- --compress "$tmp/want"; then
-            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --compress='" |
-                cut -f1 | sort | tr '\n' ' ')
-            [ "$got" = "--compress=gzip --compress=none --compress=zstd " ]
-            ok $? "fish: '$name --compress=' offers gzip, zstd, none (got: $got)"
-        fi
-        if [ "$name" = pprof-flame ]; then
-            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --format='" |
-                cut -f1 | sort | tr '\n' ' ')
-            [ "$got" = "--format=html --format=json --format=svg " ]
-            ok $? "fish: 'pprof-flame --format=' offers html, svg, json (got: $got)"
-        fi
-        if grep -qx -- --demangle "$tmp/want"; then
-            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --demangle='" |
-                cut -f1 | sort | tr '\n' ' ')
-            [ "$got" = "--demangle=full --demangle=none " ]
-            ok $? "fish: '$name --demangle=' offers full, none (got: $got)"
-        fi
-        if grep -qx -- --sample-type "$tmp/want"; then
-            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name $profile --sample-type='" |
-                cut -f1 | sort | tr '\n' ' ')
-            [ "$got" = "--sample-type=cpu --sample-type=samples " ]
-            ok $? "fish: '$name PROFILE --sample-type=' offers the profile's types (got: $got)"
-        fi
-        if [ "$name" = pprof-check ]; then
-            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --format='" |
-                cut -f1 | sort | tr '\n' ' ')
-            [ "$got" = "--format=json --format=sarif --format=text " ]
-            ok $? "fish: 'pprof-check --format=' offers text, json, sarif (got: $got)"
-        fi
-        if [ "$name" = pprof-from-perf ]; then
-            got=$(fish --no-config -c "set -p fish_complete_path $tmp/fish; complete -C '$name --from='" |
-                cut -f1 | sort | tr '\n' ' ')
-            [ "$got" = "--from=perf-data --from=perf-script " ]
-            ok $? "fish: '$name --from=' offers perf-data, perf-script (got: $got)"
-        fi
+        has_opt --compress && fish_offers "$name --compress=" "gzip none zstd"
+        has_opt --demangle && fish_offers "$name --demangle=" "full none"
+        has_opt --sample-type && fish_offers "$name $profile --sample-type=" "cpu samples"
+        case $name in
+        pprof-flame) fish_offers "$name --format=" "html json svg" ;;
+        pprof-check) fish_offers "$name --format=" "json sarif text" ;;
+        pprof-report | pprof-top | pprof-diff) fish_offers "$name --format=" "json text" ;;
+        pprof-from-perf) fish_offers "$name --from=" "perf-data perf-script" ;;
+        esac
     else
         skip "fish: $name" "fish is not installed"
     fi
