@@ -596,7 +596,8 @@ fuzz_mutate(uint8_t *data, size_t size, size_t max_size, uint64_t seed, fuzz_byt
         pprof_buffer z = {0};
         /* Too big for the engine's max_len: a gzip container usually fits. */
         if (out.len > max_size && pprof_detect_format(out.data, out.len) == PPROF_FORMAT_RAW &&
-            pprof__compress(out.data, out.len, PPROF_FORMAT_GZIP, 1, 1, NULL, &z, NULL) == PPROF_OK) {
+            pprof__compress(out.data, out.len, PPROF_FORMAT_GZIP, 1, 1, NULL, &z, NULL) ==
+                PPROF_OK) {
             pprof_buffer_free(&out);
             out = z;
         } else {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "edit-private.h"
-#include "measure-private.h"
 #include "htab-private.h"
+#include "measure-private.h"
 
 /* ---------------------------------------------------------------- canonical strings */
 

@@ -242,7 +242,7 @@ typedef struct in_ctx {
     int32_t *col_of; /* merged type column -> input column, -1 when dropped */
     size_t n_conflicts;
     char conflict_example[256];
-    size_t sample_base; /* global index of the batch's first sample (lazy inputs) */
+    size_t sample_base;    /* global index of the batch's first sample (lazy inputs) */
     bool validate_samples; /* each decoded batch goes through pprof__validate_part first */
 } in_ctx;
 

@@ -26,8 +26,7 @@ void pprof__regex_free(pprof__regex *re);
 int pprof__regex_match(pprof__regex *re, const char *s, size_t n);
 /* The same, and on a match the offsets of groups 0 .. max_groups - 1 in ovec (2 per group,
  * (size_t)-1 for a group that did not take part), as Go's FindStringSubmatchIndex. */
-int pprof__regex_groups(pprof__regex *re, const char *s, size_t n, size_t *ovec,
-                        size_t max_groups);
+int pprof__regex_groups(pprof__regex *re, const char *s, size_t n, size_t *ovec, size_t max_groups);
 const char *pprof__regex_option(const pprof__regex *re);
 
 #endif

@@ -10,8 +10,8 @@ typedef struct tap {
     int n, failed;
 } tap;
 
-static inline int
-tap_ok(tap *t, int cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline int tap_ok(tap *t, int cond, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static inline int
 tap_ok(tap *t, int cond, const char *fmt, ...)
@@ -29,8 +29,7 @@ tap_ok(tap *t, int cond, const char *fmt, ...)
     return cond;
 }
 
-static inline void
-tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static inline void
 tap_diag(const char *fmt, ...)

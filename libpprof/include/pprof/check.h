@@ -152,7 +152,10 @@ typedef struct pprof_repair_stats {
 
 #define PPROF_REPAIR_STATS_INIT                                                                    \
     {                                                                                              \
-        sizeof(pprof_repair_stats), { 0 }                                                          \
+        sizeof(pprof_repair_stats),                                                                \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
     }
 
 /* Builds a new profile from p with every error-level finding repaired and everything else kept
