@@ -13,7 +13,7 @@ export LDFLAGS="${LDFLAGS:-} ${CFLAGS:-}"
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" "$src" -Dfuzzing=external -Dfuzz_link="$LIB_FUZZING_ENGINE" \
     -Dtools=false -Dtests=false -Dbench=false -Dman=disabled -Dwerror=false \
-    -Dprefer_static=true -Db_lundef=false --buildtype=plain >/dev/null
+    -Dprefer_static=true -Db_lundef=false --buildtype=plain -Dgraphviz=disabled >/dev/null
 fi
 harnesses=$(sed -n "s/^fuzz_harnesses = \[\(.*\)\]/\1/p" "$src/fuzz/meson.build" | sed "s/[',]/ /g")
 [ -n "${harnesses// /}" ] || { echo "build.sh: no harness list read from fuzz/meson.build" >&2; exit 1; }

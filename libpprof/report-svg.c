@@ -6,10 +6,22 @@
  * Graphviz keeps process-wide state (its dot parser, error reporting and plugin tables), so
  * this is the one report that must not run on two threads at once (report.h). Everything of
  * ours lives in the call: one Graphviz context per render, freed before returning. */
-#include <gvc.h>
 #include <string.h>
 
 #include "report-graph-private.h"
+
+#ifndef PPROF_HAVE_GRAPHVIZ
+/* Built with -Dgraphviz=disabled (the fuzzing service's static build: no static Graphviz). */
+static pprof_status
+layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
+{
+    (void)dot;
+    (void)svg;
+    return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
+                        "svg: this libpprof was built without Graphviz (-Dgraphviz=disabled)");
+}
+#else
+#include <gvc.h>
 
 /* Wheel zoom about the pointer and drag to pan, on the group Go names "viewport"; the start
  * transform is the one Go writes (scale 0.5). Written for this file, not taken from SVGPan. */
@@ -223,6 +235,7 @@ layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
     gvFreeContext(gvc);
     return st;
 }
+#endif
 
 pprof_status
 pprof__render_svg(pprof__rctx *c, pprof_buffer *out)
