@@ -192,7 +192,7 @@ pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out)
         char addr[40];
         cg_address(addr, sizeof(addr), prev, x->address);
         const char *u;
-        double sv = pprof__scale(g.nodes.flat[n], c->unit, c->output_unit, &u);
+        double sv = pprof__scale(pprof__flat_value(&g.nodes, n), c->unit, c->output_unit, &u);
         if (!st)
             st = pprof__buffer_printf(out, "%s %" PRId64 " %" PRId64 "\n", addr, x->lineno,
                                       (int64_t)sv);
@@ -210,9 +210,11 @@ pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out)
             if (!st)
                 st = pprof__buffer_printf(out, "\ncfn=");
             nm.len = 0;
-            if (!st)
-                st = pprof__buffer_append(&nm, y->name.data, y->name.len);
             size_t p = pos[ed->dst];
+            /* a callee outside the graph (its values sum to 0: -mean's samples of value 0, or a
+             * diff's cancelling ones) has no name in Go's disambiguated table: "cfn=" */
+            if (!st && p)
+                st = pprof__buffer_append(&nm, y->name.data, y->name.len);
             if (!st && p && fcnt[p - 1] > 1)
                 st = pprof__buffer_printf(&nm, " [%u/%u]", fidx[p - 1] + 1, fcnt[p - 1]);
             if (!st)

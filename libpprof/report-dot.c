@@ -282,7 +282,21 @@ typedef struct dtag {
     const char *ext; /* label tag: its name in the graph's string table */
     size_t ext_len;
     int64_t value, flat, cum;
+    int64_t flat_div, cum_div; /* -mean */
 } dtag;
+
+/* Go's Tag.FlatValue and CumValue. */
+static int64_t
+tag_flat(const dtag *t)
+{
+    return t->flat_div ? pprof__div64(t->flat, t->flat_div) : t->flat;
+}
+
+static int64_t
+tag_cum(const dtag *t)
+{
+    return t->cum_div ? pprof__div64(t->cum, t->cum_div) : t->cum;
+}
 
 static int
 sort_tags_cmp(const dtag *a, const dtag *b, bool flat)
@@ -353,7 +367,7 @@ numeric_nodelets(dot *d, dtag *ts, size_t n, bool flat_tags, const char *source,
         }
         for (size_t k = 0; k < 4; k++) {
             size_t cnt = 0, mn = k, mx = k;
-            int64_t f = 0, cu = 0;
+            int64_t f = 0, cu = 0, fd = 0, cd = 0;
             for (size_t i = 0; i < n; i++) {
                 if (group[i] != k)
                     continue;
@@ -366,6 +380,8 @@ numeric_nodelets(dot *d, dtag *ts, size_t n, bool flat_tags, const char *source,
                 cnt++;
                 f = (int64_t)((uint64_t)f + (uint64_t)ts[i].flat);
                 cu = (int64_t)((uint64_t)cu + (uint64_t)ts[i].cum);
+                fd = pprof__add64(fd, ts[i].flat_div);
+                cd = pprof__add64(cd, ts[i].cum_div);
             }
             dtag *o = &groups_out[k];
             memset(o, 0, sizeof(*o));
@@ -377,8 +393,9 @@ numeric_nodelets(dot *d, dtag *ts, size_t n, bool flat_tags, const char *source,
                 label_of(unit, ts[mx].value, b, sizeof(b));
                 snprintf(o->name, sizeof(o->name), "%s..%s", a, b);
             }
-            o->flat = f;
-            o->cum = cu;
+            /* Go's tagGroupLabel divides here, and the groups then sort by the quotients */
+            o->flat = fd ? pprof__div64(f, fd) : f;
+            o->cum = cd ? pprof__div64(cu, cd) : cu;
         }
         free(group);
         ts = groups_out;
@@ -390,10 +407,10 @@ numeric_nodelets(dot *d, dtag *ts, size_t n, bool flat_tags, const char *source,
     }
     pprof_status st = PPROF_OK;
     for (size_t j = 0; j < ng && !st; j++) {
-        int64_t w = ts[j].cum;
+        int64_t w = tag_cum(&ts[j]);
         const char *attr = " style=\"dotted\"";
-        if (flat_tags || ts[j].flat == ts[j].cum) {
-            w = ts[j].flat;
+        if (flat_tags || tag_flat(&ts[j]) == tag_cum(&ts[j])) {
+            w = tag_flat(&ts[j]);
             attr = "";
         }
         if (!w)
@@ -426,6 +443,8 @@ collect_numeric(const pprof__graph *g, uint32_t node, uint32_t labels, dtag *out
             out[n].value = x->value;
             out[n].flat = x->flat;
             out[n].cum = x->cum;
+            out[n].flat_div = x->flat_div;
+            out[n].cum_div = x->cum_div;
             size_t l;
             const char *s = pprof__gstr(g, x->name, &l);
             out[n].ext = s;
@@ -480,13 +499,15 @@ add_nodelets(dot *d, uint32_t node, size_t id, bool *any)
         ts[k].ext = pprof__gstr(g, x->name, &ts[k].ext_len);
         ts[k].flat = x->flat;
         ts[k].cum = x->cum;
+        ts[k].flat_div = x->flat_div;
+        ts[k].cum_div = x->cum_div;
         ts[k].value = x->labels;
         k++;
     }
     sort_tags(ts, nl, flat_tags);
     pprof_status st = PPROF_OK;
     for (size_t i = 0; i < nl && i < 4 && !st; i++) {
-        int64_t w = flat_tags ? ts[i].flat : ts[i].cum;
+        int64_t w = flat_tags ? tag_flat(&ts[i]) : tag_cum(&ts[i]);
         if (!w)
             continue;
         char ws[64];
@@ -522,7 +543,7 @@ add_node(dot *d, shortener *sh, uint32_t node, size_t id, double max_flat, pprof
 {
     const pprof__graph *g = d->g;
     const pprof__rctx *c = d->c;
-    int64_t flat = g->nodes.flat[node], cum = g->nodes.cum[node];
+    int64_t flat = pprof__flat_value(&g->nodes, node), cum = pprof__cum_value(&g->nodes, node);
     tmp->len = 0;
     pprof_status st = multiline_name(sh, &g->nodes.info[node], tmp);
     char fv[64], cv[64], pct[40];
@@ -578,21 +599,22 @@ add_edge(dot *d, const pprof__gedge *e, uint32_t from, uint32_t to, bool nodelet
     const pprof__rctx *c = d->c;
     const pprof__graph *g = d->g;
     char w[64];
-    pprof__rctx_value(c, w, sizeof(w), e->w);
+    int64_t ew = pprof__gedge_value(e);
+    pprof__rctx_value(c, w, sizeof(w), ew);
     pprof_status st = pprof__buffer_printf(d->out, "N%u -> N%u [label=\" %s%s\"", from, to, w,
                                            e->is_inline ? "\\n (inline)" : "");
     if (!st && c->total != 0) {
         int64_t t = c->total;
-        int64_t x = pprof__abs64(pprof__div64((int64_t)((uint64_t)e->w * 100), t));
+        int64_t x = pprof__abs64(pprof__div64((int64_t)((uint64_t)ew * 100), t));
         int weight = 1 + (int)(x < 100 ? x : 100);
         if (weight > 1)
             st = pprof__buffer_printf(d->out, " weight=%d", weight);
-        x = pprof__abs64(pprof__div64((int64_t)((uint64_t)e->w * 5), t));
+        x = pprof__abs64(pprof__div64((int64_t)((uint64_t)ew * 5), t));
         int width = 1 + (int)(x < 5 ? x : 5);
         if (!st && width > 1)
             st = pprof__buffer_printf(d->out, " penwidth=%d", width);
         char col[16];
-        dot_color(col, sizeof(col), (double)e->w / (double)pprof__abs64(t), false);
+        dot_color(col, sizeof(col), (double)ew / (double)pprof__abs64(t), false);
         if (!st)
             st = pprof__buffer_printf(d->out, " color=\"%s\"", col);
     }
@@ -666,10 +688,10 @@ compose(dot *d, shortener *sh, const pprof__lines *labels)
     pprof_buffer tmp = {0};
     if (!pos_of || !has_nodelets)
         st = PPROF_E_NOMEM;
-    double max_flat = (double)pprof__abs64(g->nodes.flat[g->order[0]]);
+    double max_flat = (double)pprof__abs64(pprof__flat_value(&g->nodes, g->order[0]));
     for (size_t i = 0; i < g->n && !st; i++) {
         pos_of[g->order[i]] = (uint32_t)(i + 1);
-        double f = (double)pprof__abs64(g->nodes.flat[g->order[i]]);
+        double f = (double)pprof__abs64(pprof__flat_value(&g->nodes, g->order[i]));
         if (f > max_flat)
             max_flat = f;
     }

@@ -27,8 +27,6 @@ pprof_status pprof__profile_labels(const pprof_profile *p, const char *type, int
                                    pprof__lines *out);
 /* legendActiveFilters. */
 pprof_status pprof__filter_labels(const char *const *f, size_t n, pprof__lines *out);
-/* report.computeTotal of sample type index. */
-int64_t pprof__report_total(const pprof_profile *p, size_t index);
 
 /* ---- the context every rendered report starts from */
 
@@ -61,7 +59,15 @@ typedef struct pprof__gedge {
     uint32_t src, dst, stamp;
     bool residual, is_inline, dead;
     int64_t w;
+    int64_t wd; /* Go's WeightDiv (-mean) */
 } pprof__gedge;
+
+/* Go's Edge.WeightValue: what dot prints (tree, peek and callgrind print w, as Go does). */
+static inline int64_t
+pprof__gedge_value(const pprof__gedge *e)
+{
+    return e->wd ? pprof__div64(e->w, e->wd) : e->w;
+}
 
 typedef struct pprof__gtag {
     uint32_t node, labels; /* labels: label-set id (0: none) */
@@ -70,6 +76,7 @@ typedef struct pprof__gtag {
     bool numeric, dead;
     int64_t value; /* numeric tags */
     int64_t flat, cum;
+    int64_t flat_div, cum_div; /* -mean */
 } pprof__gtag;
 
 typedef struct pprof__graph {
@@ -110,6 +117,13 @@ typedef struct pprof__graph_opts {
 /* report.newTrimmedGraph. */
 pprof_status pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__graph *g);
 void pprof__graph_free(pprof__graph *g);
+
+/* -mean: Go's divisor of sample s (its first value), 0 without -mean. */
+static inline int64_t
+pprof__mean_div(const pprof__rctx *c, const pprof__sample *s)
+{
+    return c->o->mean && s->n_val ? PPROF__AT(c->p->values, int64_t, s->val_off) : 0;
+}
 
 static inline const char *
 pprof__gname(const pprof__graph *g, uint32_t id, size_t *len)

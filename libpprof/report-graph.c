@@ -117,7 +117,8 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
-        if (v == 0 || (st = pprof__sample_locs(p, i, idx, c->err)))
+        int64_t d = pprof__mean_div(c, s);
+        if ((v == 0 && d == 0) || (st = pprof__sample_locs(p, i, idx, c->err)))
             continue;
         uint32_t parent = PPROF_NONE, stamp = (uint32_t)(i + 1);
         bool residual = false;
@@ -146,12 +147,13 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
                             st = nomem(c);
                             break;
                         }
-                        *e = (pprof__gedge){parent, n, stamp, residual, inl, false, v};
+                        *e = (pprof__gedge){parent, n, stamp, residual, inl, false, v, d};
                     } else {
                         pprof__gedge *e = &PPROF__AT(g->edges, pprof__gedge, old);
                         if (e->stamp != stamp) {
                             e->stamp = stamp;
                             e->w = pprof__add64(e->w, v);
+                            e->wd = pprof__add64(e->wd, d);
                             e->residual |= residual;
                             e->is_inline &= inl;
                         }
@@ -328,7 +330,7 @@ find_tag(pprof__graph *g, const tag_key *k, int64_t value)
     pprof__gtag *nt = pprof__vec_push(&g->a, &g->tags, sizeof(pprof__gtag));
     if (!nt)
         return NULL;
-    *nt = (pprof__gtag){k->node, k->labels, k->name, 0, k->numeric, false, value, 0, 0};
+    *nt = (pprof__gtag){k->node, k->labels, k->name, 0, k->numeric, false, value, 0, 0, 0, 0};
     pprof__htab_insert_at(&g->tag_index, &pr, id);
     return nt;
 }
@@ -416,19 +418,28 @@ bytes_unit(const pprof_profile *p, char *out, size_t cap)
     }
 }
 
+static void
+add_tag_value(pprof__gtag *t, int64_t v, int64_t d, bool flat)
+{
+    if (flat) {
+        t->flat = pprof__add64(t->flat, v);
+        t->flat_div = pprof__add64(t->flat_div, d);
+    } else {
+        t->cum = pprof__add64(t->cum, v);
+        t->cum_div = pprof__add64(t->cum_div, d);
+    }
+}
+
 static bool
 add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32_t node,
-         uint32_t labels, int64_t v, bool flat, uint32_t stamp)
+         uint32_t labels, int64_t v, int64_t d, bool flat, uint32_t stamp)
 {
     if (labels) {
         tag_key k = {node, labels, labels, false};
         pprof__gtag *t = find_tag(g, &k, 0);
         if (!t)
             return false;
-        if (flat)
-            t->flat = pprof__add64(t->flat, v);
-        else
-            t->cum = pprof__add64(t->cum, v);
+        add_tag_value(t, v, d, flat);
     }
     const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
     for (uint32_t j = 0; j < s->n_lab; j++) {
@@ -446,10 +457,7 @@ add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32
         pprof__gtag *t = find_tag(g, &k, l[j].num);
         if (!t)
             return false;
-        if (flat)
-            t->flat = pprof__add64(t->flat, v);
-        else
-            t->cum = pprof__add64(t->cum, v);
+        add_tag_value(t, v, d, flat);
     }
     (void)stamp;
     return true;
@@ -487,7 +495,8 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
-        if (v == 0 || !s->n_lab || (st = pprof__sample_locs(p, i, idx, c->err)))
+        int64_t d = pprof__mean_div(c, s);
+        if ((v == 0 && d == 0) || !s->n_lab || (st = pprof__sample_locs(p, i, idx, c->err)))
             continue;
         uint32_t labels = label_set(g, p, s, &tmp, &parts, &cap);
         if (labels == PPROF_NONE) {
@@ -504,14 +513,14 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
                 if (!g->in_set[n] || stamp[n] == sid)
                     continue;
                 stamp[n] = sid;
-                if (!add_tags(g, p, s, n, labels, v, false, sid)) {
+                if (!add_tags(g, p, s, n, labels, v, d, false, sid)) {
                     st = nomem(c);
                     break;
                 }
             }
         }
         if (!st && leaf != PPROF_NONE && g->in_set[leaf] &&
-            !add_tags(g, p, s, leaf, labels, v, true, sid))
+            !add_tags(g, p, s, leaf, labels, v, d, true, sid))
             st = nomem(c);
     }
     pprof_buffer_free(&tmp);
@@ -815,7 +824,8 @@ pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__grap
 {
     memset(g, 0, sizeof(*g));
     g->a = c->a;
-    pprof__nodes_cfg cfg = {o->granularity, o->obj_names, c->o->trim_path, c->o->source_path};
+    pprof__nodes_cfg cfg = {o->granularity, o->obj_names, c->o->trim_path, c->o->source_path,
+                            c->o->mean};
     pprof_status st = pprof__nodes_build_cfg(c->p, c->index, &cfg, &g->a, &g->nodes, c->err);
     if (st)
         return st;
@@ -916,9 +926,9 @@ pprof__select_output_unit(pprof__rctx *c, const pprof__graph *g)
     int64_t min = 0, max = c->total;
     for (size_t i = 0; i < g->n; i++) {
         uint32_t n = g->order[i];
-        int64_t m = pprof__abs64(g->nodes.flat[n]);
+        int64_t m = pprof__abs64(pprof__flat_value(&g->nodes, n));
         if (!m)
-            m = pprof__abs64(g->nodes.cum[n]);
+            m = pprof__abs64(pprof__cum_value(&g->nodes, n));
         if (m > 0 && (min == 0 || m < min))
             min = m;
     }

@@ -127,20 +127,28 @@ pprof__filter_labels(const char *const *f, size_t n, pprof__lines *out)
 }
 
 int64_t
-pprof__report_total(const pprof_profile *u, size_t index)
+pprof__report_total(const pprof_profile *u, size_t index, bool mean)
 {
-    int64_t all = 0, base = 0;
+    int64_t all = 0, base = 0, div = 0, base_div = 0;
     for (size_t i = 0; i < u->samples.len; i++) {
         const pprof__sample *s = &PPROF__AT(u->samples, pprof__sample, i);
         if (index >= s->n_val)
             continue;
         int64_t v = PPROF__AT(u->values, int64_t, s->val_off + index);
+        int64_t d = mean ? PPROF__AT(u->values, int64_t, s->val_off) : 0;
         v = v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
-        all = (int64_t)((uint64_t)all + (uint64_t)v);
-        if (v && s->n_lab && pprof__is_base_sample(u, s))
-            base = (int64_t)((uint64_t)base + (uint64_t)v);
+        all = pprof__add64(all, v);
+        div = pprof__add64(div, d);
+        if ((v || d) && s->n_lab && pprof__is_base_sample(u, s)) {
+            base = pprof__add64(base, v);
+            base_div = pprof__add64(base_div, d);
+        }
     }
-    return base > 0 ? base : all;
+    if (base > 0) {
+        all = base;
+        div = base_div;
+    }
+    return div ? pprof__div64(all, div) : all;
 }
 
 void

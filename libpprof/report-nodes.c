@@ -325,7 +325,10 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
             break;
         }
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + n->sample_index);
-        if (v == 0)
+        /* -mean: Go's divisor is the first value, and a sample adds to the divisors even when
+         * its value is 0 */
+        int64_t d = n->flat_div && s->n_val ? PPROF__AT(p->values, int64_t, s->val_off) : 0;
+        if (v == 0 && d == 0)
             continue;
         int64_t av = v < 0 ? -(uint64_t)v > INT64_MAX ? INT64_MAX : -v : v;
         ovf |= __builtin_add_overflow(total, av, &total);
@@ -342,6 +345,8 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
                 if (n->stamp[id] != stamp) {
                     n->stamp[id] = stamp;
                     ovf |= __builtin_add_overflow(n->cum[id], v, &n->cum[id]);
+                    if (n->cum_div)
+                        n->cum_div[id] = pprof__add64(n->cum_div[id], d);
                 }
                 leaf = id;
             }
@@ -349,13 +354,15 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
         if (leaf != PPROF_NONE) {
             ovf |= __builtin_add_overflow(n->flat[leaf], v, &n->flat[leaf]);
             ovf |= __builtin_add_overflow(n->flat_sum, v, &n->flat_sum);
+            if (n->flat_div)
+                n->flat_div[leaf] = pprof__add64(n->flat_div[leaf], d);
         }
     }
     pprof__free(&n->a, idx);
     if (st == PPROF_OK && ovf)
         st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "sample",
                           "a flat, cum or total value leaves int64");
-    n->total = base_total > 0 ? base_total : total;
+    n->total = pprof__report_total(p, n->sample_index, n->flat_div != NULL);
     return st;
 }
 
@@ -384,7 +391,7 @@ pprof_status
 pprof__nodes_intern(const pprof_profile *p, pprof_granularity g, const pprof_allocator *a,
                     pprof__nodes *n, pprof_error *err)
 {
-    pprof__nodes_cfg cfg = {g, false, NULL, NULL};
+    pprof__nodes_cfg cfg = {g, false, NULL, NULL, false};
     return intern_cfg(p, &cfg, a, n, err);
 }
 
@@ -392,7 +399,7 @@ pprof_status
 pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                    const pprof_allocator *a, pprof__nodes *n, pprof_error *err)
 {
-    pprof__nodes_cfg cfg = {g, false, NULL, NULL};
+    pprof__nodes_cfg cfg = {g, false, NULL, NULL, false};
     return pprof__nodes_build_cfg(p, index, &cfg, a, n, err);
 }
 
@@ -413,6 +420,14 @@ pprof__nodes_build_cfg(const pprof_profile *p, size_t index, const pprof__nodes_
     memset(n->flat, 0, nn * sizeof(int64_t));
     memset(n->cum, 0, nn * sizeof(int64_t));
     memset(n->stamp, 0, nn * sizeof(uint32_t));
+    if (cfg->mean) {
+        n->flat_div = pprof__malloc(&n->a, nn * sizeof(int64_t));
+        n->cum_div = pprof__malloc(&n->a, nn * sizeof(int64_t));
+        if (!n->flat_div || !n->cum_div)
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        memset(n->flat_div, 0, nn * sizeof(int64_t));
+        memset(n->cum_div, 0, nn * sizeof(int64_t));
+    }
     return sum_samples(p, n, err);
 }
 
@@ -422,6 +437,8 @@ pprof__nodes_free(pprof__nodes *n)
     pprof__free(&n->a, n->info);
     pprof__free(&n->a, n->flat);
     pprof__free(&n->a, n->cum);
+    pprof__free(&n->a, n->flat_div);
+    pprof__free(&n->a, n->cum_div);
     pprof__free(&n->a, n->stamp);
     pprof__free(&n->a, n->loc_off);
     pprof__free(&n->a, n->loc_node);

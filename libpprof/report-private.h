@@ -54,13 +54,20 @@ typedef struct pprof__nodes {
     size_t n;               /* nodes */
     pprof__node_info *info; /* per node */
     int64_t *flat, *cum;    /* per node */
-    uint32_t *loc_off;      /* per location index, n_locations + 1 offsets into loc_node */
-    uint32_t *loc_node;     /* node of each line of each location, lines in location order */
+    /* Go's FlatDiv and CumDiv (-mean: the first sample value summed like flat and cum); NULL
+     * without -mean */
+    int64_t *flat_div, *cum_div;
+    uint32_t *loc_off;  /* per location index, n_locations + 1 offsets into loc_node */
+    uint32_t *loc_node; /* node of each line of each location, lines in location order */
     size_t sample_index;
     int64_t total;    /* Go's report total (sum of |v|, base samples only in a diff) */
     int64_t flat_sum; /* the nodes' flat values summed (Go's cutoff base) */
     uint32_t *stamp;  /* per node: last sample + 1 that reached it */
 } pprof__nodes;
+
+/* report.computeTotal of sample type index: the sum of |value| (of the base samples only in a
+ * diff profile); with mean, divided by the first values summed alike. */
+int64_t pprof__report_total(const pprof_profile *p, size_t index, bool mean);
 
 /* Interns every location line into nodes and sums flat and cum of sample type index. */
 pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
@@ -74,11 +81,26 @@ typedef struct pprof__nodes_cfg {
     pprof_granularity granularity;
     bool obj_names;
     const char *trim_path, *source_path;
+    bool mean; /* Go's -mean: flat_div and cum_div, and samples of value 0 count */
 } pprof__nodes_cfg;
 pprof_status pprof__nodes_build_cfg(const pprof_profile *p, size_t index,
                                     const pprof__nodes_cfg *cfg, const pprof_allocator *a,
                                     pprof__nodes *out, pprof_error *err);
 void pprof__nodes_free(pprof__nodes *n);
+/* Go's Node.FlatValue and CumValue: what the reports print (sorting and cutoffs use the sums). */
+static inline int64_t
+pprof__flat_value(const pprof__nodes *n, uint32_t id)
+{
+    return n->flat_div && n->flat_div[id] ? pprof__div64(n->flat[id], n->flat_div[id])
+                                          : n->flat[id];
+}
+
+static inline int64_t
+pprof__cum_value(const pprof__nodes *n, uint32_t id)
+{
+    return n->cum_div && n->cum_div[id] ? pprof__div64(n->cum[id], n->cum_div[id]) : n->cum[id];
+}
+
 /* Go's NodeInfo.PrintableName, appended to buf (NUL-terminated). */
 pprof_status pprof__node_name(const pprof__node_info *i, pprof_buffer *buf);
 

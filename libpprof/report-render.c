@@ -31,6 +31,7 @@ render_top(const pprof_profile *p, const pprof_report_render_options *o, pprof_p
     ro.unfiltered = o->unfiltered;
     ro.active_filters = o->active_filters;
     ro.n_active_filters = o->n_active_filters;
+    ro.mean = o->mean;
     pprof_report *r = NULL;
     pprof_status st = pprof_report_new(p, &ro, &r, err);
     if (!st)
@@ -128,14 +129,14 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     pprof_string t = {"", 0}, u = {"", 0};
     pprof_profile_string(p, vt.type, &t);
     pprof_profile_string(p, vt.unit, &u);
-    snprintf(c.type, sizeof(c.type), "%.*s", (int)t.len, t.data);
+    snprintf(c.type, sizeof(c.type), "%s%.*s", o.mean ? "mean_" : "", (int)t.len, t.data);
     snprintf(c.unit, sizeof(c.unit), "%.*s", (int)u.len, u.data);
     for (char *s = c.unit; *s; s++)
         *s = (char)(*s >= 'A' && *s <= 'Z' ? *s + 32 : *s);
     size_t ui = c.index;
     if (o.unfiltered && (st = pprof_sample_type_find(o.unfiltered, o.sample_type, &ui, err)))
         return st;
-    c.total = pprof__report_total(c.u, ui);
+    c.total = pprof__report_total(c.u, ui, o.mean);
     /* Go's applyCommandOverrides */
     bool trim = !o.no_trim;
     if (o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST ||

@@ -406,7 +406,7 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
     pprof__graph g;
     memset(&g, 0, sizeof(g));
     g.a = c->a;
-    pprof__nodes_cfg cfg = {c->o->granularity, false, NULL, NULL};
+    pprof__nodes_cfg cfg = {c->o->granularity, false, NULL, NULL, false};
     pprof_status st = pprof__nodes_build_cfg(p, c->index, &cfg, &g.a, &g.nodes, c->err);
     if (st) {
         pprof__nodes_free(&g.nodes);
@@ -453,6 +453,8 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         if ((st = pprof__sample_locs(p, i, idx, c->err)))
             break;
         int64_t v = sum[c->index];
+        if (c->o->mean && sum[0] != 0) /* Go divides each trace by its own first value */
+            v = pprof__div64(v, sum[0]);
         if (f == PPROF_PRINT_TEXT) {
             st = pprof__buffer_append(out, sep, sizeof(sep) - 1);
             if (!st)
@@ -847,7 +849,7 @@ pprof__report_labels(const pprof__rctx *c, const pprof__graph *g, bool full, ppr
         st = pprof__profile_labels(c->u, c->type, c->total, c->unit, c->output_unit, l);
     int64_t flat_sum = 0;
     for (size_t i = 0; i < g->n; i++)
-        flat_sum = (int64_t)((uint64_t)flat_sum + (uint64_t)g->nodes.flat[g->order[i]]);
+        flat_sum = pprof__add64(flat_sum, pprof__flat_value(&g->nodes, g->order[i]));
     if (!st)
         st = pprof__filter_labels(c->o->active_filters, c->o->n_active_filters, l);
     char v1[64], v2[64], p1[40];
@@ -895,7 +897,7 @@ tree_edges(const pprof__rctx *c, const pprof__graph *g, uint32_t n, bool in, ppr
         size_t nl;
         const char *name = pprof__gname(g, in ? x->src : x->dst, &nl);
         pprof__rctx_value(c, v, sizeof(v), x->w);
-        pprof__percentage(pct, sizeof(pct), x->w, g->nodes.cum[n]);
+        pprof__percentage(pct, sizeof(pct), x->w, pprof__cum_value(&g->nodes, n));
         st = pprof__buffer_printf(out, "%50s %s |   ", v, pct);
         if (!st)
             st = pprof__buffer_append(out, name, nl);
@@ -934,7 +936,8 @@ pprof__graph_json(const pprof__rctx *c, const pprof__graph *g, pprof__regex *rx,
             st = pprof__json_string(out, name, nl);
         if (!st)
             st = pprof__buffer_printf(out, ",\"flat\":%" PRId64 ",\"cum\":%" PRId64,
-                                      g->nodes.flat[n], g->nodes.cum[n]);
+                                      pprof__flat_value(&g->nodes, n),
+                                      pprof__cum_value(&g->nodes, n));
         if (!st && rx)
             st = pprof__buffer_printf(out, ",\"match\":%s",
                                       pprof__regex_match(rx, name, nl) == 1 ? "true" : "false");
@@ -953,8 +956,8 @@ pprof__graph_json(const pprof__rctx *c, const pprof__graph *g, pprof__regex *rx,
         const pprof__gedge *x = &E[e[i]];
         st = pprof__buffer_printf(
             out, "%s\n{\"from\":%u,\"to\":%u,\"weight\":%" PRId64 ",\"inline\":%s,\"residual\":%s}",
-            k++ ? "," : "", pos[x->src], pos[x->dst], x->w, x->is_inline ? "true" : "false",
-            x->residual ? "true" : "false");
+            k++ ? "," : "", pos[x->src], pos[x->dst], pprof__gedge_value(x),
+            x->is_inline ? "true" : "false", x->residual ? "true" : "false");
     }
     if (!st)
         st = pprof__buffer_printf(out, "]}\n");
@@ -1011,7 +1014,7 @@ pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
                 continue;
         }
         matched++;
-        int64_t flat = g.nodes.flat[n], cum = g.nodes.cum[n];
+        int64_t flat = pprof__flat_value(&g.nodes, n), cum = pprof__cum_value(&g.nodes, n);
         st = pprof__buffer_append(out, sep, sizeof(sep) - 1);
         if (!st)
             st = tree_edges(c, &g, n, true, out);

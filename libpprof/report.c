@@ -11,7 +11,8 @@
 typedef struct rnode {
     char *name;
     size_t name_len;
-    int64_t flat, cum;
+    int64_t flat, cum;   /* printed: Go's FlatValue and CumValue */
+    int64_t sflat, scum; /* ordered by: the sums (the same without -mean) */
     pprof_inline_mark mark;
     uint32_t id;
     bool cum_sort;
@@ -121,7 +122,7 @@ static int
 node_cmp(const void *x, const void *y)
 {
     const rnode *l = x, *r = y;
-    int64_t lp = l->cum_sort ? l->cum : l->flat, rp = l->cum_sort ? r->cum : r->flat;
+    int64_t lp = l->cum_sort ? l->scum : l->sflat, rp = l->cum_sort ? r->scum : r->sflat;
     if (pprof__abs64(lp) != pprof__abs64(rp))
         return pprof__abs64(lp) > pprof__abs64(rp) ? -1 : 1;
     size_t n = l->name_len < r->name_len ? l->name_len : r->name_len;
@@ -130,7 +131,7 @@ node_cmp(const void *x, const void *y)
         return c;
     if (l->name_len != r->name_len)
         return l->name_len < r->name_len ? -1 : 1;
-    int64_t ls = l->cum_sort ? l->flat : l->cum, rs = l->cum_sort ? r->flat : r->cum;
+    int64_t ls = l->cum_sort ? l->sflat : l->scum, rs = l->cum_sort ? r->sflat : r->scum;
     if (pprof__abs64(ls) != pprof__abs64(rs))
         return pprof__abs64(ls) > pprof__abs64(rs) ? -1 : 1;
     char a[512], b[512];
@@ -207,7 +208,9 @@ mark_inline(const pprof_profile *p, const pprof__nodes *nodes, pprof_report *r, 
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + nodes->sample_index);
-        if (v == 0 || (st = pprof__sample_locs(p, i, idx, err)))
+        /* -mean: Go skips a sample only when its value and its divisor are both 0 */
+        bool div = nodes->flat_div && PPROF__AT(p->values, int64_t, s->val_off) != 0;
+        if ((v == 0 && !div) || (st = pprof__sample_locs(p, i, idx, err)))
             continue;
         uint32_t parent = PPROF_NONE, stamp = (uint32_t)(i + 1);
         for (uint32_t j = s->n_loc; j-- > 0 && !st;) {
@@ -323,12 +326,13 @@ output_unit(const pprof_report *r)
 
 /* report.computeTotal on the profile before filters. */
 static pprof_status
-unfiltered_total(const pprof_profile *u, const char *type, int64_t *total, pprof_error *err)
+unfiltered_total(const pprof_profile *u, const char *type, bool mean, int64_t *total,
+                 pprof_error *err)
 {
     size_t index;
     pprof_status st = pprof_sample_type_find(u, type, &index, err);
     if (!st)
-        *total = pprof__report_total(u, index);
+        *total = pprof__report_total(u, index, mean);
     return st;
 }
 
@@ -378,9 +382,16 @@ select_nodes(const pprof_report_options *o, const pprof__nodes *nodes, pprof_rep
         r->sum.nodes_nonzero++;
         if (cutoff > 0 && pprof__abs64(nodes->cum[i]) < cutoff)
             continue;
-        r->nodes[r->n++] =
-            (rnode){NULL, 0,           nodes->flat[i], nodes->cum[i], PPROF_INLINE_MARK_NONE,
-                    i,    o->cum_sort, &nodes->info[i]};
+        r->nodes[r->n++] = (rnode){NULL,
+                                   0,
+                                   pprof__flat_value(nodes, i),
+                                   pprof__cum_value(nodes, i),
+                                   nodes->flat[i],
+                                   nodes->cum[i],
+                                   PPROF_INLINE_MARK_NONE,
+                                   i,
+                                   o->cum_sort,
+                                   &nodes->info[i]};
     }
     r->sum.nodes_kept = r->n;
     pprof_status st = copy_names(r, nodes, err);
@@ -421,7 +432,8 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
     pprof__arena_init(&r->arena, &r->a);
     r->node_fraction = o.node_fraction;
     pprof__nodes nodes;
-    st = pprof__nodes_build(p, index, o.granularity, &r->a, &nodes, err);
+    pprof__nodes_cfg cfg = {o.granularity, false, NULL, NULL, o.mean};
+    st = pprof__nodes_build_cfg(p, index, &cfg, &r->a, &nodes, err);
     if (!st)
         st = select_nodes(&o, &nodes, r, err);
     if (!st) {
@@ -433,13 +445,15 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
         pprof_string t = {"", 0}, u = {"", 0};
         pprof_profile_string(p, vt.type, &t);
         pprof_profile_string(p, vt.unit, &u);
-        char *ts = pprof__arena_alloc(&r->arena, t.len + 1);
+        size_t pre = o.mean ? 5 : 0; /* Go prints mean_TYPE */
+        char *ts = pprof__arena_alloc(&r->arena, pre + t.len + 1);
         char *us = pprof__arena_alloc(&r->arena, u.len + 1);
         if (!ts || !us) {
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         } else {
-            memcpy(ts, t.data, t.len);
-            ts[t.len] = 0;
+            memcpy(ts, "mean_", pre);
+            memcpy(ts + pre, t.data, t.len);
+            ts[pre + t.len] = 0;
             for (size_t i = 0; i < u.len; i++)
                 us[i] = (char)(u.data[i] >= 'A' && u.data[i] <= 'Z' ? u.data[i] + 32 : u.data[i]);
             us[u.len] = 0;
@@ -448,7 +462,7 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
             r->sum.sample_unit = us;
             r->sum.total = nodes.total;
             if (o.unfiltered)
-                st = unfiltered_total(o.unfiltered, o.sample_type, &r->sum.total, err);
+                st = unfiltered_total(o.unfiltered, o.sample_type, o.mean, &r->sum.total, err);
             r->output_unit = output_unit(r);
             if (!st &&
                 (profile_labels(o.unfiltered ? o.unfiltered : p, r, ts) || filter_labels(r, &o)))

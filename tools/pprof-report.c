@@ -48,6 +48,8 @@ static const char usage_opts[] =
     "  --granularity G       functions (default), filefunctions, files, lines, addresses;\n"
     "                        also --functions, --files, --lines, ...\n"
     "  --compact-labels      no profile header lines (tree)\n"
+    "  --mean                values divided by the first sample value (the count), Go's\n"
+    "                        -mean; the type is printed as mean_TYPE\n"
     "  --source-path DIRS    where --list looks for sources (':'-separated; default: .)\n"
     "  --trim-path PREFIXES  prefixes removed from source paths (':'-separated)\n"
     "  --json                JSON instead of Go's text (top, traces, tags, tree, peek, dot)\n"
@@ -119,6 +121,8 @@ flag_opt(opts *o, tool_args *a, const char *opt, int *rc)
         o->fmt = PPROF_PRINT_JSON;
     else if (is(opt, "--compact-labels"))
         o->r.compact_labels = true;
+    else if (is(opt, "--mean"))
+        o->r.mean = true;
     else if (is(opt, "--trim") && !a->inline_value)
         o->r.no_trim = false;
     else if (is(opt, "--no-trim"))

@@ -47,6 +47,7 @@ for f in $files; do
     b=$(basename "$f")
     check "$b" "$f" -- 
     check "$b" "$f" -cum -nodecount=25 -- --cum -n 25
+    check "$b" "$f" -mean -- --mean
 done
 # every granularity on a few profiles with inlining, files and lines
 for f in "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-fib.pb.gz \

@@ -29,6 +29,7 @@ class _RenderOptions(Structure):
         ("unfiltered", ctypes.c_void_p),
         ("active_filters", POINTER(c_char_p)),
         ("n_active_filters", c_size_t),
+        ("mean", c_bool),
     ]
 
 
@@ -51,12 +52,13 @@ def _b(s):
 
 
 def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
-           nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None):
+           nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None, mean=False):
     """The report go tool pprof -FORMAT prints for a Profile, as a str (format: top, traces, tags,
     tree, peek, dot, svg, callgrind). json_output=True gives the JSON form (docs/report.md) as
     Python objects. With path: writes the report there (atomically; "-" is standard output), long
     reports as they are made, and returns None. "svg" is the dot graph laid out by Graphviz in this process; Graphviz is not
-    reentrant, so two svg renders must not run on two threads at once. Raises PprofError."""
+    reentrant, so two svg renders must not run on two threads at once. mean=True is Go's -mean
+    (values divided by the first sample value). Raises PprofError."""
     if not isinstance(profile, Profile):
         raise TypeError("render takes a Profile (pprof.read(path))")
     if format not in FORMATS:
@@ -75,6 +77,7 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     o.no_trim = not trim
     o.compact_labels = bool(compact_labels)
     o.symbol = _b(symbol)
+    o.mean = bool(mean)
     err = _lib.Error()
     if path is not None:
         check(lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,

@@ -41,3 +41,18 @@ def test_render_to_a_file_is_the_same_text(examples, tmp_path):
     assert (tmp_path / "t.txt").read_text() == pprof.report.render(p, "traces")
     with pytest.raises(pprof.PprofError):
         pprof.report.render(p, "traces", tmp_path / "no" / "dir" / "t.txt")
+
+
+def test_mean_divides_by_the_count(examples):
+    # cpu profile: samples/count first, so -mean gives nanoseconds per sample
+    src = examples / "parca-labels.pb.gz"
+    p = pprof.read(src)
+    ours = pprof.report.render(p, "top", mean=True)
+    cli = run(tool("pprof-report"), "--top", "-mean", src)
+    assert cli.returncode == 0, cli.stderr
+    assert ours == cli.stdout.decode()
+    assert ours.startswith("Type: mean_cpu\n")
+    assert ours != pprof.report.render(p, "top")
+    tree = pprof.report.render(p, "tree", json_output=True)
+    mean_tree = pprof.report.render(p, "tree", json_output=True, mean=True)
+    assert [n["cum"] for n in mean_tree["nodes"]] != [n["cum"] for n in tree["nodes"]]

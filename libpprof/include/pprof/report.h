@@ -49,12 +49,16 @@ typedef struct pprof_report_options {
     /* The filters in effect, "focus=RX" and so on, printed as Go's "Active filters:" lines. */
     const char *const *active_filters;
     size_t n_active_filters;
+    /* Go's -mean: each node's value divided by the first sample value (the count) summed over
+     * the same samples; the type is printed as mean_TYPE. Ordering and cutoffs use the sums, as
+     * Go's do. */
+    bool mean;
 } pprof_report_options;
 
 #define PPROF_REPORT_OPTIONS_INIT                                                                  \
     {                                                                                              \
         sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0.005, 0.001,   \
-            {NULL, NULL, NULL, NULL}, NULL, NULL, 0                                                \
+            {NULL, NULL, NULL, NULL}, NULL, NULL, 0, false                                         \
     }
 
 PPROF_API void pprof_report_options_init(pprof_report_options *opts);
@@ -135,13 +139,17 @@ typedef struct pprof_report_render_options {
     const pprof_profile *unfiltered;
     const char *const *active_filters;
     size_t n_active_filters;
+    /* -mean, as in pprof_report_options; traces divide each sample's value by its first value;
+     * tags are Go's, which ignore it; tree, peek and callgrind print edge weights undivided,
+     * as Go does */
+    bool mean;
 } pprof_report_render_options;
 
 #define PPROF_REPORT_RENDER_OPTIONS_INIT                                                           \
     {                                                                                              \
         sizeof(pprof_report_render_options), PPROF_REPORT_TOP, NULL, PPROF_GRANULARITY_NONE,       \
             false, -1, -1.0, -1.0, false, false, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, NULL, \
-            NULL, 0                                                                                \
+            NULL, 0, false                                                                         \
     }
 
 PPROF_API void pprof_report_render_options_init(pprof_report_render_options *opts);
