@@ -25,10 +25,11 @@ convert_folded_opt(convert_folded *f, tool_args *a, const char *opt, int *rc)
     if (!v) {
         *rc = TOOL_EXIT_USAGE;
     } else if (to || from) {
-        bool json = to && !strcmp(v, "speedscope");
+        bool json = !strcmp(v, "cpuprofile") || (to && !strcmp(v, "speedscope"));
         if (strcmp(v, "folded") && strcmp(v, "pprof") && !json)
             *rc = tool_usage_error(prog, "%s takes %s", opt,
-                                   to ? "folded, speedscope or pprof" : "folded or pprof");
+                                   to ? "folded, speedscope, cpuprofile or pprof"
+                                      : "folded, cpuprofile or pprof");
         else if (to)
             f->to = !strcmp(v, "folded");
         else

@@ -19,6 +19,8 @@ read_input(const convert_folded *f, const char *in, pprof_buffer *b, pprof_profi
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
         ro.sample_type = f->sample_type;
         st = pprof_folded_read(b->data, b->len, &ro, p, err);
+    } else if (!st) {
+        st = pprof_cpuprofile_read(b->data, b->len, NULL, p, err);
     }
     b->len = 0;
     return st;
@@ -44,10 +46,15 @@ write_text(const convert_folded *f, const char *in, const pprof_profile *p, ppro
         wo.n_labels = f->n_labels;
         return pprof_folded_write(p, &wo, b, err);
     }
-    pprof_speedscope_options so = PPROF_SPEEDSCOPE_OPTIONS_INIT;
-    so.name = base_name(in);
-    so.lines = f->lines;
-    return pprof_speedscope_write(p, &so, b, err);
+    if (!strcmp(f->to_json, "speedscope")) {
+        pprof_speedscope_options so = PPROF_SPEEDSCOPE_OPTIONS_INIT;
+        so.name = base_name(in);
+        so.lines = f->lines;
+        return pprof_speedscope_write(p, &so, b, err);
+    }
+    pprof_cpuprofile_write_options co = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
+    co.sample_type = f->sample_type;
+    return pprof_cpuprofile_write(p, &co, b, err);
 }
 
 int

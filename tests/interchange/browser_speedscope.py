@@ -85,9 +85,9 @@ def case_speedscope(b, work, conv):
 def case_cpuprofile(b, work, conv):
     """pprof-convert --to=cpuprofile is read by speedscope's Chrome importer: every function
     of the file in the sandwich view, no console error"""
-    src = os.path.join(work, "alloc.pb.gz")
+    src = os.path.join(work, "cpu.pb.gz")
     with open(src, "wb") as f:
-        f.write(profiles.alloc_profile())
+        f.write(profiles.cpu_profile())
     out = os.path.join(work, "alloc.cpuprofile")
     subprocess.run([conv, src, "--to=cpuprofile", "-o", out], check=True)
     with open(out) as f:

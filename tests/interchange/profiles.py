@@ -82,3 +82,13 @@ def alloc_profile():
                ([1], [2, 0])]
     return encode([(b"alloc_objects", b"count"), (b"alloc_space", b"bytes")], functions,
                   locations, samples, mappings=[(1, b"/usr/lib/libx.so")])
+
+
+def cpu_profile():
+    """samples/count and cpu/nanoseconds over the stacks of alloc_profile"""
+    functions = [(1, b"main", b"main.go", 10), (2, b"work", b"work.go", 20),
+                 (3, HOSTILE, b"ctl\x02.c", 0)]
+    locations = [(1, 0, 0, [(2, 25), (1, 12)]), (2, 0, 0, [(3, 7)]), (3, 1, 0x401234, [])]
+    samples = [([3, 2, 1], [3, 30000000]), ([2, 1], [5, 52000000]), ([1], [1, 9000000])]
+    return encode([(b"samples", b"count"), (b"cpu", b"nanoseconds")], functions, locations,
+                  samples, mappings=[(1, b"/usr/lib/libx.so")])
