@@ -17,21 +17,17 @@ typedef struct tnode {
     int64_t line, column;
     uint32_t src;  /* line entry (index into p->lines) or location index */
     uint64_t hits; /* entries of "samples" */
+    int64_t us;    /* their time */
+    uint32_t id;   /* in the output: preorder, from 1 */
 } tnode;
-
-typedef struct entry {
-    uint32_t node;
-    uint64_t count;
-    int64_t us;
-} entry;
 
 typedef struct wctx {
     const pprof_profile *p;
     const pprof_cpuprofile_write_options *o;
     pprof_error *err;
-    pprof__vec nodes;   /* tnode; [0] the root */
-    pprof__vec entries; /* entry */
-    pprof__htab index;  /* (parent, frame, line, column) -> node */
+    pprof__vec nodes;  /* tnode; [0] the root */
+    uint32_t *order;   /* node indices in preorder */
+    pprof__htab index; /* (parent, frame, line, column) -> node */
     uint32_t *idx;
     size_t count_type, time_type; /* SIZE_MAX: none */
     int64_t time_div, time_mul;   /* values to microseconds */
@@ -142,7 +138,7 @@ child(wctx *w, uint32_t parent, uint64_t frame, int64_t line, int64_t column, ui
         return pprof__error(w->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     if (added) {
         tnode *t = pprof__vec_push(&w->o->allocator, &w->nodes, sizeof(tnode));
-        *t = (tnode){parent, PPROF_NONE, PPROF_NONE, PPROF_NONE, frame, line, column, src, 0};
+        *t = (tnode){parent, PPROF_NONE, PPROF_NONE, PPROF_NONE, frame, line, column, src, 0, 0, 0};
         tnode *par = &PPROF__AT(w->nodes, tnode, parent);
         if (par->last_child == PPROF_NONE)
             par->first_child = v;
@@ -214,11 +210,11 @@ build_tree(wctx *w)
         pprof_status st = sample_node(w, i, s, &node);
         if (st)
             return st;
-        PPROF__AT(w->nodes, tnode, node).hits += (uint64_t)k;
-        entry *e = pprof__vec_push(&w->o->allocator, &w->entries, sizeof(entry));
-        if (!e)
-            return pprof__error(w->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        *e = (entry){node, (uint64_t)k, us};
+        tnode *t = &PPROF__AT(w->nodes, tnode, node);
+        t->hits += (uint64_t)k;
+        if (__builtin_add_overflow(t->us, us, &t->us))
+            return pprof__error(w->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, path,
+                                "time passes int64 microseconds");
     }
     return PPROF_OK;
 }
@@ -259,43 +255,84 @@ put_call_frame(const wctx *w, const tnode *n, pprof_buffer *b)
     return st;
 }
 
+/* Preorder ids, children in the order they were met: the same tree always gets the same
+ * numbering, whatever order its samples came in, so reading our output and writing it again
+ * gives the same bytes. */
+static pprof_status
+number_nodes(wctx *w)
+{
+    size_t n = w->nodes.len;
+    uint32_t *stack = pprof__malloc(&w->o->allocator, (n + 1) * sizeof(uint32_t));
+    w->order = pprof__malloc(&w->o->allocator, (n + 1) * sizeof(uint32_t));
+    if (!stack || !w->order) {
+        pprof__free(&w->o->allocator, stack);
+        return pprof__error(w->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    size_t sp = 0, len = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        uint32_t u = stack[--sp];
+        tnode *t = &PPROF__AT(w->nodes, tnode, u);
+        t->id = (uint32_t)len + 1;
+        w->order[len++] = u;
+        /* children pushed last first, so the first is taken next */
+        size_t base = sp;
+        for (uint32_t c = t->first_child; c != PPROF_NONE;
+             c = PPROF__AT(w->nodes, tnode, c).next_sibling)
+            stack[sp++] = c;
+        for (size_t i = base, j = sp - 1; i < j && sp > base; i++, j--) {
+            uint32_t x = stack[i];
+            stack[i] = stack[j];
+            stack[j] = x;
+        }
+    }
+    pprof__free(&w->o->allocator, stack);
+    return PPROF_OK;
+}
+
 static pprof_status
 put_nodes(const wctx *w, pprof_buffer *b)
 {
     pprof_status st = pprof__buffer_append(b, "{\"nodes\":[", 10);
     for (size_t i = 0; i < w->nodes.len && !st; i++) {
-        const tnode *n = &PPROF__AT(w->nodes, tnode, i);
-        st = pprof__buffer_printf(b, "%s{\"id\":%zu,", i ? "," : "", i + 1);
+        const tnode *n = &PPROF__AT(w->nodes, tnode, w->order[i]);
+        st = pprof__buffer_printf(b, "%s{\"id\":%u,", i ? "," : "", n->id);
         if (!st)
             st = put_call_frame(w, n, b);
         if (!st)
             st = pprof__buffer_printf(b, ",\"hitCount\":%" PRIu64 ",\"children\":[", n->hits);
         for (uint32_t c = n->first_child; c != PPROF_NONE && !st;
              c = PPROF__AT(w->nodes, tnode, c).next_sibling)
-            st = pprof__buffer_printf(b, c == n->first_child ? "%u" : ",%u", c + 1);
+            st = pprof__buffer_printf(b, c == n->first_child ? "%u" : ",%u",
+                                      PPROF__AT(w->nodes, tnode, c).id);
         if (!st)
             st = pprof__buffer_append(b, "]}", 2);
     }
     return st ? st : pprof__buffer_append(b, "]", 1);
 }
 
-/* "samples" and "timeDeltas": each entry's count of samples, its time spread over them. */
+/* "samples" and "timeDeltas": the samples of each node in preorder, its time spread over them
+ * in whole microseconds that sum to it. */
 static pprof_status
 put_samples(const wctx *w, pprof_buffer *b, int64_t start, int64_t duration_us)
 {
-    const entry *e = w->entries.data;
     pprof_status st = pprof__buffer_printf(b, ",\"startTime\":%" PRId64 ",\"samples\":[", start);
     bool first = true;
-    for (size_t i = 0; i < w->entries.len && !st; i++)
-        for (uint64_t k = 0; k < e[i].count && !st; k++, first = false)
-            st = pprof__buffer_printf(b, first ? "%u" : ",%u", e[i].node + 1);
+    for (size_t i = 0; i < w->nodes.len && !st; i++) {
+        const tnode *n = &PPROF__AT(w->nodes, tnode, w->order[i]);
+        for (uint64_t k = 0; k < n->hits && !st; k++, first = false)
+            st = pprof__buffer_printf(b, first ? "%u" : ",%u", n->id);
+    }
     if (!st)
         st = pprof__buffer_append(b, "],\"timeDeltas\":[", 16);
     first = true;
     int64_t end = start;
-    for (size_t i = 0; i < w->entries.len && !st; i++) {
-        int64_t base = e[i].us / (int64_t)e[i].count, rem = e[i].us % (int64_t)e[i].count;
-        for (uint64_t k = 0; k < e[i].count && !st; k++, first = false) {
+    for (size_t i = 0; i < w->nodes.len && !st; i++) {
+        const tnode *n = &PPROF__AT(w->nodes, tnode, w->order[i]);
+        if (!n->hits)
+            continue;
+        int64_t base = n->us / (int64_t)n->hits, rem = n->us % (int64_t)n->hits;
+        for (uint64_t k = 0; k < n->hits && !st; k++, first = false) {
             int64_t d = base + ((int64_t)k < rem ? 1 : 0);
             if (__builtin_add_overflow(end, d, &end))
                 return pprof__error(w->err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "",
@@ -323,7 +360,7 @@ pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_opti
     pprof_status st = pprof__validate(p, NULL, err);
     if (st)
         return st;
-    wctx w = {p, &o, err, {0}, {0}, {0}, NULL, 0, 0, 1, 1, 0};
+    wctx w = {p, &o, err, {0}, NULL, {0}, NULL, 0, 0, 1, 1, 0};
     if ((st = pick_types(&w)))
         return st;
     size_t max_depth = 0;
@@ -336,14 +373,16 @@ pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_opti
     if (!root || !pprof__htab_init(&w.index, &o.allocator, 1024)) {
         st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     } else {
-        *root = (tnode){PPROF_NONE, PPROF_NONE, PPROF_NONE, PPROF_NONE, 0, 0, 0, 0, 0};
+        *root = (tnode){PPROF_NONE, PPROF_NONE, PPROF_NONE, PPROF_NONE, 0, 0, 0, 0, 0, 0, 0};
         st = build_tree(&w);
     }
     size_t before = out->len;
+    if (!st)
+        st = number_nodes(&w);
     if (!st && !(st = put_nodes(&w, out))) {
+        /* startTime 0: the format's clock is a monotonic one, not time_nanos's wall clock */
         pprof_header h = pprof_profile_header(p);
-        st = put_samples(&w, out, h.time_nanos > 0 ? h.time_nanos / 1000 : 0,
-                         h.duration_nanos > 0 ? h.duration_nanos / 1000 : 0);
+        st = put_samples(&w, out, 0, h.duration_nanos > 0 ? h.duration_nanos / 1000 : 0);
     }
     if (st == PPROF_E_NOMEM)
         pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
@@ -351,7 +390,7 @@ pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_opti
         out->len = before;
     pprof__htab_free(&w.index, &o.allocator);
     pprof__free(&o.allocator, w.nodes.data);
-    pprof__free(&o.allocator, w.entries.data);
+    pprof__free(&o.allocator, w.order);
     pprof__free(&o.allocator, w.idx);
     return st;
 }

@@ -110,9 +110,11 @@ typedef struct pprof_cpuprofile_write_options {
  * the frame, 0-based, -1 when unknown), under a "(root)" node. A pprof sample becomes as many
  * entries of "samples" as its samples/count value says (one when the profile has no such
  * type), its time value spread over them in whole microseconds that sum to it (rounded to the
- * microsecond). So pprof_cpuprofile_read gives back the profile it read, the same samples,
- * stacks and values. PPROF_E_LIMIT past max_samples (a count of 10^12 is never expanded);
- * PPROF_E_INVALID for an invalid profile or a negative count or time. */
+ * microsecond). The samples are listed node by node in preorder of the tree (pprof keeps no
+ * order of samples), startTime is 0 and endTime its duration or the sum of the deltas. So
+ * pprof_cpuprofile_read gives back the profile it read (same samples, stacks and values), and
+ * writing that again gives the same bytes. PPROF_E_LIMIT past max_samples (a count of 10^12 is
+ * never expanded); PPROF_E_INVALID for an invalid profile or a negative count or time. */
 PPROF_API pprof_status pprof_cpuprofile_write(const pprof_profile *p,
                                               const pprof_cpuprofile_write_options *opts,
                                               pprof_buffer *out, pprof_error *err);
