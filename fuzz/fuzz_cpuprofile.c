@@ -18,6 +18,7 @@ read_options(void)
     o.max_nodes = 1u << 14;
     o.max_samples = 1u << 16;
     o.max_depth = 1u << 10;
+    o.max_stack_entries = 1u << 20;
     return o;
 }
 

@@ -3,6 +3,7 @@
  * before it runs); the call tree is then checked as a tree (unique ids, one parent each, every
  * node reachable from a root) before any stack is walked, and the profile is built through the
  * builder, one sample per node that samples hit. */
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -313,9 +314,20 @@ add_samples(rctx *r)
 {
     pprof__vec stack = {0};
     pprof_status st = PPROF_OK;
+    uint64_t entries = 0;
     for (uint32_t i = 0; i < r->n && !st; i++) {
         if (!r->nodes[i].count)
             continue;
+        entries += r->nodes[i].depth + 1;
+        if (entries > r->o->max_stack_entries) {
+            char path[128];
+            pprof__path(path, "nodes[%u]", i);
+            st = pprof__error(r->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, path,
+                              "the stacks of the sampled nodes hold more than %" PRIu64
+                              " frames in all",
+                              r->o->max_stack_entries);
+            break;
+        }
         stack.len = 0;
         for (uint32_t u = i; u != PPROF_NONE && !st; u = r->nodes[u].parent) {
             if (r->nodes[u].is_root_frame)

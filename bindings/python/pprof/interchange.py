@@ -6,7 +6,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_int, c_size_t, c_uint
 from typing import Optional, Union
 
 from . import _lib
-from ._core import PprofError, as_bytes, check, take_buffer
+from ._core import PprofError, as_bytes, c_integer, check, take_buffer
 from ._lib import lib
 from .profile import Profile
 
@@ -19,7 +19,7 @@ class _SpeedscopeOptions(Structure):
 class _CpuprofileReadOptions(Structure):
     _fields_ = [("struct_size", c_size_t), ("max_input_bytes", c_uint64), ("max_nodes", c_uint64),
                 ("max_samples", c_uint64), ("max_nesting", c_uint32), ("max_depth", c_uint32),
-                ("allocator", _lib.Allocator)]
+                ("max_stack_entries", c_uint64), ("allocator", _lib.Allocator)]
 
 
 class _CpuprofileWriteOptions(Structure):
@@ -69,10 +69,12 @@ def to_cpuprofile(profile: Profile, sample_type: Optional[str] = None,
     return _write(lib.pprof_cpuprofile_write, profile, o)
 
 
-def from_cpuprofile(source: Union[str, os.PathLike, bytes, bytearray, memoryview]) -> Profile:
+def from_cpuprofile(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits) -> Profile:
     """Reads a .cpuprofile (node --cpu-prof, DevTools) from a path or bytes into a Profile with
-    the types samples/count and cpu/nanoseconds (pprof-convert --from=cpuprofile). Raises
-    PprofError with the place (e.g. nodes[3].children[0]) for a malformed file."""
+    the types samples/count and cpu/nanoseconds (pprof-convert --from=cpuprofile). Keyword
+    arguments override the limits of pprof_cpuprofile_read_options (max_nodes=...,
+    max_stack_entries=...). Raises PprofError with the place (e.g. nodes[3].children[0]) for a
+    malformed file."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         name, data = "<bytes>", source
     else:
@@ -81,7 +83,12 @@ def from_cpuprofile(source: Union[str, os.PathLike, bytes, bytearray, memoryview
             data = f.read()
     keep, ptr, n = as_bytes(data)
     o = _CpuprofileReadOptions(ctypes.sizeof(_CpuprofileReadOptions), 1 << 28, 1 << 24, 1 << 28,
-                               32, 1 << 16)
+                               32, 1 << 16, 1 << 26)
+    for k, v in limits.items():
+        if k not in ("max_input_bytes", "max_nodes", "max_samples", "max_nesting", "max_depth",
+                     "max_stack_entries"):
+            raise TypeError(f"from_cpuprofile() got an unexpected keyword argument '{k}'")
+        setattr(o, k, c_integer(v, ctypes.c_uint64 if k not in ("max_nesting", "max_depth") else ctypes.c_uint32, k))
     out = c_void_p()
     err = _lib.Error()
     st = lib.pprof_cpuprofile_read(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err))

@@ -43,3 +43,21 @@ def test_cpuprofile_errors_name_the_place(tmp_path):
     f.write_bytes(b"{")
     with pytest.raises(pprof.PprofError):
         pprof.from_cpuprofile(f)
+
+
+def test_cpuprofile_limits():
+    n = 50
+    nodes = [{"id": i + 1, "callFrame": {"functionName": "f%d" % i, "url": ""},
+              "children": [i + 2] if i < n - 1 else []} for i in range(n)]
+    deep = json.dumps({"nodes": nodes, "samples": list(range(1, n + 1)), "timeDeltas": [1] * n})
+    p = pprof.from_cpuprofile(deep.encode())
+    assert sum(len(s.frames) for s in p.samples()) == n * (n + 1) // 2
+    # every level sampled: the stacks hold n(n+1)/2 frames, refused past the limit
+    with pytest.raises(pprof.PprofError) as e:
+        pprof.from_cpuprofile(deep.encode(), max_stack_entries=n * (n + 1) // 2 - 1)
+    assert e.value.code_name == "PPROF_E_LIMIT" and e.value.path.startswith("nodes[")
+    with pytest.raises(pprof.PprofError) as e:
+        pprof.from_cpuprofile(deep.encode(), max_depth=10)
+    assert e.value.code_name == "PPROF_E_LIMIT" and e.value.path == "nodes[11]"
+    with pytest.raises(TypeError):
+        pprof.from_cpuprofile(deep.encode(), max_everything=1)

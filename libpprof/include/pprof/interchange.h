@@ -61,13 +61,16 @@ typedef struct pprof_cpuprofile_read_options {
     uint64_t max_samples;     /* entries of "samples"; default 1 << 28 */
     uint32_t max_nesting;     /* of arrays and objects; default 32 (the format needs 4) */
     uint32_t max_depth;       /* of the call tree; default 1 << 16 */
+    /* frames of all the stacks made (each node that samples hit, times its depth): a deep
+     * tree hit at every level would otherwise make a quadratic profile; default 1 << 26 */
+    uint64_t max_stack_entries;
     pprof_allocator allocator;
 } pprof_cpuprofile_read_options;
 
 #define PPROF_CPUPROFILE_READ_OPTIONS_INIT                                                         \
     {                                                                                              \
         sizeof(pprof_cpuprofile_read_options), UINT64_C(1) << 28, UINT64_C(1) << 24,               \
-            UINT64_C(1) << 28, 32, UINT32_C(1) << 16,                                              \
+            UINT64_C(1) << 28, 32, UINT32_C(1) << 16, UINT64_C(1) << 26,                           \
         {                                                                                          \
             NULL, NULL, NULL, NULL                                                                 \
         }                                                                                          \
