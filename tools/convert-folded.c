@@ -25,12 +25,19 @@ convert_folded_opt(convert_folded *f, tool_args *a, const char *opt, int *rc)
     if (!v) {
         *rc = TOOL_EXIT_USAGE;
     } else if (to || from) {
-        if (strcmp(v, "folded") && strcmp(v, "pprof"))
-            *rc = tool_usage_error(prog, "%s takes folded or pprof", opt);
+        bool json = !strcmp(v, "cpuprofile") || (to && !strcmp(v, "speedscope"));
+        if (strcmp(v, "folded") && strcmp(v, "pprof") && !json)
+            *rc = tool_usage_error(prog, "%s takes %s", opt,
+                                   to ? "folded, speedscope, cpuprofile or pprof"
+                                      : "folded, cpuprofile or pprof");
         else if (to)
             f->to = !strcmp(v, "folded");
         else
             f->from = !strcmp(v, "folded");
+        if (to)
+            f->to_json = json ? v : NULL;
+        else
+            f->from_json = json ? v : NULL;
     } else if (st) {
         f->sample_type = v;
     } else {

@@ -8,6 +8,8 @@
 
 typedef struct convert_folded {
     bool to, from;
+    /* the other formats (convert-json.c): NULL, or the value of --to / --from */
+    const char *to_json, *from_json;
     bool lines;
     const char *sample_type;
     char *labels_arg; /* owned copy of --labels, split in place */

@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "convert-folded.h"
+#include "convert-json.h"
 
 static const char usage[] =
     "Usage: pprof-convert [options] IN [-o OUT]\n"
@@ -18,10 +19,15 @@ static const char usage[] =
     "                        zero ids, dangling references, wrong value counts...); by\n"
     "                        default such a profile is refused, naming the rule\n"
     "  --to=folded           write folded stacks (root;caller;leaf VALUE) instead\n"
+    "  --to=speedscope       write speedscope's JSON (one profile per sample type)\n"
+    "  --to=cpuprofile       write a Chrome / Node .cpuprofile (JSON)\n"
     "  --from=folded         read folded stacks (IN is text) instead of a profile\n"
+    "  --from=cpuprofile     read a Chrome / Node .cpuprofile (node --cpu-prof)\n"
     "  --sample-type T       folded out: the sample type (default: Go's rule);\n"
-    "                        folded in: TYPE/UNIT of the values (default samples/count)\n"
-    "  --lines               folded out: append :LINE to each frame\n"
+    "                        folded in: TYPE/UNIT of the values (default samples/count);\n"
+    "                        cpuprofile out: the type of the time deltas\n"
+    "  --lines               folded out: append :LINE to each frame; speedscope out:\n"
+    "                        one frame per function and line\n"
     "  --labels KEY,...      folded out: label values as root frames KEY=VALUE\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
@@ -89,6 +95,20 @@ run(int argc, char **argv)
     }
     if (!o.in)
         return tool_usage_error(prog, "no input file");
+    if (fo.to_json || fo.from_json) {
+        /* the JSON formats of other viewers (convert-json.c) */
+        bool text = fo.to_json || fo.to;
+        int jrc = text ? tool_refuse_text_over_input(prog, o.in, o.out, o.force, "JSON text")
+                       : tool_refuse_binary_tty(prog, o.out, o.force);
+        if (jrc)
+            return jrc;
+        tool_output_init(&o.w);
+        if (!text && !o.compress_given)
+            o.w.format = tool_format_from_name(o.out);
+        if (!text && (jrc = tool_check_level(prog, &o.w)))
+            return jrc;
+        return convert_json_run(&fo, o.in, o.out, &o.w);
+    }
     if (fo.to) {
         int trc = tool_refuse_text_over_input(prog, o.in, o.out, o.force, "folded text");
         if (trc)

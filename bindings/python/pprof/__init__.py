@@ -31,10 +31,15 @@ try:  # pprof/perf.h, when the library has it
 except AttributeError:  # an older libpprof without pprof_perf_read_file
     pass
 
+try:  # pprof/interchange.h, when the library has it
+    from .interchange import from_cpuprofile, to_cpuprofile, to_speedscope
+except AttributeError:  # an older libpprof without speedscope and .cpuprofile
+    pass
+
 __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
     "merge", "merge_to_bytes", "edit", "flame", "report", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
-    "from_perf",
+    "from_perf", "to_speedscope", "to_cpuprofile", "from_cpuprofile",
 ]

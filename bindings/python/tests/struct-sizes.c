@@ -4,6 +4,7 @@
 
 #include "builder.h"
 #include "check.h"
+#include "interchange.h"
 #include "merge.h"
 #include "pprof.h"
 #include "report.h"
@@ -49,6 +50,9 @@ main(void)
     SIZE(pprof_builder_line);
     SIZE(pprof_builder_label);
     SIZE(pprof_builder_frame);
+    SIZE(pprof_speedscope_options);
+    SIZE(pprof_cpuprofile_read_options);
+    SIZE(pprof_cpuprofile_write_options);
     SIZE(pprof_builder_stats);
     SIZE(pprof_report_render_options);
 #ifdef HAVE_SYMBOLIZE

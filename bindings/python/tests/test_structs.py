@@ -56,6 +56,11 @@ def test_sizes_match_headers():
         S = importlib.import_module("pprof.symbolize")
         mirrors["pprof_symbolize_options"] = S._Options
         mirrors["pprof_symbolize_mapping"] = S._Mapping
+    if "pprof_speedscope_options" in sizes:
+        I = importlib.import_module("pprof.interchange")
+        mirrors["pprof_speedscope_options"] = I._SpeedscopeOptions
+        mirrors["pprof_cpuprofile_read_options"] = I._CpuprofileReadOptions
+        mirrors["pprof_cpuprofile_write_options"] = I._CpuprofileWriteOptions
     assert set(mirrors) == set(sizes)
     wrong = {n: (sizes[n], py_size(t)) for n, t in mirrors.items() if py_size(t) != sizes[n]}
     assert not wrong, f"C size vs ctypes size: {wrong}"
