@@ -1,5 +1,6 @@
 /* Memory a profile owns: a chunked bump arena for small pieces and growable flat arrays. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "memory-private.h"
 #include "profile-private.h"
@@ -90,6 +91,115 @@ blk_realloc(void *p, size_t size)
     memcpy(n, p, old < size ? old : size);
     blk_free(p);
     return n;
+}
+
+/* ---- the big-block cache (memory-private.h) */
+
+void
+pprof__blk_cache_init(pprof__blk_cache *c, size_t max_bytes)
+{
+    memset(c, 0, sizeof(*c));
+    pthread_mutex_init(&c->mu, NULL);
+    c->max_bytes = max_bytes;
+}
+
+void
+pprof__blk_cache_destroy(pprof__blk_cache *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        pprof__mem_unmap_big(c->slot[i], c->slot_len[i]);
+    pthread_mutex_destroy(&c->mu);
+    memset(c, 0, sizeof(*c));
+}
+
+/* The smallest kept mapping that holds size bytes and wastes at most as much as it holds. */
+static void *
+cache_take(pprof__blk_cache *c, size_t size)
+{
+    size_t need = size + sizeof(blk), best = SIZE_MAX;
+    blk *h = NULL;
+    pthread_mutex_lock(&c->mu);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->slot_len[i] >= need && c->slot_len[i] / 2 <= need &&
+            (best == SIZE_MAX || c->slot_len[i] < c->slot_len[best]))
+            best = i;
+    if (best != SIZE_MAX) {
+        h = c->slot[best];
+        h->size = c->slot_len[best];
+        h->mapped = 1;
+        c->bytes -= c->slot_len[best];
+        c->slot[best] = c->slot[--c->n];
+        c->slot_len[best] = c->slot_len[c->n];
+    }
+    pthread_mutex_unlock(&c->mu);
+    return h ? h + 1 : NULL;
+}
+
+static void *
+cache_alloc(void *ctx, size_t size)
+{
+    if (size < PPROF__CACHE_MIN || size > SIZE_MAX - sizeof(blk) - PPROF__BIG_BLOCK)
+        return blk_alloc(size);
+    void *p = cache_take(ctx, size);
+    if (p || size >= PPROF__BIG_BLOCK)
+        return p ? p : blk_alloc(size);
+    size_t len;
+    blk *h = pprof__mem_map_medium(size + sizeof(blk), &len);
+    if (!h)
+        return blk_alloc(size);
+    h->size = len;
+    h->mapped = 1;
+    return h + 1;
+}
+
+static void
+cache_free(void *ctx, void *p)
+{
+    pprof__blk_cache *c = ctx;
+    if (!p)
+        return;
+    blk *h = (blk *)p - 1;
+    if (h->mapped) {
+        pthread_mutex_lock(&c->mu);
+        bool keep = c->n < sizeof(c->slot) / sizeof(*c->slot) && c->bytes + h->size <= c->max_bytes;
+        if (keep) {
+            c->slot[c->n] = h;
+            c->slot_len[c->n++] = h->size;
+            c->bytes += h->size;
+        }
+        pthread_mutex_unlock(&c->mu);
+        if (keep)
+            return;
+    }
+    blk_free(p);
+}
+
+static void *
+cache_realloc(void *ctx, void *p, size_t size)
+{
+    if (!p)
+        return cache_alloc(ctx, size);
+    blk *h = (blk *)p - 1;
+    size_t room = h->mapped ? h->size - sizeof(blk) : h->size;
+    if (h->mapped && size <= room && size >= PPROF__CACHE_MIN)
+        return p;
+    /* a big mapping grows in place (mremap); a heap block stays in the heap while small */
+    if ((h->mapped && h->size >= PPROF__BIG_BLOCK && size >= PPROF__BIG_BLOCK) ||
+        (!h->mapped && size < PPROF__CACHE_MIN))
+        return blk_realloc(p, size);
+    void *n = cache_alloc(ctx, size);
+    if (!n)
+        return NULL;
+    memcpy(n, p, room < size ? room : size);
+    cache_free(ctx, p);
+    return n;
+}
+
+pprof_allocator
+pprof__blk_cache_allocator(pprof__blk_cache *c)
+{
+    return (pprof_allocator){
+        .alloc = cache_alloc, .realloc = cache_realloc, .free = cache_free, .ctx = c};
 }
 
 /* A caller's allocator is used only when all three hooks are set; mixing a caller's alloc with

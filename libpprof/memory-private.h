@@ -3,10 +3,13 @@
 #ifndef PPROF_MEMORY_PRIVATE_H
 #define PPROF_MEMORY_PRIVATE_H
 
+#include <pthread.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "pool-private.h"
+#include "pprof/pprof.h"
 
 /* Large buffers that are about to be filled are faulted in by a pool worker of their own, so that
  * the thread filling them (the one that limits the run) does not take the page faults.
@@ -34,6 +37,29 @@ void *pprof__mem_map_big(size_t len, size_t *mapped_len);
  * (m still valid). */
 void *pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len);
 void pprof__mem_unmap_big(void *m, size_t len);
+/* A mapping of at least len bytes in small pages (64 KiB steps), unmapped as a big one; NULL
+ * where big blocks are not mapped. For a cache that reuses it. */
+void *pprof__mem_map_medium(size_t len, size_t *mapped_len);
+
+/* A cache of mapped blocks for work that frees and allocates the same tables again and again (a
+ * merge decodes one input after another): blocks of PPROF__CACHE_MIN and more are mappings
+ * (huge pages from PPROF__BIG_BLOCK), a freed one is kept, up to max_bytes, and handed to the next
+ * allocation it fits instead of a fresh mapping, whose pages the kernel would fault in and zero
+ * again. Owned by its user (no global state); its allocator is safe
+ * on many threads (one mutex). Blocks handed out are not zeroed. */
+#define PPROF__CACHE_MIN ((size_t)64 << 10)
+typedef struct pprof__blk_cache {
+    pthread_mutex_t mu;
+    void *slot[64];
+    size_t slot_len[64];
+    size_t n, bytes, max_bytes;
+} pprof__blk_cache;
+
+void pprof__blk_cache_init(pprof__blk_cache *c, size_t max_bytes);
+/* Unmaps what is kept; blocks still out stay valid and go back to the default allocator. */
+void pprof__blk_cache_destroy(pprof__blk_cache *c);
+/* An allocator over the cache, interchangeable with the default one (the same block headers). */
+pprof_allocator pprof__blk_cache_allocator(pprof__blk_cache *c);
 
 /* Asks that [p, p + len) stay in small pages (advice only: failing changes nothing but memory),
  * for a buffer that will be filled only in part. */

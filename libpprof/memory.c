@@ -75,6 +75,26 @@ pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len)
 #endif
 }
 
+void *
+pprof__mem_map_medium(size_t len, size_t *mapped_len)
+{
+#ifdef BIG_BLOCKS
+    size_t step = (size_t)64 << 10;
+    if (len > SIZE_MAX - step)
+        return NULL;
+    size_t n = (len + step - 1) & ~(step - 1);
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    *mapped_len = n;
+    return m;
+#else
+    (void)len;
+    (void)mapped_len;
+    return NULL;
+#endif
+}
+
 void
 pprof__mem_unmap_big(void *m, size_t len)
 {
