@@ -144,6 +144,22 @@ struct pprof_otlp {
 pprof_status pprof__otlp_decode(pprof_otlp *o, uint8_t *buf, size_t len,
                                 const pprof_read_options *ro, pprof_error *err);
 
+/* Whether decompressed bytes are OTLP by content (pprof_otlp_detect's rule). */
+bool pprof__otlp_detect_raw(const uint8_t *p, size_t len);
+/* Decodes buf (taken whatever happens, allocated with ro's allocator) into a new pprof_otlp. */
+pprof_status pprof__otlp_from_buffer(uint8_t *buf, size_t len, pprof_format fmt,
+                                     const pprof_read_options *ro, pprof_otlp **out,
+                                     pprof_error *err);
+/* The read path's hook (profile.c): buf (taken) as OTLP, converted to the one pprof profile it
+ * must hold; PPROF_E_INVALID naming the count when it holds several. */
+pprof_status pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt,
+                                  const pprof_read_options *ro, pprof_profile **out,
+                                  pprof_error *err);
+/* The same for merge inputs (merge-input.c), which decode pprof bytes lazily: *buf (taken) is
+ * replaced by the raw pprof encoding of that profile, allocated with ro's allocator. */
+pprof_status pprof__otlp_reencode(uint8_t **buf, size_t *len, pprof_format fmt,
+                                  const pprof_read_options *ro, pprof_error *err);
+
 /* Reads an ArrayValue's elements one at a time: true with the next one in *v. */
 bool pprof__otlp_array_next(const uint8_t **p, const uint8_t *end, pprof__any *v);
 

@@ -187,8 +187,20 @@ tables(conv *c)
     size_t ns = o->strings.len ? o->strings.len : 1;
     if (!pprof__vec_grow(c->a, &p->strings, sizeof(pprof_string), ns + 16))
         return nomem(c);
-    if (o->strings.len)
-        memcpy(p->strings.data, o->strings.data, o->strings.len * sizeof(pprof_string));
+    /* copied, so that the profiles outlive the OTLP they came from */
+    size_t bytes = 0;
+    for (size_t i = 0; i < o->strings.len; i++)
+        bytes += PPROF__AT(o->strings, pprof_string, i).len;
+    char *copy = pprof__arena_alloc(&p->arena, bytes ? bytes : 1);
+    if (!copy)
+        return nomem(c);
+    for (size_t i = 0; i < o->strings.len; i++) {
+        pprof_string s = PPROF__AT(o->strings, pprof_string, i);
+        if (s.len)
+            memcpy(copy, s.data, s.len);
+        PPROF__AT(p->strings, pprof_string, i) = (pprof_string){copy, s.len};
+        copy += s.len;
+    }
     p->strings.len = ns;
     PPROF__AT(p->strings, pprof_string, 0) = (pprof_string){"", 0};
     p->has_string_table = true;

@@ -89,7 +89,6 @@ pprof_otlp_path_is_otlp(const char *path)
     return ends_with(path, n, ".otlp");
 }
 
-bool pprof__otlp_detect_raw(const uint8_t *p, size_t len);
 bool
 pprof__otlp_detect_raw(const uint8_t *p, size_t len)
 {
@@ -124,10 +123,6 @@ pprof_otlp_free(pprof_otlp *o)
     pprof__free(&a, o);
 }
 
-/* Takes buf (allocated with ro's allocator) whatever happens. */
-pprof_status pprof__otlp_from_buffer(uint8_t *buf, size_t len, pprof_format fmt,
-                                     const pprof_read_options *ro, pprof_otlp **out,
-                                     pprof_error *err);
 pprof_status
 pprof__otlp_from_buffer(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *ro,
                         pprof_otlp **out, pprof_error *err)
@@ -208,4 +203,63 @@ pprof_otlp_profiles_free(pprof_profile **profiles, size_t n)
     for (size_t i = 0; i < n; i++)
         pprof_profile_free(profiles[i]);
     free(profiles);
+}
+
+pprof_status
+pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *ro,
+                     pprof_profile **out, pprof_error *err)
+{
+    pprof_otlp *o = NULL;
+    pprof_status st = pprof__otlp_from_buffer(buf, len, fmt, ro, &o, err);
+    if (st)
+        return st;
+    pprof_profile **v = NULL;
+    size_t n = 0;
+    st = pprof_otlp_to_pprof(o, &v, &n, err);
+    pprof_otlp_free(o);
+    if (st)
+        return st;
+    if (n != 1) {
+        pprof_otlp_profiles_free(v, n);
+        return pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
+                            "the OTLP input holds %zu profiles that do not combine into one "
+                            "pprof profile (pprof-convert --from=otlp --profile N picks one)",
+                            n);
+    }
+    v[0]->source_format = fmt;
+    *out = v[0];
+    free(v);
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__otlp_reencode(uint8_t **buf, size_t *len, pprof_format fmt, const pprof_read_options *ro,
+                     pprof_error *err)
+{
+    pprof_profile *p = NULL;
+    pprof_status st = pprof__otlp_read_one(*buf, *len, fmt, ro, &p, err);
+    *buf = NULL;
+    if (st)
+        return st;
+    pprof_write_options wo;
+    pprof_write_options_init(&wo);
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_buffer b = {0};
+    st = pprof_profile_write_memory(p, &wo, &b, err);
+    pprof_profile_free(p);
+    if (st) {
+        pprof_buffer_free(&b);
+        return st;
+    }
+    uint8_t *copy = pprof__malloc(&ro->allocator, b.len ? b.len : 1);
+    if (!copy) {
+        pprof_buffer_free(&b);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    if (b.len)
+        memcpy(copy, b.data, b.len);
+    *buf = copy;
+    *len = b.len;
+    pprof_buffer_free(&b);
+    return PPROF_OK;
 }
