@@ -372,6 +372,7 @@ rd_mapping(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
         return over(d, &w, NULL, p, "mappings", d->ro->max_mappings);
     pprof__otlp_mapping m = {0};
     m.off = (uint64_t)(p - d->base);
+    m.len = (uint64_t)(end - p);
     m.attrs.off = (uint32_t)d->o->ints.len;
     FIELDS(d, &w, p, end)
     switch (f) {
@@ -429,6 +430,7 @@ rd_location(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
         return over(d, &w, NULL, p, "locations", d->ro->max_locations);
     pprof__otlp_location l = {0};
     l.off = (uint64_t)(p - d->base);
+    l.len = (uint64_t)(end - p);
     l.line_off = (uint32_t)d->o->lines.len;
     l.attrs.off = (uint32_t)d->o->ints.len;
     FIELDS(d, &w, p, end)
@@ -466,6 +468,7 @@ rd_function(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
         return over(d, &w, NULL, p, "functions", d->ro->max_functions);
     pprof__otlp_function fn = {0};
     fn.off = (uint64_t)(p - d->base);
+    fn.len = (uint64_t)(end - p);
     FIELDS(d, &w, p, end)
     uint64_t x;
     switch (f) {
@@ -494,6 +497,7 @@ rd_link(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
         return over(d, &w, NULL, p, "links", d->ro->max_samples);
     pprof__otlp_link l = {0};
     l.off = (uint64_t)(p - d->base);
+    l.len = (uint64_t)(end - p);
     FIELDS(d, &w, p, end)
     switch (f) {
     case 1: CHECK(rd_bytes(d, &w, "trace_id", tp, &p, end, wt, &l.trace_id)); break;
@@ -516,6 +520,7 @@ rd_attr(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
         return over(d, &w, NULL, p, "attributes", d->ro->max_labels);
     pprof__otlp_attr a = {0};
     a.off = (uint64_t)(p - d->base);
+    a.len = (uint64_t)(end - p);
     FIELDS(d, &w, p, end)
     const uint8_t *e;
     switch (f) {
@@ -544,6 +549,7 @@ rd_stack(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
         return over(d, &w, NULL, p, "stacks", d->ro->max_samples);
     pprof__otlp_stack s = {0};
     s.off = (uint64_t)(p - d->base);
+    s.len = (uint64_t)(end - p);
     s.locs.off = (uint32_t)d->o->ints.len;
     FIELDS(d, &w, p, end)
     if (f == 1)

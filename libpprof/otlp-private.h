@@ -37,7 +37,7 @@ typedef struct pprof__otlp_kv {
 typedef struct pprof__otlp_attr { /* KeyValueAndUnit */
     int32_t key, unit;
     pprof__any value;
-    uint64_t off;
+    uint64_t off, len; /* the entry's bytes in the input */
 } pprof__otlp_attr;
 
 /* A range in ints (attribute and location indices). */
@@ -49,7 +49,7 @@ typedef struct pprof__otlp_mapping {
     uint64_t start, limit, file_offset;
     int32_t filename;
     pprof__otlp_range attrs;
-    uint64_t off;
+    uint64_t off, len; /* the entry's bytes in the input */
 } pprof__otlp_mapping;
 
 typedef struct pprof__otlp_line {
@@ -62,23 +62,23 @@ typedef struct pprof__otlp_location {
     uint64_t address;
     uint32_t line_off, n_line;
     pprof__otlp_range attrs;
-    uint64_t off;
+    uint64_t off, len; /* the entry's bytes in the input */
 } pprof__otlp_location;
 
 typedef struct pprof__otlp_function {
     int32_t name, system_name, filename;
     int64_t start_line;
-    uint64_t off;
+    uint64_t off, len; /* the entry's bytes in the input */
 } pprof__otlp_function;
 
 typedef struct pprof__otlp_link {
     pprof_string trace_id, span_id;
-    uint64_t off;
+    uint64_t off, len; /* the entry's bytes in the input */
 } pprof__otlp_link;
 
 typedef struct pprof__otlp_stack {
     pprof__otlp_range locs;
-    uint64_t off;
+    uint64_t off, len; /* the entry's bytes in the input */
 } pprof__otlp_stack;
 
 typedef struct pprof__otlp_sample {

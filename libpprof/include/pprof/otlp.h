@@ -8,6 +8,7 @@
 #ifndef PPROF_OTLP_H
 #define PPROF_OTLP_H
 
+#include "check.h"
 #include "pprof.h"
 
 #ifdef __cplusplus
@@ -90,6 +91,21 @@ PPROF_API pprof_status pprof_otlp_write_memory(const pprof_profile *const *profi
 PPROF_API pprof_status pprof_otlp_write_file(const pprof_profile *const *profiles, size_t n,
                                              const char *path, const pprof_otlp_write_options *opts,
                                              pprof_error *err);
+
+/* Checks OTLP against the protocol's rules, the O* rules of the registry (docs/rules.md):
+ * index 0 of every dictionary table is the zero value, every index is in range, no duplicate
+ * or orphaned entries (warnings), values and timestamps counts agree, timestamps fall in the
+ * profile's window, stacks, functions and attribute keys and units are valid. Paths are OTLP's,
+ * e.g. "dictionary.location_table[3].mapping_index". Arguments and result as pprof_check. */
+PPROF_API pprof_status pprof_otlp_check(const pprof_otlp *otlp, const pprof_check_options *opts,
+                                        pprof_finding_fn fn, void *ctx,
+                                        pprof_check_summary *summary, pprof_error *err);
+/* A failed pprof_otlp_read_* as the finding O10-decode (path, offset and message of the error)
+ * passed to fn when opts enable it; false, with nothing reported, for errors that are not about
+ * the input (PPROF_E_IO, PPROF_E_NOMEM, PPROF_E_ARG). */
+PPROF_API bool pprof_otlp_check_read_error(const pprof_error *read_err,
+                                           const pprof_check_options *opts, pprof_finding_fn fn,
+                                           void *ctx, pprof_check_summary *summary);
 
 #ifdef __cplusplus
 }
