@@ -3,7 +3,7 @@
 # O10-decode.otlp: clean.otlp cut short by one byte. Run after editing a .txtpb.
 set -eu
 cd "$(dirname "$0")"
-for t in *.txtpb; do
+for t in *.txtpb ../in/*.txtpb; do
     protoc -I ../proto --encode=opentelemetry.proto.profiles.v1development.ProfilesData \
         opentelemetry/proto/profiles/v1development/profiles.proto < "$t" > "${t%.txtpb}.otlp"
 done
