@@ -57,6 +57,8 @@ PPROF_API size_t pprof_otlp_profile_count(const pprof_otlp *otlp);
  * PPROF_E_INVALID with a path when an index is out of range. */
 PPROF_API pprof_status pprof_otlp_to_pprof(const pprof_otlp *otlp, pprof_profile ***out, size_t *n,
                                            pprof_error *err);
+/* Frees the first n profiles and the array; n = 0 frees the array only, for a caller that keeps
+ * the profiles (and frees each with pprof_profile_free). The profiles do not depend on otlp. */
 PPROF_API void pprof_otlp_profiles_free(pprof_profile **profiles, size_t n);
 
 typedef struct pprof_otlp_write_options {
