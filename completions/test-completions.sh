@@ -70,6 +70,10 @@ for tool in "$@"; do
         pprof-check) bash_offers "$name --format " "json sarif text" ;;
         pprof-report | pprof-top | pprof-diff) bash_offers "$name --format " "json text" ;;
         pprof-from-perf) bash_offers "$name --from " "perf-data perf-script" ;;
+        pprof-convert)
+            bash_offers "$name --to " "folded otlp pprof"
+            bash_offers "$name --from " "folded otlp pprof"
+            ;;
         esac
         has_opt --demangle && bash_offers "$name --demangle " "full none"
         has_opt --sample-type && bash_offers "$name $profile --sample-type " "cpu samples"
@@ -95,6 +99,10 @@ for tool in "$@"; do
         pprof-check) fish_offers "$name --format=" "json sarif text" ;;
         pprof-report | pprof-top | pprof-diff) fish_offers "$name --format=" "json text" ;;
         pprof-from-perf) fish_offers "$name --from=" "perf-data perf-script" ;;
+        pprof-convert)
+            fish_offers "$name --to=" "folded otlp pprof"
+            fish_offers "$name --from=" "folded otlp pprof"
+            ;;
         esac
     else
         skip "fish: $name" "fish is not installed"

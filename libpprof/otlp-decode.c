@@ -194,13 +194,11 @@ over(odec *d, const where *w, const char *name, const uint8_t *at, const char *w
                  (unsigned long long)max);
 }
 
-static void *
+/* Every caller assigns the whole element it gets: no clearing. */
+static inline void *
 push(odec *d, pprof__vec *v, size_t elem)
 {
-    void *e = pprof__vec_push(d->a, v, elem);
-    if (e)
-        memset(e, 0, elem);
-    return e;
+    return pprof__vec_push(d->a, v, elem);
 }
 
 /* Repeated int32 (packed or not) appended to ints; *count grows by the number read and is
@@ -212,10 +210,15 @@ rd_rep_i32(odec *d, const where *w, const char *name, const uint8_t *tp, const u
 {
     const uint8_t *q = *p, *e;
     bool packed = wt == PPROF_WT_LEN;
-    if (packed)
+    if (packed) {
         CHECK(rd_len(d, w, name, tp, &q, end, wt, &e));
-    else
+        /* room for every varint that ends in the field, so that the loop never grows */
+        size_t n = pprof__count_varint_ends(q, e, e);
+        if (n && !pprof__vec_grow(d->a, &d->o->ints, sizeof(int32_t), d->o->ints.len + n))
+            return nomem(d, w, q);
+    } else {
         e = end;
+    }
     do {
         int32_t v;
         if (packed) {
@@ -246,10 +249,14 @@ rd_rep_64(odec *d, const where *w, const char *name, const uint8_t *tp, const ui
     const uint8_t *q = *p, *e;
     bool packed = wt == PPROF_WT_LEN;
     uint32_t elem_wt = fixed ? PPROF_WT_I64 : PPROF_WT_VARINT;
-    if (packed)
+    if (packed) {
         CHECK(rd_len(d, w, name, tp, &q, end, wt, &e));
-    else
+        size_t n = fixed ? (size_t)(e - q) / 8 : pprof__count_varint_ends(q, e, e);
+        if (n && !pprof__vec_grow(d->a, v, sizeof(uint64_t), v->len + n))
+            return nomem(d, w, q);
+    } else {
         e = end;
+    }
     do {
         uint64_t x;
         uint32_t ewt = packed ? elem_wt : wt;

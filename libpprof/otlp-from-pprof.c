@@ -530,9 +530,11 @@ find_str(const pprof_profile *p, const char *s)
     return -1;
 }
 
-/* Appends the Profile messages of p (one per sample type, tag included) to scope. */
+/* Appends the Profile messages of p (one per sample type, without tag) to profs, a vector of
+ * pprof_buffer that takes them over: the output is assembled once at the end, each copied
+ * once. */
 static pprof_status
-convert(pconv *c, pprof_buffer *scope)
+convert(pconv *c, pprof__vec *profs)
 {
     const pprof_profile *p = c->p;
     pprof_status st = PPROF_OK;
@@ -560,6 +562,11 @@ convert(pconv *c, pprof_buffer *scope)
         goto out;
     }
     for (size_t t = 0; t < nt; t++) {
+        /* most samples take a dozen bytes: room for them up front, not by doubling */
+        if (!pprof__buffer_reserve(&prof[t], p->samples.len * 12 + 64)) {
+            st = nomem(c);
+            goto out;
+        }
         pprof_value_type vt = PPROF__AT(p->sample_types, pprof_value_type, t);
         int32_t ty = str(c, vt.type), un = str(c, vt.unit);
         if (ty == -2 || un == -2) {
@@ -644,9 +651,15 @@ convert(pconv *c, pprof_buffer *scope)
         if (st)
             break;
     }
-    for (size_t t = 0; t < nt && !st; t++)
-        if (!put_bytes(scope, 2, prof[t].data, prof[t].len))
+    for (size_t t = 0; t < nt && !st; t++) {
+        pprof_buffer *slot = pprof__vec_push(NULL, profs, sizeof(pprof_buffer));
+        if (!slot) {
             st = nomem(c);
+            break;
+        }
+        *slot = prof[t];
+        memset(&prof[t], 0, sizeof(prof[t]));
+    }
 out:
     pprof_buffer_free(&sb);
     for (size_t t = 0; t < nt; t++)
@@ -657,7 +670,7 @@ out:
 }
 
 static pprof_status
-convert_one(enc *e, const pprof_profile *p, pprof_buffer *scope)
+convert_one(enc *e, const pprof_profile *p, pprof__vec *profs)
 {
     pconv c;
     memset(&c, 0, sizeof(c));
@@ -673,7 +686,7 @@ convert_one(enc *e, const pprof_profile *p, pprof_buffer *scope)
         st = nomem(&c);
     } else {
         memset(c.smap, 0xff, (ns ? ns : 1) * sizeof(int32_t));
-        st = convert(&c, scope);
+        st = convert(&c, profs);
     }
     free(c.smap);
     free(c.fmap);
@@ -723,7 +736,8 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
     e.err = err;
     for (int t = 0; t < T_N; t++)
         e.empty[t] = -1;
-    pprof_buffer scope = {0}, res = {0}, rp = {0}, dict = {0}, raw = {0}, tmp = {0};
+    pprof_buffer scope = {0}, res = {0}, raw = {0}, tmp = {0};
+    pprof__vec profs = {0}; /* pprof_buffer: the Profile messages */
     /* index 0 of every table: the zero value (Link: 16 and 8 zero bytes, as the protocol
      * recommends for codecs that expect those lengths) */
     static const uint8_t zero[16] = {0};
@@ -754,7 +768,7 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
         }
         /* the library's one validity decision, as for every entry point that computes */
         if (!(st = pprof__validate(profiles[i], NULL, err)))
-            st = convert_one(&e, profiles[i], &scope);
+            st = convert_one(&e, profiles[i], &profs);
     }
     if (st)
         goto done;
@@ -765,32 +779,56 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
         const char *eq = strchr(o.resource[i], '=');
         ok = put_kv(&res, o.resource[i], (size_t)(eq - o.resource[i]), eq + 1);
     }
-    ok = ok && (!res.len || put_bytes(&rp, 1, res.data, res.len)) &&
-         put_bytes(&rp, 2, scope.data, scope.len) && put_bytes(&raw, 1, rp.data, rp.len);
+    /* the sizes first, so that the output is written once: ProfilesData { 1: ResourceProfiles
+     * { 1: resource, 2: ScopeProfiles { scope, 2: profiles... } }, 2: dictionary } */
+    size_t scope_len = scope.len, dict_len = 0;
+    for (size_t i = 0; i < profs.len; i++) {
+        size_t n_i = PPROF__AT(profs, pprof_buffer, i).len;
+        scope_len += 1 + pprof__varint_size(n_i) + n_i;
+    }
+    size_t rp_len = (res.len ? 1 + pprof__varint_size(res.len) + res.len : 0) + 1 +
+                    pprof__varint_size(scope_len) + scope_len;
     static const uint32_t field[T_N] = {1, 2, 3, 4, 5, 6, 7};
+    for (int t = 0; t < T_N; t++)
+        for (size_t k = 0; k < e.t[t].ents.len; k++) {
+            size_t n_k = PPROF__AT(e.t[t].ents, bent, k).len;
+            dict_len += 1 + pprof__varint_size(n_k) + n_k;
+        }
+    size_t total =
+        1 + pprof__varint_size(rp_len) + rp_len + 1 + pprof__varint_size(dict_len) + dict_len;
+    pprof_buffer *dst = o.format == PPROF_FORMAT_RAW ? out : &raw;
+    size_t out_len0 = out->len; /* a failure leaves out as it was */
+    ok = ok && pprof__buffer_reserve(dst, total) && put_tag(dst, 1, PPROF_WT_LEN) &&
+         put_varint(dst, rp_len) && (!res.len || put_bytes(dst, 1, res.data, res.len)) &&
+         put_tag(dst, 2, PPROF_WT_LEN) && put_varint(dst, scope_len) &&
+         pprof__buffer_append(dst, scope.data, scope.len) == PPROF_OK;
+    for (size_t i = 0; i < profs.len && ok; i++) {
+        const pprof_buffer *b = &PPROF__AT(profs, pprof_buffer, i);
+        ok = put_bytes(dst, 2, b->data, b->len);
+    }
+    ok = ok && put_tag(dst, 2, PPROF_WT_LEN) && put_varint(dst, dict_len);
     for (int t = 0; t < T_N && ok; t++) {
         const btab *b = &e.t[t];
         for (size_t k = 0; k < b->ents.len && ok; k++) {
             bent be = PPROF__AT(b->ents, bent, k);
-            ok = put_bytes(&dict, field[t], b->bytes.data + be.off, be.len);
+            ok = put_bytes(dst, field[t], b->bytes.data + be.off, be.len);
         }
     }
-    ok = ok && put_bytes(&raw, 2, dict.data, dict.len);
     if (!ok) {
+        out->len = out_len0;
         st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         goto done;
     }
-    if (o.format == PPROF_FORMAT_RAW)
-        st = pprof__buffer_append(out, raw.data, raw.len);
-    else
+    if (o.format != PPROF_FORMAT_RAW)
         st = pprof__compress(raw.data, raw.len, o.format, o.level, 1, NULL, out, err);
 done:
     for (int t = 0; t < T_N; t++)
         bt_free(&e.t[t]);
+    for (size_t i = 0; i < profs.len; i++)
+        pprof_buffer_free(&PPROF__AT(profs, pprof_buffer, i));
+    pprof__free(NULL, profs.data);
     pprof_buffer_free(&scope);
     pprof_buffer_free(&res);
-    pprof_buffer_free(&rp);
-    pprof_buffer_free(&dict);
     pprof_buffer_free(&raw);
     pprof_buffer_free(&tmp);
     return st;
