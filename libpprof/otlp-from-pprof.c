@@ -811,7 +811,7 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
         const btab *b = &e.t[t];
         for (size_t k = 0; k < b->ents.len && ok; k++) {
             bent be = PPROF__AT(b->ents, bent, k);
-            ok = put_bytes(dst, field[t], b->bytes.data + be.off, be.len);
+            ok = put_bytes(dst, field[t], be.len ? b->bytes.data + be.off : NULL, be.len);
         }
     }
     if (!ok) {

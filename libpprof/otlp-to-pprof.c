@@ -466,8 +466,9 @@ samples(conv *c, const uint32_t *gi, size_t n)
         if (!ts) {
             if (!pprof__vec_grow(c->a, &p->labels, sizeof(pprof_label), p->labels.len + n_shared))
                 return nomem(c);
-            memcpy((pprof_label *)p->labels.data + p->labels.len,
-                   (pprof_label *)c->lab.data + lab_base, n_shared * sizeof(pprof_label));
+            if (n_shared)
+                memcpy((pprof_label *)p->labels.data + p->labels.len,
+                       (pprof_label *)c->lab.data + lab_base, n_shared * sizeof(pprof_label));
             p->labels.len += n_shared;
         }
         for (uint32_t j = 0; j < n_obs; j++) {
@@ -485,7 +486,9 @@ samples(conv *c, const uint32_t *gi, size_t n)
                                      p->labels.len + n_shared + 1))
                     return nomem(c);
                 pprof_label *dst = (pprof_label *)p->labels.data + p->labels.len;
-                memcpy(dst, (pprof_label *)c->lab.data + lab_base, n_shared * sizeof(pprof_label));
+                if (n_shared)
+                    memcpy(dst, (pprof_label *)c->lab.data + lab_base,
+                           n_shared * sizeof(pprof_label));
                 uint64_t t = PPROF__AT(o->times, uint64_t, s->ts_off + j);
                 dst[n_shared] = (pprof_label){c->s_ts, 0, (int64_t)t, c->s_ns};
                 p->labels.len += n_shared + 1;
