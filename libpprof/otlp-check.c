@@ -12,6 +12,7 @@ typedef struct ock {
     const pprof_allocator *a;
     /* what is referenced, by table: the orphan rule */
     uint8_t *used[8];
+    bool nomem; /* a key table could not be allocated */
 } ock;
 
 enum { U_MAP, U_LOC, U_FN, U_LINK, U_STR, U_ATTR, U_STACK, U_N };
@@ -80,32 +81,77 @@ otlp_str_of(const pprof_otlp *o, int32_t i)
     return s;
 }
 
-/* A list of attribute indices: each in range, keys non-empty and unique (O8). */
-static void
+/* The key of the attribute at position q of a list, or NULL when it names none. */
+static bool
+list_key(const pprof_otlp *o, pprof__otlp_range r, uint32_t q, pprof_string *out)
+{
+    int32_t ai = PPROF__AT(o->ints, int32_t, r.off + q);
+    if (ai <= 0 || (size_t)ai >= o->attrs.len)
+        return false;
+    *out = otlp_str_of(o, PPROF__AT(o->attrs, pprof__otlp_attr, ai).key);
+    return true;
+}
+
+typedef struct list_ctx {
+    const pprof_otlp *o;
+    pprof__otlp_range r;
+} list_ctx;
+
+static bool
+same_key(const void *ctx, uint32_t v, const void *key)
+{
+    const list_ctx *l = ctx;
+    const pprof_string *x = key;
+    pprof_string y;
+    return list_key(l->o, l->r, v, &y) && x->len == y.len &&
+           (x->len == 0 || memcmp(x->data, y.data, x->len) == 0);
+}
+
+/* A list of attribute indices: each in range, keys non-empty and unique (O8). Long lists go
+ * through a table of their keys, so that the check stays linear. */
+static pprof_status
 attr_list(ock *k, pprof__otlp_range r, uint64_t off, const char *where)
 {
     const pprof_otlp *o = k->o;
+    pprof__htab h;
+    bool big = r.n > 16;
+    if (big && !pprof__htab_init(&h, k->a, r.n))
+        return PPROF_E_NOMEM;
+    list_ctx lc = {o, r};
+    pprof_status st = PPROF_OK;
     for (uint32_t j = 0; j < r.n; j++) {
         int32_t ai = PPROF__AT(o->ints, int32_t, r.off + j);
-        if (!ref(k, U_ATTR, ai, off, "%s.attribute_indices[%u]", where, j) || ai == 0)
+        pprof_string x;
+        if (!ref(k, U_ATTR, ai, off, "%s.attribute_indices[%u]", where, j) || ai == 0 ||
+            !list_key(o, r, j, &x))
             continue;
-        const pprof__otlp_attr *a = &PPROF__AT(o->attrs, pprof__otlp_attr, ai);
-        for (uint32_t q = 0; q < j; q++) {
-            int32_t bi = PPROF__AT(o->ints, int32_t, r.off + q);
-            if (bi <= 0 || (size_t)bi >= o->attrs.len)
-                continue;
-            pprof_string x = otlp_str_of(o, a->key),
-                         y = otlp_str_of(o, PPROF__AT(o->attrs, pprof__otlp_attr, bi).key);
-            if (x.len == y.len && memcmp(x.data, y.data, x.len) == 0) {
-                char msg[200];
-                snprintf(msg, sizeof(msg),
-                         "key \"%.*s\" again (as attribute_indices[%u]); expected unique keys",
-                         (int)(x.len > 60 ? 60 : x.len), x.data, q);
-                put(k, PPROF_RULE_O8_ATTRIBUTE_KEY, off, msg, "%s.attribute_indices[%u]", where, j);
+        uint32_t q = UINT32_MAX;
+        if (big) {
+            bool added;
+            uint32_t v =
+                pprof__htab_intern(&h, k->a, pprof__mix64(pprof__hash_bytes(0, x.data, x.len)),
+                                   same_key, &lc, &x, j, &added);
+            if (v == PPROF_NONE) {
+                st = PPROF_E_NOMEM;
                 break;
             }
+            q = added ? UINT32_MAX : v;
+        } else {
+            for (uint32_t p = 0; p < j && q == UINT32_MAX; p++)
+                if (same_key(&lc, p, &x))
+                    q = p;
+        }
+        if (q != UINT32_MAX) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "key \"%.*s\" again (as attribute_indices[%u]); expected unique keys",
+                     (int)(x.len > 60 ? 60 : x.len), x.data, q);
+            put(k, PPROF_RULE_O8_ATTRIBUTE_KEY, off, msg, "%s.attribute_indices[%u]", where, j);
         }
     }
+    if (big)
+        pprof__htab_free(&h, k->a);
+    return st;
 }
 
 static void
@@ -176,7 +222,7 @@ check_dictionary(ock *k)
         char w[64];
         snprintf(w, sizeof(w), "dictionary.mapping_table[%zu]", i);
         ref(k, U_STR, m->filename, m->off, "%s.filename_strindex", w);
-        attr_list(k, m->attrs, m->off, w);
+        k->nomem |= attr_list(k, m->attrs, m->off, w) != PPROF_OK;
     }
     for (size_t i = 0; i < o->locations.len; i++) {
         const pprof__otlp_location *l = &PPROF__AT(o->locations, pprof__otlp_location, i);
@@ -187,7 +233,7 @@ check_dictionary(ock *k)
             const pprof__otlp_line *ln = &PPROF__AT(o->lines, pprof__otlp_line, l->line_off + j);
             ref(k, U_FN, ln->function, l->off, "%s.lines[%u].function_index", w, j);
         }
-        attr_list(k, l->attrs, l->off, w);
+        k->nomem |= attr_list(k, l->attrs, l->off, w) != PPROF_OK;
     }
     for (size_t i = 1; i < o->functions.len; i++) {
         const pprof__otlp_function *f = &PPROF__AT(o->functions, pprof__otlp_function, i);
@@ -249,7 +295,7 @@ check_profiles(ock *k)
         ref(k, U_STR, pr->sample_type.unit, PPROF_NO_OFFSET, "%s.sample_type.unit_strindex", w);
         ref(k, U_STR, pr->period_type.type, PPROF_NO_OFFSET, "%s.period_type.type_strindex", w);
         ref(k, U_STR, pr->period_type.unit, PPROF_NO_OFFSET, "%s.period_type.unit_strindex", w);
-        attr_list(k, pr->attrs, PPROF_NO_OFFSET, w);
+        k->nomem |= attr_list(k, pr->attrs, PPROF_NO_OFFSET, w) != PPROF_OK;
         if (!pr->original_format.len != !pr->original.len)
             put(k, PPROF_RULE_O11_ORIGINAL_PAYLOAD, PPROF_NO_OFFSET,
                 "only one of the two is set; expected both or neither", "%s.%s", w,
@@ -261,7 +307,7 @@ check_profiles(ock *k)
             pprof__path(sw, "%s.samples[%u]", w, j);
             ref(k, U_STACK, s->stack, PPROF_NO_OFFSET, "%s.stack_index", sw);
             ref(k, U_LINK, s->link, PPROF_NO_OFFSET, "%s.link_index", sw);
-            attr_list(k, s->attrs, PPROF_NO_OFFSET, sw);
+            k->nomem |= attr_list(k, s->attrs, PPROF_NO_OFFSET, sw) != PPROF_OK;
             if (!s->n_val && !s->n_ts)
                 put(k, PPROF_RULE_O5_VALUES_COUNT, PPROF_NO_OFFSET,
                     "no values and no timestamps; expected at least one of them", "%s", sw);
@@ -402,7 +448,8 @@ pprof_otlp_check(const pprof_otlp *o, const pprof_check_options *opts, pprof_fin
     }
     check_dictionary(&k);
     check_profiles(&k);
-    st = check_tables(&k, err);
+    st = k.nomem ? pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory")
+                 : check_tables(&k, err);
 done:
     for (int t = 0; t < U_N; t++)
         pprof__free(k.a, k.used[t]);

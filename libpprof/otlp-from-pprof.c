@@ -166,6 +166,7 @@ typedef struct pconv {
     int32_t *fmap, *mmap, *lmap;         /* by table index */
     pprof_buffer m, m2;                  /* scratch */
     pprof__vec ai;                       /* int32_t: attribute indices being gathered */
+    pprof__vec chain;                    /* 9 bytes a label: sample_attrs' next, tail and first */
     int64_t s_ts, s_trace, s_span, s_ns; /* pprof string indices of the special keys, -1: none */
 } pconv;
 
@@ -431,24 +432,69 @@ find_special(pconv *c, const pprof_sample *s)
     return sp;
 }
 
+/* next[j]: the next label after j with j's key (UINT32_MAX: none), for the labels that are
+ * not special; false in first[j] for all but each key's first. Linear: a map of keys past a
+ * few labels, so that a sample with many labels costs no more than their number. */
+static bool
+key_chains(const pprof_sample *s, special sp, uint32_t *next, uint8_t *first, uint32_t *tail)
+{
+    size_t n = s->n_label;
+    pprof__u64map m;
+    bool big = n > 16;
+    if (big && !pprof__u64map_init(&m, NULL, n))
+        return false;
+    bool ok = true;
+    for (size_t j = 0; j < n; j++) {
+        next[j] = UINT32_MAX;
+        first[j] = 0;
+        if ((int)j == sp.ts || (int)j == sp.trace || (int)j == sp.span)
+            continue;
+        uint32_t head = UINT32_MAX;
+        if (big) {
+            uint32_t old;
+            bool added;
+            if (!(ok = pprof__u64map_put(&m, NULL, (uint64_t)s->label[j].key, (uint32_t)j, &old,
+                                         &added)))
+                break;
+            head = added ? UINT32_MAX : old;
+        } else {
+            for (size_t q = 0; q < j && head == UINT32_MAX; q++)
+                if (first[q] && s->label[q].key == s->label[j].key)
+                    head = (uint32_t)q;
+        }
+        if (head == UINT32_MAX) {
+            first[j] = 1;
+            tail[j] = (uint32_t)j;
+        } else {
+            next[tail[head]] = (uint32_t)j;
+            tail[head] = (uint32_t)j;
+        }
+    }
+    if (big)
+        pprof__u64map_free(&m, NULL);
+    return ok;
+}
+
 /* The sample's attribute indices into c->ai: labels of one key become one attribute, an array
  * when there are several, in the order of the keys' first labels. */
 static pprof_status
 sample_attrs(pconv *c, const pprof_sample *s, size_t si, special sp)
 {
     c->ai.len = 0;
-    for (size_t j = 0; j < s->n_label; j++) {
+    size_t n = s->n_label;
+    if (!n)
+        return PPROF_OK;
+    if (!pprof__vec_grow(NULL, &c->chain, 9, n))
+        return nomem(c);
+    uint32_t *next = c->chain.data, *tail = next + n;
+    uint8_t *first = (uint8_t *)(tail + n);
+    if (!key_chains(s, sp, next, first, tail))
+        return nomem(c);
+    for (size_t j = 0; j < n; j++) {
+        if (!first[j])
+            continue;
         const pprof_label *l = &s->label[j];
-        if ((int)j == sp.ts || (int)j == sp.trace || (int)j == sp.span)
-            continue;
-        bool seen = false, more = false;
-        for (size_t q = 0; q < j && !seen; q++)
-            seen = s->label[q].key == l->key && (int)q != sp.ts && (int)q != sp.trace &&
-                   (int)q != sp.span;
-        if (seen)
-            continue;
-        for (size_t q = j + 1; q < s->n_label && !more; q++)
-            more = s->label[q].key == l->key;
+        bool more = next[j] != UINT32_MAX;
         int32_t key = str(c, l->key), unit = str(c, l->num_unit);
         if (key == -2 || unit == -2)
             return bad(c, "string index out of range", "sample[%zu].label[%zu]", si, j);
@@ -457,10 +503,8 @@ sample_attrs(pconv *c, const pprof_sample *s, size_t si, special sp)
         c->m2.len = 0;
         pprof_buffer arr = {0}, el = {0};
         bool ok = true;
-        for (size_t q = j; q < s->n_label && ok; q++) {
+        for (uint32_t q = (uint32_t)j; q != UINT32_MAX && ok; q = next[q]) {
             const pprof_label *x = &s->label[q];
-            if (x->key != l->key)
-                continue;
             pprof_buffer *dst = more ? &el : &c->m2;
             dst->len = 0;
             pprof_string v = {"", 0};
@@ -695,6 +739,7 @@ convert_one(enc *e, const pprof_profile *p, pprof__vec *profs)
     pprof_buffer_free(&c.m);
     pprof_buffer_free(&c.m2);
     pprof__free(NULL, c.ai.data);
+    pprof__free(NULL, c.chain.data);
     return st;
 }
 

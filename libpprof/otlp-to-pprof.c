@@ -211,6 +211,13 @@ tables(conv *c)
         (c->s_ns = add_cstr(c, "nanoseconds")) < 0)
         return nomem(c);
 
+    /* every table at its final size up front: growing by doubling copied each one again */
+    size_t nf = o->functions.len, nm = o->mappings.len, nl = o->locations.len;
+    if ((nf > 1 && !pprof__vec_grow(c->a, &p->functions, sizeof(pprof_function), nf - 1)) ||
+        (nm > 1 && !pprof__vec_grow(c->a, &p->mappings, sizeof(pprof_mapping), nm - 1)) ||
+        (nl > 1 && !pprof__vec_grow(c->a, &p->locations, sizeof(pprof__location), nl - 1)) ||
+        (o->lines.len && !pprof__vec_grow(c->a, &p->lines, sizeof(pprof_line), o->lines.len)))
+        return nomem(c);
     for (size_t k = 1; k < o->functions.len; k++) {
         const pprof__otlp_function *f = &PPROF__AT(o->functions, pprof__otlp_function, k);
         if (!in(f->name, ns))
@@ -397,6 +404,25 @@ samples(conv *c, const uint32_t *gi, size_t n)
             return nomem(c);
         *vt = (pprof_value_type){pr->sample_type.type, pr->sample_type.unit};
     }
+    /* the sample tables at their final sizes (labels: at least), counted first */
+    size_t n_obs_all = 0, n_lab_all = 0, n_stack_all = 0;
+    for (uint32_t k = 0; k < lead->n_sample; k++) {
+        const pprof__otlp_sample *s =
+            &PPROF__AT(o->samples, pprof__otlp_sample, lead->sample_off + k);
+        size_t obs = s->n_val > s->n_ts ? s->n_val : s->n_ts;
+        obs = obs ? obs : 1;
+        n_obs_all += obs;
+        n_lab_all += (s->attrs.n + (s->link > 0) * 2 + (s->n_ts > 0)) * (s->n_ts ? obs : 1);
+    }
+    for (size_t k = 1; k < o->stacks.len; k++)
+        n_stack_all += PPROF__AT(o->stacks, pprof__otlp_stack, k).locs.n;
+    if (!pprof__vec_grow(c->a, &p->samples, sizeof(pprof__sample), n_obs_all) ||
+        !pprof__vec_grow(c->a, &p->values, sizeof(int64_t), n_obs_all * n) ||
+        /* only as much as the input holds: more is refused as it comes (max_labels) */
+        (n_lab_all && n_lab_all <= 4 * (o->ints.len + o->times.len + o->samples.len) &&
+         !pprof__vec_grow(c->a, &p->labels, sizeof(pprof_label), n_lab_all)) ||
+        (n_stack_all && !pprof__vec_grow(c->a, &p->stack, sizeof(uint64_t), n_stack_all)))
+        return nomem(c);
     for (uint32_t k = 0; k < lead->n_sample; k++) {
         const pprof__otlp_sample *s =
             &PPROF__AT(o->samples, pprof__otlp_sample, lead->sample_off + k);

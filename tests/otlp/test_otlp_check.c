@@ -30,21 +30,28 @@ collect(void *ctx, const pprof_finding *f)
 
 static const struct {
     const char *rule, *path;
+    const char *file; /* NULL: RULE.otlp */
 } CASES[] = {
-    {"O1-zero-value", "dictionary.string_table[0]"},
-    {"O2-index-range", "dictionary.location_table[1].mapping_index"},
-    {"O3-duplicate-entry", "dictionary.string_table[4]"},
-    {"O4-orphan-entry", "dictionary.function_table[2]"},
-    {"O5-values-count", "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].values"},
+    {"O1-zero-value", "dictionary.string_table[0]", NULL},
+    {"O2-index-range", "dictionary.location_table[1].mapping_index", NULL},
+    {"O3-duplicate-entry", "dictionary.string_table[4]", NULL},
+    {"O4-orphan-entry", "dictionary.function_table[2]", NULL},
+    {"O5-values-count", "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].values",
+     NULL},
     {"O6-timestamp-window",
-     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].timestamps_unix_nano[0]"},
-    {"O7-stack-entry", "dictionary.stack_table[2].location_indices[1]"},
+     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].timestamps_unix_nano[0]", NULL},
+    {"O7-stack-entry", "dictionary.stack_table[2].location_indices[1]", NULL},
     {"O8-attribute-key",
-     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].attribute_indices[1]"},
-    {"O9-function-name", "dictionary.function_table[2]"},
-    {"O10-decode", "dictionary"},
-    {"O11-original-payload", "resource_profiles[0].scope_profiles[0].profiles[0].original_payload"},
-    {"O12-unit", "dictionary.attribute_table[1].unit_strindex"},
+     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].attribute_indices[1]", NULL},
+    /* a list long enough to go through the key table */
+    {"O8-attribute-key",
+     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].attribute_indices[40]",
+     "O8-attribute-key-long"},
+    {"O9-function-name", "dictionary.function_table[2]", NULL},
+    {"O10-decode", "dictionary", NULL},
+    {"O11-original-payload", "resource_profiles[0].scope_profiles[0].profiles[0].original_payload",
+     NULL},
+    {"O12-unit", "dictionary.attribute_table[1].unit_strindex", NULL},
 };
 
 /* Reads and checks a file; a read failure becomes O10 as pprof-check reports it. */
@@ -77,7 +84,8 @@ main(void)
     char path[4096];
     bool covered[PPROF_RULE_COUNT] = {false};
     for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
-        snprintf(path, sizeof(path), "%s/tests/otlp/check/%s.otlp", src ? src : ".", CASES[i].rule);
+        snprintf(path, sizeof(path), "%s/tests/otlp/check/%s.otlp", src ? src : ".",
+                 CASES[i].file ? CASES[i].file : CASES[i].rule);
         coll c;
         bool ran = check_file(path, &c);
         bool found = false;

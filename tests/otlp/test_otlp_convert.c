@@ -4,6 +4,7 @@
  * -> OTLP -> pprof keeps the meaning. Broken OTLP fails with the OTLP path. */
 #include "../unit/testutil.h"
 #include "canon.h"
+#include "pprof/check.h"
 #include "pprof/otlp.h"
 
 static const char *
@@ -111,6 +112,39 @@ main(void)
     }
     pprof_otlp_profiles_free(v, n);
     pprof_otlp_free(o);
+
+    /* a sample with 41 labels, one key twice (one numeric, one string): the writer's key
+     * chains (past 16 labels) make them one array attribute, which reads back as both */
+    ok = pprof_otlp_read_file(path_of("check/O8-attribute-key-long.otlp"), NULL, &o, &err) ==
+             PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK && n == 1;
+    pprof_otlp_free(o);
+    o = NULL;
+    if (tap_ok(&t, ok && pprof_profile_sample(v[0], 0).n_label == 41,
+               "41 attributes are 41 labels")) {
+        pprof_buffer buf = {0};
+        pprof_otlp *o2 = NULL;
+        pprof_profile **w = NULL;
+        size_t m = 0;
+        pprof_check_summary sum = {0};
+        char why[1024] = "";
+        const pprof_profile *const in[] = {v[0]};
+        bool back = pprof_otlp_write_memory(in, 1, NULL, &buf, &err) == PPROF_OK &&
+                    pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&
+                    pprof_otlp_check(o2, NULL, NULL, NULL, &sum, &err) == PPROF_OK &&
+                    pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK && m == 1;
+        tap_ok(&t, back && sum.count[PPROF_SEVERITY_ERROR] == 0,
+               "written back with unique keys (no O8 or other error)");
+        if (!tap_ok(&t, back && canon_equal(v[0], w[0], why, sizeof(why)),
+                    "and read again with the same labels"))
+            tap_diag("%s", why);
+        pprof_otlp_profiles_free(w, m);
+        pprof_otlp_free(o2);
+        pprof_buffer_free(&buf);
+    }
+    pprof_otlp_profiles_free(v, n);
+    v = NULL;
+    n = 0;
 
     /* the read path takes OTLP by content, and refuses one that does not combine */
     pprof_profile *p = NULL;
