@@ -889,6 +889,10 @@ pprof__otlp_decode(pprof_otlp *o, uint8_t *buf, size_t len, const pprof_read_opt
         return pprof__error(err, PPROF_E_EMPTY, PPROF_NO_OFFSET, "", "the input holds no bytes");
     const uint8_t *p = buf, *end = buf + len;
     size_t n_res = 0;
+    /* Stack and attribute indices are most of an OTLP input: room for a quarter of its bytes
+     * as indices up front (memory the input's size), so that they are not copied as they grow. */
+    if (!pprof__vec_grow(&o->alloc, &o->ints, sizeof(int32_t), len / 4 + 16))
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     FIELDS(d, &w, p, end)
     const uint8_t *e;
     switch (f) {

@@ -606,8 +606,8 @@ convert(pconv *c, pprof__vec *profs)
         goto out;
     }
     for (size_t t = 0; t < nt; t++) {
-        /* most samples take a dozen bytes: room for them up front, not by doubling */
-        if (!pprof__buffer_reserve(&prof[t], p->samples.len * 12 + 64)) {
+        /* most samples take 12 to 20 bytes: room for them up front, not by doubling */
+        if (!pprof__buffer_reserve(&prof[t], p->samples.len * 20 + 64)) {
             st = nomem(c);
             goto out;
         }
