@@ -694,9 +694,14 @@ check_files(out *w, const pprof_check_options *co, char **files, int n_files, co
             pprof_buffer_free(&b);
             continue;
         }
-        if (!st)
+        /* not OTLP: a file is read again by the library, which keeps a raw one without a copy
+         * (the page cache makes the second read cheap); standard input from the bytes */
+        bool is_stdin = strcmp(in, "-") == 0;
+        if (!st && is_stdin)
             st = pprof_profile_read_memory(b.data, b.len, &ro, &p, &err);
         pprof_buffer_free(&b);
+        if (!st && !is_stdin)
+            st = pprof_profile_read_file(in, &ro, &p, &err);
         if (st) {
             unreadable++;
             if (!report_read_error(w, co, in, &err)) {
