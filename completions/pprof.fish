@@ -43,7 +43,7 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
         case sample-type sample-index sample-types
             set -a args -x -a '(__pprof_sample_types)'
         case to
-            set -a args -x -a 'folded speedscope cpuprofile pprof'
+            set -a args -x -a 'folded speedscope cpuprofile otlp pprof'
         case colors
             set -a args -x -a 'hot mem io red green blue aqua yellow purple orange lang'
         case fail-on
@@ -60,7 +60,7 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             if test $cmd = pprof-from-perf
                 set -a args -x -a 'perf-data perf-script'
             else if test $cmd = pprof-convert
-                set -a args -x -a 'folded cpuprofile pprof'
+                set -a args -x -a 'folded cpuprofile otlp pprof'
             else
                 set -a args -x -a 'folded pprof'
             end

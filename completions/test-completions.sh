@@ -71,8 +71,8 @@ for tool in "$@"; do
         pprof-report | pprof-top | pprof-diff) bash_offers "$name --format " "json text" ;;
         pprof-from-perf) bash_offers "$name --from " "perf-data perf-script" ;;
         pprof-convert)
-            bash_offers "$name --to " "cpuprofile folded pprof speedscope"
-            bash_offers "$name --from " "cpuprofile folded pprof"
+            bash_offers "$name --to " "cpuprofile folded otlp pprof speedscope"
+            bash_offers "$name --from " "cpuprofile folded otlp pprof"
             ;;
         esac
         has_opt --demangle && bash_offers "$name --demangle " "full none"
@@ -100,8 +100,8 @@ for tool in "$@"; do
         pprof-report | pprof-top | pprof-diff) fish_offers "$name --format=" "json text" ;;
         pprof-from-perf) fish_offers "$name --from=" "perf-data perf-script" ;;
         pprof-convert)
-            fish_offers "$name --to=" "cpuprofile folded pprof speedscope"
-            fish_offers "$name --from=" "cpuprofile folded pprof"
+            fish_offers "$name --to=" "cpuprofile folded otlp pprof speedscope"
+            fish_offers "$name --from=" "cpuprofile folded otlp pprof"
             ;;
         esac
     else

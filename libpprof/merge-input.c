@@ -3,13 +3,20 @@
 #include <string.h>
 
 #include "merge.h"
+#include "otlp-private.h"
 #include "profile-private.h"
 
 /* Takes buf (owned) and decodes it lazily into a new input. */
 static pprof_status
-wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len,
+wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len, bool otlp,
      pprof_merge_input **out, pprof_error *err)
 {
+    /* OTLP (by content, or by a ".otlp" name): its one profile, encoded as pprof */
+    if (otlp || pprof__otlp_detect_raw(buf, len)) {
+        pprof_status st0 = pprof__otlp_reencode(&buf, &len, fmt, o, err);
+        if (st0)
+            return st0;
+    }
     pprof_profile *p = pprof__profile_new(&o->allocator);
     pprof_merge_input *in = p ? pprof__malloc(&o->allocator, sizeof(*in)) : NULL;
     if (!in) {
@@ -40,7 +47,7 @@ wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len,
 
 /* Compressed bytes are inflated into a new buffer; raw ones are copied unless owned. */
 static pprof_status
-from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool own_raw,
+from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool own_raw, bool otlp,
            pprof_merge_input **out, pprof_error *err)
 {
     pprof_format fmt = pprof_detect_format(data, size);
@@ -51,7 +58,7 @@ from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool o
                                 "input of %zu bytes exceeds the limit of %llu", size,
                                 (unsigned long long)o->max_decompressed_bytes);
         }
-        return wrap(o, fmt, (uint8_t *)data, size, out, err);
+        return wrap(o, fmt, (uint8_t *)data, size, otlp, out, err);
     }
     uint8_t *buf = NULL;
     size_t len = 0;
@@ -60,7 +67,7 @@ from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool o
         pprof__free(&o->allocator, (void *)data);
     if (st)
         return st;
-    return wrap(o, fmt, buf, len, out, err);
+    return wrap(o, fmt, buf, len, otlp, out, err);
 }
 
 pprof_status
@@ -71,7 +78,7 @@ pprof_merge_input_read_memory(const void *data, size_t size, const pprof_read_op
         *out = NULL;
     pprof_read_options o;
     pprof_status st = pprof__read_memory_start(data, size, opts, out, &o, err);
-    return st ? st : from_bytes(&o, data, size, false, out, err);
+    return st ? st : from_bytes(&o, data, size, false, false, out, err);
 }
 
 /* The file is read into memory, never mapped: the samples are decoded long after opening, and a
@@ -92,7 +99,7 @@ pprof_merge_input_read_file(const char *path, const pprof_read_options *opts,
     pprof_status st = pprof__read_all(path, o.max_input_bytes, &o.allocator, &data, &len, err);
     if (st)
         return st;
-    return from_bytes(&o, data, len, true, out, err);
+    return from_bytes(&o, data, len, true, pprof_otlp_path_is_otlp(path), out, err);
 }
 
 void

@@ -1,6 +1,7 @@
 /* Profile lifetime, reading entry points and read-only accessors. */
 #include <stdlib.h>
 
+#include "otlp-private.h"
 #include "profile-private.h"
 
 void
@@ -98,6 +99,11 @@ pprof_profile_read_memory(const void *data, size_t size, const pprof_read_option
     uint8_t *buf = NULL;
     size_t len = 0;
     pprof_status st = pprof__decompress(data, size, fmt, &o, &buf, &len, err);
+    /* OTLP Profiles by content (otlp.h: pprof_otlp_detect), converted where every tool reads */
+    if (st == PPROF_OK && pprof__otlp_detect_raw(buf, len)) {
+        pprof_profile_free(p);
+        return pprof__otlp_read_one(buf, len, fmt, &o, out, err);
+    }
     if (st == PPROF_OK)
         st = pprof__decode(p, buf, len, &o, err); /* p owns buf from here on */
     if (st != PPROF_OK) {
@@ -122,7 +128,19 @@ pprof_profile_read_file(const char *path, const pprof_read_options *opts, pprof_
     pprof_status st = pprof__read_all(path, o.max_input_bytes, &o.allocator, &data, &len, err);
     if (st)
         return st;
-    if (pprof_detect_format(data, len) != PPROF_FORMAT_RAW) {
+    pprof_format fmt = pprof_detect_format(data, len);
+    /* a ".otlp" name makes it OTLP where the content alone is not certain (otlp.h) */
+    if (pprof_otlp_path_is_otlp(path) ||
+        (fmt == PPROF_FORMAT_RAW && pprof__otlp_detect_raw(data, len))) {
+        if (fmt == PPROF_FORMAT_RAW)
+            return pprof__otlp_read_one(data, len, fmt, &o, out, err);
+        uint8_t *buf = NULL;
+        size_t blen = 0;
+        st = pprof__decompress(data, len, fmt, &o, &buf, &blen, err);
+        pprof__free(&o.allocator, data);
+        return st ? st : pprof__otlp_read_one(buf, blen, fmt, &o, out, err);
+    }
+    if (fmt != PPROF_FORMAT_RAW) {
         st = pprof_profile_read_memory(data, len, &o, out, err);
         pprof__free(&o.allocator, data);
         return st;

@@ -4,6 +4,7 @@
 #include "common.h"
 #include "convert-folded.h"
 #include "convert-json.h"
+#include "convert-otlp.h"
 
 static const char usage[] =
     "Usage: pprof-convert [options] IN [-o OUT]\n"
@@ -29,6 +30,13 @@ static const char usage[] =
     "  --lines               folded out: append :LINE to each frame; speedscope out:\n"
     "                        one frame per function and line\n"
     "  --labels KEY,...      folded out: label values as root frames KEY=VALUE\n"
+    "  --to=otlp             write OpenTelemetry Profiles (ProfilesData; raw unless OUT ends\n"
+    "                        in .gz or .zst, or --compress)\n"
+    "  --from=otlp           read OpenTelemetry Profiles (found without it too: by content,\n"
+    "                        else by a .otlp name)\n"
+    "  --resource KEY=VALUE  otlp out: a resource attribute (repeatable)\n"
+    "  --service-name NAME   otlp out: the resource's service.name\n"
+    "  --profile N           otlp in: the Nth profile (from 0) when it holds several\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -52,9 +60,14 @@ run(int argc, char **argv)
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
     convert_folded fo = {0};
+    convert_otlp ot;
+    convert_otlp_init(&ot);
     int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (!operand && convert_folded_opt(&fo, &a, opt, &frc)) {
+        if (!operand && convert_otlp_opt(&ot, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (!operand && convert_folded_opt(&fo, &a, opt, &frc)) {
             if (frc)
                 return frc;
         } else if (operand) {
@@ -126,6 +139,8 @@ run(int argc, char **argv)
         return rc;
     if (fo.from)
         return convert_folded_run(&fo, o.in, o.out, &o.w);
+    if (ot.to || ot.from)
+        return convert_otlp_run(&ot, o.in, o.out, &o.w, o.compress_given, o.no_check);
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);

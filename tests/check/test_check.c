@@ -220,6 +220,10 @@ test_cases(tap *t)
     /* Rules with tests elsewhere in this file. */
     covered[PPROF_RULE_S1_CROSS_INLINE_COUNT] = covered[PPROF_RULE_S1_CROSS_INLINE_FRAMES] = true;
     covered[PPROF_RULE_R2_LIMIT] = true;
+    /* the OTLP rules, checked on OTLP input: tests/otlp/test_otlp_check.c */
+    for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
+        if (pprof_rule_get((pprof_rule)r)->id[0] == 'O')
+            covered[r] = true;
     for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
         tap_ok(t, covered[r], "rule %s has a violating test profile", pprof_rule_get(r)->id);
 }

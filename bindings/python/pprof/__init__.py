@@ -26,6 +26,10 @@ try:  # pprof/symbolize.h, when the library has it
 except AttributeError:  # an older libpprof without pprof_symbolize
     pass
 from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
+try:  # pprof/otlp.h, when the library has it
+    from .otlp import is_otlp, read_otlp, to_otlp, write_otlp
+except AttributeError:  # an older libpprof without OTLP
+    pass
 try:  # pprof/perf.h, when the library has it
     from .perf import from_perf
 except AttributeError:  # an older libpprof without pprof_perf_read_file
@@ -42,4 +46,5 @@ __all__ = [
     "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
     "merge", "merge_to_bytes", "edit", "flame", "report", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
     "from_perf", "to_speedscope", "to_cpuprofile", "from_cpuprofile",
+    "read_otlp", "to_otlp", "write_otlp", "is_otlp",
 ]

@@ -1,0 +1,121 @@
+"""OpenTelemetry Profiles (OTLP, opentelemetry-proto ac2c4b5) in and out through libpprof's
+pprof/otlp.h: ProfilesData (or an ExportProfilesServiceRequest, the same fields) read into
+Profiles, and Profiles written as one ProfilesData."""
+import ctypes
+import os
+from ctypes import POINTER, Structure, c_char_p, c_int, c_size_t, c_void_p
+from typing import Iterable, List, Mapping, Optional, Union
+
+from . import _lib
+from ._core import PprofError, as_bytes, c_str, check, fspath_bytes, read_options, take_buffer
+from ._lib import lib
+from .profile import Profile
+
+class OtlpWriteOptions(Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("format", c_int),
+        ("level", c_int),
+        ("resource", POINTER(c_char_p)),
+        ("n_resource", c_size_t),
+        ("service_name", c_char_p),
+    ]
+
+
+_E = POINTER(_lib.Error)
+_PP = POINTER(c_void_p)
+lib.pprof_otlp_read_memory.restype = c_int
+lib.pprof_otlp_read_memory.argtypes = [c_void_p, c_size_t, POINTER(_lib.ReadOptions), POINTER(c_void_p), _E]
+lib.pprof_otlp_read_file.restype = c_int
+lib.pprof_otlp_read_file.argtypes = [c_char_p, POINTER(_lib.ReadOptions), POINTER(c_void_p), _E]
+lib.pprof_otlp_free.restype = None
+lib.pprof_otlp_free.argtypes = [c_void_p]
+lib.pprof_otlp_to_pprof.restype = c_int
+lib.pprof_otlp_to_pprof.argtypes = [c_void_p, POINTER(_PP), POINTER(c_size_t), _E]
+lib.pprof_otlp_profiles_free.restype = None
+lib.pprof_otlp_profiles_free.argtypes = [_PP, c_size_t]
+lib.pprof_otlp_write_options_init.restype = None
+lib.pprof_otlp_write_options_init.argtypes = [POINTER(OtlpWriteOptions)]
+lib.pprof_otlp_write_memory.restype = c_int
+lib.pprof_otlp_write_memory.argtypes = [POINTER(c_void_p), c_size_t, POINTER(OtlpWriteOptions), POINTER(_lib.Buffer), _E]
+lib.pprof_otlp_detect.restype = ctypes.c_bool
+lib.pprof_otlp_detect.argtypes = [c_void_p, c_size_t]
+
+_COMPRESS = {"none": 0, "gzip": 1, "zstd": 2}
+
+
+def read_otlp(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits) -> List[Profile]:
+    """Reads OTLP Profiles (raw, gzip or zstd) from a path ('-' is standard input) or bytes and
+    converts them by the library's rule (docs/otlp.md): the profiles of one scope with the same
+    samples and times become one Profile with a sample type each, the others one Profile each.
+    Keyword arguments are read limits, as for pprof.read. Raises PprofError with the OTLP path
+    (e.g. 'dictionary.location_table[3].mapping_index')."""
+    o = read_options(limits)
+    h = ctypes.c_void_p()
+    err = _lib.Error()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        name = "<bytes>"
+        keep, ptr, n = as_bytes(source)
+        st = lib.pprof_otlp_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(h), ctypes.byref(err))
+        del keep
+    else:
+        name = os.fsdecode(os.fspath(source))
+        st = lib.pprof_otlp_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(h), ctypes.byref(err))
+    check(st, err, name)
+    arr = _PP()
+    n = c_size_t()
+    try:
+        check(lib.pprof_otlp_to_pprof(h, ctypes.byref(arr), ctypes.byref(n), ctypes.byref(err)), err, name)
+    finally:
+        lib.pprof_otlp_free(h)
+    try:
+        return [Profile(c_void_p(arr[i]), name) for i in range(n.value)]
+    finally:
+        lib.pprof_otlp_profiles_free(arr, 0)  # the array only: the Profiles own their handles
+
+
+def is_otlp(data: Union[bytes, bytearray, memoryview]) -> bool:
+    """Whether the bytes are OTLP by content (pprof_otlp_detect's rule: only when certain)."""
+    keep, ptr, n = as_bytes(data)
+    r = bool(lib.pprof_otlp_detect(ptr, n))
+    del keep
+    return r
+
+
+def to_otlp(profiles: Union[Profile, Iterable[Profile]], *, resource: Optional[Mapping[str, str]] = None,
+            service_name: Optional[str] = None, compress: str = "none", level: int = 0) -> bytes:
+    """Encodes one or more Profiles as one OTLP ProfilesData: every sample type a Profile, one
+    shared deduplicated dictionary; resource gives the resource's string attributes and
+    service_name its service.name. Raises PprofError for a profile Go's pprof would refuse."""
+    if isinstance(profiles, Profile):
+        profiles = [profiles]
+    profiles = list(profiles)
+    if compress not in _COMPRESS:
+        raise ValueError(f"compress must be 'gzip', 'zstd' or 'none', not {compress!r}")
+    w = OtlpWriteOptions()
+    lib.pprof_otlp_write_options_init(ctypes.byref(w))
+    w.format = _COMPRESS[compress]
+    w.level = int(level)
+    res = [c_str(f"{k}={v}".encode(), "resource") for k, v in (resource or {}).items()]
+    for k in (resource or {}):
+        if not k or "=" in k:
+            raise ValueError(f"resource key {k!r} is empty or holds '='")
+    arr_res = (c_char_p * max(1, len(res)))(*res)
+    w.resource = arr_res
+    w.n_resource = len(res)
+    w.service_name = c_str(service_name.encode(), "service_name") if service_name is not None else None
+    hs = (c_void_p * max(1, len(profiles)))(*[p._handle() for p in profiles])
+    buf = _lib.Buffer()
+    err = _lib.Error()
+    st = lib.pprof_otlp_write_memory(hs, len(profiles), ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+    if st != _lib.OK:
+        lib.pprof_buffer_free(ctypes.byref(buf))
+        raise PprofError.from_c(err, profiles[0].name if profiles else None)
+    return take_buffer(buf)
+
+
+def write_otlp(profiles: Union[Profile, Iterable[Profile]], path: Union[str, os.PathLike], **kw) -> None:
+    """to_otlp's bytes written to a path."""
+    data = to_otlp(profiles, **kw)
+    with open(path, "wb") as f:
+        f.write(data)

@@ -1,0 +1,172 @@
+/* OTLP -> pprof by the documented rule (otlp.h, docs/otlp.md): profiles with the same samples
+ * and times become one pprof profile with a sample type each, others stay apart; every
+ * observation is a sample, timestamps and links become labels; and they go back: OTLP -> pprof
+ * -> OTLP -> pprof keeps the meaning. Broken OTLP fails with the OTLP path. */
+#include "../unit/testutil.h"
+#include "canon.h"
+#include "pprof/check.h"
+#include "pprof/otlp.h"
+
+static const char *
+str(const pprof_profile *p, int64_t i, char *buf, size_t cap)
+{
+    pprof_string s = {"", 0};
+    pprof_profile_string(p, i, &s);
+    snprintf(buf, cap, "%.*s", (int)s.len, s.data);
+    return buf;
+}
+
+/* The label of key in sample s as text ("" when none). */
+static const char *
+label(const pprof_profile *p, const pprof_sample *s, const char *key, char *buf, size_t cap)
+{
+    char k[64], v[40], u[20];
+    buf[0] = 0;
+    for (size_t j = 0; j < s->n_label; j++)
+        if (strcmp(str(p, s->label[j].key, k, sizeof(k)), key) == 0) {
+            if (s->label[j].str)
+                snprintf(buf, cap, "%.40s", str(p, s->label[j].str, v, sizeof(v)));
+            else
+                snprintf(buf, cap, "%lld %.20s", (long long)s->label[j].num,
+                         str(p, s->label[j].num_unit, u, sizeof(u)));
+        }
+    return buf;
+}
+
+static char *
+path_of(const char *rel)
+{
+    const char *src = getenv("PPROF_SOURCE_ROOT");
+    static char buf[4096];
+    snprintf(buf, sizeof(buf), "%s/tests/otlp/%s", src ? src : ".", rel);
+    return buf;
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    pprof_otlp *o = NULL;
+    pprof_error err;
+    pprof_profile **v = NULL;
+    size_t n = 0;
+    bool ok = pprof_otlp_read_file(path_of("in/group.otlp"), NULL, &o, &err) == PPROF_OK &&
+              pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK;
+    if (!tap_ok(&t, ok && n == 2 && pprof_otlp_profile_count(o) == 3,
+                "group.otlp: 3 OTLP profiles become 2 pprof profiles"))
+        tap_diag("%s: %s (%zu)", err.path, err.message, n);
+    if (ok && n == 2) {
+        char a[64], b[64];
+        pprof_profile *p = v[0], *q = v[1];
+        pprof_sample s0 = pprof_profile_sample(p, 0), s1 = pprof_profile_sample(p, 1);
+        tap_ok(&t,
+               pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE) == 2 &&
+                   strcmp(str(p, pprof_profile_sample_type(p, 1).type, a, sizeof(a)), "samples") ==
+                       0 &&
+                   pprof_profile_count(p, PPROF_TABLE_SAMPLE) == 2 && s0.n_value == 2 &&
+                   s0.value[0] == 5 && s0.value[1] == 50 && s1.value[0] == 7 && s1.value[1] == 70,
+               "the two profiles with the same samples are one with two sample types");
+        tap_ok(&t,
+               strcmp(label(p, &s1, "timestamp_unix_nano", a, sizeof(a)), "1010 nanoseconds") ==
+                       0 &&
+                   label(p, &s0, "timestamp_unix_nano", b, sizeof(b))[0] == 0,
+               "a sample's timestamp is its timestamp_unix_nano label, in nanoseconds");
+        pprof_header h = pprof_profile_header(p);
+        tap_ok(&t,
+               h.time_nanos == 1000 && h.duration_nanos == 100 && h.period == 10 &&
+                   strcmp(str(p, h.period_type.type, a, sizeof(a)), "cpu") == 0,
+               "time, duration, period and period type kept");
+        pprof_location l = pprof_profile_location(p, 0);
+        tap_ok(&t, l.n_line == 2 && l.address == 4100, "every inlined frame kept");
+        pprof_sample r0 = pprof_profile_sample(q, 0), r1 = pprof_profile_sample(q, 1);
+        tap_ok(&t,
+               pprof_profile_count(q, PPROF_TABLE_SAMPLE) == 2 && r0.value[0] == 3 &&
+                   r1.value[0] == 4 && r0.n_location_id == 1,
+               "values [3, 4] with two timestamps are two samples");
+        tap_ok(&t,
+               strcmp(label(q, &r1, "timestamp_unix_nano", a, sizeof(a)), "1002 nanoseconds") ==
+                       0 &&
+                   strcmp(label(q, &r0, "trace_id", b, sizeof(b)),
+                          "0102030405060708090a0b0c0d0e0f10") == 0 &&
+                   strcmp(label(q, &r0, "span_id", a, sizeof(a)), "aabbccddeeff0011") == 0 &&
+                   strcmp(label(q, &r0, "bytes", b, sizeof(b)), "64 bytes") == 0,
+               "a link is trace_id and span_id in hex; a numeric attribute keeps its unit");
+        /* and back: the labels become timestamps and a link again, so the meaning survives */
+        for (size_t i = 0; i < 2; i++) {
+            pprof_buffer buf = {0};
+            pprof_otlp *o2 = NULL;
+            pprof_profile **w = NULL;
+            size_t m = 0;
+            const pprof_profile *const in[] = {v[i]};
+            char why[1024] = "";
+            bool back = pprof_otlp_write_memory(in, 1, NULL, &buf, &err) == PPROF_OK &&
+                        pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&
+                        pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK && m == 1 &&
+                        canon_equal(v[i], w[0], why, sizeof(why));
+            if (!tap_ok(&t, back, "pprof profile %zu -> OTLP -> pprof keeps its meaning", i))
+                tap_diag("%s %s %s", err.path, err.message, why);
+            pprof_otlp_profiles_free(w, m);
+            pprof_otlp_free(o2);
+            pprof_buffer_free(&buf);
+        }
+    }
+    pprof_otlp_profiles_free(v, n);
+    pprof_otlp_free(o);
+
+    /* a sample with 41 labels, one key twice (one numeric, one string): the writer's key
+     * chains (past 16 labels) make them one array attribute, which reads back as both */
+    ok = pprof_otlp_read_file(path_of("check/O8-attribute-key-long.otlp"), NULL, &o, &err) ==
+             PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK && n == 1;
+    pprof_otlp_free(o);
+    o = NULL;
+    if (tap_ok(&t, ok && pprof_profile_sample(v[0], 0).n_label == 41,
+               "41 attributes are 41 labels")) {
+        pprof_buffer buf = {0};
+        pprof_otlp *o2 = NULL;
+        pprof_profile **w = NULL;
+        size_t m = 0;
+        pprof_check_summary sum = {0};
+        char why[1024] = "";
+        const pprof_profile *const in[] = {v[0]};
+        bool back = pprof_otlp_write_memory(in, 1, NULL, &buf, &err) == PPROF_OK &&
+                    pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&
+                    pprof_otlp_check(o2, NULL, NULL, NULL, &sum, &err) == PPROF_OK &&
+                    pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK && m == 1;
+        tap_ok(&t, back && sum.count[PPROF_SEVERITY_ERROR] == 0,
+               "written back with unique keys (no O8 or other error)");
+        if (!tap_ok(&t, back && canon_equal(v[0], w[0], why, sizeof(why)),
+                    "and read again with the same labels"))
+            tap_diag("%s", why);
+        pprof_otlp_profiles_free(w, m);
+        pprof_otlp_free(o2);
+        pprof_buffer_free(&buf);
+    }
+    pprof_otlp_profiles_free(v, n);
+    v = NULL;
+    n = 0;
+
+    /* the read path takes OTLP by content, and refuses one that does not combine */
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_file(path_of("in/group.otlp"), NULL, &p, &err);
+    tap_ok(&t, st == PPROF_E_INVALID && strstr(err.message, "2 profiles") && !p,
+           "pprof_profile_read_file refuses OTLP holding 2 profiles, saying so");
+    st = pprof_profile_read_file(path_of("check/clean.otlp"), NULL, &p, &err);
+    tap_ok(&t, st == PPROF_OK && p && pprof_profile_count(p, PPROF_TABLE_SAMPLE) == 1,
+           "pprof_profile_read_file reads OTLP of one profile");
+    pprof_profile_free(p);
+
+    /* broken references fail with the OTLP path */
+    o = NULL;
+    ok = pprof_otlp_read_file(path_of("check/O2-index-range.otlp"), NULL, &o, &err) == PPROF_OK;
+    st = ok ? pprof_otlp_to_pprof(o, &v, &n, &err) : PPROF_E_IO;
+    tap_ok(&t,
+           st == PPROF_E_INVALID &&
+               strcmp(err.path, "dictionary.location_table[1].mapping_index") == 0,
+           "an index out of range fails with its path (%s)", err.path);
+    pprof_otlp_free(o);
+    st = pprof_otlp_read_file(path_of("check/O10-decode.otlp"), NULL, &o, &err);
+    tap_ok(&t, st == PPROF_E_WIRE && !o && err.path[0], "truncated OTLP: PPROF_E_WIRE at %s",
+           err.path);
+    return tap_done(&t);
+}
