@@ -79,6 +79,13 @@ pprof_status pprof__nodes_build_cfg(const pprof_profile *p, size_t index,
                                     const pprof__nodes_cfg *cfg, const pprof_allocator *a,
                                     pprof__nodes *out, pprof_error *err);
 void pprof__nodes_free(pprof__nodes *n);
+/* report.trimPath of s (a view into s): the search path's heuristic when trim is empty, then the
+ * trim prefixes and /proc/self/cwd. */
+pprof_string pprof__trim_source_path(pprof_string s, const char *trim, const char *search);
+/* Go's filepath.Clean of a non-empty s, lexically: s itself when already clean, else a copy in
+ * the arena (*nomem set when it cannot be made). */
+pprof_string pprof__clean_path(pprof__arena *arena, pprof_string s, bool *nomem);
+
 /* Go's NodeInfo.PrintableName, appended to buf (NUL-terminated). */
 pprof_status pprof__node_name(const pprof__node_info *i, pprof_buffer *buf);
 
