@@ -86,6 +86,7 @@ pprof__flame_color(char *dst, int palette, bool hash, const pprof_flame_tree *t,
 
 /* ---- HTML */
 
+#ifdef PPROF_HAVE_GRAPHVIZ
 /* Base64 of data[0..n), appended. */
 static pprof_status
 base64(pprof_buffer *out, const uint8_t *d, size_t n)
@@ -109,6 +110,8 @@ base64(pprof_buffer *out, const uint8_t *d, size_t n)
     out->len = (size_t)(w - (char *)out->data);
     return PPROF_OK;
 }
+
+#endif
 
 /* The Graph view's element (docs/flame.md): a div the viewer reads, never markup the page shows
  * as it stands: the SVG base64 in its data-svg attribute (so no name in it can become markup
