@@ -770,9 +770,7 @@ def case_svg(b, d):
 
 
 def case_graph(b, d):
-    """the Graph view: go tool pprof's call graph (pprof-report --svg) in the page, every node
-    shown, pannable and zoomable, reached from its tab and from the URL, without a console
-    error; absent from a --no-graph page; a page without Graphviz says so"""
+    """the Graph view shows every node of pprof-report --svg, pans, zooms, opens from its tab and the URL, is absent with --no-graph and said absent without Graphviz"""
     if not has_flame_tool():
         raise Skip('pprof-flame is not built')
     prof = os.path.join(ROOT, 'tests', 'report', 'data', 'cpu-fib.pb.gz')

@@ -17,7 +17,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/go-list.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/empty" "$work/copy"
 cp -r "$here/data/listprog" "$work/prog"
-# stdlib only: no module download; the build cache stays the user's
+# stdlib only: no module download; the build cache stays the user's (or one here without HOME)
+[ -n "${GOCACHE:-}" ] || [ -n "${HOME:-}" ] || export GOCACHE="$work/gocache"
 if ! (cd "$work/prog" && GOFLAGS= go build -o prog . 2> "$work/build.err"); then
     echo "1..0 # SKIP the Go program does not build: $(head -c 200 "$work/build.err" | tr '\n' ' ')"
     exit 77
