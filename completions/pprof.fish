@@ -54,8 +54,11 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             set -a args -x -a 'full none'
         case report
             set -a args -x -a 'text json'
-        case debug-dir sysroot
+        case debug-dir sysroot source-path
             set -a args -x -a '(__fish_complete_directories)'
+        case list peek trim-path
+            # a Go regexp, path prefixes: no file names
+            set -a args -x
         case from
             if test $cmd = pprof-from-perf
                 set -a args -x -a 'perf-data perf-script'

@@ -77,6 +77,14 @@ for tool in "$@"; do
         esac
         has_opt --demangle && bash_offers "$name --demangle " "full none"
         has_opt --sample-type && bash_offers "$name $profile --sample-type " "cpu samples"
+        if [ "$name" = pprof-report ]; then
+            # --list takes a regexp (no file names); --source-path directories only
+            bash_offers "$name --list " ""
+            mkdir -p "$tmp/cwd/srcdir" && : >"$tmp/cwd/file.pb"
+            got=$(cd "$tmp/cwd" && bash_complete "$name --source-path " | tr '\n' ' ')
+            [ "$got" = "srcdir " ]
+            ok $? "bash: '$name --source-path ' offers directories only (got: $got)"
+        fi
         if [ "$name" = pprof-from-perf ]; then
             bash_complete "$name --labels " | grep -qx comm
             ok $? "bash: '$name --labels ' offers comm"

@@ -201,7 +201,10 @@ static void
 render(const pprof_profile *p, size_t size, uint64_t h)
 {
     static const char *const rx[] = {"e", "main|runtime", "^$", "."};
-    for (int f = PPROF_REPORT_TRACES; f <= PPROF_REPORT_CALLGRIND; f++) {
+    /* list reads the sources the profile names: every name is made relative ("/" trimmed)
+     * and searched under a directory that does not exist and its parents (the working
+     * directory): the search runs, relative to the working directory */
+    for (int f = PPROF_REPORT_TRACES; f <= PPROF_REPORT_LIST; f++) {
         pprof_report_render_options o;
         pprof_report_render_options_init(&o);
         o.format = (pprof_report_format)f;
@@ -211,6 +214,8 @@ render(const pprof_profile *p, size_t size, uint64_t h)
         o.node_count = (int64_t)((h >> 4) % 12) - 1;
         o.no_trim = (h >> 20) & 1;
         o.symbol = rx[(h >> 24) % 4];
+        o.trim_path = "/";
+        o.source_path = (h >> 28) & 1 ? "fuzz-no-such-dir" : "fuzz-no-such-dir/a:b";
         for (int j = 0; j < 2; j++) {
             pprof_print_format pf = j ? PPROF_PRINT_JSON : PPROF_PRINT_TEXT;
             pprof_buffer a = {0}, b = {0};

@@ -141,6 +141,32 @@ pprof__measure_label(int64_t value, pprof_string from, pprof_string to, char *ou
     double v;
     pprof_string u;
     pprof__measure_scale(value, from, to, &v, &u);
+    /* A whole number below 2^53 prints as its digits under Go's "%.2f" less ".00": written
+     * here without printf's float path (a traces report labels every sample, -top every
+     * node). */
+    if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(int64_t)v) {
+        int64_t iv = (int64_t)v;
+        if (iv == 0)
+            return (size_t)snprintf(out, cap, "0");
+        char digits[24];
+        size_t d = sizeof(digits);
+        uint64_t m = iv < 0 ? 0 - (uint64_t)iv : (uint64_t)iv;
+        do
+            digits[--d] = (char)('0' + m % 10);
+        while ((m /= 10) != 0);
+        if (iv < 0)
+            digits[--d] = '-';
+        size_t n = sizeof(digits) - d, need = n + u.len;
+        if (cap > 0) {
+            size_t w = need < cap ? need : cap - 1;
+            size_t a = n < w ? n : w;
+            memcpy(out, digits + d, a);
+            if (w > a)
+                memcpy(out + a, u.data, w - a);
+            out[w] = 0;
+        }
+        return need;
+    }
     char num[400];
     int n = snprintf(num, sizeof(num), "%.2f", v);
     if (n < 0 || (size_t)n >= sizeof(num))

@@ -501,3 +501,15 @@ pprof__node_name(const pprof__node_info *i, pprof_buffer *buf)
         st = pprof__buffer_append(buf, "", 1);
     return st;
 }
+
+pprof_string
+pprof__trim_source_path(pprof_string s, const char *trim, const char *search)
+{
+    return trim_path(s, trim, search);
+}
+
+pprof_string
+pprof__clean_path(pprof__arena *arena, pprof_string s, bool *nomem)
+{
+    return clean_path(arena, s, nomem);
+}

@@ -101,6 +101,13 @@ pprof__cum_value(const pprof__nodes *n, uint32_t id)
     return n->cum_div && n->cum_div[id] ? pprof__div64(n->cum[id], n->cum_div[id]) : n->cum[id];
 }
 
+/* report.trimPath of s (a view into s): the search path's heuristic when trim is empty, then the
+ * trim prefixes and /proc/self/cwd. */
+pprof_string pprof__trim_source_path(pprof_string s, const char *trim, const char *search);
+/* Go's filepath.Clean of a non-empty s, lexically: s itself when already clean, else a copy in
+ * the arena (*nomem set when it cannot be made). */
+pprof_string pprof__clean_path(pprof__arena *arena, pprof_string s, bool *nomem);
+
 /* Go's NodeInfo.PrintableName, appended to buf (NUL-terminated). */
 pprof_status pprof__node_name(const pprof__node_info *i, pprof_buffer *buf);
 

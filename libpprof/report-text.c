@@ -93,7 +93,16 @@ unit_of(const num_units *nu, pprof_string key, char *buf, size_t cap)
     for (size_t x = 0; x < nu->n; x++)
         if (nu->v[x].key.len == key.len && !memcmp(nu->v[x].key.data, key.data, key.len))
             u = nu->v[x].unit;
-    snprintf(buf, cap, "%.*s", (int)u.len, u.data);
+    /* as snprintf "%.*s" (a unit may hold a NUL byte), without printf */
+    size_t n = u.len;
+    const char *z = n ? memchr(u.data, 0, n) : NULL;
+    if (z)
+        n = (size_t)(z - u.data);
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(buf, u.data, n);
+    buf[n] = 0;
     return buf;
 }
 
@@ -126,6 +135,20 @@ json_head(const pprof__rctx *c, pprof_buffer *b)
 }
 
 /* ---- traces */
+
+/* The decimal digits of v at the end of d[24]; returns their count. */
+static size_t
+i64_digits(int64_t v, char d[24])
+{
+    size_t i = 24;
+    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        d[--i] = (char)('0' + m % 10);
+    while ((m /= 10) != 0);
+    if (v < 0)
+        d[--i] = '-';
+    return 24 - i;
+}
 
 typedef struct lab_group {
     pprof_string key;
@@ -184,7 +207,14 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
             first = false;
             if (st)
                 break;
-            if (numeric) {
+            if (numeric && !unit[0] && l[q].num > -((int64_t)1 << 53) &&
+                l[q].num < ((int64_t)1 << 53)) {
+                /* no unit: measurement.ScaledLabel is the number itself (Go formats it as a
+                 * float64, exact below 2^53) */
+                char d[24];
+                size_t dn = i64_digits(l[q].num, d);
+                st = pprof__buffer_append(tmp, d + sizeof(d) - dn, dn);
+            } else if (numeric) {
                 char v[96];
                 pprof__scaled_label(v, sizeof(v), l[q].num, unit, "auto");
                 st = pprof__buffer_append(tmp, v, strlen(v));
@@ -199,7 +229,10 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
     }
     if (st || !nkeys)
         return st;
-    char **v = pprof__malloc(&c->a, nkeys * sizeof(char *));
+    if (nkeys == 1) /* the common case: one line, tmp less its NUL */
+        return pprof__buffer_append(out, tmp->data, tmp->len - 1);
+    char *few[8];
+    char **v = nkeys <= 8 ? few : pprof__malloc(&c->a, nkeys * sizeof(char *));
     if (!v)
         return PPROF_E_NOMEM;
     size_t pos = 0;
@@ -210,7 +243,8 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
     qsort(v, nkeys, sizeof(char *), cstr_cmp);
     for (size_t i = 0; i < nkeys && !st; i++)
         st = pprof__buffer_append(out, v[i], strlen(v[i]));
-    pprof__free(&c->a, v);
+    if (v != few)
+        pprof__free(&c->a, v);
     return st;
 }
 
@@ -254,7 +288,9 @@ json_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, p
  * ones go. Only -traces shows it. Keys: location ids, then each label key's values. */
 
 typedef struct sample_set {
-    pprof_buffer keys;  /* every distinct key's bytes */
+    /* every distinct key's label part; its location ids are its first sample's, compared in
+     * the profile (not copied: they are most of a key, and a large profile has many) */
+    pprof_buffer keys;
     pprof__vec key_off; /* uint64_t, start of each key; one more at the end */
     pprof__htab index;
     pprof__vec first; /* uint32_t: the first sample of each distinct key */
@@ -287,9 +323,17 @@ key_labels(const pprof_profile *p, const pprof__sample *s, bool numeric, pprof_b
                 memcmp(kq.data, key.data, key.len))
                 continue;
             if (numeric) {
+                /* "\x01NUM\x02UNIT", without printf (once per numeric label of every sample) */
                 pprof_string u = pstr(p, l[q].num_unit);
-                st = pprof__buffer_printf(tmp, "\x01%" PRId64 "\x02%.*s", l[q].num, (int)u.len,
-                                          u.data);
+                char d[24];
+                size_t dn = i64_digits(l[q].num, d);
+                st = pprof__buffer_append(tmp, "\x01", 1);
+                if (!st)
+                    st = pprof__buffer_append(tmp, d + sizeof(d) - dn, dn);
+                if (!st)
+                    st = pprof__buffer_append(tmp, "\x02", 1);
+                if (!st)
+                    st = pprof__buffer_append(tmp, u.data, u.len);
             } else {
                 pprof_string v = pstr(p, l[q].str);
                 st = pprof__buffer_append(tmp, "\x01", 1);
@@ -303,7 +347,10 @@ key_labels(const pprof_profile *p, const pprof__sample *s, bool numeric, pprof_b
     }
     if (st || !n)
         return st;
-    char **v = pprof__malloc(a, n * sizeof(char *));
+    if (n == 1) /* the common case: nothing to sort */
+        return pprof__buffer_append(k, tmp->data, tmp->len);
+    char *few[8];
+    char **v = n <= 8 ? few : pprof__malloc(a, n * sizeof(char *));
     if (!v)
         return PPROF_E_NOMEM;
     size_t pos = 0;
@@ -314,8 +361,18 @@ key_labels(const pprof_profile *p, const pprof__sample *s, bool numeric, pprof_b
     qsort(v, n, sizeof(char *), cstr_cmp);
     for (size_t i = 0; i < n && !st; i++)
         st = pprof__buffer_append(k, v[i], strlen(v[i]) + 1);
-    pprof__free(a, v);
+    if (v != few)
+        pprof__free(a, v);
     return st;
+}
+
+/* Whether sample i's location ids are ids[0..n). */
+static bool
+same_stack(const pprof_profile *p, uint32_t i, const uint64_t *ids, uint32_t n)
+{
+    const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
+    return s->n_loc == n &&
+           (n == 0 || !memcmp((const uint64_t *)p->stack.data + s->loc_off, ids, n * 8));
 }
 
 static pprof_status
@@ -339,20 +396,16 @@ merge_samples(const pprof__rctx *c, sample_set *m)
         if (zero)
             continue;
         key.len = 0;
-        if (s->n_loc)
-            st = pprof__buffer_append(&key, (const uint64_t *)p->stack.data + s->loc_off,
-                                      s->n_loc * sizeof(uint64_t));
-        if (!st)
-            st = pprof__buffer_append(&key, "\xff", 1);
-        if (!st)
-            st = key_labels(p, s, false, &key, &tmp, &c->a);
+        const uint64_t *ids = s->n_loc ? (const uint64_t *)p->stack.data + s->loc_off : NULL;
+        st = key_labels(p, s, false, &key, &tmp, &c->a);
         if (!st)
             st = pprof__buffer_append(&key, "\xfe", 1);
         if (!st)
             st = key_labels(p, s, true, &key, &tmp, &c->a);
         if (st)
             break;
-        uint64_t h = pprof__hash_bytes(5, key.data, key.len);
+        uint64_t h = pprof__hash_bytes(pprof__hash_bytes(5, ids, s->n_loc * sizeof(uint64_t)),
+                                       key.data, key.len);
         if (pprof__htab_full(&m->index) && !pprof__htab_reserve(&m->index, &c->a, 1)) {
             st = PPROF_E_NOMEM;
             break;
@@ -360,8 +413,9 @@ merge_samples(const pprof__rctx *c, sample_set *m)
         pprof__htab_probe pr;
         uint32_t v;
         const uint64_t *off = m->key_off.data;
+        const uint32_t *first = m->first.data;
         PPROF__HTAB_FIND(&m->index, h, pr, v,
-                         off[v + 1] - off[v] == key.len &&
+                         off[v + 1] - off[v] == key.len && same_stack(p, first[v], ids, s->n_loc) &&
                              !memcmp(m->keys.data + off[v], key.data, key.len));
         if (v == PPROF_NONE) {
             v = (uint32_t)m->first.len;
@@ -395,6 +449,58 @@ sample_set_free(const pprof__rctx *c, sample_set *m)
     pprof__htab_free(&m->index, &c->a);
     pprof__free(&c->a, m->first.data);
     pprof__free(&c->a, m->sums.data);
+}
+
+/* The stack lines of every location, as -traces prints them below a trace's first line:
+ * "             NAME" per line, " (inline)" on all but the last, each ending in "\n"; one
+ * block per location (its lines in order), so that a trace is one copy per location. Not made
+ * (false) when the blocks would pass cap bytes: the caller then writes line by line. */
+enum { TRACE_INDENT = 13 };
+
+typedef struct loc_blocks {
+    char *text;
+    size_t *off; /* per location index; one more at the end */
+} loc_blocks;
+
+static bool
+loc_blocks_build(const pprof__rctx *c, const pprof__graph *g, size_t cap, loc_blocks *lb)
+{
+    size_t nl = c->p->locations.len, total = 0;
+    for (size_t li = 0; li < nl; li++) {
+        size_t cnt;
+        const uint32_t *ln = pprof__nodes_of(&g->nodes, (uint32_t)li, &cnt);
+        for (size_t k = 0; k < cnt; k++) {
+            size_t n;
+            pprof__gname(g, ln[k], &n);
+            total += TRACE_INDENT + n + (k != cnt - 1 ? 9 : 0) + 1;
+            if (total > cap)
+                return false;
+        }
+    }
+    lb->off = pprof__malloc(&c->a, (nl + 1) * sizeof(size_t));
+    lb->text = pprof__malloc(&c->a, total ? total : 1);
+    if (!lb->off || !lb->text)
+        return false;
+    char *w = lb->text;
+    for (size_t li = 0; li < nl; li++) {
+        lb->off[li] = (size_t)(w - lb->text);
+        size_t cnt;
+        const uint32_t *ln = pprof__nodes_of(&g->nodes, (uint32_t)li, &cnt);
+        for (size_t k = 0; k < cnt; k++) {
+            size_t n;
+            const char *name = pprof__gname(g, ln[k], &n);
+            memset(w, ' ', TRACE_INDENT);
+            memcpy(w + TRACE_INDENT, name, n);
+            w += TRACE_INDENT + n;
+            if (k != cnt - 1) {
+                memcpy(w, " (inline)", 9);
+                w += 9;
+            }
+            *w++ = '\n';
+        }
+    }
+    lb->off[nl] = (size_t)(w - lb->text);
+    return true;
 }
 
 pprof_status
@@ -441,6 +547,15 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
     int64_t last_v = 0;
     char last_vs[64] = "";
     size_t nt = p->sample_types.len;
+    /* the blocks, when they take at most 64 MB more than four times what the node names and
+     * the location lines already take (a name repeated on many location lines could make
+     * them far larger): a trace is then one copy per location, where most of the time goes */
+    loc_blocks lb = {NULL, NULL};
+    size_t n_lines = g.nodes.loc_off[p->locations.len];
+    bool blocks =
+        f == PPROF_PRINT_TEXT &&
+        loc_blocks_build(
+            c, &g, 4 * (g.name_off[g.nodes.n] + 24 * (size_t)n_lines) + ((size_t)64 << 20), &lb);
     for (size_t u = 0; u < ms.first.len && !st; u++) {
         size_t i = PPROF__AT(ms.first, uint32_t, u);
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
@@ -470,6 +585,36 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         }
         first = false;
         bool top = true;
+        if (blocks) {
+            /* the first line: the value, then the first location's block less its indent */
+            if (!have_last || v != last_v)
+                pprof__rctx_value(c, last_vs, sizeof(last_vs), v);
+            have_last = true;
+            last_v = v;
+            size_t vl = strlen(last_vs), pad = vl < 10 ? 10 - vl : 0;
+            for (uint32_t j = 0; j < s->n_loc && !st; j++) {
+                const char *b = lb.text + lb.off[idx[j]];
+                size_t n = lb.off[idx[j] + 1] - lb.off[idx[j]];
+                if (!pprof__buffer_reserve(out, n + pad + vl + 3)) {
+                    st = PPROF_E_NOMEM;
+                    break;
+                }
+                char *w = (char *)out->data + out->len;
+                if (j == 0) {
+                    memset(w, ' ', pad);
+                    memcpy(w + pad, last_vs, vl);
+                    memcpy(w + pad + vl, "   ", 3);
+                    w += pad + vl + 3;
+                    b += TRACE_INDENT;
+                    n -= TRACE_INDENT;
+                }
+                memcpy(w, b, n);
+                out->len = (size_t)(w + n - (char *)out->data);
+            }
+            if (!st)
+                st = pprof__rctx_spill(c, out);
+            continue;
+        }
         for (uint32_t j = 0; j < s->n_loc && !st; j++) {
             size_t cnt;
             const uint32_t *ln = pprof__nodes_of(&g.nodes, idx[j], &cnt);
@@ -528,6 +673,8 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
                                    : pprof__buffer_printf(out, "]}\n");
     if (st == PPROF_E_NOMEM)
         st = nomem(c);
+    pprof__free(&c->a, lb.text);
+    pprof__free(&c->a, lb.off);
 out:
     sample_set_free(c, &ms);
     pprof__free(&c->a, idx);

@@ -33,6 +33,8 @@ static const char usage[] =
     "  --reverse             reverse the stacks: leaf frames at the root\n"
     "  --inverted            icicle graph: the root at the top\n"
     "  --lines               frames are function file:line instead of functions\n"
+    "  --no-graph            HTML: no Graph view (by default the page also has the call graph\n"
+    "                        of `go tool pprof -svg` for IN, drawn by Graphviz; not with --base)\n"
     "  --from=folded         IN (and BASE) are folded stacks (detected when not given)\n"
     "  --symbolize           symbolize IN (and BASE) from their mappings' ELF files first (as\n"
     "                        pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP
@@ -42,7 +44,7 @@ static const char usage[] =
 
 typedef struct options {
     const char *in, *out, *base, *format;
-    bool from_folded, normalize;
+    bool from_folded, normalize, no_graph;
     symbolize_opts sym;
     pprof_flame_options fo;
     pprof_flame_write_options wo;
@@ -146,6 +148,8 @@ option(const char *prog, options *o, tool_args *a, const char *opt)
         o->wo.inverted = true;
     } else if (tool_opt_is(opt, NULL, "--lines")) {
         o->fo.lines = true;
+    } else if (tool_opt_is(opt, NULL, "--no-graph")) {
+        o->no_graph = true;
     } else if (!(v = tool_args_value(a, prog))) {
         return TOOL_EXIT_USAGE;
     } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -264,6 +268,12 @@ run(int argc, char **argv)
         }
         o.wo.source = o.in;
         o.wo.base_source = o.base;
+        /* the Graph view: Go's call graph of what the flame graph shows (after the filters);
+         * a differential page has none (Go's graph of a diff is another report) */
+        if (!o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML) {
+            o.wo.graph = fp ? fp : p;
+            o.wo.graph_sample_type = o.fo.sample_type;
+        }
         if (!st) {
             where = tool_is_stdout(o.out) ? "<stdout>" : o.out;
             st = pprof_flame_write_file(t, &o.wo, o.out, &w, &err);

@@ -31,7 +31,7 @@ static const char usage_head[] =
     "  --dot                 the call graph in Graphviz's language (-dot)\n"
     "  --svg                 that graph laid out by Graphviz, with pan and zoom (-svg)\n"
     "  --callgrind           callgrind's format, for KCachegrind (-callgrind)\n"
-    "  --list RX             Go's -list (annotated source): not implemented yet\n"
+    "  --list RX             annotated source of the functions matching RX (-list)\n"
     "\n";
 #endif
 

@@ -858,6 +858,93 @@
     });
   }
 
+  // ---- Graph view: the call graph of `go tool pprof -svg` (pprof_report_render), carried base64
+  // in the page's #pprof-flame-graph element (docs/flame.md) and parsed as SVG when first shown.
+  // Its own script is left out (the page's CSP would refuse it): panning and zooming are here.
+  const G = $('pprof-flame-graph');
+  const graphOk = !!G && G.dataset.state === 'ok';
+  const gv = { svg: null, vp: null, s: 1, x: 0, y: 0, drag: null, fitted: false };
+  if (graphOk) $('views').querySelector('[data-view="graph"]').classList.remove('hidden');
+  else if (G && G.textContent.trim()) {
+    // no graph in this page, and the page says why (e.g. a libpprof built without Graphviz)
+    $('graph-note').textContent = G.textContent.trim();
+    $('graph-note').classList.remove('hidden');
+  }
+  function graphLoad() {
+    if (gv.svg) return true;
+    let doc;
+    try {
+      const bin = atob(G.dataset.svg || '');
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), 'image/svg+xml');
+    } catch (e) {
+      doc = null;
+    }
+    const root = doc && doc.documentElement;
+    if (!root || root.localName !== 'svg' || doc.getElementsByTagName('parsererror').length) {
+      say('The call graph in this page cannot be read.');
+      return false;
+    }
+    for (const e of [...root.querySelectorAll('script, foreignObject')]) e.remove();
+    for (const e of [root, ...root.querySelectorAll('*')]) {
+      for (const a of [...e.attributes]) if (/^on/i.test(a.name)) e.removeAttribute(a.name);
+    }
+    gv.svg = document.importNode(root, true);
+    gv.vp = gv.svg.querySelector('#viewport') || gv.svg.querySelector('g');
+    $('graph-pane').append(gv.svg);
+    return true;
+  }
+  function graphApply() {
+    gv.vp.setAttribute('transform', 'translate(' + gv.x + ',' + gv.y + ') scale(' + gv.s + ')');
+  }
+  function graphFit() {
+    const pane = $('graph-pane');
+    pane.style.height = Math.max(300, innerHeight - pane.getBoundingClientRect().top - 24) + 'px';
+    gv.vp.setAttribute('transform', '');
+    const b = gv.vp.getBBox();
+    const W = pane.clientWidth, H = pane.clientHeight;
+    gv.s = b.width > 0 && b.height > 0 ? Math.min(W / b.width, H / b.height, 1) : 1;
+    gv.x = (W - b.width * gv.s) / 2 - b.x * gv.s;
+    gv.y = (H - b.height * gv.s) / 2 - b.y * gv.s;
+    graphApply();
+    gv.fitted = true;
+  }
+  function renderGraph() {
+    if (!graphLoad()) return;
+    $('message').classList.add('hidden');
+    if (!gv.fitted) graphFit();
+  }
+  $('graph-pane').addEventListener('wheel', (e) => {
+    if (!gv.svg) return;
+    e.preventDefault();
+    const r = $('graph-pane').getBoundingClientRect();
+    const d = e.deltaY * (e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1);
+    const f = Math.pow(1.2, -d / 100);
+    if (gv.s * f < 1e-3 || gv.s * f > 1e3) return;
+    const px = e.clientX - r.left, py = e.clientY - r.top;
+    gv.x = px - (px - gv.x) * f;
+    gv.y = py - (py - gv.y) * f;
+    gv.s *= f;
+    graphApply();
+  }, { passive: false });
+  $('graph-pane').addEventListener('mousedown', (e) => {
+    if (e.button !== 0 || !gv.svg) return;
+    gv.drag = { cx: e.clientX, cy: e.clientY, x: gv.x, y: gv.y };
+    $('graph-pane').classList.add('dragging');
+    e.preventDefault();
+  });
+  window.addEventListener('mousemove', (e) => {
+    if (!gv.drag) return;
+    gv.x = gv.drag.x + e.clientX - gv.drag.cx;
+    gv.y = gv.drag.y + e.clientY - gv.drag.cy;
+    graphApply();
+  });
+  window.addEventListener('mouseup', () => {
+    gv.drag = null;
+    $('graph-pane').classList.remove('dragging');
+  });
+
   // ---- URL fragment: #type=&search=&zoom=&view=&fn=
   function readHash() {
     const h = location.hash.replace(/^#/, '');
@@ -868,7 +955,7 @@
       if (i >= 0) st.type = i;
     }
     const v = q.get('view');
-    if (['flame', 'icicle', 'top', 'callers'].includes(v)) st.view = v;
+    if (['flame', 'icicle', 'top', 'callers'].includes(v) || (v === 'graph' && graphOk)) st.view = v;
     const z = Number(q.get('zoom'));
     st.zoom = Number.isInteger(z) && z >= 0 && z < N ? z : 0;
     const fn = q.get('fn');
@@ -944,6 +1031,7 @@
     $('crumbs').classList.toggle('hidden', !graph);
     $('top-pane').classList.toggle('hidden', st.view !== 'top');
     $('callers-pane').classList.toggle('hidden', st.view !== 'callers');
+    $('graph-pane').classList.toggle('hidden', st.view !== 'graph');
     if (empty()) {
       say('This profile has no samples.');
       $('main').classList.add('hidden');
@@ -957,6 +1045,7 @@
     } else {
       $('message').classList.add('hidden');
       if (st.view === 'top') renderTop();
+      else if (st.view === 'graph') renderGraph();
       else renderCallers();
     }
     writeHash();
@@ -996,6 +1085,7 @@
   });
   function reset() {
     st.zoom = 0;
+    gv.fitted = false; // the graph view fits the graph again
     $('search').value = '';
     setSearch('');
     render();

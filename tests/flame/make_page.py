@@ -23,7 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get('PPROF_SOURCE_ROOT') or os.path.normpath(os.path.join(HERE, '..', '..'))
 FLAME = os.path.join(ROOT, 'libpprof', 'flame')
-MARKERS = ('csp', 'style', 'script', 'title', 'data')
+MARKERS = ('csp', 'style', 'script', 'title', 'graph', 'data')
 MARKER = re.compile(r'<!--pprof-flame:(%s)-->' % '|'.join(MARKERS))
 
 
@@ -51,7 +51,7 @@ def escape_json(obj):
     return ''.join(out).encode('utf-8')
 
 
-def build_html(data, template=None):
+def build_html(data, template=None, graph=''):
     """bytes of the page for a pprof-flame/1 document (a dict), with the markers of
     docs/flame.md ("The template") filled as libpprof/flame/embed.py and the writer fill them."""
     tpl = template if template is not None else _read('viewer.html')
@@ -69,6 +69,7 @@ def build_html(data, template=None):
         'style': '<style>' + css.decode('utf-8') + '</style>',
         'script': '<script>' + js.decode('utf-8') + '</script>',
         'title': html_escape(title),
+        'graph': graph,  # the Graph view's element (docs/flame.md); '' = no Graph view
         'data': '<script type="application/json" id="pprof-flame-data">' + escape_json(data).decode('utf-8') + '</script>',
     }
     seen = []

@@ -769,6 +769,93 @@ def case_svg(b, d):
     assert b.rec()['dialogs'] == []
 
 
+def case_graph(b, d):
+    """the Graph view shows every node of pprof-report --svg, pans, zooms, opens from its tab and the URL, is absent with --no-graph and said absent without Graphviz"""
+    if not has_flame_tool():
+        raise Skip('pprof-flame is not built')
+    prof = os.path.join(ROOT, 'tests', 'report', 'data', 'cpu-fib.pb.gz')
+    svg = subprocess.run([os.path.join(TOOLS, 'pprof-report'), '--svg', prof], capture_output=True)
+    if svg.returncode != 0:
+        raise Skip('pprof-report --svg fails (a build without Graphviz?): %s' % svg.stderr[:200])
+    import xml.etree.ElementTree as ET
+    ns = '{http://www.w3.org/2000/svg}'
+    want = sorted(g.find(ns + 'title').text for g in ET.fromstring(svg.stdout).iter(ns + 'g')
+                  if g.get('class') == 'node')
+    assert len(want) > 10, want
+    page = os.path.join(d, 'graph.html')
+    subprocess.run([FLAME_TOOL, prof, '-o', page], check=True, capture_output=True)
+    url = 'file://' + os.path.abspath(page)
+    open_page(b, page)
+    btn = '#views button[data-view="graph"]'
+    assert b.js("return getComputedStyle(document.querySelector(arguments[0])).display", btn) != 'none'
+    assert b.js("return document.querySelector('#graph-pane svg')") is None, 'graph parsed before shown'
+    r = b.js("const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+             "return [r.left + scrollX + r.width / 2, r.top + scrollY + r.height / 2]", btn)
+    pointer(b, r[0], r[1], click=True)
+    assert not b.js("return document.getElementById('graph-pane').classList.contains('hidden')")
+    assert b.js("return document.getElementById('flame-pane').classList.contains('hidden')")
+    got = sorted(b.js("return [...document.querySelectorAll('#graph-pane svg g.node')]"
+                      ".map(g => g.querySelector('title').textContent)"))
+    assert got == want, (len(got), len(want))
+    assert b.js("return document.querySelectorAll('#graph-pane script').length") == 0
+    assert b.js("return document.querySelectorAll('#graph-pane svg g.edge').length") > 0
+    # the graph is drawn in the pane: its nodes have a size, and the fitted graph is inside it
+    pane = b.js("const r = document.getElementById('graph-pane').getBoundingClientRect(); return [r.width, r.height]")
+    assert pane[0] > 500 and pane[1] >= 300, pane
+    box = b.js("const r = document.getElementById('viewport').getBoundingClientRect(),"
+               " p = document.getElementById('graph-pane').getBoundingClientRect();"
+               "return [r.left - p.left, r.top - p.top, r.width, r.height]")
+    assert box[2] > 100 and box[3] > 100 and box[0] >= -1 and box[1] >= -1, box
+    assert box[0] + box[2] <= pane[0] + 1 and box[1] + box[3] <= pane[1] + 1, (box, pane)
+    assert hash_params(b).get('view') == 'graph'
+    # the wheel zooms about the pointer, a drag pans
+    t0 = b.js("return document.getElementById('viewport').getAttribute('transform')")
+    b.js("const p = document.getElementById('graph-pane'), r = p.getBoundingClientRect();"
+         "p.dispatchEvent(new WheelEvent('wheel', {deltaY: -300, clientX: r.left + r.width / 2,"
+         " clientY: r.top + r.height / 2, bubbles: true, cancelable: true}))")
+    w1 = b.js("return document.getElementById('viewport').getBoundingClientRect().width")
+    assert w1 > box[2] * 1.5, (box[2], w1)
+    x1 = b.js("return document.getElementById('viewport').getBoundingClientRect().left")
+    b.js("const p = document.getElementById('graph-pane');"
+         "p.dispatchEvent(new MouseEvent('mousedown', {button: 0, clientX: 300, clientY: 300, bubbles: true}));"
+         "window.dispatchEvent(new MouseEvent('mousemove', {clientX: 380, clientY: 320}));"
+         "window.dispatchEvent(new MouseEvent('mouseup', {clientX: 380, clientY: 320}))")
+    x2 = b.js("return document.getElementById('viewport').getBoundingClientRect().left")
+    assert abs(x2 - x1 - 80) < 1, (x1, x2)
+    assert t0 != b.js("return document.getElementById('viewport').getAttribute('transform')")
+    msgs = [m for m in b.console() if m[0] in ('SEVERE', 'WARNING') and 'willReadFrequently' not in m[1]]
+    assert not msgs, 'console: %r' % msgs
+    rec = b.rec()
+    assert rec['csp'] == [] and rec['dialogs'] == [], rec
+    assert rec['added'] == TEMPLATE_ELEMENTS + ['svg'], rec['added']  # the graph, once
+    reqs = [u for u in b.requests() if not u.startswith('chrome://') and u.split('#')[0] != url
+            and not u.startswith('data:image/gif;base64,R0lGOD')]
+    assert not reqs, reqs
+    # straight from the URL
+    open_page(b, page, 'view=graph')
+    assert b.js("return document.querySelectorAll('#graph-pane svg g.node').length") == len(want)
+    # --no-graph: no tab, no note
+    plain = os.path.join(d, 'plain.html')
+    subprocess.run([FLAME_TOOL, prof, '--no-graph', '-o', plain], check=True, capture_output=True)
+    with open(plain, 'rb') as f:
+        assert b'<div id="pprof-flame-graph"' not in f.read()
+    open_page(b, plain, 'view=graph')
+    assert b.js("return getComputedStyle(document.querySelector(arguments[0])).display", btn) == 'none'
+    assert hash_params(b).get('view') == 'flame'
+    # the element a libpprof without Graphviz writes (flame-write.c): no tab, the page says why
+    note = 'No Graph view: this libpprof was built without Graphviz (libgvc), which draws the call graph.'
+    absent = os.path.join(d, 'absent.html')
+    with open(absent, 'wb') as f:
+        f.write(make_page.build_html(doc_of_page(page), graph='<div id="pprof-flame-graph" class="hidden" '
+                                     'data-state="absent">' + note + '</div>'))
+    b.requests()  # forget the pages opened above
+    open_page(b, absent)
+    assert b.js("return getComputedStyle(document.querySelector(arguments[0])).display", btn) == 'none'
+    assert text(b, '#graph-note') == note
+    assert b.js("return document.getElementById('graph-note').getBoundingClientRect().width") > 0
+    check_clean(b, 'file://' + os.path.abspath(absent))
+
+
 CASES = {k[5:]: f for k, f in globals().items() if k.startswith('case_')}
 
 

@@ -37,6 +37,30 @@ for f in fib labels heap; do
     g "report-$f-lines.tree" --tree --lines "$p"
 done
 g report-fib-peek.tree --peek 'big\.' "$fib"
+# --list: goldens are `go tool pprof -list` on the heap profile of data/listprog (every
+# allocation sampled), built in /tmp/listprog-golden, which is gone: found again through the trim
+# and source paths (and the source path's parents), or said missing, absolute and relative
+lheap=$data/list-heap.pb.gz
+g report-list-main --list 'main\.' --trim-path /tmp/listprog-golden --source-path "$data/listprog" "$lheap"
+g report-list-parent --list '^main\.(large|grow)$' --sample-index alloc_objects \
+    --trim_path=/tmp/listprog-golden --source_path="$data/listprog/no/such/dir" "$lheap"
+g report-list-missing --list 'main\.' "$lheap"
+g report-list-missing-rel --list 'main\.' --trim-path /tmp/listprog-golden --source-path /nonexistent/dir "$lheap"
+"$rep" --list 'no_such_function_anywhere' "$lheap" > /dev/null 2> "$work/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no matches found for regexp: no_such" "$work/err" && pass "list without match: exit 2, said" || flunk "list without match: exit $rc"
+"$rep" --list '(' "$lheap" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "bad list regexp: exit 2" || flunk "bad list regexp: exit $rc"
+"$rep" --list 'main' --json "$lheap" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "list has no JSON: exit 2" || flunk "list --json: exit $rc"
+# Go's scanner: "\r\n" read as a line end; a line of 64 KiB or more ends the file, quietly
+mkdir "$work/crlf" "$work/long"
+sed 's/$/\r/' "$data/listprog/main.go" > "$work/crlf/main.go"
+"$rep" --list '^main\.large$' --trim-path /tmp/listprog-golden --source-path "$work/crlf" "$lheap" > "$work/crlf.out"
+"$rep" --list '^main\.large$' --trim-path /tmp/listprog-golden --source-path "$data/listprog" "$lheap" > "$work/lf.out"
+[ -s "$work/lf.out" ] && cmp -s "$work/crlf.out" "$work/lf.out" && pass "list: CRLF sources print as LF ones" || flunk "list: CRLF" "$(diff "$work/lf.out" "$work/crlf.out" | head -5)"
+awk 'NR == 22 { s = "//"; while (length(s) < 65536) s = s "x"; print s } { print }' "$data/listprog/main.go" > "$work/long/main.go"
+"$rep" --list '^main\.large$' --trim-path /tmp/listprog-golden --source-path "$work/long" "$lheap" > "$work/long.out"
+[ "$(tail -n 1 "$work/long.out" | cut -c 1-30)" = "         .          .     21:f" ] && pass "list: a 64 KiB line ends the source" || flunk "list: long line" "$(tail -n 2 "$work/long.out" | cut -c 1-60)"
 # --svg: goldens are `go tool pprof -svg` (Debian 12's Graphviz 2.43) with the pan/zoom
 # script's text cut out, since that script is ours (docs/report.md, "SVG")
 svg() {

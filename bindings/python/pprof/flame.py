@@ -36,6 +36,8 @@ class _FlameWriteOptions(Structure):
         ("inverted", c_bool),
         ("max_nodes", c_size_t),
         ("allocator", _lib.Allocator),
+        ("graph", c_void_p),
+        ("graph_sample_type", c_char_p),
     ]
 
 
@@ -57,7 +59,7 @@ def _b(s):
 
 def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines=False, reverse=False,
           normalize=False, title=None, width=0, minwidth=None, colors=None, hash=False, inverted=False,
-          **filters):
+          graph=True, **filters):
     """The flame graph of a Profile, as pprof-flame draws it.
 
     Without path: d3-flame-graph's tree as Python objects ({"name", "value", "children"}, and
@@ -66,7 +68,10 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
     format says otherwise, and returns None.
 
     base: a Profile to compare with (normalize=True scales it to the profile's total first).
-    minwidth: pixels (a number) or a percentage ("0.5%"). Filters, in pprof-edit's names with
+    minwidth: pixels (a number) or a percentage ("0.5%"). graph: the HTML page gets a Graph view,
+    go tool pprof -svg's call graph drawn by Graphviz (not with a base; graph=False leaves it
+    out; Graphviz is not reentrant: two such pages must not be written on two threads at once).
+    Filters, in pprof-edit's names with
     '_' for '-' (focus, ignore, hide, show, show_from, prune_from, tag_focus, ...), apply
     first through pprof.edit. Raises PprofError."""
     if not isinstance(profile, Profile) or (base is not None and not isinstance(base, Profile)):
@@ -102,6 +107,8 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
         w.minwidth_percent = s.endswith("%")
         w.minwidth = float(s.rstrip("%"))
     w.colors, w.hash, w.inverted = _b(colors), bool(hash), bool(inverted)
+    if graph and base is None and format == "html":
+        w.graph, w.graph_sample_type = profile._handle(), _b(sample_type)
     err = _lib.Error()
     tree = c_void_p()
     try:

@@ -52,9 +52,14 @@ def _b(s):
 
 
 def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
-           nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None, mean=False):
+           nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None,
+           source_path=None, trim_path=None, mean=False):
     """The report go tool pprof -FORMAT prints for a Profile, as a str (format: top, traces, tags,
-    tree, peek, dot, svg, callgrind). json_output=True gives the JSON form (docs/report.md) as
+    tree, peek, dot, svg, callgrind, list). peek and list take symbol, a Go regexp; list reads the
+    sources of the matching functions from the paths in the profile, with Go's -source_path
+    (source_path: ':'-separated directories, default the working directory) and -trim_path
+    (trim_path: ':'-separated prefixes); a source it cannot read is said in the text, and bytes
+    of a source that are not UTF-8 come back as surrogate escapes. json_output=True gives the JSON form (docs/report.md) as
     Python objects. With path: writes the report there (atomically; "-" is standard output), long
     reports as they are made, and returns None. "svg" is the dot graph laid out by Graphviz in this process; Graphviz is not
     reentrant, so two svg renders must not run on two threads at once. mean=True is Go's -mean
@@ -78,6 +83,8 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     o.compact_labels = bool(compact_labels)
     o.symbol = _b(symbol)
     o.mean = bool(mean)
+    o.source_path = _b(source_path)
+    o.trim_path = _b(trim_path)
     err = _lib.Error()
     if path is not None:
         check(lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
@@ -88,5 +95,5 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
                                  ctypes.byref(err))
     data = take_buffer(buf)
     check(st, err, profile.name)
-    text = data.decode("utf-8")
+    text = data.decode("utf-8", "surrogateescape" if format == "list" else "strict")
     return json.loads(text) if json_output else text

@@ -68,3 +68,14 @@ def test_errors(examples):
         p.flame(colors="pink")
     with pytest.raises(ValueError):
         p.flame(normalize=True)
+
+
+def test_html_has_the_graph_view_unless_asked_not_to(examples, tmp_path):
+    p = pprof.read(examples / "query-fib.pb.gz")
+    page = pprof.flame(p, format="html")
+    cli = run(tool("pprof-flame"), examples / "query-fib.pb.gz", "--format=html")
+    assert cli.returncode == 0, cli.stderr
+    assert page.count('<div id="pprof-flame-graph"') == 1
+    assert page.split('<div id="pprof-flame-graph"')[1].split(">")[0] == \
+        cli.stdout.decode().split('<div id="pprof-flame-graph"')[1].split(">")[0]
+    assert '<div id="pprof-flame-graph"' not in pprof.flame(p, format="html", graph=False)

@@ -2,7 +2,7 @@
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import run, tool
+from conftest import SRC, run, tool
 
 import pprof
 
@@ -56,3 +56,21 @@ def test_mean_divides_by_the_count(examples):
     tree = pprof.report.render(p, "tree", json_output=True)
     mean_tree = pprof.report.render(p, "tree", json_output=True, mean=True)
     assert [n["cum"] for n in mean_tree["nodes"]] != [n["cum"] for n in tree["nodes"]]
+
+
+def test_list_reads_sources_as_the_tool_does(tmp_path):
+    data = SRC / "tests" / "report" / "data"
+    heap = data / "list-heap.pb.gz"
+    p = pprof.read(heap)
+    args = dict(symbol=r"main\.", trim_path="/tmp/listprog-golden", source_path=str(data / "listprog"))
+    ours = pprof.report.render(p, "list", **args)
+    cli = run(tool("pprof-report"), "--list", r"main\.", "--trim-path", args["trim_path"], "--source-path",
+              args["source_path"], heap)
+    assert cli.returncode == 0, cli.stderr
+    assert ours == cli.stdout.decode()
+    assert "      80kB       80kB     24:\t\tkeep = append(keep, make([]byte, 8192))\n" in ours
+    # sources missing: said, not fatal
+    missing = pprof.report.render(p, "list", symbol=r"^main\.large$", source_path=str(tmp_path))
+    assert " Error: open /tmp/listprog-golden/main.go: no such file or directory" in missing
+    with pytest.raises(pprof.PprofError, match="no matches found"):
+        pprof.report.render(p, "list", symbol="no_such_function")

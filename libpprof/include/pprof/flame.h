@@ -138,15 +138,21 @@ typedef struct pprof_flame_write_options {
      * parents keep exact values; docs/flame.md "Pruning"). 0 = 150,000; SIZE_MAX = all. */
     size_t max_nodes;
     pprof_allocator allocator; /* for scratch memory; out is grown with libc's realloc */
+    /* HTML: a Graph view of this profile next to the flame graph: the call graph of
+     * `go tool pprof -svg` (pprof_report_render, PPROF_REPORT_SVG, with graph_sample_type;
+     * NULL: the report's default type), drawn by Graphviz when the page is written. NULL: no
+     * Graph view. In a library built without Graphviz the page says that the view is absent;
+     * when Graphviz fails the page says why, and the flame graph is written all the same.
+     * With a graph, pprof_flame_write is NOT thread-safe (Graphviz is not reentrant, see
+     * pprof_report_render). */
+    const pprof_profile *graph;
+    const char *graph_sample_type;
 } pprof_flame_write_options;
 
 #define PPROF_FLAME_WRITE_OPTIONS_INIT                                                             \
     {                                                                                              \
         sizeof(pprof_flame_write_options), PPROF_FLAME_HTML, NULL, NULL, NULL, 0, -1.0, false,     \
-            NULL, false, false, 0,                                                                 \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL                            \
     }
 
 /* The palettes' names, NULL-terminated, for option parsing and completions. */

@@ -114,7 +114,8 @@ typedef enum pprof_report_format {
     PPROF_REPORT_PEEK,      /* -peek RX: -tree for the nodes matching symbol, untrimmed */
     PPROF_REPORT_DOT,       /* -dot: the call graph in Graphviz's language */
     PPROF_REPORT_CALLGRIND, /* -callgrind: callgrind's format (KCachegrind) */
-    PPROF_REPORT_LIST,      /* -list RX: annotated source of the functions matching symbol */
+    PPROF_REPORT_LIST,      /* -list RX: annotated source of the functions matching symbol,
+                             * the sources read from the paths in the profile (docs/report.md) */
     PPROF_REPORT_SVG,       /* -svg: the dot graph laid out by Graphviz, with pan and zoom */
 } pprof_report_format;
 
@@ -125,23 +126,27 @@ typedef struct pprof_report_render_options {
     /* PPROF_GRANULARITY_NONE: the format's default, as Go's (functions; addresses for
      * callgrind, which Go forces; lines for list, which Go forces) */
     pprof_granularity granularity;
-    bool cum_sort;           /* -cum */
-    int64_t node_count;      /* -nodecount; -1: the format's default (80, 0 = all for top) */
-    double node_fraction;    /* -nodefraction; negative: 0.005 */
-    double edge_fraction;    /* -edgefraction; negative: 0.001 */
-    bool no_trim;            /* -trim=false: no node count, no fractions */
-    bool compact_labels;     /* -compact_labels: no profile header lines in tree and top */
-    const char *symbol;      /* the regexp (Go syntax) of peek and list; NULL for the others */
-    const char *source_path; /* list: directories searched for sources, ':'-separated */
-    const char *trim_path;   /* list: prefixes removed from source paths, ':'-separated */
+    bool cum_sort;        /* -cum */
+    int64_t node_count;   /* -nodecount; -1: the format's default (80, 0 = all for top) */
+    double node_fraction; /* -nodefraction; negative: 0.005 */
+    double edge_fraction; /* -edgefraction; negative: 0.001 */
+    bool no_trim;         /* -trim=false: no node count, no fractions */
+    bool compact_labels;  /* -compact_labels: no profile header lines in tree and top */
+    const char *symbol;   /* the regexp (Go syntax) of peek and list; NULL for the others */
+    /* list: directories searched for sources, ':'-separated, each with its parents (NULL or
+     * "": the working directory); Go's -source_path */
+    const char *source_path;
+    /* list: prefixes removed from source paths, ':'-separated (NULL or "": a search
+     * directory's base name found in the path, as Go guesses); Go's -trim_path */
+    const char *trim_path;
     pprof_allocator allocator;
     /* as in pprof_report_options */
     const pprof_profile *unfiltered;
     const char *const *active_filters;
     size_t n_active_filters;
     /* -mean, as in pprof_report_options; traces divide each sample's value by its first value;
-     * tags are Go's, which ignore it; tree, peek and callgrind print edge weights undivided,
-     * as Go does */
+     * tags are Go's, which ignore it; tree, peek and callgrind print edge weights undivided and
+     * list its lines (the total divided), as Go does */
     bool mean;
 } pprof_report_render_options;
 

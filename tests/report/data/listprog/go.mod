@@ -1,0 +1,3 @@
+module listprog
+
+go 1.19
