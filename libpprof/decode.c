@@ -91,40 +91,6 @@ fail(dec *d, const uint8_t *at, pprof_status code, const char *fmt, ...)
     return pprof__error(d->err, code, (uint64_t)(at - d->base), path, "%s", msg);
 }
 
-static const char *
-wt_name(uint32_t wt)
-{
-    static const char *const n[] = {"varint",    "fixed64", "length-delimited", "start-group",
-                                    "end-group", "fixed32", "invalid (6)",      "invalid (7)"};
-    return n[wt & 7];
-}
-
-/* Skips one unknown field's payload. */
-static bool
-skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
-{
-    uint64_t v;
-    switch (wt) {
-    case PPROF_WT_VARINT: return pprof__varint(pp, end, &v);
-    case PPROF_WT_I64:
-        if (end - *pp < 8)
-            return false;
-        *pp += 8;
-        return true;
-    case PPROF_WT_I32:
-        if (end - *pp < 4)
-            return false;
-        *pp += 4;
-        return true;
-    case PPROF_WT_LEN:
-        if (!pprof__varint(pp, end, &v) || v > (uint64_t)(end - *pp))
-            return false;
-        *pp += v;
-        return true;
-    default: return false;
-    }
-}
-
 /* Common framing for the message loops below. */
 #define FIELD_LOOP(d, p, end, field, wt, tagp)                                                     \
     while (p < end) {                                                                              \
@@ -143,7 +109,7 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
         if (wt != expect)                                                                          \
             return fail(d, tagp, PPROF_E_WIRE,                                                     \
                         "type mismatch: field %u has wire type %s, expected %s", field,            \
-                        wt_name(wt), wt_name(expect));                                             \
+                        pprof__wt_name(wt), pprof__wt_name(expect));                               \
     } while (0)
 
 #define VARINT(d, p, end, out)                                                                     \
@@ -156,9 +122,9 @@ skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
 #define SKIP(d, p, end, wt, tagp, field)                                                           \
     do {                                                                                           \
         d->p->unknown_fields++;                                                                    \
-        if (!skip_field(&p, end, wt))                                                              \
+        if (!pprof__skip_field(&p, end, wt))                                                       \
             return fail(d, tagp, PPROF_E_WIRE, "unknown field %u: bad %s payload", field,          \
-                        wt_name(wt));                                                              \
+                        pprof__wt_name(wt));                                                       \
     } while (0)
 
 static bool
@@ -243,7 +209,7 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     }
     if (wt != PPROF_WT_LEN)
         return fail(d, tagp, PPROF_E_WIRE, "type mismatch: repeated varint field has wire type %s",
-                    wt_name(wt));
+                    pprof__wt_name(wt));
     const uint8_t *sub_end;
     LEN(d, p, end, sub_end, tagp);
     if (p == sub_end) { /* an empty packed run: the vector may have no storage yet */
@@ -744,7 +710,7 @@ prescan_sub(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, bool i
                 c->stack++;
             else if (is_sample && field == PPROF__F_sample_value)
                 c->values++;
-        } else if (!skip_field(&p, end, wt)) {
+        } else if (!pprof__skip_field(&p, end, wt)) {
             return false;
         }
     }
@@ -761,7 +727,7 @@ prescan(const uint8_t *p, const uint8_t *end, bool lazy, counts *c)
         if (!pprof__tag(&p, end, &field, &wt))
             return;
         if (wt != PPROF_WT_LEN) {
-            if (!skip_field(&p, end, wt))
+            if (!pprof__skip_field(&p, end, wt))
                 return;
             continue;
         }

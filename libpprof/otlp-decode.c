@@ -51,39 +51,6 @@ failw(odec *d, const where *w, const char *field, const uint8_t *at, pprof_statu
     return pprof__error(d->err, code, (uint64_t)(at - d->base), path, "%s", msg);
 }
 
-static const char *
-wt_name(uint32_t wt)
-{
-    static const char *const n[] = {"varint",    "fixed64", "length-delimited", "start-group",
-                                    "end-group", "fixed32", "invalid (6)",      "invalid (7)"};
-    return n[wt & 7];
-}
-
-static bool
-skip_payload(const uint8_t **pp, const uint8_t *end, uint32_t wt)
-{
-    uint64_t v;
-    switch (wt) {
-    case PPROF_WT_VARINT: return pprof__varint(pp, end, &v);
-    case PPROF_WT_I64:
-        if (end - *pp < 8)
-            return false;
-        *pp += 8;
-        return true;
-    case PPROF_WT_I32:
-        if (end - *pp < 4)
-            return false;
-        *pp += 4;
-        return true;
-    case PPROF_WT_LEN:
-        if (!pprof__varint(pp, end, &v) || v > (uint64_t)(end - *pp))
-            return false;
-        *pp += v;
-        return true;
-    default: return false;
-    }
-}
-
 /* One field's framing: tag read, tp its start. Known fields are handled by the caller's switch,
  * which falls back to SKIP. */
 #define FIELDS(d, w, p, end)                                                                       \
@@ -99,9 +66,9 @@ skip_payload(const uint8_t **pp, const uint8_t *end, uint32_t wt)
 #define SKIP(d, w, p, end)                                                                         \
     do {                                                                                           \
         d->o->unknown_fields++;                                                                    \
-        if (!skip_payload(&p, end, wt))                                                            \
+        if (!pprof__skip_field(&p, end, wt))                                                       \
             return failw(d, w, NULL, tp, PPROF_E_WIRE, "unknown field %u: bad %s payload", f,      \
-                         wt_name(wt));                                                             \
+                         pprof__wt_name(wt));                                                      \
     } while (0)
 
 #define CHECK(expr)                                                                                \
@@ -116,8 +83,8 @@ want(odec *d, const where *w, const char *name, const uint8_t *tp, uint32_t wt, 
 {
     if (wt == expect)
         return PPROF_OK;
-    return failw(d, w, name, tp, PPROF_E_WIRE, "wire type %s, expected %s", wt_name(wt),
-                 wt_name(expect));
+    return failw(d, w, name, tp, PPROF_E_WIRE, "wire type %s, expected %s", pprof__wt_name(wt),
+                 pprof__wt_name(expect));
 }
 
 static pprof_status
@@ -349,7 +316,7 @@ pprof__otlp_array_next(const uint8_t **pp, const uint8_t *end, pprof__any *v)
         if (!pprof__tag(pp, end, &f, &wt))
             return false;
         if (f != 1 || wt != PPROF_WT_LEN) {
-            if (!skip_payload(pp, end, wt))
+            if (!pprof__skip_field(pp, end, wt))
                 return false;
             continue;
         }

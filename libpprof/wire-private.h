@@ -80,6 +80,41 @@ pprof__varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
     return pprof__varint_slow(pp, end, out);
 }
 
+/* The wire type's name, for messages. */
+static inline const char *
+pprof__wt_name(uint32_t wt)
+{
+    static const char *const n[] = {"varint",    "fixed64", "length-delimited", "start-group",
+                                    "end-group", "fixed32", "invalid (6)",      "invalid (7)"};
+    return n[wt & 7];
+}
+
+/* Skips one unknown field's payload of wire type wt; false when it is malformed or cut. */
+static inline bool
+pprof__skip_field(const uint8_t **pp, const uint8_t *end, uint32_t wt)
+{
+    uint64_t v;
+    switch (wt) {
+    case PPROF_WT_VARINT: return pprof__varint(pp, end, &v);
+    case PPROF_WT_I64:
+        if (end - *pp < 8)
+            return false;
+        *pp += 8;
+        return true;
+    case PPROF_WT_I32:
+        if (end - *pp < 4)
+            return false;
+        *pp += 4;
+        return true;
+    case PPROF_WT_LEN:
+        if (!pprof__varint(pp, end, &v) || v > (uint64_t)(end - *pp))
+            return false;
+        *pp += v;
+        return true;
+    default: return false;
+    }
+}
+
 /* A tag is at most 5 bytes and its field number is 1..2^29-1. */
 static inline bool
 pprof__tag(const uint8_t **pp, const uint8_t *end, uint32_t *field, uint32_t *wt)
