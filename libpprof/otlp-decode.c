@@ -168,6 +168,17 @@ push(odec *d, pprof__vec *v, size_t elem)
     return pprof__vec_push(d->a, v, elem);
 }
 
+/* Appends the entry just read (size bytes at e) to v; p is where an error points. */
+static pprof_status
+store(odec *d, const where *w, const uint8_t *p, pprof__vec *v, const void *e, size_t size)
+{
+    void *slot = push(d, v, size);
+    if (!slot)
+        return nomem(d, w, p);
+    memcpy(slot, e, size);
+    return PPROF_OK;
+}
+
 /* Repeated int32 (packed or not) appended to ints; *count grows by the number read and is
  * bounded by max together with *total. */
 static pprof_status
@@ -361,11 +372,7 @@ rd_mapping(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     default: SKIP(d, &w, p, end);
     }
     FIELDS_END
-    pprof__otlp_mapping *slot = push(d, &d->o->mappings, sizeof(m));
-    if (!slot)
-        return nomem(d, &w, p);
-    *slot = m;
-    return PPROF_OK;
+    return store(d, &w, p, &d->o->mappings, &m, sizeof(m));
 }
 
 static pprof_status
@@ -389,11 +396,7 @@ rd_line(odec *d, const where *w, const uint8_t *p, const uint8_t *end)
     default: SKIP(d, w, p, end);
     }
     FIELDS_END
-    pprof__otlp_line *slot = push(d, &d->o->lines, sizeof(l));
-    if (!slot)
-        return nomem(d, w, p);
-    *slot = l;
-    return PPROF_OK;
+    return store(d, w, p, &d->o->lines, &l, sizeof(l));
 }
 
 static pprof_status
@@ -427,11 +430,7 @@ rd_location(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     default: SKIP(d, &w, p, end);
     }
     FIELDS_END
-    pprof__otlp_location *slot = push(d, &d->o->locations, sizeof(l));
-    if (!slot)
-        return nomem(d, &w, p);
-    *slot = l;
-    return PPROF_OK;
+    return store(d, &w, p, &d->o->locations, &l, sizeof(l));
 }
 
 static pprof_status
@@ -456,11 +455,7 @@ rd_function(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     default: SKIP(d, &w, p, end);
     }
     FIELDS_END
-    pprof__otlp_function *slot = push(d, &d->o->functions, sizeof(fn));
-    if (!slot)
-        return nomem(d, &w, p);
-    *slot = fn;
-    return PPROF_OK;
+    return store(d, &w, p, &d->o->functions, &fn, sizeof(fn));
 }
 
 static pprof_status
@@ -479,11 +474,7 @@ rd_link(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     default: SKIP(d, &w, p, end);
     }
     FIELDS_END
-    pprof__otlp_link *slot = push(d, &d->o->links, sizeof(l));
-    if (!slot)
-        return nomem(d, &w, p);
-    *slot = l;
-    return PPROF_OK;
+    return store(d, &w, p, &d->o->links, &l, sizeof(l));
 }
 
 static pprof_status
@@ -508,11 +499,7 @@ rd_attr(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     default: SKIP(d, &w, p, end);
     }
     FIELDS_END
-    pprof__otlp_attr *slot = push(d, &d->o->attrs, sizeof(a));
-    if (!slot)
-        return nomem(d, &w, p);
-    *slot = a;
-    return PPROF_OK;
+    return store(d, &w, p, &d->o->attrs, &a, sizeof(a));
 }
 
 static pprof_status
@@ -532,11 +519,7 @@ rd_stack(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     else
         SKIP(d, &w, p, end);
     FIELDS_END
-    pprof__otlp_stack *slot = push(d, &d->o->stacks, sizeof(s));
-    if (!slot)
-        return nomem(d, &w, p);
-    *slot = s;
-    return PPROF_OK;
+    return store(d, &w, p, &d->o->stacks, &s, sizeof(s));
 }
 
 static pprof_status
@@ -709,11 +692,7 @@ rd_kv(odec *d, const where *w, const uint8_t *p, const uint8_t *end)
     default: SKIP(d, w, p, end);
     }
     FIELDS_END
-    pprof__otlp_kv *slot = push(d, &d->o->kvs, sizeof(kv));
-    if (!slot)
-        return nomem(d, w, p);
-    *slot = kv;
-    return PPROF_OK;
+    return store(d, w, p, &d->o->kvs, &kv, sizeof(kv));
 }
 
 /* InstrumentationScope: name, version, attributes. */
