@@ -64,18 +64,12 @@ cg_address(char *dst, size_t cap, const pprof__node_info *prev, uint64_t cur)
     snprintf(dst, cap, "%s", strlen(rel) < strlen(abs) ? rel : abs);
 }
 
-static bool
-sv_eq(pprof_string a, pprof_string b)
-{
-    return a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len));
-}
-
 /* The function node of an info: the same without address and line. */
 static bool
 same_function(const pprof__node_info *a, const pprof__node_info *b)
 {
-    return a->start_line == b->start_line && sv_eq(a->name, b->name) && sv_eq(a->file, b->file) &&
-           sv_eq(a->objfile, b->objfile);
+    return a->start_line == b->start_line && pprof__str_eq(a->name, b->name) &&
+           pprof__str_eq(a->file, b->file) && pprof__str_eq(a->objfile, b->objfile);
 }
 
 /* getDisambiguatedNames: " [i/n]" after names shared by several functions in one file. */
@@ -104,8 +98,8 @@ disambiguate(const pprof__graph *g, uint32_t *index, uint32_t *count)
         pprof__htab_probe pr;
         uint32_t v;
         PPROF__HTAB_FIND(&h, hh, pr, v,
-                         sv_eq(info[g->order[v]].name, x->name) &&
-                             sv_eq(info[g->order[v]].file, x->file));
+                         pprof__str_eq(info[g->order[v]].name, x->name) &&
+                             pprof__str_eq(info[g->order[v]].file, x->file));
         if (v == PPROF_NONE) {
             if (pprof__htab_full(&h)) {
                 if (!pprof__htab_reserve(&h, &a, 1)) {
@@ -173,8 +167,8 @@ pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out)
     for (size_t i = 0; i < g.n && !st; i++) {
         uint32_t n = g.order[i];
         const pprof__node_info *x = &g.nodes.info[n];
-        if (!prev || !sv_eq(x->objfile, prev->objfile) || !sv_eq(x->file, prev->file) ||
-            !sv_eq(x->name, prev->name)) {
+        if (!prev || !pprof__str_eq(x->objfile, prev->objfile) ||
+            !pprof__str_eq(x->file, prev->file) || !pprof__str_eq(x->name, prev->name)) {
             st = pprof__buffer_printf(out, "\nob=");
             if (!st)
                 st = cg_name(&obj, x->objfile.data, x->objfile.len, out);

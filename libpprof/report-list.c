@@ -22,30 +22,14 @@ typedef struct lnode {
     int64_t lineno, start_line, flat, cum;
 } lnode;
 
-static int
-str_cmp(pprof_string a, pprof_string b)
-{
-    size_t n = a.len < b.len ? a.len : b.len;
-    int c = n ? memcmp(a.data, b.data, n) : 0;
-    if (c)
-        return c;
-    return a.len < b.len ? -1 : a.len > b.len;
-}
-
-static bool
-str_eq(pprof_string a, pprof_string b)
-{
-    return a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0);
-}
-
 /* Function name (Go's NameOrder), then file (FileOrder), then line. */
 static int
 lnode_cmp(const void *x, const void *y)
 {
     const lnode *a = x, *b = y;
-    int c = str_cmp(a->name, b->name);
+    int c = pprof__str_cmp(a->name, b->name);
     if (!c)
-        c = str_cmp(a->file, b->file);
+        c = pprof__str_cmp(a->file, b->file);
     if (!c)
         c = a->lineno < b->lineno ? -1 : a->lineno > b->lineno;
     return c;
@@ -279,7 +263,7 @@ static int
 routine_key_cmp(const void *x, const void *y)
 {
     const routine_key *a = x, *b = y;
-    int c = str_cmp(a->file, b->file);
+    int c = pprof__str_cmp(a->file, b->file);
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
@@ -295,7 +279,7 @@ routines_say(pprof__rctx *c, const lnode *ls, routine *rs, size_t n)
     qsort(ks, n, sizeof(*ks), routine_key_cmp);
     bool read = false;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || !str_eq(ks[i].file, ks[i - 1].file))
+        if (i == 0 || !pprof__str_eq(ks[i].file, ks[i - 1].file))
             read = false;
         routine *r = &rs[ks[i].order];
         read = read || r->reads;
@@ -411,8 +395,7 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
     if (st)
         return st;
     /* -mean: Go's printSource prints the nodes' undivided sums (only the total is divided) */
-    pprof__nodes_cfg cfg = {PPROF_GRANULARITY_LINES, true, o->trim_path, o->source_path,
-                            false};
+    pprof__nodes_cfg cfg = {PPROF_GRANULARITY_LINES, true, o->trim_path, o->source_path, false};
     if ((st = pprof__nodes_build_cfg(c->p, c->index, &cfg, &c->a, &nodes, c->err)))
         goto out;
     size_t n = 0;
@@ -428,7 +411,7 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
         const pprof__node_info *in = &nodes.info[i];
         if (nodes.flat[i] == 0 && nodes.cum[i] == 0)
             continue;
-        int m = last.data && str_eq(last, in->name)
+        int m = last.data && pprof__str_eq(last, in->name)
                     ? last_m
                     : pprof__regex_match(rx, in->name.data, in->name.len);
         if (m < 0) {
@@ -468,7 +451,7 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
     size_t nr = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && str_eq(ls[j].name, ls[i].name))
+        while (j < n && pprof__str_eq(ls[j].name, ls[i].name))
             j++;
         size_t k = i;
         while (k < j && ls[k].file.len == 0)
@@ -479,7 +462,7 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
         }
         while (k < j) {
             size_t m = k;
-            while (m < j && str_eq(ls[m].file, ls[k].file))
+            while (m < j && pprof__str_eq(ls[m].file, ls[k].file))
                 m++;
             rs[nr] = (routine){k, m, nr, 0, 0, 0, 0, false, false};
             routine_window(ls, &rs[nr++]);

@@ -118,16 +118,6 @@ trim_path(pprof_string s, const char *trim, const char *search)
 }
 
 static int
-str_cmp(pprof_string a, pprof_string b)
-{
-    size_t n = a.len < b.len ? a.len : b.len;
-    int c = n ? memcmp(a.data, b.data, n) : 0;
-    if (c)
-        return c;
-    return a.len < b.len ? -1 : a.len > b.len;
-}
-
-static int
 info_cmp(const pprof__node_info *a, const pprof__node_info *b)
 {
     if (a->address != b->address)
@@ -136,11 +126,11 @@ info_cmp(const pprof__node_info *a, const pprof__node_info *b)
         return a->lineno < b->lineno ? -1 : 1;
     if (a->start_line != b->start_line)
         return a->start_line < b->start_line ? -1 : 1;
-    int c = str_cmp(a->name, b->name);
+    int c = pprof__str_cmp(a->name, b->name);
     if (!c)
-        c = str_cmp(a->file, b->file);
+        c = pprof__str_cmp(a->file, b->file);
     if (!c)
-        c = str_cmp(a->objfile, b->objfile);
+        c = pprof__str_cmp(a->objfile, b->objfile);
     return c;
 }
 

@@ -4,6 +4,7 @@
 #define PPROF_REPORT_PRIVATE_H
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "measure-private.h"
 #include "pprof/report.h"
@@ -38,6 +39,23 @@ pprof__go_i64(double f)
     if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0))
         return INT64_MIN;
     return (int64_t)f;
+}
+
+/* Byte order of two string views (Go's string comparison), and their equality. */
+static inline int
+pprof__str_cmp(pprof_string a, pprof_string b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = n ? memcmp(a.data, b.data, n) : 0;
+    if (c)
+        return c;
+    return a.len < b.len ? -1 : a.len > b.len;
+}
+
+static inline bool
+pprof__str_eq(pprof_string a, pprof_string b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0);
 }
 
 /* Go's graph.NodeInfo: the identity of a node. Strings are views into the profile or into the
