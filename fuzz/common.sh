@@ -27,9 +27,11 @@ fuzz_seed_dirs() {
     return 0
 }
 
-# fuzz_setup DIR ENGINE: configures (once) and builds the harnesses of one engine.
+# fuzz_setup DIR ENGINE [HARNESS...]: configures (once) and builds the harnesses of one engine
+# (only those named, when any are; "-" names none, for the AFL++ mutator alone).
 fuzz_setup() {
-    local dir=$1 engine=$2 cc cxx h
+    local dir=$1 engine=$2 cc cxx h only
+    only=${*:3}
     # The C++ compiler (libpprof/regex-re2.cc, and the linker of every harness) must be the C
     # compiler's pair: g++ does not know -fsanitize=fuzzer.
     case $engine in
@@ -44,7 +46,7 @@ fuzz_setup() {
             -Dtools=false -Dwerror=false >/dev/null
     fi
     local targets=()
-    for h in $FUZZ_ALL; do targets+=("fuzz/fuzz_$h"); done
+    for h in ${only:-$FUZZ_ALL}; do [ "$h" = - ] || targets+=("fuzz/fuzz_$h"); done
     [ "$engine" = none ] && targets+=(fuzz/libpprof-afl-mutator.so)
     if ! ninja -C "$dir" "${targets[@]}" >"$dir/fuzz-build.log" 2>&1; then
         grep -E -A5 "error|FAILED" "$dir/fuzz-build.log" | head -30 >&2

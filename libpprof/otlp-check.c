@@ -102,7 +102,7 @@ same_key(const void *ctx, uint32_t v, const void *key)
 {
     const list_ctx *l = ctx;
     const pprof_string *x = key;
-    pprof_string y;
+    pprof_string y = {"", 0};
     return list_key(l->o, l->r, v, &y) && x->len == y.len &&
            (x->len == 0 || memcmp(x->data, y.data, x->len) == 0);
 }
@@ -121,7 +121,7 @@ attr_list(ock *k, pprof__otlp_range r, uint64_t off, const char *where)
     pprof_status st = PPROF_OK;
     for (uint32_t j = 0; j < r.n; j++) {
         int32_t ai = PPROF__AT(o->ints, int32_t, r.off + j);
-        pprof_string x;
+        pprof_string x = {"", 0};
         if (!ref(k, U_ATTR, ai, off, "%s.attribute_indices[%u]", where, j) || ai == 0 ||
             !list_key(o, r, j, &x))
             continue;

@@ -102,7 +102,7 @@ static pprof_status
 rd_i32(odec *d, const where *w, const char *name, const uint8_t *tp, const uint8_t **p,
        const uint8_t *end, uint32_t wt, int32_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0;
     CHECK(rd_varint(d, w, name, tp, p, end, wt, &v));
     *out = (int32_t)(uint32_t)v; /* protobuf's int32: the low 32 bits */
     return PPROF_OK;
@@ -200,7 +200,7 @@ rd_rep_i32(odec *d, const where *w, const char *name, const uint8_t *tp, const u
     do {
         int32_t v;
         if (packed) {
-            uint64_t x;
+            uint64_t x = 0;
             if (!pprof__varint(&q, e, &x))
                 return failw(d, w, name, q, PPROF_E_WIRE, "bad varint in packed field");
             v = (int32_t)(uint32_t)x;
@@ -236,7 +236,7 @@ rd_rep_64(odec *d, const where *w, const char *name, const uint8_t *tp, const ui
         e = end;
     }
     do {
-        uint64_t x;
+        uint64_t x = 0;
         uint32_t ewt = packed ? elem_wt : wt;
         if (fixed)
             CHECK(rd_fixed64(d, w, name, tp, &q, e, ewt, &x));
@@ -282,7 +282,7 @@ rd_any(odec *d, const where *w, const char *name, const uint8_t *p, const uint8_
 {
     memset(v, 0, sizeof(*v));
     FIELDS(d, w, p, end)
-    uint64_t x;
+    uint64_t x = 0;
     switch (f) {
     case 1:
     case 7:
@@ -382,7 +382,7 @@ rd_line(odec *d, const where *w, const uint8_t *p, const uint8_t *end)
         return over(d, w, NULL, p, "lines", d->ro->max_lines);
     pprof__otlp_line l = {0};
     FIELDS(d, w, p, end)
-    uint64_t x;
+    uint64_t x = 0;
     switch (f) {
     case 1: CHECK(rd_i32(d, w, "function_index", tp, &p, end, wt, &l.function)); break;
     case 2:
@@ -443,7 +443,7 @@ rd_function(odec *d, const uint8_t *p, const uint8_t *end, size_t i)
     fn.off = (uint64_t)(p - d->base);
     fn.len = (uint64_t)(end - p);
     FIELDS(d, &w, p, end)
-    uint64_t x;
+    uint64_t x = 0;
     switch (f) {
     case 1: CHECK(rd_i32(d, &w, "name_strindex", tp, &p, end, wt, &fn.name)); break;
     case 2: CHECK(rd_i32(d, &w, "system_name_strindex", tp, &p, end, wt, &fn.system_name)); break;
@@ -630,7 +630,7 @@ rd_profile(odec *d, const char *pre, size_t i, const uint8_t *p, const uint8_t *
     pr->attrs.off = (uint32_t)o->ints.len;
     FIELDS(d, &w, p, end)
     const uint8_t *e;
-    uint64_t x;
+    uint64_t x = 0;
     switch (f) {
     case 1:
     case 5:

@@ -311,7 +311,7 @@ mapping(pconv *c, size_t i)
     if (fn < 0 || bid < 0)
         return nomem(c);
     c->ai.len = 0;
-    pprof_string b;
+    pprof_string b = {"", 0};
     if (m->build_id && pprof__str(c->p, m->build_id, &b) && b.len &&
         !push_ai(c, attr_str(c, PPROF__OTLP_BUILD_ID, b)))
         return nomem(c);
@@ -422,7 +422,7 @@ find_special(pconv *c, const pprof_sample *s)
         if (slot)
             *slot = *slot == -1 ? (int)j : -2;
     }
-    pprof_string t, s2;
+    pprof_string t = {"", 0}, s2 = {"", 0};
     if (sp.trace >= 0 && sp.span >= 0 &&
         !(pprof__str(c->p, s->label[sp.trace].str, &t) && is_hex(t, 32) &&
           pprof__str(c->p, s->label[sp.span].str, &s2) && is_hex(s2, 16)))
@@ -538,7 +538,7 @@ profile_attrs(pconv *c)
              {h->keep_frames, PPROF__OTLP_KEEP_FRAMES},
              {h->doc_url, PPROF__OTLP_DOC_URL}};
     for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-        pprof_string v;
+        pprof_string v = {"", 0};
         if (f[i].s && pprof__str(p, f[i].s, &v) && v.len && !push_ai(c, attr_str(c, f[i].key, v)))
             return nomem(c);
     }
@@ -666,7 +666,7 @@ convert(pconv *c, pprof__vec *profs)
         int32_t link = 0;
         if (sp.trace >= 0) {
             uint8_t tid[16], sid[8];
-            pprof_string t, s2;
+            pprof_string t = {"", 0}, s2 = {"", 0};
             pprof__str(p, s.label[sp.trace].str, &t);
             pprof__str(p, s.label[sp.span].str, &s2);
             unhex(t, tid);

@@ -94,7 +94,7 @@ add_hex(conv *c, pprof_string b)
 static bool
 str_is(const pprof_otlp *o, int32_t i, const char *s)
 {
-    pprof_string v;
+    pprof_string v = {"", 0};
     return pprof__otlp_str(o, i, &v) && v.len == strlen(s) && memcmp(v.data, s, v.len) == 0;
 }
 
