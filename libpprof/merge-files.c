@@ -272,8 +272,8 @@ pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
     pprof_read_options ro;
     pprof__read_options_fill(&ro, o.read);
     /* Without a caller's allocator, the inputs' big tables are mappings kept from one input to
-     * the next: each fresh mapping's huge pages are zeroed by the kernel, and with a hundred
-     * inputs that zeroing was a third of the run (docs/merge.md). */
+     * the next instead of fresh ones whose pages the kernel faults in and zeroes again
+     * (docs/merge.md). */
     pprof__blk_cache cache;
     bool cached = !ro.allocator.alloc && !ro.allocator.realloc && !ro.allocator.free;
     if (cached) {

@@ -118,13 +118,6 @@ typedef struct pprof__graph_opts {
 pprof_status pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__graph *g);
 void pprof__graph_free(pprof__graph *g);
 
-/* -mean: Go's divisor of sample s (its first value), 0 without -mean. */
-static inline int64_t
-pprof__mean_div(const pprof__rctx *c, const pprof__sample *s)
-{
-    return c->o->mean && s->n_val ? PPROF__AT(c->p->values, int64_t, s->val_off) : 0;
-}
-
 static inline const char *
 pprof__gname(const pprof__graph *g, uint32_t id, size_t *len)
 {

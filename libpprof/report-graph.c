@@ -117,7 +117,7 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
-        int64_t d = pprof__mean_div(c, s);
+        int64_t d = pprof__mean_divisor(c->p, s, c->o->mean);
         if ((v == 0 && d == 0) || (st = pprof__sample_locs(p, i, idx, c->err)))
             continue;
         uint32_t parent = PPROF_NONE, stamp = (uint32_t)(i + 1);
@@ -495,7 +495,7 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
-        int64_t d = pprof__mean_div(c, s);
+        int64_t d = pprof__mean_divisor(c->p, s, c->o->mean);
         if ((v == 0 && d == 0) || !s->n_lab || (st = pprof__sample_locs(p, i, idx, c->err)))
             continue;
         uint32_t labels = label_set(g, p, s, &tmp, &parts, &cap);

@@ -135,7 +135,7 @@ pprof__report_total(const pprof_profile *u, size_t index, bool mean)
         if (index >= s->n_val)
             continue;
         int64_t v = PPROF__AT(u->values, int64_t, s->val_off + index);
-        int64_t d = mean ? PPROF__AT(u->values, int64_t, s->val_off) : 0;
+        int64_t d = pprof__mean_divisor(u, s, mean);
         v = v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
         all = pprof__add64(all, v);
         div = pprof__add64(div, d);

@@ -317,7 +317,7 @@ sum_samples(const pprof_profile *p, pprof__nodes *n, pprof_error *err)
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + n->sample_index);
         /* -mean: Go's divisor is the first value, and a sample adds to the divisors even when
          * its value is 0 */
-        int64_t d = n->flat_div && s->n_val ? PPROF__AT(p->values, int64_t, s->val_off) : 0;
+        int64_t d = pprof__mean_divisor(p, s, n->flat_div != NULL);
         if (v == 0 && d == 0)
             continue;
         int64_t av = v < 0 ? -(uint64_t)v > INT64_MAX ? INT64_MAX : -v : v;

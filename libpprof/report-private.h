@@ -105,6 +105,13 @@ pprof_status pprof__nodes_build_cfg(const pprof_profile *p, size_t index,
                                     const pprof__nodes_cfg *cfg, const pprof_allocator *a,
                                     pprof__nodes *out, pprof_error *err);
 void pprof__nodes_free(pprof__nodes *n);
+/* Go's SampleMeanDivisor under -mean: the sample's first value; 0 without -mean. */
+static inline int64_t
+pprof__mean_divisor(const pprof_profile *p, const pprof__sample *s, bool mean)
+{
+    return mean && s->n_val ? PPROF__AT(p->values, int64_t, s->val_off) : 0;
+}
+
 /* Go's Node.FlatValue and CumValue: what the reports print (sorting and cutoffs use the sums). */
 static inline int64_t
 pprof__flat_value(const pprof__nodes *n, uint32_t id)

@@ -209,7 +209,7 @@ mark_inline(const pprof_profile *p, const pprof__nodes *nodes, pprof_report *r, 
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + nodes->sample_index);
         /* -mean: Go skips a sample only when its value and its divisor are both 0 */
-        bool div = nodes->flat_div && PPROF__AT(p->values, int64_t, s->val_off) != 0;
+        bool div = pprof__mean_divisor(p, s, nodes->flat_div != NULL) != 0;
         if ((v == 0 && !div) || (st = pprof__sample_locs(p, i, idx, err)))
             continue;
         uint32_t parent = PPROF_NONE, stamp = (uint32_t)(i + 1);
