@@ -11,18 +11,15 @@ struct pprof__arena_chunk {
     max_align_t data[];
 };
 
-/* The default allocator's blocks carry a header saying how they were obtained, so that free and
- * realloc need nothing else. Blocks of PPROF__BIG_BLOCK and more are mappings of their own where
- * the memory policy (memory.c) allows. */
-typedef struct blk {
-    size_t size;   /* mapping length, or the malloc'd payload size */
-    size_t mapped; /* 1 when the block is its own mapping */
-} blk;
+/* The default allocator's blocks carry a header (pprof__blk) saying how they were obtained.
+ * Blocks of PPROF__BIG_BLOCK and more are mappings of their own where the memory policy
+ * (memory.c) allows. */
+typedef pprof__blk blk;
 
 _Static_assert(sizeof(blk) % 16 == 0, "the header keeps 16-byte alignment");
 
-static void *
-heap_blk(size_t size)
+void *
+pprof__heap_blk(size_t size)
 {
     blk *h = malloc(size + sizeof(blk));
     if (!h)
@@ -30,6 +27,16 @@ heap_blk(size_t size)
     h->size = size;
     h->mapped = 0;
     return h + 1;
+}
+
+void *
+pprof__heap_blk_resize(blk *h, size_t size)
+{
+    blk *n = realloc(h, size + sizeof(blk));
+    if (!n)
+        return NULL;
+    n->size = size;
+    return n + 1;
 }
 
 static void *
@@ -46,7 +53,7 @@ blk_alloc(size_t size)
             return h + 1;
         }
     }
-    return heap_blk(size);
+    return pprof__heap_blk(size);
 }
 
 static void
@@ -77,13 +84,8 @@ blk_realloc(void *p, size_t size)
         r->size = len;
         return r + 1;
     }
-    if (!h->mapped && size < PPROF__BIG_BLOCK) {
-        blk *n = realloc(h, size + sizeof(blk));
-        if (!n)
-            return NULL;
-        n->size = size;
-        return n + 1;
-    }
+    if (!h->mapped && size < PPROF__BIG_BLOCK)
+        return pprof__heap_blk_resize(h, size);
     void *n = blk_alloc(size);
     if (!n)
         return NULL;
@@ -91,115 +93,6 @@ blk_realloc(void *p, size_t size)
     memcpy(n, p, old < size ? old : size);
     blk_free(p);
     return n;
-}
-
-/* ---- the big-block cache (memory-private.h) */
-
-void
-pprof__blk_cache_init(pprof__blk_cache *c, size_t max_bytes)
-{
-    memset(c, 0, sizeof(*c));
-    pthread_mutex_init(&c->mu, NULL);
-    c->max_bytes = max_bytes;
-}
-
-void
-pprof__blk_cache_destroy(pprof__blk_cache *c)
-{
-    for (size_t i = 0; i < c->n; i++)
-        pprof__mem_unmap_big(c->slot[i], c->slot_len[i]);
-    pthread_mutex_destroy(&c->mu);
-    memset(c, 0, sizeof(*c));
-}
-
-/* The smallest kept mapping that holds size bytes and wastes at most as much as it holds. */
-static void *
-cache_take(pprof__blk_cache *c, size_t size)
-{
-    size_t need = size + sizeof(blk), best = SIZE_MAX;
-    blk *h = NULL;
-    pthread_mutex_lock(&c->mu);
-    for (size_t i = 0; i < c->n; i++)
-        if (c->slot_len[i] >= need && c->slot_len[i] / 2 <= need &&
-            (best == SIZE_MAX || c->slot_len[i] < c->slot_len[best]))
-            best = i;
-    if (best != SIZE_MAX) {
-        h = c->slot[best];
-        h->size = c->slot_len[best];
-        h->mapped = 1;
-        c->bytes -= c->slot_len[best];
-        c->slot[best] = c->slot[--c->n];
-        c->slot_len[best] = c->slot_len[c->n];
-    }
-    pthread_mutex_unlock(&c->mu);
-    return h ? h + 1 : NULL;
-}
-
-static void *
-cache_alloc(void *ctx, size_t size)
-{
-    if (size < PPROF__CACHE_MIN || size > SIZE_MAX - sizeof(blk) - PPROF__BIG_BLOCK)
-        return blk_alloc(size);
-    void *p = cache_take(ctx, size);
-    if (p || size >= PPROF__BIG_BLOCK)
-        return p ? p : blk_alloc(size);
-    size_t len;
-    blk *h = pprof__mem_map_medium(size + sizeof(blk), &len);
-    if (!h)
-        return blk_alloc(size);
-    h->size = len;
-    h->mapped = 1;
-    return h + 1;
-}
-
-static void
-cache_free(void *ctx, void *p)
-{
-    pprof__blk_cache *c = ctx;
-    if (!p)
-        return;
-    blk *h = (blk *)p - 1;
-    if (h->mapped) {
-        pthread_mutex_lock(&c->mu);
-        bool keep = c->n < sizeof(c->slot) / sizeof(*c->slot) && c->bytes + h->size <= c->max_bytes;
-        if (keep) {
-            c->slot[c->n] = h;
-            c->slot_len[c->n++] = h->size;
-            c->bytes += h->size;
-        }
-        pthread_mutex_unlock(&c->mu);
-        if (keep)
-            return;
-    }
-    blk_free(p);
-}
-
-static void *
-cache_realloc(void *ctx, void *p, size_t size)
-{
-    if (!p)
-        return cache_alloc(ctx, size);
-    blk *h = (blk *)p - 1;
-    size_t room = h->mapped ? h->size - sizeof(blk) : h->size;
-    if (h->mapped && size <= room && size >= PPROF__CACHE_MIN)
-        return p;
-    /* a big mapping grows in place (mremap); a heap block stays in the heap while small */
-    if ((h->mapped && h->size >= PPROF__BIG_BLOCK && size >= PPROF__BIG_BLOCK) ||
-        (!h->mapped && size < PPROF__CACHE_MIN))
-        return blk_realloc(p, size);
-    void *n = cache_alloc(ctx, size);
-    if (!n)
-        return NULL;
-    memcpy(n, p, room < size ? room : size);
-    cache_free(ctx, p);
-    return n;
-}
-
-pprof_allocator
-pprof__blk_cache_allocator(pprof__blk_cache *c)
-{
-    return (pprof_allocator){
-        .alloc = cache_alloc, .realloc = cache_realloc, .free = cache_free, .ctx = c};
 }
 
 /* A caller's allocator is used only when all three hooks are set; mixing a caller's alloc with

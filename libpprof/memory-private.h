@@ -37,29 +37,58 @@ void *pprof__mem_map_big(size_t len, size_t *mapped_len);
  * (m still valid). */
 void *pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len);
 void pprof__mem_unmap_big(void *m, size_t len);
-/* A mapping of at least len bytes in small pages (64 KiB steps), unmapped as a big one; NULL
- * where big blocks are not mapped. For a cache that reuses it. */
-void *pprof__mem_map_medium(size_t len, size_t *mapped_len);
+/* Address space of len bytes reserved without memory behind it until touched (MAP_NORESERVE),
+ * aligned to and advised into huge pages when huge; NULL where big blocks are not mapped or the
+ * reservation failed. Given back with pprof__mem_unmap_big. */
+void *pprof__mem_reserve(size_t len, bool huge);
 
-/* A cache of mapped blocks for work that frees and allocates the same tables again and again (a
- * merge decodes one input after another): blocks of PPROF__CACHE_MIN and more are mappings
- * (huge pages from PPROF__BIG_BLOCK), a freed one is kept, up to max_bytes, and handed to the next
- * allocation it fits instead of a fresh mapping, whose pages the kernel would fault in and zero
- * again. Owned by its user (no global state); its allocator is safe
- * on many threads (one mutex). Blocks handed out are not zeroed. */
-#define PPROF__CACHE_MIN ((size_t)64 << 10)
-typedef struct pprof__blk_cache {
-    pthread_mutex_t mu;
-    void *slot[64];
-    size_t slot_len[64];
-    size_t n, bytes, max_bytes;
-} pprof__blk_cache;
+/* The default allocator's block header (arena.c): how a block was obtained, so that free and
+ * realloc need nothing else. */
+typedef struct pprof__blk {
+    size_t size;   /* mapping length, or the malloc'd payload size */
+    size_t mapped; /* 1 when the block is its own mapping */
+} pprof__blk;
 
-void pprof__blk_cache_init(pprof__blk_cache *c, size_t max_bytes);
-/* Unmaps what is kept; blocks still out stay valid and go back to the default allocator. */
-void pprof__blk_cache_destroy(pprof__blk_cache *c);
-/* An allocator over the cache, interchangeable with the default one (the same block headers). */
-pprof_allocator pprof__blk_cache_allocator(pprof__blk_cache *c);
+/* A heap block with that header, and one resized (stays on the heap). NULL when out of memory. */
+void *pprof__heap_blk(size_t size);
+void *pprof__heap_blk_resize(pprof__blk *h, size_t size);
+
+/* ---- Blocks for work that allocates and frees the same tables again and again (a merger and
+ * the inputs it decodes), in transparent huge pages:
+ *   - blocks of PPROF__BIG_BLOCK and more are mappings of their own, whole huge pages long;
+ *     freed ones are kept (bounded) and handed out again, resized with mremap;
+ *   - blocks from 8 KiB up to 2 MiB come from a buddy system over 2 MiB slabs carved from one
+ *     reserved huge-page region: a block freed by one thread serves the next allocation of
+ *     another, freed buddies merge again, so what is resident stays near the peak of what is
+ *     live, and no medium block costs a first-touch fault per 4 KiB page;
+ *   - smaller blocks come from malloc.
+ * First touches of 4 KiB pages dominate such work on virtual machines (docs/merge.md), and the
+ * default allocator's medium blocks are malloc's, in small pages.
+ * Blocks are interchangeable with the default allocator's only below 8 KiB, so a block must be
+ * freed through the allocator that made it. The object is reference-counted: whoever holds
+ * blocks made by it (a merger, the profile a merger finishes) holds a reference, and the last
+ * release gives every byte back. Safe on many threads (one mutex). */
+#define PPROF__BLOCKS_CACHE_SLOTS 16
+#define PPROF__BLOCKS_ORDERS 9 /* 8 KiB << 0..8: 8 KiB to 2 MiB */
+
+typedef struct pprof__blocks pprof__blocks;
+
+/* A new object with one reference; NULL when out of memory. Without huge pages (or under
+ * AddressSanitizer) it hands out heap blocks only. */
+pprof__blocks *pprof__blocks_new(void);
+/* Another reference to b (b may be NULL). */
+pprof__blocks *pprof__blocks_ref(pprof__blocks *b);
+/* Drops a reference; the last one gives every kept and reserved byte back, and no block made by
+ * b may be in use then. b may be NULL. */
+void pprof__blocks_release(pprof__blocks *b);
+/* The allocator hooks over b. */
+pprof_allocator pprof__blocks_allocator(pprof__blocks *b);
+/* A new reference to the object behind a when a is such hooks, else NULL: whatever keeps blocks
+ * of a beyond its maker's life (a profile) holds one. */
+pprof__blocks *pprof__blocks_of(const pprof_allocator *a);
+/* Sets *a to m's blocks allocator when m has one (merge.c). */
+struct pprof_merger;
+void pprof__merger_blocks(const struct pprof_merger *m, pprof_allocator *a);
 
 /* Asks that [p, p + len) stay in small pages (advice only: failing changes nothing but memory),
  * for a buffer that will be filled only in part. */

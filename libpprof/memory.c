@@ -76,21 +76,29 @@ pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len)
 }
 
 void *
-pprof__mem_map_medium(size_t len, size_t *mapped_len)
+pprof__mem_reserve(size_t len, bool huge)
 {
 #ifdef BIG_BLOCKS
-    size_t step = (size_t)64 << 10;
-    if (len > SIZE_MAX - step)
+    if (len > SIZE_MAX - PPROF__BIG_BLOCK)
         return NULL;
-    size_t n = (len + step - 1) & ~(step - 1);
-    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    size_t pad = huge ? PPROF__BIG_BLOCK : 0;
+    uint8_t *raw = mmap(NULL, len + pad, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
         return NULL;
-    *mapped_len = n;
-    return m;
+    if (!huge)
+        return raw;
+    /* only aligned 2 MiB ranges can become huge pages */
+    uint8_t *r = (uint8_t *)(((uintptr_t)raw + pad - 1) & ~(uintptr_t)(pad - 1));
+    if (r > raw)
+        munmap(raw, (size_t)(r - raw));
+    if (r + len < raw + len + pad)
+        munmap(r + len, (size_t)(raw + len + pad - (r + len)));
+    madvise(r, len, MADV_HUGEPAGE); /* advice only: failure costs speed, not bytes */
+    return r;
 #else
     (void)len;
-    (void)mapped_len;
+    (void)huge;
     return NULL;
 #endif
 }

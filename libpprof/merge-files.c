@@ -12,9 +12,6 @@
 #include "pool-private.h"
 #include "profile-private.h"
 
-/* What the inputs' block cache keeps at most. */
-#define BLK_CACHE_BYTES ((size_t)128 << 20)
-
 /* How far decoding runs ahead of absorbing: two inputs per thread always; up to four while the
  * files taken and not yet absorbed add up to less than WINDOW_BYTES, so that memory stays bounded
  * for large inputs. The deeper window is for many small inputs: with two per thread, the calling
@@ -271,15 +268,11 @@ pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
                     .o = &o};
     pprof_read_options ro;
     pprof__read_options_fill(&ro, o.read);
-    /* Without a caller's allocator, the inputs' big tables are mappings kept from one input to
-     * the next instead of fresh ones whose pages the kernel faults in and zeroes again
-     * (docs/merge.md). */
-    pprof__blk_cache cache;
-    bool cached = !ro.allocator.alloc && !ro.allocator.realloc && !ro.allocator.free;
-    if (cached) {
-        pprof__blk_cache_init(&cache, BLK_CACHE_BYTES);
-        ro.allocator = pprof__blk_cache_allocator(&cache);
-    }
+    /* Without a caller's allocator, the inputs are decoded into the merger's blocks: what one
+     * input frees serves the next and the merger's own tables, in huge pages, instead of fresh
+     * memory whose pages the kernel faults in and zeroes again (docs/merge.md). */
+    if (!ro.allocator.alloc && !ro.allocator.realloc && !ro.allocator.free)
+        pprof__merger_blocks(m, &ro.allocator);
     pl.ro = &ro;
     const pprof_allocator *a = &ro.allocator;
     pl.slots = pprof__malloc(a, (n ? n : 1) * sizeof(file_slot));
@@ -326,7 +319,5 @@ pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
     pthread_cond_destroy(&pl.cv);
     pthread_mutex_destroy(&pl.mu);
     pprof__free(a, pl.slots);
-    if (cached)
-        pprof__blk_cache_destroy(&cache);
     return st;
 }

@@ -125,7 +125,8 @@ typedef struct merge_batch {
 
 struct pprof_merger {
     pprof_merge_options o;
-    pprof_allocator a;
+    pprof_allocator a;     /* o.allocator, or blocks' when the caller gave none */
+    struct pprof__blocks *blocks;
     pprof__arena arena; /* string bytes, input names */
     pprof_status failed;
     size_t n_inputs;

@@ -87,7 +87,9 @@ pprof_merger_free(pprof_merger *m)
     for (size_t i = 0; i < sizeof(hts) / sizeof(hts[0]); i++)
         pprof__free(&a, hts[i]->slot);
     pprof__arena_destroy(&m->arena);
-    pprof__free(&a, m);
+    struct pprof__blocks *blocks = m->blocks;
+    pprof__free(&m->o.allocator, m);
+    pprof__blocks_release(blocks);
 }
 
 void
@@ -118,6 +120,11 @@ pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out, pprof_erro
     memset(m, 0, sizeof(*m));
     m->o = o;
     m->a = o.allocator;
+    /* A merge allocates and frees tables of every size for each input: without a caller's
+     * allocator they come from blocks in huge pages (memory-private.h). */
+    if (!(o.allocator.alloc && o.allocator.realloc && o.allocator.free) &&
+        (m->blocks = pprof__blocks_new()))
+        m->a = pprof__blocks_allocator(m->blocks);
     pprof__arena_init(&m->arena, &m->a);
     /* Stage 2 and a prefault walk may each hold a worker while a parallel loop uses threads - 1
      * more, as many threads as each of them once started for itself. Without a pool (threads
@@ -137,6 +144,13 @@ pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out, pprof_erro
     }
     *out = m;
     return PPROF_OK;
+}
+
+void
+pprof__merger_blocks(const pprof_merger *m, pprof_allocator *a)
+{
+    if (m->blocks)
+        *a = m->a;
 }
 
 size_t

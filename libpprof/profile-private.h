@@ -85,6 +85,7 @@ typedef struct pprof__idmap {
 
 struct pprof_profile {
     pprof_allocator alloc;
+    struct pprof__blocks *blocks; /* a reference when alloc hands out its blocks */
     pprof__arena arena;
     pprof_format source_format;
 

@@ -1,6 +1,7 @@
 /* Profile lifetime, reading entry points and read-only accessors. */
 #include <stdlib.h>
 
+#include "memory-private.h"
 #include "otlp-private.h"
 #include "profile-private.h"
 
@@ -43,6 +44,7 @@ pprof__profile_new(const pprof_allocator *a)
     atomic_init(&p->idx_state, PPROF__IDX_NONE);
     if (a)
         p->alloc = *a;
+    p->blocks = pprof__blocks_of(&p->alloc);
     pprof__arena_init(&p->arena, &p->alloc);
     return p;
 }
@@ -64,7 +66,9 @@ pprof_profile_free(pprof_profile *p)
     pprof__idmap_free(&a, &p->fn_idx);
     pprof__free(&a, p->buf);
     pprof__arena_destroy(&p->arena);
+    struct pprof__blocks *blocks = p->blocks;
     pprof__free(&a, p);
+    pprof__blocks_release(blocks);
 }
 
 pprof_status
