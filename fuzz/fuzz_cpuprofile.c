@@ -41,6 +41,60 @@ write_json(const pprof_profile *p, bool cpuprofile, pprof_buffer *out)
                "%s output is not JSON at byte %zu", cpuprofile ? "cpuprofile" : "speedscope", bad);
 }
 
+/* The writers' options (speedscope's name and per-line frames; the cpuprofile's sample type
+ * and a small sample budget), and each writer and the reader (of data, when it is a
+ * .cpuprofile) with one allocation failing (chosen from h): NOMEM and nothing written, or done. */
+static void
+writer_options(const pprof_profile *p, const uint8_t *data, size_t size, uint64_t h)
+{
+    static const char *const types[] = {NULL, "cpu", "samples", "0", "no-such-type"};
+    pprof_speedscope_options so = PPROF_SPEEDSCOPE_OPTIONS_INIT;
+    so.name = h & 1 ? "t\"<>\n\x01" : NULL;
+    so.lines = h & 2;
+    pprof_cpuprofile_write_options co = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
+    co.sample_type = types[(h >> 2) % 5];
+    co.max_samples = (h >> 5) % 8;
+    pprof_buffer out = {0};
+    pprof_error err;
+    size_t bad = 0;
+    pprof_status st = pprof_speedscope_write(p, &so, &out, &err);
+    FUZZ_CHECK(st == PPROF_OK ? json_check(out.data, out.len, &bad) : err.message[0] != 0,
+               "speedscope with options: invalid JSON at %zu or no message", bad);
+    pprof_buffer_free(&out);
+    st = pprof_cpuprofile_write(p, &co, &out, &err);
+    FUZZ_CHECK(st == PPROF_OK ? json_check(out.data, out.len, &bad) : err.message[0] != 0,
+               "cpuprofile with options: invalid JSON at %zu or no message", bad);
+    pprof_buffer_free(&out);
+    for (int w = 0; w < 3; w++) {
+        fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+        pprof_allocator a = fuzz_failing_allocator(&fa);
+        pprof_cpuprofile_read_options ro = read_options();
+        ro.allocator = a;
+        so.allocator = a;
+        co.allocator = a;
+        for (int pass = 0; pass < 2; pass++) {
+            pprof_profile *q = NULL;
+            if (w == 0)
+                st = pprof_speedscope_write(p, &so, &out, &err);
+            else if (w == 1)
+                st = pprof_cpuprofile_write(p, &co, &out, &err);
+            else
+                st = pprof_cpuprofile_read(data, size, &ro, &q, &err);
+            pprof_profile_free(q);
+            pprof_buffer_free(&out);
+            if (pass == 0) {
+                if (st != PPROF_OK || !fa.calls)
+                    break;
+                fa = (fuzz_failing_alloc){0, (h >> 8) % fa.calls, 0};
+                continue;
+            }
+            FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
+                       "writer %d: allocation %llu failing gives %s", w,
+                       (unsigned long long)fa.fail_at, pprof_status_name(st));
+        }
+    }
+}
+
 /* A pprof profile through both writers; its .cpuprofile reads again. */
 static void
 check_profile(const uint8_t *data, size_t size)
@@ -52,6 +106,7 @@ check_profile(const uint8_t *data, size_t size)
     pprof_buffer a = {0}, s = {0};
     write_json(p, false, &s);
     write_json(p, true, &a);
+    writer_options(p, data, size, fuzz_hash(data, size));
     pprof_cpuprofile_read_options ro = read_options();
     pprof_error err;
     if (a.len)
@@ -79,6 +134,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_buffer a = {0}, b = {0}, s = {0};
     write_json(p, false, &s);
     write_json(p, true, &a);
+    writer_options(p, data, size, fuzz_hash(data, size));
     if (a.len) {
         pprof_status st = pprof_cpuprofile_read(a.data, a.len, &ro, &q, &err);
         FUZZ_CHECK(st == PPROF_OK, "reading our own output failed: %s: %s", err.path, err.message);

@@ -6,7 +6,9 @@
  * exactly one; the SVG is well-formed XML (fuzz/xml-check.h); a failing allocation gives
  * PPROF_E_NOMEM and leaks nothing; the same tree written twice gives the same bytes. */
 #define _GNU_SOURCE /* memmem */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame.h"
 #include "folded.h"
@@ -93,6 +95,79 @@ check_output(const pprof_flame_tree *t, pprof_flame_write_options o, size_t dept
     pprof_buffer_free(&again);
 }
 
+/* The page with its Graph view (Graphviz: small profiles only, 64 locations at most), the
+ * format names, a write to a file equal to the one in memory, refused options, and a write with
+ * one allocation failing. */
+static void
+writer_extras(const pprof_profile *p, const pprof_flame_tree *t, pprof_flame_write_options o,
+              uint64_t h)
+{
+    static const char *const names[] = {"html", "svg", "json", "data"};
+    pprof_flame_format ff;
+    for (int i = 0; i < 4; i++)
+        FUZZ_CHECK(pprof_flame_format_parse(names[i], &ff) && ff == (pprof_flame_format)i,
+                   "format '%s' does not parse", names[i]);
+    FUZZ_CHECK(!pprof_flame_format_parse("HTML", &ff) && !pprof_flame_format_parse(NULL, &ff),
+               "a wrong format name parses");
+    pprof_buffer out = {0};
+    pprof_error err;
+    if (pprof_profile_count(p, PPROF_TABLE_LOCATION) <= 64) {
+        o.format = PPROF_FLAME_HTML;
+        o.graph = p;
+        o.graph_sample_type = (h >> 40) & 1 ? "no-such-type" : NULL;
+        FUZZ_CHECK(pprof_flame_write(t, &o, &out, &err) == PPROF_OK, "page with a graph: %s",
+                   err.message);
+        FUZZ_CHECK(memmem(out.data, out.len, "pprof-flame-data", 16), "no data block");
+        pprof_buffer_free(&out);
+        o.graph = NULL;
+    }
+    o.format = (pprof_flame_format)((h >> 41) % 4);
+    const char *base = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-flame-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof(path), "%s/out", dir);
+    FUZZ_CHECK(pprof_flame_write(t, &o, &out, &err) == PPROF_OK, "write: %s", err.message);
+    FUZZ_CHECK(pprof_flame_write_file(t, &o, path, NULL, &err) == PPROF_OK, "write file: %s",
+               err.message);
+    FILE *f = fopen(path, "rb");
+    FUZZ_CHECK(f, "the written file is missing");
+    size_t n = 0;
+    int c;
+    bool same = true;
+    while ((c = fgetc(f)) != EOF) {
+        same &= n < out.len && out.data[n] == (uint8_t)c;
+        n++;
+    }
+    fclose(f);
+    FUZZ_CHECK(same && n == out.len, "the file (%zu bytes) differs from memory (%zu)", n, out.len);
+    unlink(path);
+    FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
+    pprof_buffer_free(&out);
+    pprof_flame_write_options bad = o;
+    bad.colors = "no-such-palette";
+    FUZZ_CHECK(pprof_flame_write(t, &bad, &out, &err) == PPROF_E_ARG && err.message[0],
+               "an unknown palette is not refused");
+    pprof_buffer_free(&out);
+    bad = o;
+    bad.format = (pprof_flame_format)9;
+    FUZZ_CHECK(pprof_flame_write(t, &bad, &out, &err) == PPROF_E_ARG, "format 9 is not refused");
+    pprof_buffer_free(&out);
+    /* the n-th allocation of the write failing (n from h) */
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    o.allocator = fuzz_failing_allocator(&fa);
+    if (pprof_flame_write(t, &o, &out, &err) == PPROF_OK && fa.calls) {
+        pprof_buffer_free(&out);
+        uint64_t at = (h >> 43) % fa.calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        pprof_status st = pprof_flame_write(t, &o, &out, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
+                   "write allocation %llu failing gives %s", (unsigned long long)at,
+                   pprof_status_name(st));
+    }
+    pprof_buffer_free(&out);
+}
+
 /* The tree again with its n-th allocation failing. */
 static void
 tree_nomem(const pprof_profile *p, pprof_flame_options fo, uint64_t h)
@@ -149,6 +224,7 @@ flame(const pprof_profile *p, uint64_t h)
         o.format = (pprof_flame_format)f;
         check_output(t, o, depth);
     }
+    writer_extras(p, t, o, h);
     pprof_flame_tree_free(t);
     tree_nomem(p, fo, h >> 20);
 }

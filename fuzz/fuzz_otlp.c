@@ -4,8 +4,10 @@
  * as many pprof profiles of the same meaning (sample and value counts). A refused input fails
  * with a message. Input that is a pprof profile instead is written as OTLP, which must read
  * back and pass the checker without an error. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fuzz.h"
@@ -16,8 +18,8 @@ otlp_errors(const pprof_otlp *o)
 {
     pprof_check_summary sum;
     pprof_error err;
-    FUZZ_CHECK(pprof_otlp_check(o, NULL, NULL, NULL, &sum, &err) == PPROF_OK,
-               "check failed: %s", err.message);
+    FUZZ_CHECK(pprof_otlp_check(o, NULL, NULL, NULL, &sum, &err) == PPROF_OK, "check failed: %s",
+               err.message);
     FUZZ_CHECK(sum.reported <= 1000, "more findings reported than the default maximum");
     return sum.count[PPROF_SEVERITY_ERROR];
 }
@@ -32,6 +34,8 @@ samples_of(pprof_profile *const *v, size_t n)
 }
 
 /* pprof input: written as OTLP, it reads back and breaks no error-level rule. */
+static void writer_options(const pprof_profile *p, uint64_t h);
+
 static void
 from_pprof(const uint8_t *data, size_t size)
 {
@@ -43,7 +47,9 @@ from_pprof(const uint8_t *data, size_t size)
     pprof_error err;
     const pprof_profile *const in[] = {p};
     pprof_status st = pprof_otlp_write_memory(in, 1, NULL, &b, &err);
-    FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]), "write error without a message");
+    FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]),
+               "write error without a message");
+    writer_options(p, fuzz_hash(data, size));
     if (st == PPROF_OK) {
         pprof_otlp *o = NULL;
         st = pprof_otlp_read_memory(b.data, b.len, &ro, &o, &err);
@@ -64,6 +70,78 @@ from_pprof(const uint8_t *data, size_t size)
     }
     pprof_buffer_free(&b);
     pprof_profile_free(p);
+}
+
+/* The writer's options (compression, level, resource attributes, service name), through a
+ * file and back (pprof_otlp_read_file, and the profile reader, which takes OTLP too), and the
+ * write and the read each with one allocation failing (chosen from h). */
+static void
+writer_options(const pprof_profile *p, uint64_t h)
+{
+    static const char *const res[] = {"host.name=fuzz", "service.name=from-resource",
+                                      "k=", "no-equals"};
+    static const pprof_format fmts[] = {PPROF_FORMAT_RAW, PPROF_FORMAT_GZIP, PPROF_FORMAT_ZSTD};
+    pprof_otlp_write_options wo;
+    pprof_otlp_write_options_init(&wo);
+    wo.format = fmts[h % 3];
+    wo.level = (int)((h >> 2) % 4);
+    wo.resource = res;
+    wo.n_resource = (h >> 4) % 5;
+    wo.service_name = (h >> 7) & 1 ? "svc" : NULL;
+    const pprof_profile *const in[] = {p, p};
+    size_t n = 1 + ((h >> 8) & 1);
+    pprof_buffer b = {0};
+    pprof_error err;
+    pprof_status st = pprof_otlp_write_memory(in, n, &wo, &b, &err);
+    if (st != PPROF_OK) {
+        FUZZ_CHECK(err.message[0], "write with options: an error without a message");
+        pprof_buffer_free(&b);
+        return;
+    }
+    FUZZ_CHECK(pprof_otlp_detect(b.data, b.len), "the writer's OTLP (format %d) is not detected",
+               (int)wo.format);
+    const char *base = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-otlp-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof(path), "%s/p.otlp", dir);
+    FUZZ_CHECK(pprof_otlp_path_is_otlp(path), "%s is not an OTLP name", path);
+    FUZZ_CHECK(pprof_otlp_write_file(in, n, path, &wo, &err) == PPROF_OK, "write file: %s",
+               err.message);
+    pprof_read_options ro = fuzz_read_options();
+    pprof_otlp *o = NULL;
+    st = pprof_otlp_read_file(path, &ro, &o, &err);
+    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "the written file does not read: %s",
+               err.message);
+    if (o)
+        FUZZ_CHECK(pprof_otlp_profile_count(o) >= n - 1, "%zu profiles read back",
+                   pprof_otlp_profile_count(o));
+    pprof_otlp_free(o);
+    /* one pprof profile: the profile reader takes it (OTLP detected from the bytes) */
+    pprof_profile *q = NULL;
+    if (n == 1 && pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE) == 1) {
+        st = pprof_profile_read_file(path, &ro, &q, &err);
+        FUZZ_CHECK(st == PPROF_OK || err.message[0], "profile reader on OTLP: no message");
+        pprof_profile_free(q);
+    }
+    unlink(path);
+    FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
+    /* allocation failures */
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    ro.allocator = fuzz_failing_allocator(&fa);
+    o = NULL;
+    if (pprof_otlp_read_memory(b.data, b.len, &ro, &o, &err) == PPROF_OK && fa.calls) {
+        pprof_otlp_free(o);
+        o = NULL;
+        uint64_t at = (h >> 9) % fa.calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        st = pprof_otlp_read_memory(b.data, b.len, &ro, &o, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !o),
+                   "read allocation %llu failing gives %s", (unsigned long long)at,
+                   pprof_status_name(st));
+    }
+    pprof_otlp_free(o);
+    pprof_buffer_free(&b);
 }
 
 int
@@ -90,8 +168,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wo.format = PPROF_FORMAT_RAW;
         /* as pprof: the bytes read again (the converter may build what Go refuses; then the
          * OTLP writer refuses it too, naming why) */
-        FUZZ_CHECK(pprof_profile_write_memory(v[0], &wo, &pb, &err) == PPROF_OK ||
-                       err.message[0],
+        FUZZ_CHECK(pprof_profile_write_memory(v[0], &wo, &pb, &err) == PPROF_OK || err.message[0],
                    "pprof write error without a message");
         st = pprof_otlp_write_memory((const pprof_profile *const *)v, n, NULL, &b, &err);
         FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]),

@@ -5,11 +5,19 @@
  * a profile differs from itself nowhere (every node's base and new values are equal), a rule
  * asking for any growth never fires on that difference, and a malformed rule is refused with a
  * message. */
+#define _GNU_SOURCE /* nftw, memmem (xml-check.h) */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 #include "json-check.h"
 #include "report.h"
+#include "utf8-private.h"
+#include "xml-check.h"
 
 /* Sample types by Go's -sample_index rule: default, index, name, inuse_ prefix, and misses. */
 static const char *const TYPES[] = {NULL,          "",      "0",  "1",           "samples", "cpu",
@@ -235,6 +243,206 @@ render(const pprof_profile *p, size_t size, uint64_t h)
     }
 }
 
+/* A source path the harness may create under its private directory: relative once the leading
+ * '/' is gone, short, of plain characters, with no empty, "." or ".." component, so that no
+ * input can make it write outside the directory. */
+static bool
+safe_source(const char *s, size_t n)
+{
+    while (n && *s == '/')
+        s++, n--;
+    if (!n || n > 120)
+        return false;
+    size_t comp = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '/') {
+            if (comp == 0 || (comp == 1 && s[i - 1] == '.') ||
+                (comp == 2 && s[i - 1] == '.' && s[i - 2] == '.'))
+                return false;
+            comp = 0;
+            continue;
+        }
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+        comp++;
+    }
+    return true;
+}
+
+/* Writes dir/NAME (NAME = s without its leading '/', parents made) with lines "line K". */
+static void
+write_source(const char *dir, const char *s, size_t n, int lines)
+{
+    while (n && *s == '/')
+        s++, n--;
+    char path[4400];
+    int at = snprintf(path, sizeof(path), "%s/", dir);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '/') {
+            path[at] = 0;
+            FUZZ_CHECK(mkdir(path, 0700) == 0 || errno == EEXIST, "mkdir %s: %s", path,
+                       strerror(errno));
+        }
+        path[at++] = s[i];
+    }
+    path[at] = 0;
+    FILE *f = fopen(path, "wx");
+    if (!f) /* the same name twice, or a directory of that name already */
+        return;
+    for (int k = 1; k <= lines; k++)
+        fprintf(f, "%s line %d\n", k % 7 ? "\t" : "// ", k);
+    FUZZ_CHECK(fclose(f) == 0, "writing %s", path);
+}
+
+static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    FUZZ_CHECK(remove(path) == 0, "remove %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* list with the sources present: the first functions' files are written under a private
+ * directory, which is the search path; a file the profile names twice or under a name the
+ * harness will not create is reported missing, as any unreadable source is. */
+static void
+render_list_sources(const pprof_profile *p, uint64_t h)
+{
+    size_t nf = pprof_profile_count(p, PPROF_TABLE_FUNCTION), made = 0;
+    const char *base = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-list-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    for (size_t i = 0; i < nf && made < 8; i++) {
+        pprof_string name = {"", 0};
+        pprof_profile_string(p, pprof_profile_function(p, i).filename, &name);
+        if (!safe_source(name.data, name.len))
+            continue;
+        /* the first files long enough for every line, the later ones cut short */
+        write_source(dir, name.data, name.len, made < 4 ? 400 : (int)(h >> 40) % 30);
+        made++;
+    }
+    if (made) {
+        static const char *const rx[] = {".", "main", "e"};
+        pprof_report_render_options o;
+        pprof_report_render_options_init(&o);
+        o.format = PPROF_REPORT_LIST;
+        o.symbol = rx[h % 3];
+        o.trim_path = "/";
+        o.source_path = dir;
+        o.mean = (h >> 3) & 1;
+        o.no_trim = (h >> 5) & 1;
+        pprof_buffer a = {0}, b = {0};
+        pprof_error err;
+        if (pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err) == PPROF_OK) {
+            FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_TEXT, &b, &err) == PPROF_OK,
+                       "second list: %s", err.message);
+            FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
+                       "list with sources differs between two runs");
+        } else {
+            FUZZ_CHECK(err.message[0], "list: an error without a message");
+        }
+        pprof_buffer_free(&a);
+        pprof_buffer_free(&b);
+    }
+    FUZZ_CHECK(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0, "cleaning %s", dir);
+}
+
+/* Whether every string of p is UTF-8. Graphviz writes the names it is given as they are, so
+ * the SVG of a profile with other bytes in a name is not XML (a known gap, not checked here). */
+static bool
+strings_utf8(const pprof_profile *p)
+{
+    size_t n = pprof_profile_count(p, PPROF_TABLE_STRING);
+    for (size_t i = 0; i < n; i++) {
+        pprof_string s = {"", 0};
+        size_t bad;
+        if (pprof_profile_string(p, (int64_t)i, &s) &&
+            !pprof__utf8_valid((const uint8_t *)s.data, s.len, &bad))
+            return false;
+    }
+    return true;
+}
+
+/* -svg: Graphviz lays the graph out, so only small profiles (64 locations at most) keep an
+ * input within milliseconds. The document must be well-formed XML; JSON is refused. */
+static void
+render_svg(const pprof_profile *p, uint64_t h)
+{
+    if (pprof_profile_count(p, PPROF_TABLE_LOCATION) > 64)
+        return;
+    pprof_report_render_options o;
+    pprof_report_render_options_init(&o);
+    o.format = PPROF_REPORT_SVG;
+    o.granularity = (pprof_granularity)((h >> 7) % 6);
+    o.node_count = (int64_t)((h >> 11) % 10) - 1;
+    o.cum_sort = (h >> 2) & 1;
+    pprof_buffer a = {0};
+    pprof_error err;
+    pprof_status st = pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err);
+    if (st != PPROF_OK) {
+        FUZZ_CHECK(err.message[0], "svg: %s without a message", pprof_status_name(st));
+    } else if (strings_utf8(p)) {
+        size_t bad = 0;
+        FUZZ_CHECK(xml_check(a.data, a.len, &bad), "SVG not well-formed at byte %zu of %zu", bad,
+                   a.len);
+    }
+    pprof_buffer_free(&a);
+    FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_JSON, &a, &err) == PPROF_E_ARG,
+               "svg as JSON is not refused");
+    pprof_buffer_free(&a);
+}
+
+/* top through pprof_report_render, and a render to a file (each format's streamed writer),
+ * which must hold what the same render gives in memory. */
+static void
+render_file(const pprof_profile *p, uint64_t h)
+{
+    const char *base = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-render-XXXXXX", base && *base ? base : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof(path), "%s/out", dir);
+    pprof_report_render_options o;
+    pprof_report_render_options_init(&o);
+    o.format = (pprof_report_format)(h % (PPROF_REPORT_CALLGRIND + 1));
+    o.symbol = ".";
+    o.node_count = (int64_t)((h >> 9) % 6) - 1;
+    o.node_fraction = (h >> 13) & 1 ? 0.1 : -1;
+    o.edge_fraction = (h >> 14) & 1 ? 0.1 : -1;
+    o.compact_labels = (h >> 15) & 1;
+    o.mean = (h >> 16) & 1;
+    pprof_print_format pf = (h >> 17) & 1 ? PPROF_PRINT_JSON : PPROF_PRINT_TEXT;
+    if (o.format == PPROF_REPORT_CALLGRIND)
+        pf = PPROF_PRINT_TEXT;
+    pprof_buffer mem = {0};
+    pprof_error err;
+    pprof_status sm = pprof_report_render(p, &o, pf, &mem, &err);
+    pprof_status sf = pprof_report_render_file(p, &o, pf, path, NULL, &err);
+    FUZZ_CHECK(sm == sf, "render %d to memory gives %s, to a file %s", (int)o.format,
+               pprof_status_name(sm), pprof_status_name(sf));
+    if (sf == PPROF_OK) {
+        FILE *f = fopen(path, "rb");
+        FUZZ_CHECK(f, "the rendered file is missing");
+        size_t n = 0;
+        int c;
+        bool same = true;
+        while ((c = fgetc(f)) != EOF) {
+            same &= n < mem.len && mem.data[n] == (uint8_t)c;
+            n++;
+        }
+        fclose(f);
+        FUZZ_CHECK(same && n == mem.len,
+                   "render %d: the file (%zu bytes) differs from memory (%zu)", (int)o.format, n,
+                   mem.len);
+        unlink(path);
+    }
+    pprof_buffer_free(&mem);
+    FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -246,6 +454,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     granularity_names();
     report(p, size, fuzz_hash(data, size));
     render(p, size, fuzz_hash(data, size));
+    render_list_sources(p, fuzz_hash(data, size));
+    render_svg(p, fuzz_hash(data, size));
+    render_file(p, fuzz_hash(data, size));
     self_diff(p, size);
     pprof_profile_free(p);
     return 0;

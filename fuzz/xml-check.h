@@ -121,6 +121,12 @@ xml_check(const uint8_t *data, size_t len, size_t *bad)
     bool root_done = false;
     if ((size_t)(end - p) >= 5 && !memcmp(p, "<?xml", 5) && !(p = xml_until(p, end, "?>")))
         goto fail;
+    /* a document type declaration before the root (Graphviz's SVG has one), without an
+     * internal subset: "<!DOCTYPE" up to its '>' */
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    if ((size_t)(end - p) >= 9 && !memcmp(p, "<!DOCTYPE", 9) && !(p = xml_until(p, end, ">")))
+        goto fail;
     while (p < end) {
         const uint8_t *t = p;
         if (*p != '<') {

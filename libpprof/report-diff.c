@@ -556,10 +556,21 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
     memset(d, 0, sizeof(*d));
     d->a = o.allocator;
     pprof__arena_init(&d->arena, &d->a);
-    pprof_profile *nc = NULL, *nm = NULL;
+    pprof_profile *nc = NULL, *nm = NULL, *mb = NULL;
     if (o.normalize)
         st = normalized(base, cur, &o, &nm, &nc, err);
+    /* normalize reads NEW through the merger, which may change how a location prints (one
+     * below its mapping's start loses the mapping): BASE goes through it too, as Go merges
+     * every profile it reads, so that a profile against itself differs nowhere */
+    if (!st && o.normalize) {
+        pprof_merge_options mo = PPROF_MERGE_OPTIONS_INIT;
+        mo.allocator = o.allocator;
+        const char *name = "BASE";
+        st = pprof_merge(&base, &name, 1, &mo, &mb, err);
+    }
     const pprof_profile *c = nc ? nc : cur;
+    if (mb)
+        base = mb;
     if (!st)
         st = add_nodes(d, base, bi, o.granularity, 0, err);
     if (!st)
@@ -585,6 +596,7 @@ pprof_diff_new(const pprof_profile *base, const pprof_profile *cur, const pprof_
     }
     free_copy(nc);
     pprof_profile_free(nm);
+    pprof_profile_free(mb);
     if (st) {
         pprof_diff_free(d);
         return st;
