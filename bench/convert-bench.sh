@@ -5,7 +5,7 @@
 #   T  pprof-gen --preset labels --samples 245000 (about 22 MB raw)
 # Rows: raw in, raw out (Parse + WriteUncompressed: decode + encode only); raw in, gzip out and
 # gzip in, gzip out (Parse + Write, gzip at Go's default level; pprof-convert at its own
-# default, level 6). Each row runs both REPS times (default 3), alternating, and keeps each
+# default, level 1). Each row runs both REPS times (default 3), alternating, and keeps each
 # side's run with the lowest wall time. Both write to a pipe into a file (no fsync).
 # Usage: bench/convert-bench.sh [BUILD_DIR] [WORK_DIR]   (env REPS=N)
 set -eu

@@ -139,7 +139,8 @@ typedef struct pprof__sample_src {
     /* Sample i, in order; the arrays stay valid until the next call. *same: its location ids
      * are those of sample i - 1 (a hint: false is always correct). *packed: NULL, or the
      * location ids already encoded as packed varints (*packed_len bytes), in which case
-     * s->location_id may be NULL (s->n_location_id still counts them). */
+     * s->location_id may be NULL and s->n_location_id need only be nonzero when there are
+     * any (the encoder copies the bytes and does not count them). */
     void (*get)(void *ctx, size_t i, pprof_sample *s, bool *same, const uint8_t **packed,
                 size_t *packed_len);
     void *ctx;

@@ -332,18 +332,11 @@ tool_refuse_binary_tty(const char *prog, const char *out, bool force)
                             "pipe or --force");
 }
 
-typedef struct go_check {
-    const char *prog, *file, *lead;
-    unsigned long long shown;
-} go_check;
-
-#define GO_CHECK_SHOWN 10
-
-static bool
-print_go_finding(void *ctx, const pprof_finding *f)
+bool
+tool_print_go_finding(void *ctx, const pprof_finding *f)
 {
     go_check *g = ctx;
-    if (g->shown++ >= GO_CHECK_SHOWN)
+    if (g->shown++ >= TOOL_GO_CHECK_SHOWN)
         return true; /* counted by the summary */
     fprintf(stderr, "%s: %s: %s: ", g->prog, strcmp(g->file, "-") ? g->file : "<stdin>", g->lead);
     if (f->path[0])
@@ -362,15 +355,15 @@ tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const 
     go_check g = {prog, file, lead, 0};
     pprof_check_summary sum;
     pprof_error err;
-    pprof_status st = pprof_validate(p, print_go_finding, &g, GO_CHECK_SHOWN, &sum, &err);
+    pprof_status st = pprof_validate(p, tool_print_go_finding, &g, TOOL_GO_CHECK_SHOWN, &sum, &err);
     if (st && st != PPROF_E_INVALID) {
         tool_print_error(stderr, prog, file, &err);
         return -1;
     }
     unsigned long long n = sum.count[PPROF_SEVERITY_ERROR];
-    if (n > GO_CHECK_SHOWN)
+    if (n > TOOL_GO_CHECK_SHOWN)
         fprintf(stderr, "%s: %s: ... %llu more\n", prog, strcmp(file, "-") ? file : "<stdin>",
-                n - GO_CHECK_SHOWN);
+                n - TOOL_GO_CHECK_SHOWN);
     return (long long)n;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "pprof.h"
 
 enum {
@@ -66,6 +67,14 @@ int tool_refuse_binary_tty(const char *prog, const char *out, bool force);
 void tool_note_format(const char *prog, pprof_format fmt, bool quiet);
 void tool_print_version(FILE *out, const char *prog);
 
+/* The findings tool_check_go_rules prints, as a pprof_finding_fn whose ctx is a go_check;
+ * past TOOL_GO_CHECK_SHOWN of them only the summary counts. */
+typedef struct go_check {
+    const char *prog, *file, *lead;
+    unsigned long long shown;
+} go_check;
+#define TOOL_GO_CHECK_SHOWN 10
+bool tool_print_go_finding(void *ctx, const pprof_finding *f);
 /* Checks p against the error-level rules Go enforces on reading (wire, container, postDecode
  * and CheckValid: the W, R, PD and CV rules of the checker) and prints the first findings on
  * stderr as "prog: FILE: LEAD: PATH: message [RULE]". Returns how many there were, or -1

@@ -141,33 +141,36 @@ run(int argc, char **argv)
         return convert_folded_run(&fo, o.in, o.out, &o.w);
     if (ot.to || ot.from)
         return convert_otlp_run(&ot, o.in, o.out, &o.w, o.compress_given, o.no_check);
-    pprof_error err;
-    pprof_profile *p = NULL;
-    pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
-    if (st) {
-        tool_print_error(stderr, prog, o.in, &err);
-        return tool_exit_for(st);
-    }
-    long long errors = o.no_check ? 0 : tool_check_go_rules(prog, o.in, p, "error");
-    if (errors) {
-        if (errors > 0)
-            fprintf(stderr,
-                    "%s: %s: not converted: %lld error(s) that Go's pprof refuses "
-                    "(--no-check writes it anyway)\n",
-                    prog, strcmp(o.in, "-") ? o.in : "<stdin>", errors);
-        pprof_profile_free(p);
-        return errors > 0 ? TOOL_EXIT_INVALID : TOOL_EXIT_IO;
-    }
-    tool_note_format(prog, o.w.format, false);
+    /* the library's one validity decision, as tool_check_go_rules prints it */
+    pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+    go_check g = {prog, o.in, "error", 0};
     /* gzip members on every core, as pprof-merge and pprof-edit: the bytes never depend on it */
     o.w.threads = tool_cores(64);
-    st = pprof_profile_write_file(p, o.out, &o.w, &err);
-    /* what cannot be encoded (a dangling string index, with --no-check) is the input's fault */
-    if (st == PPROF_E_IO || st == PPROF_E_NOMEM)
+    co.write = &o.w;
+    co.no_check = o.no_check;
+    co.on_finding = tool_print_go_finding;
+    co.finding_ctx = &g;
+    co.max_findings = TOOL_GO_CHECK_SHOWN;
+    pprof_convert_result res;
+    pprof_error err;
+    pprof_status st = pprof_convert_file(o.in, o.out, &co, &res, &err);
+    const char *in_name = strcmp(o.in, "-") ? o.in : "<stdin>";
+    if (res.check_errors) {
+        if (res.check_errors > TOOL_GO_CHECK_SHOWN)
+            fprintf(stderr, "%s: %s: ... %llu more\n", prog, in_name,
+                    (unsigned long long)(res.check_errors - TOOL_GO_CHECK_SHOWN));
+        fprintf(stderr,
+                "%s: %s: not converted: %llu error(s) that Go's pprof refuses "
+                "(--no-check writes it anyway)\n",
+                prog, in_name, (unsigned long long)res.check_errors);
+        return TOOL_EXIT_INVALID;
+    }
+    if (st == PPROF_OK || res.output_failed)
+        tool_note_format(prog, o.w.format, false);
+    if (res.output_failed)
         tool_print_error(stderr, prog, strcmp(o.out, "-") ? o.out : "<stdout>", &err);
     else if (st)
         tool_print_error(stderr, prog, o.in, &err);
-    pprof_profile_free(p);
     return tool_exit_for(st);
 }
 

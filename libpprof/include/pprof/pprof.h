@@ -321,6 +321,65 @@ PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *da
 PPROF_API pprof_status pprof_write_bytes_file(const char *path, const void *data, size_t size,
                                               const pprof_write_options *opts, pprof_error *err);
 
+/* ---------------------------------------------------------------- converting */
+
+/* How pprof_convert_* produce the output; the bytes are the same whichever is used. */
+typedef enum pprof_convert_mode {
+    /* in place when the input allows it, else through the model */
+    PPROF_CONVERT_AUTO = 0,
+    /* read the whole profile into the model, check it, write it (pprof_profile_read_* + write) */
+    PPROF_CONVERT_MODEL = 1,
+    /* decode every table but the samples into the model; check each sample's bytes where they
+     * lie and copy its location ids as they are. Refused with PPROF_E_UNSUPPORTED, writing
+     * nothing, when the input needs the model: a sample whose location ids are not one packed
+     * run of shortest varints naming existing locations, whose value count differs from the
+     * sample types', whose labels name strings out of range, or which holds fields the
+     * writer drops; a profile that does not decode or fails the check; OTLP input. */
+    PPROF_CONVERT_IN_PLACE = 2,
+} pprof_convert_mode;
+
+struct pprof_finding;
+
+typedef struct pprof_convert_options {
+    size_t struct_size; /* sizeof(pprof_convert_options) */
+    pprof_convert_mode mode;
+    const pprof_read_options *read;   /* NULL: the defaults */
+    const pprof_write_options *write; /* NULL: the defaults (gzip) */
+    /* Write a profile that breaks a rule Go enforces when it reads one (pprof_validate)
+     * instead of refusing it with PPROF_E_INVALID. */
+    bool no_check;
+    /* Each finding of the check (may be NULL), at most max_findings of them (0: 1), as
+     * pprof_validate gives them. */
+    bool (*on_finding)(void *ctx, const struct pprof_finding *f);
+    void *finding_ctx;
+    uint64_t max_findings;
+} pprof_convert_options;
+
+#define PPROF_CONVERT_OPTIONS_INIT                                                                 \
+    {                                                                                              \
+        sizeof(pprof_convert_options), PPROF_CONVERT_AUTO, NULL, NULL, false, NULL, NULL, 0        \
+    }
+
+/* What a conversion did, for callers that report it. */
+typedef struct pprof_convert_result {
+    bool in_place;         /* the samples were copied in place */
+    bool output_failed;    /* the error is about the output (writing it), not the input */
+    uint64_t check_errors; /* findings of the check (PPROF_E_INVALID when not zero) */
+} pprof_convert_result;
+
+/* Reads a profile (raw, gzip or zstd; "-" is standard input), checks it as pprof_validate does
+ * unless opts->no_check, and writes it as pprof_profile_write_file does: the same bytes as
+ * reading it with pprof_profile_read_file and writing that, in every mode. opts and res may be
+ * NULL. Thread rule: any number of calls at once. */
+PPROF_API pprof_status pprof_convert_file(const char *in_path, const char *out_path,
+                                          const pprof_convert_options *opts,
+                                          pprof_convert_result *res, pprof_error *err);
+/* The same from memory to *out (appended), as pprof_profile_read_memory then
+ * pprof_profile_write_memory. */
+PPROF_API pprof_status pprof_convert_memory(const void *data, size_t size,
+                                            const pprof_convert_options *opts, pprof_buffer *out,
+                                            pprof_convert_result *res, pprof_error *err);
+
 /* ---------------------------------------------------------------- printing */
 
 typedef enum pprof_print_format {

@@ -1,0 +1,44 @@
+/* pprof_convert_memory: the in-place path gives the model path's outcome, byte for byte when
+ * both write, the same status and error otherwise; checked and unchecked. */
+#include <string.h>
+
+#include "fuzz.h"
+
+static pprof_status
+convert(const uint8_t *data, size_t size, pprof_convert_mode mode, bool no_check, pprof_buffer *out,
+        pprof_convert_result *res, pprof_error *err)
+{
+    pprof_read_options o = fuzz_read_options();
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+    co.mode = mode;
+    co.read = &o;
+    co.write = &w;
+    co.no_check = no_check;
+    return pprof_convert_memory(data, size, &co, out, res, err);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    bool no_check = fuzz_hash(data, size) & 1;
+    pprof_buffer m = {0}, a = {0};
+    pprof_convert_result mr, ar;
+    pprof_error me = {0}, ae = {0};
+    pprof_status ms = convert(data, size, PPROF_CONVERT_MODEL, no_check, &m, &mr, &me);
+    pprof_status as = convert(data, size, PPROF_CONVERT_AUTO, no_check, &a, &ar, &ae);
+    FUZZ_CHECK(ms == as, "model gave %s, auto (in place: %d) %s: %s", pprof_status_name(ms),
+               ar.in_place, pprof_status_name(as), ae.message);
+    FUZZ_CHECK(!mr.in_place, "the model path claims to have copied in place");
+    if (ms == PPROF_OK)
+        FUZZ_CHECK(m.len == a.len && (m.len == 0 || memcmp(m.data, a.data, m.len) == 0),
+                   "in place (%d) wrote %zu bytes, the model %zu", ar.in_place, a.len, m.len);
+    else
+        FUZZ_CHECK(strcmp(me.message, ae.message) == 0 && strcmp(me.path, ae.path) == 0,
+                   "errors differ: %s: %s vs %s: %s", me.path, me.message, ae.path, ae.message);
+    FUZZ_CHECK(mr.check_errors == ar.check_errors, "check errors differ");
+    pprof_buffer_free(&m);
+    pprof_buffer_free(&a);
+    return 0;
+}

@@ -1,0 +1,183 @@
+/* pprof_convert_*: the in-place path writes the model path's bytes (or gives its error) for
+ * every file of corpus/ and the real corpus, and hand-made samples that break one condition
+ * each are refused in place and converted through the model. */
+#include "pb.h"
+#include "testutil.h"
+
+typedef struct outcome {
+    pprof_status st;
+    pprof_buffer buf;
+    pprof_convert_result res;
+    pprof_error err;
+} outcome;
+
+static outcome
+run(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check)
+{
+    outcome o = {0};
+    pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    /* a small decompression cap: the bombs of corpus/ stop early, the same way in both paths */
+    pprof_read_options r = PPROF_READ_OPTIONS_INIT;
+    r.max_decompressed_bytes = UINT64_C(64) << 20;
+    w.format = PPROF_FORMAT_RAW;
+    co.mode = mode;
+    co.write = &w;
+    co.read = &r;
+    co.no_check = no_check;
+    o.st = pprof_convert_memory(data, len, &co, &o.buf, &o.res, &o.err);
+    return o;
+}
+
+static bool
+same_outcome(const outcome *a, const outcome *b)
+{
+    if (a->st != b->st)
+        return false;
+    if (a->st)
+        return strcmp(a->err.message, b->err.message) == 0 &&
+               strcmp(a->err.path, b->err.path) == 0 && a->err.offset == b->err.offset &&
+               a->res.check_errors == b->res.check_errors;
+    return a->buf.len == b->buf.len && memcmp(a->buf.data, b->buf.data, a->buf.len) == 0;
+}
+
+/* Model and auto, checked and not: the same outcome; *in_place counts auto's copies. */
+static void
+both_ways(tap *t, const char *name, const uint8_t *data, size_t len, size_t *in_place)
+{
+    for (int nc = 0; nc < 2; nc++) {
+        outcome m = run(data, len, PPROF_CONVERT_MODEL, nc);
+        outcome a = run(data, len, PPROF_CONVERT_AUTO, nc);
+        bool ok = same_outcome(&m, &a) && !m.res.in_place;
+        if (!tap_ok(t, ok, "%s%s: in place (%s) == model", name, nc ? " --no-check" : "",
+                    a.res.in_place ? "copied" : "fell back"))
+            tap_diag("model %s %zu bytes: %s %s; auto %s %zu bytes: %s %s", pprof_status_name(m.st),
+                     m.buf.len, m.err.path, m.err.message, pprof_status_name(a.st), a.buf.len,
+                     a.err.path, a.err.message);
+        if (a.res.in_place)
+            (*in_place)++;
+        pprof_buffer_free(&m.buf);
+        pprof_buffer_free(&a.buf);
+    }
+}
+
+static void
+corpus_dir(tap *t, const char *dir, size_t *files, size_t *in_place)
+{
+    tu_files fl = {0};
+    tu_walk(&fl, dir);
+    for (size_t i = 0; i < fl.n; i++) {
+        size_t len;
+        uint8_t *data = tu_read_file(fl.path[i], &len);
+        if (!data)
+            continue;
+        both_ways(t, tu_short(fl.path[i]), data, len, in_place);
+        (*files)++;
+        free(data);
+    }
+    tu_files_free(&fl);
+}
+
+/* ---- hand-made profiles: strings "", cpu, ns, k, v, w; sample type cpu/ns; locations 1, 2
+ * and 300 (an id of two bytes); one sample whose body the case gives. */
+
+static void
+profile_with(pb *b, const pb *sample, bool sample_type)
+{
+    static const char *const strs[] = {"", "cpu", "ns", "k", "v", "w"};
+    pb_strings(b, strs, 6);
+    if (sample_type)
+        pb_value_type(b, 1, 1, 2);
+    pb_simple_locations(b, 2);
+    pb l = {0};
+    pb_v(&l, 1, 300);
+    pb_v(&l, 3, 0x1000); /* address */
+    pb_msg_free(b, 4, &l);
+    pb_msg(b, 2, sample);
+}
+
+typedef struct hand_case {
+    const char *name;
+    const uint8_t *body;
+    size_t len;
+    bool in_place; /* expected to be copied in place */
+    bool no_type;  /* the profile has no sample type */
+} hand_case;
+
+#define CASE(name, in_place, ...)                                                                  \
+    {                                                                                              \
+        name, (const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}), in_place,    \
+            false                                                                                  \
+    }
+
+static const hand_case CASES[] = {
+    CASE("canonical ids and one value", true, 0x0a, 0x02, 0x01, 0x02, 0x12, 0x01, 0x05),
+    CASE("a two-byte id", true, 0x0a, 0x03, 0x01, 0xac, 0x02, 0x12, 0x01, 0x05),
+    CASE("a value unpacked", true, 0x0a, 0x01, 0x01, 0x10, 0x07),
+    CASE("an empty run of ids", true, 0x0a, 0x00, 0x12, 0x01, 0x05),
+    /* labels naming strings 5 and 4: the new table numbers them in the order of use */
+    CASE("labels with renumbered strings", true, 0x0a, 0x01, 0x02, 0x12, 0x01, 0x05, 0x1a, 0x04,
+         0x08, 0x05, 0x10, 0x04, 0x1a, 0x04, 0x08, 0x03, 0x18, 0x09),
+    CASE("a non-shortest id", false, 0x0a, 0x03, 0x81, 0x00, 0x02, 0x12, 0x01, 0x05),
+    CASE("a non-shortest two-byte id", false, 0x0a, 0x04, 0xac, 0x82, 0x80, 0x00, 0x12, 0x01, 0x05),
+    CASE("unpacked ids", false, 0x08, 0x01, 0x08, 0x02, 0x12, 0x01, 0x05),
+    CASE("ids in two runs", false, 0x0a, 0x01, 0x01, 0x0a, 0x01, 0x02, 0x12, 0x01, 0x05),
+    CASE("a dangling id", false, 0x0a, 0x02, 0x01, 0x09, 0x12, 0x01, 0x05),
+    CASE("id 0", false, 0x0a, 0x01, 0x00, 0x12, 0x01, 0x05),
+    CASE("a truncated id", false, 0x0a, 0x01, 0x81, 0x12, 0x01, 0x05),
+    CASE("two values for one type", false, 0x0a, 0x01, 0x01, 0x12, 0x02, 0x05, 0x06),
+    CASE("no value", false, 0x0a, 0x01, 0x01),
+    CASE("a label string out of range", false, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x05, 0x1a, 0x04, 0x08,
+         0x03, 0x10, 0x63),
+    CASE("a label key out of range", false, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x05, 0x1a, 0x02, 0x08,
+         0x40),
+    CASE("an unknown label field", false, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x05, 0x1a, 0x04, 0x08,
+         0x03, 0x28, 0x01),
+    CASE("an unknown sample field", false, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x05, 0x20, 0x01),
+    CASE("a bad length", false, 0x0a, 0x05, 0x01),
+    {"no sample type", (const uint8_t[]){0x0a, 0x01, 0x01}, 3, false, true},
+};
+
+static void
+hand_made(tap *t)
+{
+    for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+        const hand_case *c = &CASES[i];
+        pb s = {0}, b = {0};
+        pb_raw(&s, c->body, c->len);
+        profile_with(&b, &s, !c->no_type);
+        outcome x = run(b.d, b.n, PPROF_CONVERT_IN_PLACE, false);
+        bool want = c->in_place;
+        if (!tap_ok(t, want ? x.st == PPROF_OK && x.res.in_place : x.st == PPROF_E_UNSUPPORTED,
+                    "%s: %s in place", c->name, want ? "converted" : "refused"))
+            tap_diag("%s: %s %s", pprof_status_name(x.st), x.err.path, x.err.message);
+        size_t copies = 0;
+        both_ways(t, c->name, b.d, b.n, &copies);
+        /* unchecked, samples without values match a profile without sample types */
+        tap_ok(t,
+               copies == (want         ? 2
+                          : c->no_type ? 1
+                                       : 0),
+               "%s: auto %s", c->name, want ? "copies in place" : "falls back");
+        pprof_buffer_free(&x.buf);
+        pb_free(&s);
+        pb_free(&b);
+    }
+}
+
+int
+main(void)
+{
+    tap t = {0};
+    hand_made(&t);
+    const char *src = getenv("PPROF_SOURCE_ROOT");
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/corpus", src && *src ? src : ".");
+    size_t files = 0, in_place = 0;
+    corpus_dir(&t, dir, &files, &in_place);
+    corpus_dir(&t, tap_real_corpus(), &files, &in_place);
+    tap_diag("%zu files, %zu conversions copied in place", files, in_place);
+    /* the path must be taken, or the comparisons above prove nothing about it */
+    tap_ok(&t, files && in_place * 4 >= files, "a good share of the corpus converts in place");
+    return tap_done(&t);
+}
