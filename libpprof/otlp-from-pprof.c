@@ -293,6 +293,12 @@ function(pconv *c, size_t i)
         return bad(c, "string index out of range", "function[%zu]", i);
     if (n < 0 || s < 0 || fn < 0)
         return nomem(c);
+    /* the protocol requires a name, system name or filename: a function with none is written
+     * as no function (index 0), its start_line lost (docs/otlp.md) */
+    if (n == 0 && s == 0 && fn == 0) {
+        c->fmap[i] = 0;
+        return PPROF_OK;
+    }
     c->m.len = 0;
     if (!put_i32(&c->m, 1, n) || !put_i32(&c->m, 2, s) || !put_i32(&c->m, 3, fn) ||
         !put_u(&c->m, 4, (uint64_t)f->start_line))
@@ -497,6 +503,9 @@ sample_attrs(pconv *c, const pprof_sample *s, size_t si, special sp)
         const pprof_label *l = &s->label[j];
         bool more = next[j] != UINT32_MAX;
         int32_t key = str(c, l->key), unit = str(c, l->num_unit);
+        /* an empty key names nothing in OTLP (O8): it gets a name the reader turns back to "" */
+        if (key == 0)
+            key = cstr(c, PPROF__OTLP_EMPTY_KEY);
         if (key == -2 || unit == -2)
             return bad(c, "string index out of range", "sample[%zu].label[%zu]", si, j);
         if (key < 0 || unit < 0)

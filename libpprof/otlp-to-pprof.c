@@ -149,7 +149,7 @@ attr_labels(conv *c, int32_t i, uint32_t *off, uint32_t *n, uint64_t at)
     if (!in(a->unit, c->o->strings.len))
         return bad(c, a->off, "dictionary.attribute_table[%d].unit_strindex", i);
     uint32_t start = (uint32_t)c->cache.len;
-    pprof_label l = {a->key, 0, 0, 0};
+    pprof_label l = {str_is(c->o, a->key, PPROF__OTLP_EMPTY_KEY) ? 0 : a->key, 0, 0, 0};
     bool fail = false;
     if (a->value.kind == PPROF__ANY_ARRAY) {
         const uint8_t *p = (const uint8_t *)a->value.s.data, *end = p + a->value.s.len;

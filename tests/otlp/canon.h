@@ -148,8 +148,11 @@ canon_location(const pprof_profile *p, size_t k)
     for (size_t q = 0; q < l.n_line; q++) {
         size_t fk;
         canon_put(&b, " | line %lld:%lld ", (long long)l.line[q].line, (long long)l.line[q].column);
-        if (l.line[q].function_id && pprof_profile_find_function(p, l.line[q].function_id, &fk)) {
-            pprof_function f = pprof_profile_function(p, fk);
+        pprof_function f = {0};
+        if (l.line[q].function_id && pprof_profile_find_function(p, l.line[q].function_id, &fk))
+            f = pprof_profile_function(p, fk);
+        /* a function with no name, system name or filename is no function in OTLP (O9) */
+        if (f.name || f.system_name || f.filename) {
             canon_str(&b, p, f.name);
             canon_put(&b, " ");
             canon_str(&b, p, f.system_name);
