@@ -168,6 +168,7 @@ typedef struct pconv {
     pprof__vec ai;                       /* int32_t: attribute indices being gathered */
     pprof__vec chain;                    /* 9 bytes a label: sample_attrs' next, tail and first */
     int64_t s_ts, s_trace, s_span, s_ns; /* pprof string indices of the special keys, -1: none */
+    int64_t index; /* the profile's place among several written together; -1: written alone */
 } pconv;
 
 static pprof_status
@@ -292,6 +293,12 @@ function(pconv *c, size_t i)
         return bad(c, "string index out of range", "function[%zu]", i);
     if (n < 0 || s < 0 || fn < 0)
         return nomem(c);
+    /* the protocol requires a name, system name or filename: a function with none is written
+     * as no function (index 0), its start_line lost (docs/otlp.md) */
+    if (n == 0 && s == 0 && fn == 0) {
+        c->fmap[i] = 0;
+        return PPROF_OK;
+    }
     c->m.len = 0;
     if (!put_i32(&c->m, 1, n) || !put_i32(&c->m, 2, s) || !put_i32(&c->m, 3, fn) ||
         !put_u(&c->m, 4, (uint64_t)f->start_line))
@@ -496,6 +503,9 @@ sample_attrs(pconv *c, const pprof_sample *s, size_t si, special sp)
         const pprof_label *l = &s->label[j];
         bool more = next[j] != UINT32_MAX;
         int32_t key = str(c, l->key), unit = str(c, l->num_unit);
+        /* an empty key names nothing in OTLP (O8): it gets a name the reader turns back to "" */
+        if (key == 0)
+            key = cstr(c, PPROF__OTLP_EMPTY_KEY);
         if (key == -2 || unit == -2)
             return bad(c, "string index out of range", "sample[%zu].label[%zu]", si, j);
         if (key < 0 || unit < 0)
@@ -557,6 +567,13 @@ profile_attrs(pconv *c)
         pprof_buffer_free(&arr);
         pprof_buffer_free(&el);
         if (!ok || !push_ai(c, attr(c, k, 0)))
+            return nomem(c);
+    }
+    /* profiles written together may share a header: this keeps the reader from joining them */
+    if (c->index >= 0) {
+        int32_t k = cstr(c, PPROF__OTLP_PROFILE_INDEX);
+        c->m2.len = 0;
+        if (k < 0 || !any_int(&c->m2, c->index) || !push_ai(c, attr(c, k, 0)))
             return nomem(c);
     }
     return PPROF_OK;
@@ -680,14 +697,21 @@ convert(pconv *c, pprof__vec *profs)
         }
         if ((st = sample_attrs(c, &s, si, sp)))
             break;
+        /* sparse: a sample is in the Profiles where its value is not 0, and one whose values
+         * are all 0 in the first, so that it is not lost; the reader joins them by sample key */
+        bool all_zero = true;
+        for (size_t t = 0; t < nt && all_zero; t++)
+            all_zero = s.value[t] == 0;
         for (size_t t = 0; t < nt && !st; t++) {
+            if (s.value[t] == 0 && !(all_zero && t == 0))
+                continue;
+            /* one value and at most one timestamp: unpacked, a byte shorter than packed */
             sb.len = 0;
             bool ok = put_i32(&sb, 1, stack) && put_packed_i32(&sb, 2, c->ai.data, c->ai.len) &&
-                      put_i32(&sb, 3, link) && put_tag(&sb, 4, PPROF_WT_LEN) &&
-                      put_varint(&sb, pprof__varint_size((uint64_t)s.value[t])) &&
+                      put_i32(&sb, 3, link) && put_tag(&sb, 4, PPROF_WT_VARINT) &&
                       put_varint(&sb, (uint64_t)s.value[t]);
             if (ok && sp.ts >= 0)
-                ok = put_tag(&sb, 5, PPROF_WT_LEN) && put_varint(&sb, 8) &&
+                ok = put_tag(&sb, 5, PPROF_WT_I64) &&
                      put_fixed64_raw(&sb, (uint64_t)s.label[sp.ts].num);
             if (!ok || !put_bytes(&prof[t], 2, sb.data, sb.len))
                 st = nomem(c);
@@ -714,12 +738,13 @@ out:
 }
 
 static pprof_status
-convert_one(enc *e, const pprof_profile *p, pprof__vec *profs)
+convert_one(enc *e, const pprof_profile *p, int64_t index, pprof__vec *profs)
 {
     pconv c;
     memset(&c, 0, sizeof(c));
     c.e = e;
     c.p = p;
+    c.index = index;
     size_t ns = p->strings.len, nf = p->functions.len, nm = p->mappings.len, nl = p->locations.len;
     c.smap = malloc((ns ? ns : 1) * sizeof(int32_t));
     c.fmap = malloc((nf ? nf : 1) * sizeof(int32_t));
@@ -813,7 +838,7 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
         }
         /* the library's one validity decision, as for every entry point that computes */
         if (!(st = pprof__validate(profiles[i], NULL, err)))
-            st = convert_one(&e, profiles[i], &profs);
+            st = convert_one(&e, profiles[i], n > 1 ? (int64_t)i : -1, &profs);
     }
     if (st)
         goto done;

@@ -184,6 +184,10 @@ pprof__otlp_str(const pprof_otlp *o, int64_t i, pprof_string *out)
 #define PPROF__OTLP_HAS_LINE_NUMBERS "pprof.has_line_numbers"
 #define PPROF__OTLP_HAS_INLINE_FRAMES "pprof.has_inline_frames"
 #define PPROF__OTLP_IS_FOLDED "pprof.is_folded"
+/* On every Profile when several pprof profiles are written together: which one it came from. */
+#define PPROF__OTLP_PROFILE_INDEX "pprof.profile_index"
+/* The key of an attribute from a pprof label whose key is "" (OTLP keys must not be empty). */
+#define PPROF__OTLP_EMPTY_KEY "pprof.empty_key"
 /* Labels that carry a Link and per-observation timestamps in pprof. */
 #define PPROF__OTLP_TRACE_ID "trace_id"
 #define PPROF__OTLP_SPAN_ID "span_id"

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "htab-private.h"
 #include "otlp-private.h"
 
 typedef struct conv {
@@ -18,6 +19,7 @@ typedef struct conv {
     pprof__vec cache;    /* pprof_label: the attributes' labels */
     pprof__vec lab;      /* pprof_label: the sample's being gathered */
     uint32_t *stack_off; /* each stack's range in p->stack (NONE: not yet) */
+    pprof__vec next;     /* uint32_t per pprof sample: the next of its sample key (samples()) */
     int64_t s_trace, s_span, s_ts, s_ns, s_true, s_false;
     uint64_t n_labels;
     uint64_t max_labels;
@@ -147,7 +149,7 @@ attr_labels(conv *c, int32_t i, uint32_t *off, uint32_t *n, uint64_t at)
     if (!in(a->unit, c->o->strings.len))
         return bad(c, a->off, "dictionary.attribute_table[%d].unit_strindex", i);
     uint32_t start = (uint32_t)c->cache.len;
-    pprof_label l = {a->key, 0, 0, 0};
+    pprof_label l = {str_is(c->o, a->key, PPROF__OTLP_EMPTY_KEY) ? 0 : a->key, 0, 0, 0};
     bool fail = false;
     if (a->value.kind == PPROF__ANY_ARRAY) {
         const uint8_t *p = (const uint8_t *)a->value.s.data, *end = p + a->value.s.len;
@@ -353,26 +355,16 @@ same_ints(const pprof_otlp *o, pprof__otlp_range a, pprof__otlp_range b)
                                &PPROF__AT(o->ints, int32_t, b.off), a.n * sizeof(int32_t)) == 0);
 }
 
-/* Whether b's samples can be a second sample type of a's: the exact case of the rule. */
+/* Whether b joins the pprof profile of a: the same scope and header (time, duration, period
+ * type, period and profile attributes, pprof.profile_index among them). Their samples are
+ * joined by sample key (samples()), so they need not match one to one. */
 static bool
 joins(const pprof_otlp *o, const pprof__otlp_profile *a, const pprof__otlp_profile *b)
 {
-    if (a->scope != b->scope || a->time != b->time || a->duration != b->duration ||
-        a->period_type.type != b->period_type.type || a->period_type.unit != b->period_type.unit ||
-        a->period != b->period || a->n_sample != b->n_sample || !same_ints(o, a->attrs, b->attrs))
-        return false;
-    for (uint32_t k = 0; k < a->n_sample; k++) {
-        const pprof__otlp_sample *x = &PPROF__AT(o->samples, pprof__otlp_sample, a->sample_off + k);
-        const pprof__otlp_sample *y = &PPROF__AT(o->samples, pprof__otlp_sample, b->sample_off + k);
-        if (x->stack != y->stack || x->link != y->link || x->n_val != y->n_val ||
-            x->n_ts != y->n_ts || !same_ints(o, x->attrs, y->attrs))
-            return false;
-        if (x->n_ts &&
-            memcmp(&PPROF__AT(o->times, uint64_t, x->ts_off),
-                   &PPROF__AT(o->times, uint64_t, y->ts_off), x->n_ts * sizeof(uint64_t)) != 0)
-            return false;
-    }
-    return true;
+    return a->scope == b->scope && a->time == b->time && a->duration == b->duration &&
+           a->period_type.type == b->period_type.type &&
+           a->period_type.unit == b->period_type.unit && a->period == b->period &&
+           same_ints(o, a->attrs, b->attrs);
 }
 
 static void
@@ -382,15 +374,170 @@ profile_path(const pprof__otlp_profile *pr, char *out, size_t cap)
              pr->scope_in_resource, pr->index_in_scope);
 }
 
-/* The pprof samples of group g (profiles gi[0..n)). */
+/* What makes observations of different Profiles one pprof sample: stack, attributes, link and
+ * timestamp. The pprof samples of a key are chained in order (conv.next); a member's k-th
+ * observation of a key fills the key's k-th sample, or makes a new one past the last. */
+typedef struct skey {
+    int32_t stack, link;
+    pprof__otlp_range attrs;
+    uint64_t ts;
+    uint32_t has_ts;
+    uint32_t head, tail; /* pprof sample indices, PPROF_NONE: none */
+    uint32_t cursor;     /* the sample member gen - 1 fills next */
+    uint32_t gen;
+} skey;
+
+static uint64_t
+skey_hash(const pprof_otlp *o, const skey *k)
+{
+    uint64_t h = pprof__hash_combine((uint64_t)(uint32_t)k->stack, (uint64_t)(uint32_t)k->link);
+    h = pprof__hash_combine(h, k->ts ^ ((uint64_t)k->has_ts << 63));
+    const int32_t *a = k->attrs.n ? &PPROF__AT(o->ints, int32_t, k->attrs.off) : NULL;
+    for (uint32_t j = 0; j < k->attrs.n; j++)
+        h = pprof__hash_combine(h, (uint64_t)(uint32_t)a[j]);
+    return pprof__mix64(h);
+}
+
+static bool
+skey_eq(const pprof_otlp *o, const skey *a, const skey *b)
+{
+    return a->stack == b->stack && a->link == b->link && a->ts == b->ts && a->has_ts == b->has_ts &&
+           same_ints(o, a->attrs, b->attrs);
+}
+
+/* The pprof stack of OTLP stack index si (validated by the caller), converted once. */
+static pprof_status
+stack_of(conv *c, int32_t si, uint32_t *off, uint32_t *n)
+{
+    const pprof_otlp *o = c->o;
+    *off = *n = 0;
+    if (si <= 0)
+        return PPROF_OK;
+    const pprof__otlp_stack *st = &PPROF__AT(o->stacks, pprof__otlp_stack, si);
+    if (c->stack_off[si] == PPROF_NONE) {
+        if (!pprof__vec_grow(c->a, &c->p->stack, sizeof(uint64_t), c->p->stack.len + st->locs.n))
+            return nomem(c);
+        uint64_t *dst = (uint64_t *)c->p->stack.data + c->p->stack.len;
+        for (uint32_t j = 0; j < st->locs.n; j++) {
+            int32_t li = PPROF__AT(o->ints, int32_t, st->locs.off + j);
+            if (li <= 0 || (size_t)li >= o->locations.len)
+                return bad(c, st->off, "dictionary.stack_table[%d].location_indices[%u]", si, j);
+            dst[j] = (uint64_t)li;
+        }
+        c->stack_off[si] = (uint32_t)c->p->stack.len;
+        c->p->stack.len += st->locs.n;
+    }
+    *off = c->stack_off[si];
+    *n = st->locs.n;
+    return PPROF_OK;
+}
+
+/* The labels an OTLP sample's observations share (attributes, link) into c->lab from lab_base. */
+static pprof_status
+shared_labels(conv *c, const pprof__otlp_sample *s)
+{
+    const pprof_otlp *o = c->o;
+    for (uint32_t j = 0; j < s->attrs.n; j++) {
+        int32_t ai = PPROF__AT(o->ints, int32_t, s->attrs.off + j);
+        if (ai == 0)
+            continue;
+        uint32_t off = 0, cnt = 0;
+        CHECK(attr_labels(c, ai, &off, &cnt, 0));
+        if (!pprof__vec_grow(c->a, &c->lab, sizeof(pprof_label), c->lab.len + cnt))
+            return nomem(c);
+        memcpy((pprof_label *)c->lab.data + c->lab.len, (pprof_label *)c->cache.data + off,
+               cnt * sizeof(pprof_label));
+        c->lab.len += cnt;
+    }
+    if (s->link > 0) {
+        const pprof__otlp_link *ln = &PPROF__AT(o->links, pprof__otlp_link, s->link);
+        int64_t t = add_hex(c, ln->trace_id), sp = add_hex(c, ln->span_id);
+        if (t < 0 || sp < 0 || !pprof__vec_grow(c->a, &c->lab, sizeof(pprof_label), c->lab.len + 2))
+            return nomem(c);
+        pprof_label *l2 = (pprof_label *)c->lab.data + c->lab.len;
+        l2[0] = (pprof_label){c->s_trace, t, 0, 0};
+        l2[1] = (pprof_label){c->s_span, sp, 0, 0};
+        c->lab.len += 2;
+    }
+    return PPROF_OK;
+}
+
+/* Checks the indices of member g's sample k. */
+static pprof_status
+check_sample(conv *c, const pprof__otlp_sample *s, const char *pre, uint32_t k)
+{
+    const pprof_otlp *o = c->o;
+    if (s->n_val && s->n_ts && s->n_val != s->n_ts)
+        return pprof__error(c->err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
+                            "%s.samples[%u]: %u values but %u timestamps", pre, k, s->n_val,
+                            s->n_ts);
+    if (!in(s->stack, o->stacks.len ? o->stacks.len : 1))
+        return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].stack_index", pre, k);
+    for (uint32_t j = 0; j < s->attrs.n; j++)
+        if (!in(PPROF__AT(o->ints, int32_t, s->attrs.off + j), o->attrs.len))
+            return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].attribute_indices[%u]", pre, k, j);
+    if (!in(s->link, o->links.len ? o->links.len : 1))
+        return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].link_index", pre, k);
+    return PPROF_OK;
+}
+
+/* A new pprof sample for observation j of s (labels shared from c->lab[lab_base..]), its values
+ * 0 but column g = v; appended to key's chain. */
+static pprof_status
+new_sample(conv *c, const pprof__otlp_sample *s, uint32_t j, size_t lab_base, size_t n, size_t g,
+           int64_t v, skey *key, const char *pre, uint32_t k)
+{
+    pprof_profile *p = c->p;
+    uint32_t loc_off, n_loc;
+    CHECK(stack_of(c, s->stack, &loc_off, &n_loc));
+    size_t n_shared = c->lab.len - lab_base;
+    bool ts = s->n_ts > 0;
+    c->n_labels += n_shared + ts;
+    if (c->n_labels > c->max_labels)
+        return pprof__error(c->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                            "%s.samples[%u]: more labels than the limit of %llu", pre, k,
+                            (unsigned long long)c->max_labels);
+    if (!pprof__vec_grow(c->a, &p->labels, sizeof(pprof_label), p->labels.len + n_shared + ts) ||
+        !pprof__vec_grow(c->a, &p->values, sizeof(int64_t), p->values.len + n) ||
+        !pprof__vec_grow(c->a, &p->samples, sizeof(pprof__sample), p->samples.len + 1) ||
+        !pprof__vec_grow(c->a, &c->next, sizeof(uint32_t), p->samples.len + 1))
+        return nomem(c);
+    pprof__sample ps = {loc_off,
+                        n_loc,
+                        (uint32_t)p->values.len,
+                        (uint32_t)n,
+                        (uint32_t)p->labels.len,
+                        (uint32_t)(n_shared + ts)};
+    pprof_label *dst = (pprof_label *)p->labels.data + p->labels.len;
+    if (n_shared)
+        memcpy(dst, (pprof_label *)c->lab.data + lab_base, n_shared * sizeof(pprof_label));
+    if (ts)
+        dst[n_shared] = (pprof_label){
+            c->s_ts, 0, (int64_t)PPROF__AT(c->o->times, uint64_t, s->ts_off + j), c->s_ns};
+    p->labels.len += n_shared + ts;
+    int64_t *vals = (int64_t *)p->values.data + p->values.len;
+    memset(vals, 0, n * sizeof(int64_t));
+    vals[g] = v;
+    p->values.len += n;
+    uint32_t idx = (uint32_t)p->samples.len;
+    PPROF__AT(p->samples, pprof__sample, p->samples.len++) = ps;
+    PPROF__AT(c->next, uint32_t, idx) = PPROF_NONE;
+    c->next.len = idx + 1;
+    if (key->tail == PPROF_NONE)
+        key->head = idx;
+    else
+        PPROF__AT(c->next, uint32_t, key->tail) = idx;
+    key->tail = idx;
+    return PPROF_OK;
+}
+
+/* The pprof samples of group g (profiles gi[0..n)), joined by sample key. */
 static pprof_status
 samples(conv *c, const uint32_t *gi, size_t n)
 {
     const pprof_otlp *o = c->o;
     pprof_profile *p = c->p;
-    const pprof__otlp_profile *lead = &PPROF__AT(o->profiles, pprof__otlp_profile, gi[0]);
-    char pre[96];
-    profile_path(lead, pre, sizeof(pre));
+    size_t n_obs_all = 0;
     for (size_t g = 0; g < n; g++) {
         const pprof__otlp_profile *pr = &PPROF__AT(o->profiles, pprof__otlp_profile, gi[g]);
         size_t ns = o->strings.len ? o->strings.len : 1;
@@ -403,141 +550,85 @@ samples(conv *c, const uint32_t *gi, size_t n)
         if (!vt)
             return nomem(c);
         *vt = (pprof_value_type){pr->sample_type.type, pr->sample_type.unit};
+        for (uint32_t k = 0; k < pr->n_sample; k++) {
+            const pprof__otlp_sample *s =
+                &PPROF__AT(o->samples, pprof__otlp_sample, pr->sample_off + k);
+            size_t obs = s->n_val > s->n_ts ? s->n_val : s->n_ts;
+            n_obs_all += obs ? obs : 1;
+        }
     }
-    /* the sample tables at their final sizes (labels: at least), counted first */
-    size_t n_obs_all = 0, n_lab_all = 0, n_stack_all = 0;
-    for (uint32_t k = 0; k < lead->n_sample; k++) {
-        const pprof__otlp_sample *s =
-            &PPROF__AT(o->samples, pprof__otlp_sample, lead->sample_off + k);
-        size_t obs = s->n_val > s->n_ts ? s->n_val : s->n_ts;
-        obs = obs ? obs : 1;
-        n_obs_all += obs;
-        n_lab_all += (s->attrs.n + (s->link > 0) * 2 + (s->n_ts > 0)) * (s->n_ts ? obs : 1);
-    }
-    for (size_t k = 1; k < o->stacks.len; k++)
-        n_stack_all += PPROF__AT(o->stacks, pprof__otlp_stack, k).locs.n;
+    /* at most one pprof sample and one key per observation: sized once, not by doubling */
+    pprof__vec keys = {0}; /* skey */
+    pprof__htab h = {0};
+    pprof_status st = PPROF_OK;
     if (!pprof__vec_grow(c->a, &p->samples, sizeof(pprof__sample), n_obs_all) ||
-        !pprof__vec_grow(c->a, &p->values, sizeof(int64_t), n_obs_all * n) ||
-        /* only as much as the input holds: more is refused as it comes (max_labels) */
-        (n_lab_all && n_lab_all <= 4 * (o->ints.len + o->times.len + o->samples.len) &&
-         !pprof__vec_grow(c->a, &p->labels, sizeof(pprof_label), n_lab_all)) ||
-        (n_stack_all && !pprof__vec_grow(c->a, &p->stack, sizeof(uint64_t), n_stack_all)))
-        return nomem(c);
-    for (uint32_t k = 0; k < lead->n_sample; k++) {
-        const pprof__otlp_sample *s =
-            &PPROF__AT(o->samples, pprof__otlp_sample, lead->sample_off + k);
-        if (s->n_val && s->n_ts && s->n_val != s->n_ts)
-            return pprof__error(c->err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
-                                "%s.samples[%u]: %u values but %u timestamps", pre, k, s->n_val,
-                                s->n_ts);
-        /* the stack, once per stack index */
-        if (!in(s->stack, o->stacks.len ? o->stacks.len : 1))
-            return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].stack_index", pre, k);
-        uint32_t loc_off = 0, n_loc = 0;
-        if (s->stack > 0) {
-            const pprof__otlp_stack *st = &PPROF__AT(o->stacks, pprof__otlp_stack, s->stack);
-            if (c->stack_off[s->stack] == PPROF_NONE) {
-                c->stack_off[s->stack] = (uint32_t)p->stack.len;
-                for (uint32_t j = 0; j < st->locs.n; j++) {
-                    int32_t li = PPROF__AT(o->ints, int32_t, st->locs.off + j);
-                    if (li <= 0 || (size_t)li >= o->locations.len)
-                        return bad(c, st->off, "dictionary.stack_table[%d].location_indices[%u]",
-                                   s->stack, j);
-                    uint64_t *slot = pprof__vec_push(c->a, &p->stack, sizeof(uint64_t));
-                    if (!slot)
-                        return nomem(c);
-                    *slot = (uint64_t)li;
-                }
-            }
-            loc_off = c->stack_off[s->stack];
-            n_loc = st->locs.n;
-        }
-        /* the labels every observation shares */
-        size_t lab_base = c->lab.len;
-        for (uint32_t j = 0; j < s->attrs.n; j++) {
-            int32_t ai = PPROF__AT(o->ints, int32_t, s->attrs.off + j);
-            if (!in(ai, o->attrs.len))
-                return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].attribute_indices[%u]", pre, k, j);
-            if (ai == 0)
-                continue;
-            uint32_t off = 0, cnt = 0;
-            CHECK(attr_labels(c, ai, &off, &cnt, 0));
-            for (uint32_t m = 0; m < cnt; m++) {
-                pprof_label *slot = pprof__vec_push(c->a, &c->lab, sizeof(pprof_label));
-                if (!slot)
-                    return nomem(c);
-                *slot = PPROF__AT(c->cache, pprof_label, off + m);
-            }
-        }
-        if (!in(s->link, o->links.len ? o->links.len : 1))
-            return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].link_index", pre, k);
-        if (s->link > 0) {
-            const pprof__otlp_link *ln = &PPROF__AT(o->links, pprof__otlp_link, s->link);
-            int64_t t = add_hex(c, ln->trace_id), sp = add_hex(c, ln->span_id);
-            pprof_label *l2 = pprof__vec_grow(c->a, &c->lab, sizeof(pprof_label), c->lab.len + 2)
-                                  ? (pprof_label *)c->lab.data + c->lab.len
-                                  : NULL;
-            if (t < 0 || sp < 0 || !l2)
-                return nomem(c);
-            l2[0] = (pprof_label){c->s_trace, t, 0, 0};
-            l2[1] = (pprof_label){c->s_span, sp, 0, 0};
-            c->lab.len += 2;
-        }
-        size_t n_shared = c->lab.len - lab_base;
-        uint32_t n_obs = s->n_val > s->n_ts ? s->n_val : s->n_ts;
-        bool ts = s->n_ts > 0;
-        if (n_obs == 0)
-            n_obs = 1; /* a sample with neither: its stack with value 0 */
-        uint32_t shared_off = (uint32_t)p->labels.len;
-        if (!ts) {
-            if (!pprof__vec_grow(c->a, &p->labels, sizeof(pprof_label), p->labels.len + n_shared))
-                return nomem(c);
-            if (n_shared)
-                memcpy((pprof_label *)p->labels.data + p->labels.len,
-                       (pprof_label *)c->lab.data + lab_base, n_shared * sizeof(pprof_label));
-            p->labels.len += n_shared;
-        }
-        for (uint32_t j = 0; j < n_obs; j++) {
-            c->n_labels += n_shared + ts;
-            if (c->n_labels > c->max_labels)
-                return pprof__error(c->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                                    "%s.samples[%u]: more labels than the limit of %llu", pre, k,
-                                    (unsigned long long)c->max_labels);
-            pprof__sample ps = {loc_off,     n_loc,      (uint32_t)p->values.len,
-                                (uint32_t)n, shared_off, (uint32_t)n_shared};
-            if (ts) {
-                ps.lab_off = (uint32_t)p->labels.len;
-                ps.n_lab = (uint32_t)n_shared + 1;
-                if (!pprof__vec_grow(c->a, &p->labels, sizeof(pprof_label),
-                                     p->labels.len + n_shared + 1))
-                    return nomem(c);
-                pprof_label *dst = (pprof_label *)p->labels.data + p->labels.len;
-                if (n_shared)
-                    memcpy(dst, (pprof_label *)c->lab.data + lab_base,
-                           n_shared * sizeof(pprof_label));
-                uint64_t t = PPROF__AT(o->times, uint64_t, s->ts_off + j);
-                dst[n_shared] = (pprof_label){c->s_ts, 0, (int64_t)t, c->s_ns};
-                p->labels.len += n_shared + 1;
-            }
-            if (!pprof__vec_grow(c->a, &p->values, sizeof(int64_t), p->values.len + n))
-                return nomem(c);
-            for (size_t g = 0; g < n; g++) {
-                const pprof__otlp_profile *pr = &PPROF__AT(o->profiles, pprof__otlp_profile, gi[g]);
-                const pprof__otlp_sample *sg =
-                    &PPROF__AT(o->samples, pprof__otlp_sample, pr->sample_off + k);
-                int64_t v = sg->n_val  ? (int64_t)PPROF__AT(o->values, uint64_t, sg->val_off + j)
-                            : sg->n_ts ? 1
-                                       : 0;
-                PPROF__AT(p->values, int64_t, p->values.len++) = v;
-            }
-            pprof__sample *slot = pprof__vec_push(c->a, &p->samples, sizeof(ps));
-            if (!slot)
-                return nomem(c);
-            *slot = ps;
-        }
-        c->lab.len = lab_base;
+        !pprof__vec_grow(c->a, &c->next, sizeof(uint32_t), n_obs_all) ||
+        !pprof__vec_grow(c->a, &keys, sizeof(skey), n_obs_all) ||
+        !pprof__htab_init(&h, c->a, n_obs_all)) {
+        st = nomem(c);
+        goto out;
     }
-    return PPROF_OK;
+    for (size_t g = 0; g < n && !st; g++) {
+        const pprof__otlp_profile *pr = &PPROF__AT(o->profiles, pprof__otlp_profile, gi[g]);
+        char pre[96];
+        profile_path(pr, pre, sizeof(pre));
+        for (uint32_t k = 0; k < pr->n_sample && !st; k++) {
+            const pprof__otlp_sample *s =
+                &PPROF__AT(o->samples, pprof__otlp_sample, pr->sample_off + k);
+            if ((st = check_sample(c, s, pre, k)))
+                break;
+            uint32_t n_obs = s->n_val > s->n_ts ? s->n_val : s->n_ts;
+            if (n_obs == 0)
+                n_obs = 1; /* a sample with neither: its stack with value 0 */
+            size_t lab_base = c->lab.len;
+            bool have_labels = false;
+            for (uint32_t j = 0; j < n_obs && !st; j++) {
+                skey key = {s->stack,
+                            s->link,
+                            s->attrs,
+                            s->n_ts ? PPROF__AT(o->times, uint64_t, s->ts_off + j) : 0,
+                            s->n_ts > 0,
+                            PPROF_NONE,
+                            PPROF_NONE,
+                            PPROF_NONE,
+                            0};
+                uint64_t hash = skey_hash(o, &key);
+                pprof__htab_probe pb;
+                uint32_t v;
+                PPROF__HTAB_FIND(&h, hash, pb, v, skey_eq(o, &PPROF__AT(keys, skey, v), &key));
+                if (v == PPROF_NONE) {
+                    v = (uint32_t)keys.len;
+                    PPROF__AT(keys, skey, keys.len++) = key;
+                    pprof__htab_insert_at(&h, &pb, v);
+                }
+                skey *ks = &PPROF__AT(keys, skey, v);
+                if (ks->gen != g + 1) {
+                    ks->gen = (uint32_t)g + 1;
+                    ks->cursor = ks->head;
+                }
+                int64_t val = s->n_val  ? (int64_t)PPROF__AT(o->values, uint64_t, s->val_off + j)
+                              : s->n_ts ? 1
+                                        : 0;
+                if (ks->cursor != PPROF_NONE) {
+                    const pprof__sample *ps = &PPROF__AT(p->samples, pprof__sample, ks->cursor);
+                    PPROF__AT(p->values, int64_t, ps->val_off + g) = val;
+                    ks->cursor = PPROF__AT(c->next, uint32_t, ks->cursor);
+                    continue;
+                }
+                if (!have_labels) {
+                    if ((st = shared_labels(c, s)))
+                        break;
+                    have_labels = true;
+                }
+                st = new_sample(c, s, j, lab_base, n, g, val, ks, pre, k);
+            }
+            c->lab.len = lab_base;
+        }
+    }
+out:
+    pprof__free(c->a, keys.data);
+    pprof__htab_free(&h, c->a);
+    return st;
 }
 
 static pprof_status
@@ -578,6 +669,7 @@ done:
     pprof__free(c.a, c.stack_off);
     pprof__free(c.a, c.lab.data);
     pprof__free(c.a, c.cache.data);
+    pprof__free(c.a, c.next.data);
     if (st) {
         pprof_profile_free(c.p);
         return st;

@@ -148,8 +148,11 @@ canon_location(const pprof_profile *p, size_t k)
     for (size_t q = 0; q < l.n_line; q++) {
         size_t fk;
         canon_put(&b, " | line %lld:%lld ", (long long)l.line[q].line, (long long)l.line[q].column);
-        if (l.line[q].function_id && pprof_profile_find_function(p, l.line[q].function_id, &fk)) {
-            pprof_function f = pprof_profile_function(p, fk);
+        pprof_function f = {0};
+        if (l.line[q].function_id && pprof_profile_find_function(p, l.line[q].function_id, &fk))
+            f = pprof_profile_function(p, fk);
+        /* a function with no name, system name or filename is no function in OTLP (O9) */
+        if (f.name || f.system_name || f.filename) {
             canon_str(&b, p, f.name);
             canon_put(&b, " ");
             canon_str(&b, p, f.system_name);
@@ -254,6 +257,103 @@ canon_equal(const pprof_profile *a, const pprof_profile *b, char *why, size_t ca
     }
     canon_free_list(la, pprof_profile_count(a, PPROF_TABLE_LOCATION));
     canon_free_list(lb, pprof_profile_count(b, PPROF_TABLE_LOCATION));
+    return eq;
+}
+
+/* Sample i's key as text: its labels sorted and its stack frame by frame (locs: the locations'
+ * canonical texts by table index). */
+static inline char *
+canon_key(const pprof_profile *p, size_t i, char **locs)
+{
+    canon_buf b = {0};
+    char *lab = canon_sample(p, i);
+    const char *l = strstr(lab, " label ");
+    canon_put(&b, "%s |", l ? l : "");
+    free(lab);
+    pprof_sample s = pprof_profile_sample(p, i);
+    for (size_t j = 0; j < s.n_location_id; j++) {
+        size_t k;
+        canon_put(&b, " [%s]",
+                  pprof_profile_find_location(p, s.location_id[j], &k) ? locs[k] : "none");
+    }
+    return b.data;
+}
+
+typedef struct canon_kv {
+    char *key;
+    const int64_t *value;
+    size_t n_value;
+} canon_kv;
+
+static inline int
+canon_kv_cmp(const void *a, const void *b)
+{
+    return strcmp(((const canon_kv *)a)->key, ((const canon_kv *)b)->key);
+}
+
+/* Every sample key of p with its values summed over the samples of that key, sorted, one line
+ * each: what a join by sample key must keep whatever it merges or reorders. */
+static inline char *
+canon_sums(const pprof_profile *p)
+{
+    size_t ns = pprof_profile_count(p, PPROF_TABLE_SAMPLE);
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    char **locs = canon_locations(p);
+    canon_kv *kv = calloc(ns + 1, sizeof(canon_kv));
+    for (size_t i = 0; i < ns; i++) {
+        pprof_sample s = pprof_profile_sample(p, i);
+        kv[i] = (canon_kv){canon_key(p, i, locs), s.value, s.n_value};
+    }
+    qsort(kv, ns, sizeof(canon_kv), canon_kv_cmp);
+    canon_buf b = {0};
+    int64_t *sum = calloc(nt + 1, sizeof(int64_t));
+    for (size_t i = 0; i < ns;) {
+        size_t j = i;
+        memset(sum, 0, (nt + 1) * sizeof(int64_t));
+        for (; j < ns && strcmp(kv[j].key, kv[i].key) == 0; j++)
+            for (size_t t = 0; t < kv[j].n_value && t < nt; t++)
+                sum[t] += kv[j].value[t];
+        canon_put(&b, "%s =>", kv[i].key);
+        for (size_t t = 0; t < nt; t++)
+            canon_put(&b, " %lld", (long long)sum[t]);
+        canon_put(&b, "\n");
+        i = j;
+    }
+    for (size_t i = 0; i < ns; i++)
+        free(kv[i].key);
+    free(kv);
+    free(sum);
+    canon_free_list(locs, pprof_profile_count(p, PPROF_TABLE_LOCATION));
+    if (!b.data)
+        canon_put(&b, "%s", "");
+    return b.data;
+}
+
+/* Whether a and b have the same header and the same values summed per sample key (canon_sums);
+ * otherwise why names the first difference. For round trips that join samples by key. */
+static inline bool
+canon_equal_sums(const pprof_profile *a, const pprof_profile *b, char *why, size_t cap)
+{
+    char *ha = canon_head(a), *hb = canon_head(b);
+    bool eq = strcmp(ha, hb) == 0;
+    if (!eq)
+        snprintf(why, cap, "header:\n%.300s\n---\n%.300s", ha, hb);
+    free(ha);
+    free(hb);
+    if (!eq)
+        return false;
+    char *sa = canon_sums(a), *sb = canon_sums(b);
+    eq = strcmp(sa, sb) == 0;
+    if (!eq) {
+        size_t k = 0;
+        while (sa[k] && sa[k] == sb[k])
+            k++;
+        while (k > 0 && sa[k - 1] != '\n')
+            k--;
+        snprintf(why, cap, "sums per key differ at:\n%.300s\n---\n%.300s", sa + k, sb + k);
+    }
+    free(sa);
+    free(sb);
     return eq;
 }
 

@@ -168,5 +168,96 @@ main(void)
     st = pprof_otlp_read_file(path_of("check/O10-decode.otlp"), NULL, &o, &err);
     tap_ok(&t, st == PPROF_E_WIRE && !o && err.path[0], "truncated OTLP: PPROF_E_WIRE at %s",
            err.path);
+    /* the join by sample key: stack 1 in both Profiles, stack 2 all 0 in the first only,
+     * stack 3 in the second only */
+    o = NULL;
+    ok = pprof_otlp_read_file(path_of("in/join.otlp"), NULL, &o, &err) == PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK && n == 1;
+    pprof_otlp_free(o);
+    o = NULL;
+    if (!tap_ok(&t, ok && pprof_profile_count(v[0], PPROF_TABLE_SAMPLE) == 3,
+                "join.otlp: two Profiles joined by key into one profile of 3 samples"))
+        tap_diag("%s: %s (%zu)", err.path, err.message, n);
+    if (ok) {
+        int64_t want[3][3] = {{4100, 5, 50}, {4200, 0, 0}, {4300, 0, 9}};
+        bool good = pprof_profile_count(v[0], PPROF_TABLE_SAMPLE_TYPE) == 2;
+        for (size_t i = 0; i < 3 && good; i++) {
+            pprof_sample s = pprof_profile_sample(v[0], i);
+            size_t k;
+            good = s.n_location_id == 1 && s.n_value == 2 &&
+                   pprof_profile_find_location(v[0], s.location_id[0], &k) &&
+                   (int64_t)pprof_profile_location(v[0], k).address == want[i][0] &&
+                   s.value[0] == want[i][1] && s.value[1] == want[i][2];
+        }
+        tap_ok(&t, good, "values joined by key, missing ones 0, the all-zero sample kept");
+        /* written sparse and read back: the same sums per key, the all-zero sample included */
+        pprof_buffer buf = {0};
+        pprof_otlp *o2 = NULL;
+        pprof_profile **w = NULL;
+        size_t m = 0;
+        char why[1024] = "";
+        const pprof_profile *const in1[] = {v[0]};
+        bool back = pprof_otlp_write_memory(in1, 1, NULL, &buf, &err) == PPROF_OK &&
+                    pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&
+                    pprof_otlp_profile_count(o2) == 2 &&
+                    pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK && m == 1 &&
+                    pprof_profile_count(w[0], PPROF_TABLE_SAMPLE) == 3 &&
+                    canon_equal_sums(v[0], w[0], why, sizeof(why));
+        if (!tap_ok(&t, back, "sparse pprof -> OTLP -> pprof keeps the sums and the zero sample"))
+            tap_diag("%s %s %s", err.path, err.message, why);
+        pprof_otlp_profiles_free(w, m);
+        pprof_otlp_free(o2);
+        o2 = NULL;
+        buf.len = 0;
+        /* two profiles with the same header in one file: pprof.profile_index keeps them apart */
+        const pprof_profile *const in2[] = {v[0], v[0]};
+        back = pprof_otlp_write_memory(in2, 2, NULL, &buf, &err) == PPROF_OK &&
+               pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&
+               pprof_otlp_profile_count(o2) == 4 &&
+               pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK && m == 2 &&
+               canon_equal_sums(v[0], w[0], why, sizeof(why)) &&
+               canon_equal_sums(v[0], w[1], why, sizeof(why));
+        if (!tap_ok(&t, back, "two profiles of one header written together read back as two"))
+            tap_diag("%s %s %zu %s", err.path, err.message, m, why);
+        pprof_otlp_profiles_free(w, m);
+        pprof_otlp_free(o2);
+        pprof_buffer_free(&buf);
+    }
+    pprof_otlp_profiles_free(v, n);
+    v = NULL;
+    n = 0;
+
+    /* fuzzing found the writer writing what its own checker refuses: a label with an empty key
+     * (O8) and a function with no name, system name or filename (O9) */
+    ok = pprof_otlp_read_file(path_of("in/writer-bugs.otlp"), NULL, &o, &err) == PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK && n == 1;
+    pprof_otlp_free(o);
+    o = NULL;
+    if (tap_ok(&t, ok, "writer-bugs.otlp reads")) {
+        pprof_buffer buf = {0};
+        pprof_otlp *o2 = NULL;
+        pprof_profile **w = NULL;
+        size_t m = 0;
+        pprof_check_summary sum = {0};
+        const pprof_profile *const in1[] = {v[0]};
+        bool back = pprof_otlp_write_memory(in1, 1, NULL, &buf, &err) == PPROF_OK &&
+                    pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&
+                    pprof_otlp_check(o2, NULL, NULL, NULL, &sum, &err) == PPROF_OK &&
+                    pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK && m == 1;
+        tap_ok(&t, back && sum.count[PPROF_SEVERITY_ERROR] == 0,
+               "written without an empty key or a nameless function (no O8, O9 or other error)");
+        char a[64];
+        pprof_sample s = back ? pprof_profile_sample(w[0], 0) : (pprof_sample){0};
+        tap_ok(&t,
+               back && s.n_label == 1 && s.label[0].key == 0 &&
+                   strcmp(str(w[0], s.label[0].str, a, sizeof(a)), "worker") == 0,
+               "the label with an empty key comes back with an empty key");
+        pprof_otlp_profiles_free(w, m);
+        pprof_otlp_free(o2);
+        pprof_buffer_free(&buf);
+    }
+    pprof_otlp_profiles_free(v, n);
+    v = NULL;
+    n = 0;
     return tap_done(&t);
 }

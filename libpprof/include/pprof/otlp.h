@@ -47,14 +47,16 @@ PPROF_API void pprof_otlp_free(pprof_otlp *otlp);
 PPROF_API size_t pprof_otlp_profile_count(const pprof_otlp *otlp);
 
 /* OTLP -> pprof. The rule: within one scope, profiles with the same time, duration, period
- * type, period and profile attributes whose samples match one to one (same stack, attributes,
- * link and timestamps, and the same number of values) become one pprof profile with a sample
+ * type, period and profile attributes (among them "pprof.profile_index", which pprof -> OTLP
+ * writes to keep apart the profiles written together) become one pprof profile with a sample
  * type each, in the order they come; any other profile becomes a pprof profile of its own.
- * A Sample with several observations (values or timestamps) becomes one pprof sample per
- * observation; each timestamp becomes the numeric label "timestamp_unix_nano" (unit
- * "nanoseconds") of its sample; a Link becomes the string labels "trace_id" and "span_id"
- * (lower-case hex). *out is an array of *n profiles, released with pprof_otlp_profiles_free.
- * PPROF_E_INVALID with a path when an index is out of range. */
+ * Their samples are joined by sample key (stack, attributes, link and timestamp): the k-th
+ * observation of a key in one profile and the k-th of that key in another are one pprof
+ * sample, and a value a profile does not have is 0. A Sample with several observations (values
+ * or timestamps) gives one observation each; each timestamp becomes the numeric label
+ * "timestamp_unix_nano" (unit "nanoseconds") of its sample; a Link becomes the string labels
+ * "trace_id" and "span_id" (lower-case hex). *out is an array of *n profiles, released with
+ * pprof_otlp_profiles_free. PPROF_E_INVALID with a path when an index is out of range. */
 PPROF_API pprof_status pprof_otlp_to_pprof(const pprof_otlp *otlp, pprof_profile ***out, size_t *n,
                                            pprof_error *err);
 /* Frees the first n profiles and the array; n = 0 frees the array only, for a caller that keeps
@@ -80,9 +82,10 @@ typedef struct pprof_otlp_write_options {
 PPROF_API void pprof_otlp_write_options_init(pprof_otlp_write_options *opts);
 
 /* pprof -> OTLP: one ProfilesData with one resource and one scope ("libpprof"), every sample
- * type of every profile a Profile, all sharing one dictionary in which strings, mappings,
- * locations, functions, stacks, links and attributes are deduplicated (index 0 of every table
- * is its zero value). Labels become attributes (a numeric label's unit its unit_strindex; the
+ * type of every profile a Profile holding the samples whose value of that type is not 0 (a
+ * sample whose values are all 0 is in the first), all sharing one dictionary in which strings,
+ * mappings, locations, functions, stacks, links and attributes are deduplicated (index 0 of every
+ * table is its zero value). Labels become attributes (a numeric label's unit its unit_strindex; the
  * labels of one key in one sample an array); header fields without a place in the protocol
  * become the profile attributes listed in docs/otlp.md. Appends to *out. PPROF_E_INVALID with
  * a path when a profile is not consistent (a sample's value count, an unknown id). */
