@@ -12,7 +12,7 @@ FUZZ_ALL=$(sed -n "s/^fuzz_harnesses = \[\(.*\)\]/\1/p" "$FUZZ_ROOT/fuzz/meson.b
 FUZZ_STRUCTURED=$(sed -n "s/^fuzz_structured = \[\(.*\)\]/\1/p" "$FUZZ_ROOT/fuzz/meson.build" |
     sed "s/[',]/ /g")
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1:suppressions=$FUZZ_ROOT/tests/asan-graphviz.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Graphviz (fuzz_report's SVG) keeps process-lifetime allocations that are not ours
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$FUZZ_ROOT/tests/lsan-graphviz.supp}

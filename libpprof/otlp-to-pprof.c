@@ -508,7 +508,8 @@ new_sample(conv *c, const pprof__otlp_sample *s, uint32_t j, size_t lab_base, si
                         (uint32_t)n,
                         (uint32_t)p->labels.len,
                         (uint32_t)(n_shared + ts)};
-    pprof_label *dst = (pprof_label *)p->labels.data + p->labels.len;
+    /* labels.data is still NULL while no sample has had a label: no pointer arithmetic on it. */
+    pprof_label *dst = (n_shared + ts) ? (pprof_label *)p->labels.data + p->labels.len : NULL;
     if (n_shared)
         memcpy(dst, (pprof_label *)c->lab.data + lab_base, n_shared * sizeof(pprof_label));
     if (ts)

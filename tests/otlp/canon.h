@@ -312,7 +312,8 @@ canon_sums(const pprof_profile *p)
         memset(sum, 0, (nt + 1) * sizeof(int64_t));
         for (; j < ns && strcmp(kv[j].key, kv[i].key) == 0; j++)
             for (size_t t = 0; t < kv[j].n_value && t < nt; t++)
-                sum[t] += kv[j].value[t];
+                /* wraps like Go's int64 sums: a corpus profile holds INT64_MAX values */
+                sum[t] = (int64_t)((uint64_t)sum[t] + (uint64_t)kv[j].value[t]);
         canon_put(&b, "%s =>", kv[i].key);
         for (size_t t = 0; t < nt; t++)
             canon_put(&b, " %lld", (long long)sum[t]);
