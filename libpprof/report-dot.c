@@ -103,6 +103,24 @@ pprof__shorten_function_name(const char *name, size_t n, pprof_buffer *buf)
 
 /* ---- text helpers */
 
+/* The graph's title, which Go prints into quotes unescaped: a `"` in a mapping's file name then
+ * ends the dot string early and the graph no longer parses (an -svg error, a broken -dot). Only
+ * what would break the quoting is escaped here, a `"` and a backslash before one or at the end,
+ * so that every title Go prints correctly (Windows paths included) stays byte for byte Go's. */
+static void
+escape_title(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 3 < cap; i++) {
+        bool quote =
+            s[i] == '"' || (s[i] == '\\' && (i + 1 == n || s[i + 1] == '"' || o + 5 >= cap));
+        if (quote)
+            dst[o++] = '\\';
+        dst[o++] = s[i];
+    }
+    dst[o] = 0;
+}
+
 /* escapeForDot: \ and " escaped, newlines become \l. */
 static pprof_status
 escape(pprof_buffer *b, const char *s, size_t n)
@@ -652,7 +670,7 @@ compose(dot *d, shortener *sh, const pprof__lines *labels)
         pprof_profile_string(c->u, PPROF__AT(c->u->mappings, pprof_mapping, 0).filename, &f);
         if (f.len) {
             pprof_string b = go_base(f);
-            snprintf(title, sizeof(title), "%.*s", (int)b.len, b.data);
+            escape_title(title, sizeof(title), b.data, b.len);
         }
     }
     pprof_status st = pprof__buffer_printf(out,

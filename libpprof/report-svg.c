@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report-graph-private.h"
+#include "utf8-private.h"
 
 #ifndef PPROF_HAVE_GRAPHVIZ
 /* Built with -Dgraphviz=disabled (the fuzzing service's static build: no static Graphviz). */
@@ -204,13 +205,50 @@ out:
     return st;
 }
 
+/* XML allows neither invalid UTF-8 nor control bytes other than tab, newline and carriage return,
+ * and Graphviz copies names into the SVG as they are: a function named in Latin-1 made an SVG
+ * that browsers refuse to show. Each such byte becomes U+FFFD in the dot text Graphviz reads (the
+ * -dot report keeps Go's bytes). Leaves *clean empty when dot is already safe. */
+static pprof_status
+xml_safe(const char *dot, pprof_buffer *clean)
+{
+    const uint8_t *s = (const uint8_t *)dot;
+    size_t n = strlen(dot), run = 0;
+    pprof_status st = PPROF_OK;
+    for (size_t i = 0; i < n && !st;) {
+        size_t l = (s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+                       ? 0
+                       : pprof__utf8_seq_len(s + i, n - i);
+        if (l) {
+            i += l;
+            continue;
+        }
+        st = pprof__buffer_append(clean, dot + run, i - run);
+        if (!st)
+            st = pprof__buffer_append(clean, "\xef\xbf\xbd", 3);
+        run = ++i;
+    }
+    if (!st && clean->len)
+        st = pprof__buffer_append(clean, dot + run, n - run + 1); /* with the NUL */
+    return st;
+}
+
 /* Lays out dot text (NUL-terminated) with Graphviz's dot engine and appends its SVG. */
 static pprof_status
 layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
 {
+    pprof_buffer clean = {0};
+    if (xml_safe(dot, &clean)) {
+        pprof_buffer_free(&clean);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: out of memory");
+    }
+    if (clean.len)
+        dot = (const char *)clean.data;
     GVC_t *gvc = gvContext();
-    if (!gvc)
+    if (!gvc) {
+        pprof_buffer_free(&clean);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: no Graphviz context");
+    }
     pprof_status st = PPROF_OK;
     char *data = NULL;
     unsigned int len = 0;
@@ -233,6 +271,7 @@ layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
     if (g)
         agclose(g);
     gvFreeContext(gvc);
+    pprof_buffer_free(&clean);
     return st;
 }
 #endif

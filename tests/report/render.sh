@@ -95,6 +95,22 @@ assert kids[1].tag == ns + "g" and kids[1].get("id") == "viewport", kids[1].attr
 assert kids[1][0].get("id") == "graph0", kids[1][0].attrib
 PY
 then pass "--svg: XML with the pan/zoom script and the viewport group"; else flunk "--svg structure" "$(head -c 300 "$work/err")"; fi
+# names that break naive text: the mapping file a"b\ must not end the dot strings early, and a
+# Latin-1 name and a control byte must not reach the SVG (XML allows neither)
+hostile=$data/hostile-names.pb
+if "$rep" --dot "$hostile" > "$work/out" 2> "$work/err" &&
+    head -1 "$work/out" | grep -qF 'digraph "a\"b\\" {'; then
+    pass "--dot: the title's quote and trailing backslash are escaped"
+else
+    flunk "--dot title" "$(head -c 300 "$work/out") $(head -c 300 "$work/err")"
+fi
+if "$rep" --svg "$hostile" > "$work/svg" 2> "$work/err" && python3 - "$work/svg" > "$work/err" 2>&1 <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+text = "".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+assert "caf\ufffd" in text and "ctl\ufffdname" in text, text
+PY
+then pass "--svg of names with Latin-1 and control bytes: well-formed XML, U+FFFD in their place"; else flunk "--svg hostile names" "$(head -c 300 "$work/err")"; fi
 "$rep" --svg --json "$fib" > /dev/null 2> "$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "no JSON form" "$work/err" && pass "svg has no JSON: exit 2, said" || flunk "svg --json: exit $rc"
 # pprof-top is pprof-report --top
