@@ -5,29 +5,8 @@
 import os
 import sys
 
-
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def ld(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-
-
-def vi(num, v):
-    return varint(num << 3) + varint(v)
-
-
-def packed(vals):
-    return b"".join(varint(v) for v in vals)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import ld, packed, vi  # noqa: E402
 
 
 def profile(variant):
