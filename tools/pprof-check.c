@@ -7,7 +7,6 @@
 
 #include "check.h"
 #include "common.h"
-#include "otlp.h"
 
 static const char usage[] =
     "Usage: pprof-check [options] FILE...\n"
@@ -638,34 +637,6 @@ parse_args(int argc, char **argv, opts *o, char **files, int *n_files, const cha
     return rc;
 }
 
-/* OTLP input (by content, or by a .otlp name: otlp.h) is checked with the protocol's rules (the
- * O rules). False when b is not OTLP, for the pprof reader. */
-static bool
-check_otlp(out *w, const pprof_check_options *co, const char *in, const pprof_buffer *b,
-           int *unreadable, bool *io_error)
-{
-    if (!pprof_otlp_path_is_otlp(in) && !pprof_otlp_detect(b->data, b->len))
-        return false;
-    pprof_error err;
-    pprof_otlp *o = NULL;
-    pprof_status st = pprof_otlp_read_memory(b->data, b->len, NULL, &o, &err);
-    if (st) {
-        ++*unreadable;
-        if (!pprof_otlp_check_read_error(&err, co, on_finding, w, NULL)) {
-            report_unreadable(w, in, &err);
-            *io_error = true;
-        }
-        return true;
-    }
-    pprof_check_summary sum;
-    if ((st = pprof_otlp_check(o, co, on_finding, w, &sum, &err))) {
-        tool_print_error(stderr, "pprof-check", in, &err);
-        *io_error = true;
-    }
-    pprof_otlp_free(o);
-    return true;
-}
-
 /* Checks every file (and, with several, the inline expansions across them); returns the exit
  * status. */
 static int
@@ -682,43 +653,18 @@ check_files(out *w, const pprof_check_options *co, char **files, int n_files, co
     for (int i = 0; i < n_files; i++) {
         const char *in = files[i];
         pprof_error err;
-        pprof_profile *p = NULL;
+        bool decoded = false;
         w->file = in;
-        /* Reporting only: read what the decoder would refuse, so the findings name it. */
-        pprof_read_options ro;
-        pprof_read_options_init(&ro);
-        ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
-        pprof_buffer b = {0};
-        pprof_status st = tool_read_all(in, &b, &err);
-        if (!st && check_otlp(w, co, in, &b, &unreadable, &io_error)) {
-            pprof_buffer_free(&b);
-            continue;
-        }
-        /* not OTLP: a file is read again by the library, which keeps a raw one without a copy
-         * (the page cache makes the second read cheap); standard input from the bytes */
-        bool is_stdin = strcmp(in, "-") == 0;
-        if (!st && is_stdin)
-            st = pprof_profile_read_memory(b.data, b.len, &ro, &p, &err);
-        pprof_buffer_free(&b);
-        if (!st && !is_stdin)
-            st = pprof_profile_read_file(in, &ro, &p, &err);
-        if (st) {
+        pprof_status st = pprof_check_path(in, co, idx, on_finding, w, NULL, &decoded, &err);
+        if (!decoded)
             unreadable++;
-            if (!report_read_error(w, co, in, &err)) {
-                report_unreadable(w, in, &err);
-                io_error = true;
-            }
-            continue;
-        }
-        pprof_check_summary sum;
-        st = pprof_check(p, co, on_finding, w, &sum, &err);
-        if (st == PPROF_OK && idx)
-            st = pprof_inline_index_add(idx, p, in, co, on_finding, w, &sum, &err);
-        if (st) {
+        if (st && !decoded) {
+            report_unreadable(w, in, &err);
+            io_error = true;
+        } else if (st) {
             tool_print_error(stderr, prog, in, &err);
             io_error = true;
         }
-        pprof_profile_free(p);
     }
     pprof_inline_index_free(idx);
     finish(w, n_files, unreadable);

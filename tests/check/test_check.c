@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cases.h"
 #include "check.h"
@@ -813,6 +814,122 @@ test_mutations(tap *t)
     pprof_inline_index_free(x);
 }
 
+static bool
+write_file(const char *path, const void *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(d, 1, n, f) == n;
+    return (f && fclose(f) == 0) && ok;
+}
+
+/* pprof_check_path: what pprof-check runs per file, against the same checks made by hand. */
+static void
+test_check_path(tap *t)
+{
+    char dir[] = "/tmp/pprof-check-path.XXXXXX", path[128];
+    if (!mkdtemp(dir)) {
+        tap_ok(t, 0, "check_path: a temporary directory");
+        return;
+    }
+    coll c;
+    pprof_check_summary sum;
+    pprof_error err;
+    bool decoded = true;
+    memset(&c, 0, sizeof(c));
+    snprintf(path, sizeof(path), "%s/missing.pb", dir);
+    pprof_status st = pprof_check_path(path, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    tap_ok(t, st == PPROF_E_IO && !decoded && c.n == 0 && strstr(err.message, "cannot open"),
+           "check_path: a missing file is an I/O error, not a finding (%s)", err.message);
+    st = pprof_check_path(dir, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    tap_ok(t, st == PPROF_E_IO && !decoded && c.n == 0, "check_path: a directory is an I/O error");
+
+    static const uint8_t junk[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff};
+    snprintf(path, sizeof(path), "%s/junk.pb", dir);
+    write_file(path, junk, sizeof(junk));
+    st = pprof_check_path(path, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    tap_ok(t,
+           st == PPROF_OK && !decoded && c.n == 1 && strncmp(c.f[0].rule, "W", 1) == 0 &&
+               sum.count[PPROF_SEVERITY_ERROR] == 1,
+           "check_path: bytes that do not decode are one W finding (%s)", c.n ? c.f[0].rule : "-");
+    bool none[PPROF_RULE_COUNT] = {false};
+    pprof_check_options off = PPROF_CHECK_OPTIONS_INIT;
+    off.enabled = none;
+    off.n_enabled = PPROF_RULE_COUNT;
+    memset(&c, 0, sizeof(c));
+    st = pprof_check_path(path, &off, NULL, collect, &c, &sum, &decoded, &err);
+    tap_ok(t, st == PPROF_OK && !decoded && c.n == 0 && sum.count[PPROF_SEVERITY_ERROR] == 0,
+           "check_path: with every rule off, nothing is reported");
+
+    /* every case: the same findings as reading relaxed and checking by hand */
+    size_t same = 0;
+    for (size_t i = 0; i < N_CASES; i++) {
+        pb b = {.n = 0};
+        CASES[i].build(&b);
+        snprintf(path, sizeof(path), "%s/case.pb", dir);
+        write_file(path, b.d, b.n);
+        coll want, got_;
+        pprof_profile *p = NULL;
+        pprof_check_summary ws, gs;
+        memset(&want, 0, sizeof(want));
+        memset(&got_, 0, sizeof(got_));
+        pprof_status wst = check_bytes(&b, &p, &want, &ws, &err);
+        pprof_profile_free(p);
+        st = pprof_check_path(path, NULL, NULL, collect, &got_, &gs, &decoded, &err);
+        bool ok = st == PPROF_OK && (wst == PPROF_OK) == decoded;
+        if (wst == PPROF_OK) {
+            ok = ok && got_.n == want.n && gs.count[0] == ws.count[0] &&
+                 gs.count[1] == ws.count[1] && gs.count[2] == ws.count[2];
+            for (size_t k = 0; ok && k < want.n; k++)
+                ok = strcmp(got_.f[k].rule, want.f[k].rule) == 0 &&
+                     strcmp(got_.f[k].path, want.f[k].path) == 0;
+        }
+        if (ok)
+            same++;
+        else
+            tap_diag("check_path differs on case %s", CASES[i].name);
+    }
+    tap_ok(t, same == N_CASES, "check_path: %zu of %zu cases as checked by hand", same,
+           (size_t)N_CASES);
+
+    /* cross-file: one case twice through one index, no S1 finding from the second */
+    pb b = {.n = 0};
+    CASES[0].build(&b);
+    snprintf(path, sizeof(path), "%s/case.pb", dir);
+    write_file(path, b.d, b.n);
+    pprof_inline_index *idx = NULL;
+    pprof_inline_index_new(NULL, &idx, NULL);
+    memset(&c, 0, sizeof(c));
+    st = pprof_check_path(path, NULL, idx, collect, &c, NULL, NULL, &err);
+    size_t first = c.n;
+    st |= pprof_check_path(path, NULL, idx, collect, &c, NULL, NULL, &err);
+    tap_ok(t, st == PPROF_OK && c.n == 2 * first && !find(&c, "S1-cross-inline-count", NULL),
+           "check_path: the same profile twice through one index adds no cross-file finding");
+    pprof_inline_index_free(idx);
+
+    /* OTLP by name: bytes that do not decode are O10-decode */
+    snprintf(path, sizeof(path), "%s/bad.otlp", dir);
+    write_file(path, junk, sizeof(junk));
+    memset(&c, 0, sizeof(c));
+    st = pprof_check_path(path, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    tap_ok(t, st == PPROF_OK && !decoded && c.n == 1 && strcmp(c.f[0].rule, "O10-decode") == 0,
+           "check_path: an undecodable .otlp file is O10-decode (%s)", c.n ? c.f[0].rule : "-");
+    const char *root = getenv("PPROF_SOURCE_ROOT");
+    if (root) {
+        char otlp[1024];
+        snprintf(otlp, sizeof(otlp), "%s/tests/otlp/in/join.otlp", root);
+        memset(&c, 0, sizeof(c));
+        st = pprof_check_path(otlp, NULL, NULL, collect, &c, &sum, &decoded, &err);
+        tap_ok(t, st == PPROF_OK && decoded, "check_path: an OTLP file decodes and is checked");
+    }
+    remove(path);
+    snprintf(path, sizeof(path), "%s/case.pb", dir);
+    remove(path);
+    snprintf(path, sizeof(path), "%s/junk.pb", dir);
+    remove(path);
+    rmdir(dir);
+}
+
 static int
 write_corpus(const char *dir)
 {
@@ -851,5 +968,6 @@ main(int argc, char **argv)
     test_real_listed(&t);
     test_mutations(&t);
     test_corpus_files(&t);
+    test_check_path(&t);
     return tap_done(&t);
 }

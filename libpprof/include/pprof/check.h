@@ -131,6 +131,23 @@ PPROF_API pprof_status pprof_inline_index_add(pprof_inline_index *idx, const ppr
                                               pprof_finding_fn fn, void *ctx,
                                               pprof_check_summary *summary, pprof_error *err);
 
+/* ---------------------------------------------------------------- files */
+
+/* Checks the profile in the file at path ("-" = standard input) as pprof-check does: pprof
+ * (raw, gzip or zstd, read with PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED so that the
+ * findings name what the reader would refuse) against every enabled rule, or OTLP (by content
+ * or a .otlp name) against the O rules. Bytes that do not decode are reported as the finding of
+ * the rule they break (pprof_check_read_error_rule; O10-decode for OTLP). With idx (may be
+ * NULL), a pprof profile also enters the cross-file inline check under the name path.
+ * *decoded (may be NULL) tells whether the bytes decoded; summary (may be NULL) counts the
+ * findings of the call. Returns PPROF_OK when the file was checked, whatever was found,
+ * undecodable bytes included; else the error that kept it from being read or checked (cannot
+ * open, a directory, PPROF_E_NOMEM), in err. */
+PPROF_API pprof_status pprof_check_path(const char *path, const pprof_check_options *opts,
+                                        pprof_inline_index *idx, pprof_finding_fn fn, void *ctx,
+                                        pprof_check_summary *summary, bool *decoded,
+                                        pprof_error *err);
+
 /* ---------------------------------------------------------------- repair */
 
 typedef enum pprof_fix {
