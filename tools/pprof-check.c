@@ -128,6 +128,19 @@ display_name(const char *file)
     return strcmp(file, "-") ? file : "<stdin>";
 }
 
+/* A path in a URI: unreserved bytes and '/' as they are, the rest percent-encoded. */
+static void
+uri_path(FILE *f, const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p))
+            fputc(*p, f);
+        else
+            fprintf(f, "%%%02X", *p);
+    }
+}
+
 /* A SARIF artifact URI: relative to the working directory (with uriBaseId CWD) when the file
  * is in it, else an absolute file: URI; percent-encoded. */
 static void
@@ -151,13 +164,7 @@ sarif_uri(FILE *f, const out *w, const char *file)
         file = abs;
     }
     fputs(rel ? "\"uri\": \"" : "\"uri\": \"file://", f);
-    for (const unsigned char *p = (const unsigned char *)(rel ? rel : file); *p; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("-._~/", *p))
-            fputc(*p, f);
-        else
-            fprintf(f, "%%%02X", *p);
-    }
+    uri_path(f, rel ? rel : file);
     fputs(rel ? "\", \"uriBaseId\": \"CWD\"" : "\"", f);
 }
 
@@ -278,13 +285,7 @@ begin(out *w, int n_files, char **files, int first)
         if (w->cwd[0]) {
             /* relative URIs resolve against the directory the check ran in */
             fputs("    \"originalUriBaseIds\": {\"CWD\": {\"uri\": \"file://", f);
-            for (const unsigned char *p = (const unsigned char *)w->cwd; *p; p++) {
-                if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                    (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
-                    fputc(*p, f);
-                else
-                    fprintf(f, "%%%02X", *p);
-            }
+            uri_path(f, w->cwd);
             fputs("/\"}},\n", f);
         }
         fputs("    \"results\": [", f);
