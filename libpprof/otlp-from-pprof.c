@@ -737,6 +737,25 @@ out:
     return st;
 }
 
+/* Whether p has two sample types alike (or too many to compare cheaply): its Profiles then carry
+ * pprof.profile_index too, which tells the reader they are one pprof profile's columns, where two
+ * Profiles of one type are otherwise two measurements. */
+static bool
+repeats_type(const pprof_profile *p)
+{
+    size_t nt = p->sample_types.len;
+    if (nt > 64)
+        return true;
+    for (size_t i = 0; i < nt; i++)
+        for (size_t j = 0; j < i; j++) {
+            pprof_value_type a = PPROF__AT(p->sample_types, pprof_value_type, i);
+            pprof_value_type b = PPROF__AT(p->sample_types, pprof_value_type, j);
+            if (a.type == b.type && a.unit == b.unit)
+                return true;
+        }
+    return false;
+}
+
 static pprof_status
 convert_one(enc *e, const pprof_profile *p, int64_t index, pprof__vec *profs)
 {
@@ -838,7 +857,8 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
         }
         /* the library's one validity decision, as for every entry point that computes */
         if (!(st = pprof__validate(profiles[i], NULL, err)))
-            st = convert_one(&e, profiles[i], n > 1 ? (int64_t)i : -1, &profs);
+            st = convert_one(&e, profiles[i], n > 1 || repeats_type(profiles[i]) ? (int64_t)i : -1,
+                             &profs);
     }
     if (st)
         goto done;

@@ -367,6 +367,31 @@ joins(const pprof_otlp *o, const pprof__otlp_profile *a, const pprof__otlp_profi
            same_ints(o, a->attrs, b->attrs);
 }
 
+/* Whether the group whose last member is m (earlier ones chained by prev) can take pi: not when a
+ * member has pi's sample type, since two Profiles of one type are two measurements (say, two
+ * processes exported at one instant), not one profile's columns; nor past PPROF__OTLP_GROUP_MAX
+ * members, which bounds this walk. */
+#define PPROF__OTLP_GROUP_MAX 64
+static bool
+group_takes(const pprof_otlp *o, const uint32_t *prev, uint32_t m, const pprof__otlp_profile *pi)
+{
+    /* written from one pprof profile (pprof.profile_index, with the header joins() compared):
+     * its columns, repeated types included */
+    for (uint32_t j = 0; j < pi->attrs.n; j++) {
+        int32_t ai = PPROF__AT(o->ints, int32_t, pi->attrs.off + j);
+        if (ai > 0 && (size_t)ai < o->attrs.len &&
+            str_is(o, PPROF__AT(o->attrs, pprof__otlp_attr, ai).key, PPROF__OTLP_PROFILE_INDEX))
+            return true;
+    }
+    for (size_t n = 0; m != PPROF_NONE; m = prev[m], n++) {
+        const pprof__otlp_profile *pm = &PPROF__AT(o->profiles, pprof__otlp_profile, m);
+        if (n >= PPROF__OTLP_GROUP_MAX || (pm->sample_type.type == pi->sample_type.type &&
+                                           pm->sample_type.unit == pi->sample_type.unit))
+            return false;
+    }
+    return true;
+}
+
 static void
 profile_path(const pprof__otlp_profile *pr, char *out, size_t cap)
 {
@@ -691,11 +716,16 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
     uint32_t *group = malloc((np ? np : 1) * sizeof(uint32_t));
     uint32_t *lead = malloc((np ? np : 1) * sizeof(uint32_t));
     uint32_t *members = malloc((np ? np : 1) * sizeof(uint32_t));
+    /* prev[i]: the member of i's group before it; tail[g]: group g's last member */
+    uint32_t *prev = malloc((np ? np : 1) * sizeof(uint32_t));
+    uint32_t *tail = malloc((np ? np : 1) * sizeof(uint32_t));
     pprof_profile **res = calloc(np ? np : 1, sizeof(pprof_profile *));
-    if (!group || !lead || !members || !res) {
+    if (!group || !lead || !members || !prev || !tail || !res) {
         free(group);
         free(lead);
         free(members);
+        free(prev);
+        free(tail);
         free(res);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     }
@@ -712,7 +742,7 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
                 g = 0;
                 break;
             }
-            if (joins(o, pl, pi))
+            if (joins(o, pl, pi) && group_takes(o, prev, tail[g - 1], pi))
                 break;
             if (ng - g >= 8) {
                 g = 0;
@@ -720,10 +750,13 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
             }
         }
         if (g == 0) {
-            lead[ng++] = (uint32_t)i;
+            lead[ng] = (uint32_t)i;
+            tail[ng++] = PPROF_NONE;
             g = ng;
         }
         group[i] = (uint32_t)(g - 1);
+        prev[i] = tail[g - 1];
+        tail[g - 1] = (uint32_t)i;
     }
     /* members of group g at members[lead[g]..): a counting sort (lead becomes the starts) */
     memset(lead, 0, (np ? np : 1) * sizeof(uint32_t));
@@ -746,6 +779,8 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
             done++;
     }
     free(group);
+    free(prev);
+    free(tail);
     free(lead);
     free(members);
     if (st) {

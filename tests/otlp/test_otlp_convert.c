@@ -168,6 +168,51 @@ main(void)
     st = pprof_otlp_read_file(path_of("check/O10-decode.otlp"), NULL, &o, &err);
     tap_ok(&t, st == PPROF_E_WIRE && !o && err.path[0], "truncated OTLP: PPROF_E_WIRE at %s",
            err.path);
+    /* two Profiles of one type, same header, no pprof.profile_index: two profiles, not one
+     * with the type twice */
+    o = NULL;
+    ok = pprof_otlp_read_file(path_of("in/same-type.otlp"), NULL, &o, &err) == PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK;
+    pprof_otlp_free(o);
+    tap_ok(&t,
+           ok && n == 2 && pprof_profile_count(v[0], PPROF_TABLE_SAMPLE_TYPE) == 1 &&
+               pprof_profile_count(v[1], PPROF_TABLE_SAMPLE_TYPE) == 1 &&
+               pprof_profile_sample(v[0], 0).value[0] == 5 &&
+               pprof_profile_sample(v[1], 0).value[0] == 7,
+           "same-type.otlp: two Profiles of one type are two pprof profiles (%zu)", n);
+    if (ok)
+        pprof_otlp_profiles_free(v, n);
+    /* a pprof profile with a type twice comes back as one profile (pprof.profile_index) */
+    if (ok) {
+        /* sample_type cpu/nanoseconds twice, one sample [3, 4] at 0x1000 */
+        static const uint8_t dup_pb[] = {0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x0a, 0x04, 0x08, 0x01,
+                                         0x10, 0x02, 0x12, 0x07, 0x0a, 0x01, 0x01, 0x12, 0x02, 0x03,
+                                         0x04, 0x22, 0x05, 0x08, 0x01, 0x18, 0x80, 0x20, 0x32, 0x00,
+                                         0x32, 0x03, 'c',  'p',  'u',  0x32, 0x0b, 'n',  'a',  'n',
+                                         'o',  's',  'e',  'c',  'o',  'n',  'd',  's'};
+        pprof_profile *dup = NULL;
+        pprof_buffer buf = {0};
+        pprof_otlp *o3 = NULL;
+        pprof_profile **back = NULL;
+        size_t nb = 0;
+        bool built =
+            pprof_profile_read_memory(dup_pb, sizeof(dup_pb), NULL, &dup, &err) == PPROF_OK &&
+            pprof_profile_count(dup, PPROF_TABLE_SAMPLE_TYPE) == 2;
+        const pprof_profile *const in2[] = {dup};
+        bool rt = built && pprof_otlp_write_memory(in2, 1, NULL, &buf, &err) == PPROF_OK &&
+                  pprof_otlp_read_memory(buf.data, buf.len, NULL, &o3, &err) == PPROF_OK &&
+                  pprof_otlp_to_pprof(o3, &back, &nb, &err) == PPROF_OK && nb == 1 &&
+                  pprof_profile_count(back[0], PPROF_TABLE_SAMPLE_TYPE) == 2 &&
+                  pprof_profile_sample(back[0], 0).value[0] == 3 &&
+                  pprof_profile_sample(back[0], 0).value[1] == 4;
+        if (!tap_ok(&t, rt, "a pprof profile with one type twice: one profile back"))
+            tap_diag("%s: %s (built %d, %zu back)", err.path, err.message, built, nb);
+        if (back)
+            pprof_otlp_profiles_free(back, nb);
+        pprof_otlp_free(o3);
+        pprof_buffer_free(&buf);
+        pprof_profile_free(dup);
+    }
     /* the join by sample key: stack 1 in both Profiles, stack 2 all 0 in the first only,
      * stack 3 in the second only */
     o = NULL;

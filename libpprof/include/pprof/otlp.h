@@ -49,7 +49,9 @@ PPROF_API size_t pprof_otlp_profile_count(const pprof_otlp *otlp);
 /* OTLP -> pprof. The rule: within one scope, profiles with the same time, duration, period
  * type, period and profile attributes (among them "pprof.profile_index", which pprof -> OTLP
  * writes to keep apart the profiles written together) become one pprof profile with a sample
- * type each, in the order they come; any other profile becomes a pprof profile of its own.
+ * type each, in the order they come, unless that type is already in the group (then, without
+ * "pprof.profile_index", they are two measurements) or the group has 64 members; any other
+ * profile becomes a pprof profile of its own.
  * Their samples are joined by sample key (stack, attributes, link and timestamp): the k-th
  * observation of a key in one profile and the k-th of that key in another are one pprof
  * sample, and a value a profile does not have is 0. A Sample with several observations (values
