@@ -411,6 +411,10 @@ _PROTOTYPES = {
         c_int,
         [P, P, c_char_p, POINTER(CheckOptions), FINDING_FN, c_void_p, POINTER(CheckSummary), E],
     ),
+    "pprof_check_path": (
+        c_int,
+        [c_char_p, POINTER(CheckOptions), P, FINDING_FN, c_void_p, POINTER(CheckSummary), POINTER(c_bool), E],
+    ),
     # builder.h
     "pprof_builder_options_init": (None, [POINTER(BuilderOptions)]),
     "pprof_builder_new": (c_int, [POINTER(BuilderOptions), POINTER(P), E]),

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional
 
 from . import _lib
-from ._core import PprofError, c_integer, fspath_bytes, read_options
+from ._core import PprofError, c_integer, fspath_bytes
 from ._lib import lib
 
 SEVERITIES = ("note", "warning", "error")
@@ -98,6 +98,8 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
     current = [""]
 
     def on_finding(_ctx, fp):
+        if len(findings) >= max_findings:  # the limit is over all files
+            return True
         f = fp.contents
         findings.append(Finding(
             _dec(f.file) or current[0],
@@ -110,9 +112,6 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
         return True
 
     cb = _lib.FINDING_FN(on_finding)
-    # as pprof-check: read what a writer must refuse (W6, W8) and report it as a finding
-    ro = read_options(None)
-    ro.relax = _lib.RELAX_STRING0 | _lib.RELAX_CONCATENATED
     idx = None
     if cross_file and len(paths) > 1:
         h = ctypes.c_void_p()
@@ -122,31 +121,15 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
         idx = h
     try:
         for path in paths:
+            # as pprof-check (pprof_check_path): pprof or OTLP, undecodable bytes as a finding
             name = os.fsdecode(os.fspath(path))
             current[0] = name
-            p = ctypes.c_void_p()
             err = _lib.Error()
-            left = max(0, max_findings - len(findings))
-            opts.max_findings = left
-            if lib.pprof_profile_read_file(fspath_bytes(path), ctypes.byref(ro), ctypes.byref(p), ctypes.byref(err)) != _lib.OK:
-                rule = ctypes.c_int()
-                if not lib.pprof_check_read_error_rule(ctypes.byref(err), ctypes.byref(rule)):
-                    raise PprofError.from_c(err, name)
-                if mask[rule.value] and left:
-                    findings.append(Finding(
-                        name, ids[rule.value], SEVERITIES[lib.pprof_rule_get(rule.value).contents.severity],
-                        _dec(err.path), None if err.offset == _lib.NO_OFFSET else err.offset, _dec(err.message)))
-                continue
-            try:
-                sums = _lib.CheckSummary()
-                if lib.pprof_check(p, ctypes.byref(opts), cb, None, ctypes.byref(sums), ctypes.byref(err)) != _lib.OK:
-                    raise PprofError.from_c(err, name)
-                if idx:
-                    opts.max_findings = max(0, max_findings - len(findings))
-                    if lib.pprof_inline_index_add(idx, p, fspath_bytes(path), ctypes.byref(opts), cb, None, ctypes.byref(sums), ctypes.byref(err)) != _lib.OK:
-                        raise PprofError.from_c(err, name)
-            finally:
-                lib.pprof_profile_free(p)
+            decoded = ctypes.c_bool()
+            opts.max_findings = max(0, max_findings - len(findings))
+            if lib.pprof_check_path(fspath_bytes(path), ctypes.byref(opts), idx, cb, None, None,
+                                    ctypes.byref(decoded), ctypes.byref(err)) != _lib.OK:
+                raise PprofError.from_c(err, name)
     finally:
         if idx:
             lib.pprof_inline_index_free(idx)

@@ -66,3 +66,16 @@ def test_unreadable_is_an_error(tmp_path):
     got = pprof.check([str(bad)])
     assert [f.severity for f in got] == ["error"] and got[0].file == str(bad)
     assert mine(got) == tool_findings(str(bad))
+
+
+def test_otlp_files_as_the_tool(src):
+    # pprof.check and pprof-check share pprof_check_path: OTLP is checked with the O rules
+    files = sorted((src / "tests" / "otlp" / "check").glob("*.otlp"))
+    assert len(files) > 5
+    for f in files:
+        got = mine(pprof.check(str(f)))
+        assert got == tool_findings(str(f)), f.name
+        if f.name == "clean.otlp":
+            assert got == []
+        else:  # each file breaks the rule it is named for
+            assert any(g[1].startswith(f.name.split("-")[0] + "-") for g in got), f.name
