@@ -122,6 +122,25 @@ label_scan(const conv *c, const uint8_t *p, const uint8_t *end, pprof_label *l, 
     return true;
 }
 
+/* One value (one) or a packed run of them up to end, into the scratch values unless check. */
+static inline bool
+take_values(conv *c, scan *s, const uint8_t **p, const uint8_t *end, bool one, bool check)
+{
+    while (one || *p < end) {
+        uint64_t v;
+        if (!pprof__varint(p, end, &v)) {
+            s->why = one ? "a bad varint" : "a bad varint in packed values";
+            return false;
+        }
+        if (!check)
+            c->vals[s->n_val] = (int64_t)v;
+        s->n_val++;
+        if (one)
+            break;
+    }
+    return true;
+}
+
 /* Scans sample i's body. check: apply every condition (the first pass); otherwise the sample
  * passed them already and its values and labels go to the scratch arrays. */
 static bool
@@ -132,7 +151,7 @@ sample_scan(conv *c, size_t i, bool check, scan *s)
     memset(s, 0, sizeof(*s));
     while (p < end) {
         uint8_t tag = *p++;
-        uint64_t len, v;
+        uint64_t len;
         switch (tag) {
         case TAG_LOCATION_PACKED:
             if (!pprof__varint(&p, end, &len) || len > (uint64_t)(end - p)) {
@@ -149,31 +168,17 @@ sample_scan(conv *c, size_t i, bool check, scan *s)
             p += len;
             break;
         case TAG_VALUE:
-            if (!pprof__varint(&p, end, &v)) {
-                s->why = "a bad varint";
+            if (!take_values(c, s, &p, end, true, check))
                 return false;
-            }
-            if (!check)
-                c->vals[s->n_val] = (int64_t)v;
-            s->n_val++;
             break;
-        case TAG_VALUE_PACKED: {
+        case TAG_VALUE_PACKED:
             if (!pprof__varint(&p, end, &len) || len > (uint64_t)(end - p)) {
                 s->why = "a bad length";
                 return false;
             }
-            const uint8_t *run_end = p + len;
-            while (p < run_end) {
-                if (!pprof__varint(&p, run_end, &v)) {
-                    s->why = "a bad varint in packed values";
-                    return false;
-                }
-                if (!check)
-                    c->vals[s->n_val] = (int64_t)v;
-                s->n_val++;
-            }
+            if (!take_values(c, s, &p, p + len, false, check))
+                return false;
             break;
-        }
         case TAG_LABEL:
             if (!pprof__varint(&p, end, &len) || len > (uint64_t)(end - p)) {
                 s->why = "a bad length";
