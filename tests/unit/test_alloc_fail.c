@@ -357,9 +357,29 @@ sc_convert(const fixture *fx, const pprof_allocator *a, pprof_error *err)
     return st;
 }
 
-/* Fails allocation 1, 2, ... of fn until a run makes fewer allocations than the one failed. */
+/* A profile without a string table (rule PD1): converting it with the check on must refuse it
+ * whichever allocation fails. The in-place path once took a table check that ran out of memory
+ * for one that found nothing, and wrote it. */
+static pprof_status
+sc_convert_invalid(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    (void)fx;
+    static const uint8_t no_strings[] = {0x70, 0x00, 0x78, 0x00, 0xa0, 0x06,
+                                         0x07, 0xaa, 0x81, 0x00, 0x01, 0x78};
+    pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+    ro.allocator = *a;
+    pprof_convert_options o = PPROF_CONVERT_OPTIONS_INIT;
+    o.read = &ro;
+    pprof_buffer out = {0};
+    pprof_status st = pprof_convert_memory(no_strings, sizeof no_strings, &o, &out, NULL, err);
+    pprof_buffer_free(&out);
+    return st;
+}
+
+/* Fails allocation 1, 2, ... of fn until a run makes fewer allocations than the one failed and
+ * gives the status expected; every other run must give PPROF_E_NOMEM. */
 static void
-fail_each(tap *t, const fixture *fx, const char *name, scenario_fn fn)
+fail_each(tap *t, const fixture *fx, const char *name, scenario_fn fn, pprof_status expect)
 {
     failing f;
     pprof_allocator a = {fa_alloc, fa_realloc, fa_free, &f};
@@ -378,7 +398,7 @@ fail_each(tap *t, const fixture *fx, const char *name, scenario_fn fn)
         if (live != 0 && !*bad)
             snprintf(bad, sizeof bad, "allocation %llu failed: %lld blocks never freed (%s)", n,
                      live, pprof_status_name(st));
-        if (st == PPROF_OK) {
+        if (st == expect) {
             if (atomic_load(&f.failed) == 0) {
                 ok = 1;
                 break;
@@ -422,20 +442,21 @@ main(void)
     tap_ok(&t, fx.big_raw.len > PPROF_GZIP_MEMBER_BYTES,
            "the big profile (%zu bytes) spans more than one gzip member", fx.big_raw.len);
 
-    fail_each(&t, &fx, "builder", sc_builder);
-    fail_each(&t, &fx, "read raw", sc_read_raw);
-    fail_each(&t, &fx, "read gzip", sc_read_gzip);
-    fail_each(&t, &fx, "read zstd", sc_read_zstd);
-    fail_each(&t, &fx, "check", sc_check);
-    fail_each(&t, &fx, "write gzip", sc_write_gzip);
-    fail_each(&t, &fx, "write zstd", sc_write_zstd);
-    fail_each(&t, &fx, "write gzip, 2 threads, 2 members", sc_write_gzip_threads);
-    fail_each(&t, &fx, "merge", sc_merge);
-    fail_each(&t, &fx, "merge, 2 threads", sc_merge_threads);
-    fail_each(&t, &fx, "merge written, 2 threads", sc_merge_write);
-    fail_each(&t, &fx, "edit", sc_edit);
-    fail_each(&t, &fx, "edit, 2 threads", sc_edit_threads);
-    fail_each(&t, &fx, "convert", sc_convert);
+    fail_each(&t, &fx, "builder", sc_builder, PPROF_OK);
+    fail_each(&t, &fx, "read raw", sc_read_raw, PPROF_OK);
+    fail_each(&t, &fx, "read gzip", sc_read_gzip, PPROF_OK);
+    fail_each(&t, &fx, "read zstd", sc_read_zstd, PPROF_OK);
+    fail_each(&t, &fx, "check", sc_check, PPROF_OK);
+    fail_each(&t, &fx, "write gzip", sc_write_gzip, PPROF_OK);
+    fail_each(&t, &fx, "write zstd", sc_write_zstd, PPROF_OK);
+    fail_each(&t, &fx, "write gzip, 2 threads, 2 members", sc_write_gzip_threads, PPROF_OK);
+    fail_each(&t, &fx, "merge", sc_merge, PPROF_OK);
+    fail_each(&t, &fx, "merge, 2 threads", sc_merge_threads, PPROF_OK);
+    fail_each(&t, &fx, "merge written, 2 threads", sc_merge_write, PPROF_OK);
+    fail_each(&t, &fx, "edit", sc_edit, PPROF_OK);
+    fail_each(&t, &fx, "edit, 2 threads", sc_edit_threads, PPROF_OK);
+    fail_each(&t, &fx, "convert", sc_convert, PPROF_OK);
+    fail_each(&t, &fx, "convert refusing an invalid profile", sc_convert_invalid, PPROF_E_INVALID);
 
     pprof_profile_free(fx.p);
     pprof_profile_free(fx.q);
