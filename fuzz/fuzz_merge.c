@@ -4,7 +4,8 @@
  * determinism promise of docs/merge.md: the merged bytes do not depend on the order of the
  * inputs, nor on grouping them through an encoded intermediate, nor on merging incrementally
  * (and then writing straight from the merger); without type intersection every value column keeps
- * its total; the result writes and reads back. */
+ * its total; the result writes and reads back; one allocation failing (chosen from the input)
+ * gives PPROF_E_NOMEM or, when it was only a hint, the same bytes. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -203,6 +204,40 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(st == PPROF_OK, "merged bytes do not read: %s", err.message);
         FUZZ_CHECK(pprof_profile_equal(merged, back), "merged profile does not read back");
         pprof_profile_free(back);
+    }
+
+    /* One allocation failing, picked from the input, in an incremental merge that is finished
+     * and written: PPROF_E_NOMEM with a message, or the same bytes when the allocation was
+     * only a hint. One thread, so that the count of allocations is the same on the rerun. */
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_merge_options fo = o;
+    fo.threads = 0;
+    fo.allocator = fuzz_failing_allocator(&fa);
+    for (int pass = 0; pass < 2; pass++) {
+        pprof_buffer fb = {0};
+        pprof_profile *fr = NULL;
+        m = NULL;
+        st = pprof_merger_new(&fo, &m, &err);
+        for (size_t i = 0; st == PPROF_OK && i < ps.n; i++)
+            st = pprof_merger_add(m, ps.p[i], "part", &err);
+        if (st == PPROF_OK)
+            st = pprof_merger_finish(m, &fr, &err);
+        if (st == PPROF_OK)
+            st = pprof_merger_write_memory(m, &raw, &fb, NULL, &err);
+        pprof_merger_free(m);
+        pprof_profile_free(fr);
+        if (pass == 0) {
+            FUZZ_CHECK(st == PPROF_OK, "merging through the counting allocator: %s", err.message);
+            FUZZ_CHECK(fa.calls > 0, "the merge allocated nothing through its allocator");
+            fa.fail_at = (h >> 16) % fa.calls;
+            fa.calls = 0;
+        } else if (st == PPROF_OK) {
+            same_bytes(&forward, &fb, "a merge whose failed allocation was a hint");
+        } else {
+            FUZZ_CHECK(st == PPROF_E_NOMEM && err.message[0], "allocation %llu failing gave %s: %s",
+                       (unsigned long long)fa.fail_at, pprof_status_name(st), err.message);
+        }
+        pprof_buffer_free(&fb);
     }
 
 done:
