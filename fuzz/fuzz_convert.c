@@ -1,7 +1,7 @@
 /* pprof_convert_memory: the in-place path gives the model path's outcome, byte for byte when
  * both write, the same status and error otherwise; checked and unchecked. One allocation
- * failing (chosen from the input) gives PPROF_E_NOMEM or, when it was only a hint, the same
- * outcome. */
+ * failing (at up to 6 points chosen from the input) gives PPROF_E_NOMEM or, when it was only a
+ * hint, the same outcome. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -52,9 +52,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_error ce = {0}, fe = {0};
     pprof_status cs = convert(data, size, mode, no_check, &c, &cr, &ce, &fa);
     FUZZ_CHECK(cs == ms, "the counting allocator changed the outcome: %s", ce.message);
-    if (fa.calls > 0) {
-        fa.fail_at = (h >> 8) % fa.calls;
-        fa.calls = 0;
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, calls <= 6 ? k : ((h >> 8) + k * calls / 6) % calls, 0};
         pprof_status fs = convert(data, size, mode, no_check, &f, &fr, &fe, &fa);
         if (fs == PPROF_E_NOMEM)
             FUZZ_CHECK(fe.message[0] && f.len == 0, "out of memory without a message, or output");
@@ -63,6 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        "allocation %llu failing gave %s, not %s or PPROF_E_NOMEM: %s",
                        (unsigned long long)fa.fail_at, pprof_status_name(fs), pprof_status_name(cs),
                        fe.message);
+        pprof_buffer_free(&f);
     }
     pprof_buffer_free(&c);
     pprof_buffer_free(&f);
