@@ -1,6 +1,8 @@
 /* The checker and the repairer. A failed read maps to a rule; an accepted profile is checked
  * twice (same findings, every finding well formed, the summary consistent with the callback),
- * with a findings cap chosen from the input; then repaired (see check_repaired). */
+ * with a findings cap chosen from the input; then repaired (see check_repaired). The read, the
+ * check, the repair and the inline index again with one allocation failing, at up to 6 points:
+ * PPROF_E_NOMEM with a message, or success when it was only a hint. */
 #include <string.h>
 
 #include "check.h"
@@ -95,6 +97,52 @@ check_repaired(pprof_profile *q, uint64_t errors_before)
     pprof_profile_free(again);
 }
 
+/* Read, check, repair and an inline index of both, through allocator fa. */
+static pprof_status
+all_steps(const uint8_t *data, size_t size, fuzz_failing_alloc *fa, pprof_error *err)
+{
+    pprof_read_options o = fuzz_read_options();
+    o.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
+    o.allocator = fuzz_failing_allocator(fa);
+    pprof_allocator a = o.allocator;
+    pprof_profile *p = NULL, *q = NULL;
+    pprof_inline_index *idx = NULL;
+    pprof_check_summary sum;
+    pprof_status st = pprof_profile_read_memory(data, size, &o, &p, err);
+    if (st == PPROF_OK)
+        st = pprof_check(p, NULL, NULL, NULL, &sum, err);
+    if (st == PPROF_OK)
+        st = pprof_repair(p, &q, NULL, err);
+    if (st == PPROF_OK)
+        st = pprof_inline_index_new(&a, &idx, err);
+    if (st == PPROF_OK)
+        st = pprof_inline_index_add(idx, p, "input", NULL, NULL, NULL, &sum, err);
+    if (st == PPROF_OK)
+        st = pprof_inline_index_add(idx, q, "repaired", NULL, NULL, NULL, &sum, err);
+    pprof_inline_index_free(idx);
+    pprof_profile_free(q);
+    pprof_profile_free(p);
+    return st;
+}
+
+static void
+nomem(const uint8_t *data, size_t size, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_error err;
+    if (all_steps(data, size, &fa, &err) != PPROF_OK)
+        return;
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = calls <= 6 ? k : (h + k * calls / 6) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        pprof_status st = all_steps(data, size, &fa, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),
+                   "allocation %llu failing gives %s: %s", (unsigned long long)at,
+                   pprof_status_name(st), err.message);
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -144,5 +192,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_inline_index_free(idx);
     pprof_profile_free(q);
     pprof_profile_free(p);
+    nomem(data, size, h >> 11);
     return 0;
 }

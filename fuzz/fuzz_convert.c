@@ -1,14 +1,18 @@
 /* pprof_convert_memory: the in-place path gives the model path's outcome, byte for byte when
- * both write, the same status and error otherwise; checked and unchecked. */
+ * both write, the same status and error otherwise; checked and unchecked. One allocation
+ * failing (at up to 6 points chosen from the input) gives PPROF_E_NOMEM or, when it was only a
+ * hint, the same outcome. */
 #include <string.h>
 
 #include "fuzz.h"
 
 static pprof_status
 convert(const uint8_t *data, size_t size, pprof_convert_mode mode, bool no_check, pprof_buffer *out,
-        pprof_convert_result *res, pprof_error *err)
+        pprof_convert_result *res, pprof_error *err, fuzz_failing_alloc *fa)
 {
     pprof_read_options o = fuzz_read_options();
+    if (fa)
+        o.allocator = fuzz_failing_allocator(fa);
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_RAW;
     pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
@@ -26,8 +30,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_buffer m = {0}, a = {0};
     pprof_convert_result mr, ar;
     pprof_error me = {0}, ae = {0};
-    pprof_status ms = convert(data, size, PPROF_CONVERT_MODEL, no_check, &m, &mr, &me);
-    pprof_status as = convert(data, size, PPROF_CONVERT_AUTO, no_check, &a, &ar, &ae);
+    pprof_status ms = convert(data, size, PPROF_CONVERT_MODEL, no_check, &m, &mr, &me, NULL);
+    pprof_status as = convert(data, size, PPROF_CONVERT_AUTO, no_check, &a, &ar, &ae, NULL);
     FUZZ_CHECK(ms == as, "model gave %s, auto (in place: %d) %s: %s", pprof_status_name(ms),
                ar.in_place, pprof_status_name(as), ae.message);
     FUZZ_CHECK(!mr.in_place, "the model path claims to have copied in place");
@@ -38,6 +42,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(strcmp(me.message, ae.message) == 0 && strcmp(me.path, ae.path) == 0,
                    "errors differ: %s: %s vs %s: %s", me.path, me.message, ae.path, ae.message);
     FUZZ_CHECK(mr.check_errors == ar.check_errors, "check errors differ");
+
+    uint64_t h = fuzz_hash(data, size);
+    pprof_convert_mode mode =
+        (pprof_convert_mode)(h >> 4 & 1 ? PPROF_CONVERT_AUTO : PPROF_CONVERT_MODEL);
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_buffer c = {0}, f = {0};
+    pprof_convert_result cr, fr;
+    pprof_error ce = {0}, fe = {0};
+    pprof_status cs = convert(data, size, mode, no_check, &c, &cr, &ce, &fa);
+    FUZZ_CHECK(cs == ms, "the counting allocator changed the outcome: %s", ce.message);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, calls <= 6 ? k : ((h >> 8) + k * calls / 6) % calls, 0};
+        pprof_status fs = convert(data, size, mode, no_check, &f, &fr, &fe, &fa);
+        if (fs == PPROF_E_NOMEM)
+            FUZZ_CHECK(fe.message[0] && f.len == 0, "out of memory without a message, or output");
+        else
+            FUZZ_CHECK(fs == cs && f.len == c.len && (c.len == 0 || !memcmp(c.data, f.data, c.len)),
+                       "allocation %llu failing gave %s, not %s or PPROF_E_NOMEM: %s",
+                       (unsigned long long)fa.fail_at, pprof_status_name(fs), pprof_status_name(cs),
+                       fe.message);
+        pprof_buffer_free(&f);
+    }
+    pprof_buffer_free(&c);
+    pprof_buffer_free(&f);
     pprof_buffer_free(&m);
     pprof_buffer_free(&a);
     return 0;

@@ -224,8 +224,27 @@ same(const pprof_buffer *a, const pprof_buffer *b)
     return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
 }
 
-/* The same edit with its n-th allocation failing (n from h): PPROF_E_NOMEM or success, the
- * input unchanged, nothing leaked (the sanitizer builds check that). */
+/* The edit and its streamed write through allocator fa. */
+static pprof_status
+edit_all(const pprof_profile *in, const pprof_edit_options *o, pprof_error *err)
+{
+    pprof_profile *q = NULL;
+    pprof_status st = pprof_edit(in, o, &q, err);
+    FUZZ_CHECK(st == PPROF_OK || !q, "a failed edit returned a profile");
+    pprof_profile_free(q);
+    if (st == PPROF_OK) {
+        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+        w.format = PPROF_FORMAT_RAW;
+        pprof_buffer b = {0};
+        st = pprof_edit_write_memory(in, o, &w, &b, err);
+        pprof_buffer_free(&b);
+    }
+    return st;
+}
+
+/* The same edit and its streamed write with one allocation failing, at up to 6 points spread
+ * over its allocations (from h): PPROF_E_NOMEM or success, the input unchanged, nothing leaked
+ * (the sanitizer builds check that). */
 static void
 edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
 {
@@ -235,20 +254,18 @@ edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
     o.threads = 1;
     o.step = NULL;
     o.warn = NULL;
-    pprof_profile *q = NULL;
     pprof_error err;
-    pprof_status st = pprof_edit(in, &o, &q, &err);
-    pprof_profile_free(q);
-    if (st != PPROF_OK || fa.calls == 0)
+    if (edit_all(in, &o, &err) != PPROF_OK || fa.calls == 0)
         return;
-    uint64_t at = h % fa.calls;
-    fa = (fuzz_failing_alloc){0, at, 0};
-    q = NULL;
-    st = pprof_edit(in, &o, &q, &err);
-    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !q),
-               "allocation %llu failing gives %s: %s", (unsigned long long)at,
-               pprof_status_name(st), err.message);
-    pprof_profile_free(q);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = calls <= 6 ? k : (h + k * calls / 6) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        pprof_status st = edit_all(in, &o, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),
+                   "allocation %llu failing gives %s: %s", (unsigned long long)at,
+                   pprof_status_name(st), err.message);
+    }
 }
 
 /* Whether the file at path holds exactly want's bytes. */

@@ -247,7 +247,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                pprof_status_name(sf), pprof_status_name(sm));
     pprof_merge_input_free(mf);
     pprof_merge_input_free(mm);
+
+    /* pprof_convert_file gives pprof_convert_memory's outcome in every mode: the same status,
+     * the same bytes in the file; a failure leaves no output behind */
+    char conv[4300];
+    snprintf(conv, sizeof(conv), "%s/conv.pb", dir);
+    pprof_write_options cw = PPROF_WRITE_OPTIONS_INIT;
+    cw.format = PPROF_FORMAT_RAW;
+    pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+    co.read = &o;
+    co.write = &cw;
+    co.mode = (pprof_convert_mode)(fuzz_hash(data, size) % 3);
+    co.no_check = fuzz_hash(data, size) >> 8 & 1;
+    pprof_buffer cb = {0};
+    pprof_error cerr;
+    pprof_convert_result rm, rf;
+    pprof_status cm = pprof_convert_memory(data, size, &co, &cb, &rm, &cerr);
+    pprof_status cf = pprof_convert_file(copy, conv, &co, &rf, &err);
+    FUZZ_CHECK(cm == cf && rm.in_place == rf.in_place,
+               "convert from memory gave %s (in place %d), from a file %s (%d): %s",
+               pprof_status_name(cm), rm.in_place, pprof_status_name(cf), rf.in_place, err.message);
+    if (cf == PPROF_OK)
+        FUZZ_CHECK(same_bytes(conv, cb.data, cb.len), "convert wrote other bytes to a file");
+    else
+        FUZZ_CHECK(access(conv, F_OK) != 0, "a failed convert left %s behind", conv);
+    pprof_buffer_free(&cb);
+    unlink(conv);
     unlink(copy);
+    FUZZ_CHECK(pprof_convert_file(copy, conv, &co, NULL, &err) == PPROF_E_IO,
+               "converting a missing file is not PPROF_E_IO");
 
     /* a file over the input limit is refused before it is decoded */
     struct stat sb;

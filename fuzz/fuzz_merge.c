@@ -4,7 +4,8 @@
  * determinism promise of docs/merge.md: the merged bytes do not depend on the order of the
  * inputs, nor on grouping them through an encoded intermediate, nor on merging incrementally
  * (and then writing straight from the merger); without type intersection every value column keeps
- * its total; the result writes and reads back. */
+ * its total; the result writes and reads back; one allocation failing (at up to 6 points
+ * chosen from the input) gives PPROF_E_NOMEM or, when it was only a hint, the same bytes. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -119,6 +120,26 @@ totals(pprof_profile *const *in, size_t n, int64_t *sum, size_t cols)
     return true;
 }
 
+/* An incremental merge of the parts through o, finished, then written raw from the merger. */
+static pprof_status
+merge_steps(const parts *ps, const pprof_merge_options *o, pprof_buffer *out, pprof_error *err)
+{
+    pprof_merger *m = NULL;
+    pprof_profile *r = NULL;
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    pprof_status st = pprof_merger_new(o, &m, err);
+    for (size_t i = 0; st == PPROF_OK && i < ps->n; i++)
+        st = pprof_merger_add(m, ps->p[i], "part", err);
+    if (st == PPROF_OK)
+        st = pprof_merger_finish(m, &r, err);
+    if (st == PPROF_OK)
+        st = pprof_merger_write_memory(m, &raw, out, NULL, err);
+    pprof_merger_free(m);
+    pprof_profile_free(r);
+    return st;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -203,6 +224,33 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(st == PPROF_OK, "merged bytes do not read: %s", err.message);
         FUZZ_CHECK(pprof_profile_equal(merged, back), "merged profile does not read back");
         pprof_profile_free(back);
+    }
+
+    /* One allocation failing, at up to 6 points picked from the input, in an incremental
+     * merge that is finished and written: PPROF_E_NOMEM with a message, or the same bytes when
+     * the allocation was only a hint. One thread, so that the allocations are the same on
+     * every run. */
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_merge_options fo = o;
+    fo.threads = 0;
+    fo.allocator = fuzz_failing_allocator(&fa);
+    pprof_buffer fb = {0};
+    st = merge_steps(&ps, &fo, &fb, &err);
+    FUZZ_CHECK(st == PPROF_OK, "merging through the counting allocator: %s", err.message);
+    same_bytes(&forward, &fb, "merging through the counting allocator");
+    pprof_buffer_free(&fb);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = calls <= 6 ? k : ((h >> 16) + k * calls / 6) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        st = merge_steps(&ps, &fo, &fb, &err);
+        if (st == PPROF_OK)
+            same_bytes(&forward, &fb, "a merge whose failed allocation was a hint");
+        else
+            FUZZ_CHECK(st == PPROF_E_NOMEM && fa.failed && err.message[0],
+                       "allocation %llu failing gave %s: %s", (unsigned long long)at,
+                       pprof_status_name(st), err.message);
+        pprof_buffer_free(&fb);
     }
 
 done:

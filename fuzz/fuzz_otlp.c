@@ -3,7 +3,9 @@
  * a path or gives profiles that write as pprof and as OTLP again, and that OTLP reads back to
  * as many pprof profiles of the same meaning (sample and value counts). A refused input fails
  * with a message. Input that is a pprof profile instead is written as OTLP, which must read
- * back and pass the checker without an error. */
+ * back and pass the checker without an error. Either chain (OTLP -> pprof -> OTLP, pprof ->
+ * OTLP -> pprof) again with one allocation failing, at up to 8 points: PPROF_E_NOMEM or the
+ * same outcome. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,9 +146,65 @@ writer_options(const pprof_profile *p, uint64_t h)
     pprof_buffer_free(&b);
 }
 
+/* The whole chain with allocator fa behind it (the writer and the converter allocate through
+ * their profile's and their OTLP's): pprof input -> OTLP -> pprof, or OTLP input -> pprof ->
+ * OTLP. */
+static pprof_status
+chain(const uint8_t *data, size_t size, fuzz_failing_alloc *fa, pprof_error *err)
+{
+    pprof_read_options ro = fuzz_read_options();
+    ro.allocator = fuzz_failing_allocator(fa);
+    pprof_profile *p = NULL, **v = NULL;
+    pprof_otlp *o = NULL;
+    size_t n = 0;
+    pprof_buffer b = {0};
+    pprof_status st;
+    if (pprof_otlp_detect(data, size)) {
+        st = pprof_otlp_read_memory(data, size, &ro, &o, err);
+        if (st == PPROF_OK)
+            st = pprof_otlp_to_pprof(o, &v, &n, err);
+        if (st == PPROF_OK && n)
+            st = pprof_otlp_write_memory((const pprof_profile *const *)v, n, NULL, &b, err);
+    } else {
+        st = pprof_profile_read_memory(data, size, &ro, &p, err);
+        if (st == PPROF_OK)
+            st = pprof_otlp_write_memory((const pprof_profile *const *)&p, 1, NULL, &b, err);
+        if (st == PPROF_OK)
+            st = pprof_otlp_read_memory(b.data, b.len, &ro, &o, err);
+        if (st == PPROF_OK)
+            st = pprof_otlp_to_pprof(o, &v, &n, err);
+    }
+    if (v)
+        pprof_otlp_profiles_free(v, n);
+    pprof_otlp_free(o);
+    pprof_buffer_free(&b);
+    pprof_profile_free(p);
+    return st;
+}
+
+/* The chain again with one allocation failing, at up to 8 points spread over its allocations:
+ * each gives PPROF_E_NOMEM with a message, or the outcome of the chain (a hint). */
+static void
+chain_nomem(const uint8_t *data, size_t size, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_error err;
+    pprof_status want = chain(data, size, &fa, &err);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 8 && k < calls; k++) {
+        uint64_t at = calls <= 8 ? k : (h + k * calls / 8) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        pprof_status st = chain(data, size, &fa, &err);
+        FUZZ_CHECK(st == want || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),
+                   "allocation %llu of %llu failing gives %s, not %s", (unsigned long long)at,
+                   (unsigned long long)calls, pprof_status_name(st), pprof_status_name(want));
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    chain_nomem(data, size, fuzz_hash(data, size) >> 17);
     pprof_read_options ro = fuzz_read_options();
     pprof_otlp *o = NULL;
     pprof_error err;

@@ -31,25 +31,44 @@ check_json(const pprof_buffer *b, const char *what)
                b->len);
 }
 
-/* The report again with its n-th allocation failing (n from h). */
+/* The report, its text and its JSON through allocator fa. */
+static pprof_status
+report_all(const pprof_profile *p, pprof_report_options ro, fuzz_failing_alloc *fa,
+           pprof_error *err)
+{
+    ro.allocator = fuzz_failing_allocator(fa);
+    pprof_report *r = NULL;
+    pprof_buffer text = {0}, json = {0};
+    pprof_status st = pprof_report_new(p, &ro, &r, err);
+    FUZZ_CHECK(st == PPROF_OK || !r, "a failed report returned one");
+    if (st == PPROF_OK)
+        st = pprof_report_print(r, PPROF_PRINT_TEXT, &text, err);
+    if (st == PPROF_OK)
+        st = pprof_report_print(r, PPROF_PRINT_JSON, &json, err);
+    pprof_buffer_free(&text);
+    pprof_buffer_free(&json);
+    pprof_report_free(r);
+    return st;
+}
+
+/* The report and its printing again with one allocation failing, at up to 6 points spread
+ * over its allocations (from h): PPROF_E_NOMEM, or success when it was only a hint. */
 static void
 report_nomem(const pprof_profile *p, pprof_report_options ro, uint64_t h)
 {
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
-    ro.allocator = fuzz_failing_allocator(&fa);
-    pprof_report *r = NULL;
     pprof_error err;
-    pprof_status st = pprof_report_new(p, &ro, &r, &err);
-    pprof_report_free(r);
-    if (st != PPROF_OK || fa.calls == 0)
+    if (report_all(p, ro, &fa, &err) != PPROF_OK || fa.calls == 0)
         return;
-    uint64_t at = h % fa.calls;
-    fa = (fuzz_failing_alloc){0, at, 0};
-    r = NULL;
-    st = pprof_report_new(p, &ro, &r, &err);
-    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !r),
-               "allocation %llu failing gives %s", (unsigned long long)at, pprof_status_name(st));
-    pprof_report_free(r);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = calls <= 6 ? k : (h + k * calls / 6) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        pprof_status st = report_all(p, ro, &fa, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),
+                   "allocation %llu failing gives %s", (unsigned long long)at,
+                   pprof_status_name(st));
+    }
 }
 
 static void

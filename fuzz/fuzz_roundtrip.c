@@ -1,9 +1,56 @@
 /* decode -> write -> decode is a fixed point: the second model equals the first, writing it
  * again gives the same bytes, and writing is deterministic. One compressed container, chosen
- * from the input, must round-trip as well. */
+ * from the input, must round-trip as well, and the compressed read and write fail cleanly
+ * with one allocation failing (PPROF_E_NOMEM, or the same bytes when it was a hint). */
 #include <string.h>
 
 #include "fuzz.h"
+
+/* Reads data and writes it as z through allocator fa (the writer allocates through the
+ * profile's). */
+static pprof_status
+read_write(const uint8_t *data, size_t size, const pprof_write_options *z, fuzz_failing_alloc *fa,
+           pprof_buffer *out, pprof_error *err)
+{
+    pprof_read_options o = fuzz_read_options();
+    o.allocator = fuzz_failing_allocator(fa);
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_memory(data, size, &o, &p, err);
+    if (st == PPROF_OK)
+        st = pprof_profile_write_memory(p, z, out, err);
+    pprof_profile_free(p);
+    return st;
+}
+
+/* One allocation failing at up to 6 points spread over the read and the compressed write of
+ * the bytes c (which wrote and read back): PPROF_E_NOMEM, or the same bytes. */
+static void
+nomem(const pprof_buffer *c, const pprof_write_options *z, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_error err;
+    pprof_buffer want = {0};
+    pprof_status st = read_write(c->data, c->len, z, &fa, &want, &err);
+    /* the fuzzing limits (the ratio) may refuse what the first read took as raw bytes */
+    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "the compressed profile does not rewrite: %s",
+               err.message);
+    uint64_t calls = st == PPROF_OK ? fa.calls : 0;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = calls <= 6 ? k : (h + k * calls / 6) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        pprof_buffer got = {0};
+        st = read_write(c->data, c->len, z, &fa, &got, &err);
+        if (st == PPROF_OK)
+            FUZZ_CHECK(got.len == want.len && !memcmp(got.data, want.data, got.len),
+                       "allocation %llu failing changed the bytes", (unsigned long long)at);
+        else
+            FUZZ_CHECK(st == PPROF_E_NOMEM && fa.failed && err.message[0],
+                       "allocation %llu failing gives %s", (unsigned long long)at,
+                       pprof_status_name(st));
+        pprof_buffer_free(&got);
+    }
+    pprof_buffer_free(&want);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,6 +107,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(st == PPROF_OK, "compressed profile does not read back: %s", err.message);
     FUZZ_CHECK(pprof_profile_source_format(p3) == z.format, "source format lost");
     FUZZ_CHECK(pprof_profile_equal(p1, p3), "compressed read-back differs");
+    nomem(&c, &z, h >> 3);
     /* an unknown container is refused as an argument error, and nothing is appended */
     pprof_write_options bad = z;
     bad.format = (pprof_format)7;

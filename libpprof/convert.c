@@ -314,11 +314,17 @@ in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o
     pprof_status st = pprof__profile_index(p, err);
     if (st)
         return st;
-    /* a finding is reported by the model path, with the samples', in the checker's order */
+    /* a finding is reported by the model path, with the samples', in the checker's order; a
+     * check that could not run (out of memory) must not pass for one that found nothing */
     if (!co->no_check &&
-        pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, NULL, &quiet) == PPROF_E_INVALID)
+        (st = pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, NULL, &quiet)) != PPROF_OK) {
+        if (st != PPROF_E_INVALID) {
+            *err = quiet;
+            return st;
+        }
         return pprof__error(err, PPROF_E_UNSUPPORTED, quiet.offset, quiet.path,
                             "not converted in place: %s", quiet.message);
+    }
     conv c = {.p = p, .span = p->lazy.data, .n = p->lazy.len / 2, .nstr = p->strings.len};
     pprof__sample_src src;
     st = check_samples(&c, o, &src, err);
