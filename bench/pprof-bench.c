@@ -34,6 +34,7 @@
 #include "gen.h"
 #include "profile-private.h"
 #include "profile.pb-c.h"
+#include "wire-private.h"
 
 /* ---------------------------------------------------------------- bare wire walk
  * The floor for any decoder: visits every field of the eight messages, descends into every
@@ -126,43 +127,10 @@ walk(const uint8_t *p, const uint8_t *end, unsigned msg, uint64_t *acc)
     return true;
 }
 
-/* The same walk with the decoder's word-at-a-time varint for packed runs (little-endian
- * only): the floor for a decoder that uses that trick too. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The same walk with the decoder's word-at-a-time varint (pprof__varint8) for packed runs
+ * (little-endian only): the floor for a decoder that uses that trick too. */
+#if PPROF__LITTLE_ENDIAN
 #define PPROF_BENCH_WALK8 1
-static inline size_t
-walk_varint8(const uint8_t *p, const uint8_t *limit, uint64_t *out)
-{
-    uint32_t w4;
-    memcpy(&w4, p, 4);
-    uint32_t stop4 = ~w4 & 0x80808080u;
-    if (__builtin_expect(stop4 != 0, 1)) { /* up to 4 bytes: ids and most values */
-        unsigned bits4 = (unsigned)__builtin_ctz(stop4);
-        size_t len4 = (bits4 >> 3) + 1;
-        if (len4 > (size_t)(limit - p))
-            return 0;
-        uint32_t x4 = w4 & (uint32_t)((UINT64_C(2) << bits4) - 1);
-        *out = (x4 & 0x7fu) | ((x4 >> 1) & 0x3f80u) | ((x4 >> 2) & 0x1fc000u) |
-               ((x4 >> 3) & 0xfe00000u);
-        return len4;
-    }
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
-    if (!stop)
-        return 0;
-    unsigned bits = (unsigned)__builtin_ctzll(stop);
-    size_t len = (bits >> 3) + 1;
-    if (len > (size_t)(limit - p))
-        return 0;
-    uint64_t x = w & ((UINT64_C(2) << bits) - 1) & UINT64_C(0x7f7f7f7f7f7f7f7f);
-    x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));
-    x = ((x & UINT64_C(0x3fff00003fff0000)) >> 2) | (x & UINT64_C(0x00003fff00003fff));
-    x = ((x & UINT64_C(0x0fffffff00000000)) >> 4) | (x & UINT64_C(0x000000000fffffff));
-    *out = x;
-    return len;
-}
-
 static bool
 walk8(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, unsigned msg, uint64_t *acc)
 {
@@ -206,7 +174,7 @@ walk8(const uint8_t *p, const uint8_t *end, const uint8_t *buf_end, unsigned msg
                         p += 8;
                         continue;
                     }
-                    if (buf_end - p >= 8 && (n = walk_varint8(p, sub, &v)) != 0)
+                    if (buf_end - p >= 8 && (n = pprof__varint8(p, sub, &v)) != 0)
                         p += n;
                     else if (!(p = walk_varint(p, sub, &v)))
                         return false;

@@ -7,12 +7,6 @@
 #include "schema-tables.h"
 #include "wire-private.h"
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define PPROF_LITTLE_ENDIAN 1
-#else
-#define PPROF_LITTLE_ENDIAN 0
-#endif
-
 typedef struct dec {
     pprof_profile *p;
     const pprof_allocator *a;
@@ -144,47 +138,6 @@ len_prefix(const uint8_t **pp, const uint8_t *end, const uint8_t **sub_end)
                         "declared length exceeds the %zu bytes that remain", (size_t)(end - p));   \
     } while (0)
 
-/* The varint at p when it is at most 8 bytes long and ends before limit, without a branch per
- * byte; 0 when the careful path must decide. The 8 bytes read must lie inside the input. */
-static inline size_t
-varint8(const uint8_t *p, const uint8_t *limit, uint64_t *out)
-{
-#if PPROF_LITTLE_ENDIAN
-    uint32_t w4;
-    memcpy(&w4, p, 4);
-    uint32_t stop4 = ~w4 & 0x80808080u;
-    if (__builtin_expect(stop4 != 0, 1)) { /* up to 4 bytes: ids and most values */
-        unsigned bits4 = (unsigned)__builtin_ctz(stop4);
-        size_t len4 = (bits4 >> 3) + 1;
-        if (len4 > (size_t)(limit - p))
-            return 0;
-        uint32_t x4 = w4 & (uint32_t)((UINT64_C(2) << bits4) - 1);
-        *out = (x4 & 0x7fu) | ((x4 >> 1) & 0x3f80u) | ((x4 >> 2) & 0x1fc000u) |
-               ((x4 >> 3) & 0xfe00000u);
-        return len4;
-    }
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
-    if (!stop)
-        return 0;
-    unsigned bits = (unsigned)__builtin_ctzll(stop); /* top bit of the last byte */
-    size_t len = (bits >> 3) + 1;
-    if (len > (size_t)(limit - p))
-        return 0;
-    uint64_t x = w & ((UINT64_C(2) << bits) - 1) & UINT64_C(0x7f7f7f7f7f7f7f7f);
-    /* squeeze the 7-bit groups together: pairs, then quads, then all eight */
-    x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));
-    x = ((x & UINT64_C(0x3fff00003fff0000)) >> 2) | (x & UINT64_C(0x00003fff00003fff));
-    x = ((x & UINT64_C(0x0fffffff00000000)) >> 4) | (x & UINT64_C(0x000000000fffffff));
-    *out = x;
-    return len;
-#else
-    (void)p, (void)limit, (void)out;
-    return 0;
-#endif
-}
-
 /* Appends one scalar or a packed run of varints to vec; *count grows by the number added. */
 static pprof_status
 repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
@@ -242,7 +195,7 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
                 out += 8;
                 continue;
             }
-            if ((n = varint8(p, sub_end, out)) != 0) {
+            if ((n = pprof__varint8(p, sub_end, out)) != 0) {
                 p += n;
                 out++;
                 continue;

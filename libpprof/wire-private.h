@@ -155,6 +155,47 @@ pprof__put_varint(uint8_t *p, uint64_t v)
     return p;
 }
 
+/* The varint at p when it is at most 8 bytes long and ends before limit, without a branch per
+ * byte; 0 when the careful path must decide. The 8 bytes read must lie inside the input. */
+static inline size_t
+pprof__varint8(const uint8_t *p, const uint8_t *limit, uint64_t *out)
+{
+#if PPROF__LITTLE_ENDIAN
+    uint32_t w4;
+    memcpy(&w4, p, 4);
+    uint32_t stop4 = ~w4 & 0x80808080u;
+    if (__builtin_expect(stop4 != 0, 1)) { /* up to 4 bytes: ids and most values */
+        unsigned bits4 = (unsigned)__builtin_ctz(stop4);
+        size_t len4 = (bits4 >> 3) + 1;
+        if (len4 > (size_t)(limit - p))
+            return 0;
+        uint32_t x4 = w4 & (uint32_t)((UINT64_C(2) << bits4) - 1);
+        *out = (x4 & 0x7fu) | ((x4 >> 1) & 0x3f80u) | ((x4 >> 2) & 0x1fc000u) |
+               ((x4 >> 3) & 0xfe00000u);
+        return len4;
+    }
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
+    if (!stop)
+        return 0;
+    unsigned bits = (unsigned)__builtin_ctzll(stop); /* top bit of the last byte */
+    size_t len = (bits >> 3) + 1;
+    if (len > (size_t)(limit - p))
+        return 0;
+    uint64_t x = w & ((UINT64_C(2) << bits) - 1) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+    /* squeeze the 7-bit groups together: pairs, then quads, then all eight */
+    x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));
+    x = ((x & UINT64_C(0x3fff00003fff0000)) >> 2) | (x & UINT64_C(0x00003fff00003fff));
+    x = ((x & UINT64_C(0x0fffffff00000000)) >> 4) | (x & UINT64_C(0x000000000fffffff));
+    *out = x;
+    return len;
+#else
+    (void)p, (void)limit, (void)out;
+    return 0;
+#endif
+}
+
 /* The number of bytes below 0x80 in [p, end): each complete varint ends with one. Reads whole
  * words, up to buf_end. */
 static inline size_t
