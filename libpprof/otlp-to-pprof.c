@@ -439,7 +439,9 @@ stack_of(conv *c, int32_t si, uint32_t *off, uint32_t *n)
     if (si <= 0)
         return PPROF_OK;
     const pprof__otlp_stack *st = &PPROF__AT(o->stacks, pprof__otlp_stack, si);
-    if (c->stack_off[si] == PPROF_NONE) {
+    if (c->stack_off[si] == PPROF_NONE && st->locs.n == 0) {
+        c->stack_off[si] = (uint32_t)c->p->stack.len; /* stack.data may still be NULL */
+    } else if (c->stack_off[si] == PPROF_NONE) {
         if (!pprof__vec_grow(c->a, &c->p->stack, sizeof(uint64_t), c->p->stack.len + st->locs.n))
             return nomem(c);
         uint64_t *dst = (uint64_t *)c->p->stack.data + c->p->stack.len;
@@ -468,6 +470,8 @@ shared_labels(conv *c, const pprof__otlp_sample *s)
             continue;
         uint32_t off = 0, cnt = 0;
         CHECK(attr_labels(c, ai, &off, &cnt, 0));
+        if (cnt == 0) /* cache.data may still be NULL: no pointer arithmetic on it */
+            continue;
         if (!pprof__vec_grow(c->a, &c->lab, sizeof(pprof_label), c->lab.len + cnt))
             return nomem(c);
         memcpy((pprof_label *)c->lab.data + c->lab.len, (pprof_label *)c->cache.data + off,

@@ -168,6 +168,26 @@ main(void)
     st = pprof_otlp_read_file(path_of("check/O10-decode.otlp"), NULL, &o, &err);
     tap_ok(&t, st == PPROF_E_WIRE && !o && err.path[0], "truncated OTLP: PPROF_E_WIRE at %s",
            err.path);
+    /* an empty stack and an attribute that is an empty array: no location, no label (both
+     * once did pointer arithmetic on a table not yet allocated; UBSan stops there) */
+    o = NULL;
+    ok = pprof_otlp_read_file(path_of("in/empty-parts.otlp"), NULL, &o, &err) == PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK;
+    pprof_otlp_free(o);
+    if (ok && n == 1) {
+        pprof_sample e0 = pprof_profile_sample(v[0], 0), e1 = pprof_profile_sample(v[0], 1);
+        char a[16];
+        tap_ok(
+            &t,
+            pprof_profile_count(v[0], PPROF_TABLE_SAMPLE) == 2 && e0.n_location_id == 0 &&
+                e0.n_label == 0 && e0.value[0] == 5 && e1.n_location_id == 1 && e1.n_label == 1 &&
+                strcmp(label(v[0], &e1, "k", a, sizeof(a)), "v") == 0,
+            "empty-parts.otlp: the empty stack and the empty array give nothing, the rest stays");
+    } else {
+        tap_ok(&t, false, "empty-parts.otlp converts (%s: %s)", err.path, err.message);
+    }
+    if (ok)
+        pprof_otlp_profiles_free(v, n);
     /* two Profiles of one type, same header, no pprof.profile_index: two profiles, not one
      * with the type twice */
     o = NULL;
