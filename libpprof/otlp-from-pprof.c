@@ -142,10 +142,12 @@ put_bytes(pprof_buffer *b, uint32_t field, const void *data, size_t len)
 }
 
 static bool
-put_packed_i32(pprof_buffer *b, uint32_t field, const int32_t *v, size_t n)
+put_rep_i32(pprof_buffer *b, uint32_t field, const int32_t *v, size_t n)
 {
     if (!n)
         return true;
+    if (n == 1) /* unpacked: a byte shorter, and parsers must take both forms */
+        return put_tag(b, field, PPROF_WT_VARINT) && put_varint(b, (uint64_t)(int64_t)v[0]);
     size_t len = 0;
     for (size_t i = 0; i < n; i++)
         len += pprof__varint_size((uint64_t)(int64_t)v[i]);
@@ -330,7 +332,7 @@ mapping(pconv *c, size_t i)
     c->m.len = 0;
     if (!put_u(&c->m, 1, m->memory_start) || !put_u(&c->m, 2, m->memory_limit) ||
         !put_u(&c->m, 3, m->file_offset) || !put_i32(&c->m, 4, fn) ||
-        !put_packed_i32(&c->m, 5, c->ai.data, c->ai.len))
+        !put_rep_i32(&c->m, 5, c->ai.data, c->ai.len))
         return nomem(c);
     if ((c->mmap[i] = intern_msg(c, T_MAP, true)) < 0)
         return nomem(c);
@@ -375,7 +377,7 @@ location(pconv *c, size_t i)
     c->m.len = 0;
     if (!put_i32(&c->m, 1, mi) || !put_u(&c->m, 2, l->address) ||
         pprof__buffer_append(&c->m, c->m2.data, c->m2.len) ||
-        !put_packed_i32(&c->m, 4, c->ai.data, c->ai.len))
+        !put_rep_i32(&c->m, 4, c->ai.data, c->ai.len))
         return nomem(c);
     if ((c->lmap[i] = intern_msg(c, T_LOC, true)) < 0)
         return nomem(c);
@@ -647,7 +649,7 @@ convert(pconv *c, pprof__vec *profs)
                  put_bytes(b, 5, c->m2.data, c->m2.len);
         }
         ok = ok && put_u(b, 6, (uint64_t)p->hdr.period) &&
-             put_packed_i32(b, 11, c->ai.data, c->ai.len);
+             put_rep_i32(b, 11, c->ai.data, c->ai.len);
         if (!ok) {
             st = nomem(c);
             goto out;
@@ -674,7 +676,7 @@ convert(pconv *c, pprof__vec *profs)
             break;
         c->m.len = 0;
         int32_t stack;
-        if (!put_packed_i32(&c->m, 1, stk.data, stk.len) ||
+        if (!put_rep_i32(&c->m, 1, stk.data, stk.len) ||
             (stack = intern_msg(c, T_STACK, false)) < 0) {
             st = nomem(c);
             break;
@@ -707,7 +709,7 @@ convert(pconv *c, pprof__vec *profs)
                 continue;
             /* one value and at most one timestamp: unpacked, a byte shorter than packed */
             sb.len = 0;
-            bool ok = put_i32(&sb, 1, stack) && put_packed_i32(&sb, 2, c->ai.data, c->ai.len) &&
+            bool ok = put_i32(&sb, 1, stack) && put_rep_i32(&sb, 2, c->ai.data, c->ai.len) &&
                       put_i32(&sb, 3, link) && put_tag(&sb, 4, PPROF_WT_VARINT) &&
                       put_varint(&sb, (uint64_t)s.value[t]);
             if (ok && sp.ts >= 0)
