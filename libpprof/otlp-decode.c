@@ -828,7 +828,7 @@ pprof__otlp_decode(pprof_otlp *o, uint8_t *buf, size_t len, const pprof_read_opt
 {
     o->buf = buf;
     o->buf_len = len;
-    odec dd = {o, &o->alloc, buf, ro, err, 0, 0, 0, 0, 0};
+    odec dd = {o, &o->tabs, buf, ro, err, 0, 0, 0, 0, 0};
     odec *d = &dd;
     where w = {NULL, SIZE_MAX, NULL, 0};
     if (!len)
@@ -837,7 +837,7 @@ pprof__otlp_decode(pprof_otlp *o, uint8_t *buf, size_t len, const pprof_read_opt
     size_t n_res = 0;
     /* Stack and attribute indices are most of an OTLP input: room for a quarter of its bytes
      * as indices up front (memory the input's size), so that they are not copied as they grow. */
-    if (!pprof__vec_grow(&o->alloc, &o->ints, sizeof(int32_t), len / 4 + 16))
+    if (!pprof__vec_grow(&o->tabs, &o->ints, sizeof(int32_t), len / 4 + 16))
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     FIELDS(d, &w, p, end)
     const uint8_t *e;

@@ -64,6 +64,14 @@ bt_intern(btab *t, const void *data, size_t len)
     return (int32_t)v;
 }
 
+/* Room for n more entries of about bytes bytes in all, so that the tables grow once. */
+static bool
+bt_reserve(btab *t, size_t n, size_t bytes)
+{
+    return pprof__vec_grow(NULL, &t->ents, sizeof(bent), t->ents.len + n) &&
+           pprof__htab_reserve(&t->h, NULL, n) && pprof__buffer_reserve(&t->bytes, bytes);
+}
+
 static void
 bt_free(btab *t)
 {
@@ -97,29 +105,36 @@ typedef struct enc {
 
 /* ---- message bytes */
 
-static bool
+/* Room for n more bytes in b: the common case inline, the growth out of line. */
+static inline bool
+room(pprof_buffer *b, size_t n)
+{
+    return b->cap - b->len >= n || pprof__buffer_reserve(b, n);
+}
+
+static inline bool
 put_varint(pprof_buffer *b, uint64_t v)
 {
-    if (!pprof__buffer_reserve(b, 10))
+    if (!room(b, 10))
         return false;
     b->len = (size_t)(pprof__put_varint(b->data + b->len, v) - b->data);
     return true;
 }
 
-static bool
+static inline bool
 put_tag(pprof_buffer *b, uint32_t field, uint32_t wt)
 {
     return put_varint(b, ((uint64_t)field << 3) | wt);
 }
 
 /* A scalar field, left out when it is 0 as proto3 does. */
-static bool
+static inline bool
 put_u(pprof_buffer *b, uint32_t field, uint64_t v)
 {
     return !v || (put_tag(b, field, PPROF_WT_VARINT) && put_varint(b, v));
 }
 
-static bool
+static inline bool
 put_i32(pprof_buffer *b, uint32_t field, int32_t v)
 {
     return put_u(b, field, (uint64_t)(int64_t)v);
@@ -128,34 +143,45 @@ put_i32(pprof_buffer *b, uint32_t field, int32_t v)
 static bool
 put_fixed64_raw(pprof_buffer *b, uint64_t v)
 {
-    uint8_t x[8];
+    if (!room(b, 8))
+        return false;
     for (int k = 0; k < 8; k++)
-        x[k] = (uint8_t)(v >> (8 * k));
-    return pprof__buffer_append(b, x, 8) == PPROF_OK;
+        b->data[b->len++] = (uint8_t)(v >> (8 * k));
+    return true;
 }
 
-static bool
+static inline bool
 put_bytes(pprof_buffer *b, uint32_t field, const void *data, size_t len)
 {
-    return put_tag(b, field, PPROF_WT_LEN) && put_varint(b, len) &&
-           pprof__buffer_append(b, data, len) == PPROF_OK;
+    if (len > SIZE_MAX - 20 || !room(b, 20 + len))
+        return false;
+    uint8_t *q = pprof__put_varint(b->data + b->len, ((uint64_t)field << 3) | PPROF_WT_LEN);
+    q = pprof__put_varint(q, len);
+    if (len)
+        memcpy(q, data, len);
+    b->len = (size_t)(q - b->data) + len;
+    return true;
 }
 
+/* A repeated int32 field: packed, or unpacked when it has one element (a byte shorter; parsers
+ * must take both forms). */
 static bool
 put_rep_i32(pprof_buffer *b, uint32_t field, const int32_t *v, size_t n)
 {
     if (!n)
         return true;
-    if (n == 1) /* unpacked: a byte shorter, and parsers must take both forms */
+    if (n == 1)
         return put_tag(b, field, PPROF_WT_VARINT) && put_varint(b, (uint64_t)(int64_t)v[0]);
     size_t len = 0;
     for (size_t i = 0; i < n; i++)
         len += pprof__varint_size((uint64_t)(int64_t)v[i]);
-    if (!put_tag(b, field, PPROF_WT_LEN) || !put_varint(b, len))
+    if (len > SIZE_MAX - 20 || !room(b, 20 + len))
         return false;
+    uint8_t *q = pprof__put_varint(b->data + b->len, ((uint64_t)field << 3) | PPROF_WT_LEN);
+    q = pprof__put_varint(q, len);
     for (size_t i = 0; i < n; i++)
-        if (!put_varint(b, (uint64_t)(int64_t)v[i]))
-            return false;
+        q = pprof__put_varint(q, (uint64_t)(int64_t)v[i]);
+    b->len = (size_t)(q - b->data);
     return true;
 }
 
@@ -345,35 +371,36 @@ location(pconv *c, size_t i)
     const pprof_profile *p = c->p;
     const pprof__location *l = &PPROF__AT(p->locations, pprof__location, i);
     int32_t mi = 0;
-    size_t k;
     /* an id no mapping has is no mapping, as Go reads it (the checker reports it) */
-    if (l->mapping_id && pprof_profile_find_mapping(p, l->mapping_id, &k))
-        mi = c->mmap[k];
+    uint32_t mk = l->mapping_id ? pprof__idmap_get(&p->map_idx, l->mapping_id) : PPROF_NONE;
+    if (mk != PPROF_NONE)
+        mi = c->mmap[mk];
     /* the attributes first (they use m and m2), then the lines in m2, then the location in m */
     c->ai.len = 0;
     if (l->is_folded && !push_ai(c, attr_bool(c, PPROF__OTLP_IS_FOLDED)))
         return nomem(c);
     c->m2.len = 0;
-    pprof_buffer line = {0};
     for (uint32_t j = 0; j < l->n_line; j++) {
         const pprof_line *pl = &PPROF__AT(p->lines, pprof_line, l->line_off + j);
         int32_t fi = 0;
         if (pl->function_id) {
-            if (!pprof_profile_find_function(p, pl->function_id, &k)) {
-                pprof_buffer_free(&line);
+            uint32_t fk = pprof__idmap_get(&p->fn_idx, pl->function_id);
+            if (fk == PPROF_NONE)
                 return bad(c, "no function has this id", "location[%zu].line[%u].function_id", i,
                            j);
-            }
-            fi = c->fmap[k];
+            fi = c->fmap[fk];
         }
-        line.len = 0;
-        if (!put_i32(&line, 1, fi) || !put_u(&line, 2, (uint64_t)pl->line) ||
-            !put_u(&line, 3, (uint64_t)pl->column) || !put_bytes(&c->m2, 3, line.data, line.len)) {
-            pprof_buffer_free(&line);
+        /* a Line is at most three tags and three varints: built on the stack */
+        uint8_t line[3 + 10 + 10 + 10], *q = line;
+        if (fi)
+            q = pprof__put_varint(pprof__put_varint(q, 1 << 3), (uint64_t)(int64_t)fi);
+        if (pl->line)
+            q = pprof__put_varint(pprof__put_varint(q, 2 << 3), (uint64_t)pl->line);
+        if (pl->column)
+            q = pprof__put_varint(pprof__put_varint(q, 3 << 3), (uint64_t)pl->column);
+        if (!put_bytes(&c->m2, 3, line, (size_t)(q - line)))
             return nomem(c);
-        }
     }
-    pprof_buffer_free(&line);
     c->m.len = 0;
     if (!put_i32(&c->m, 1, mi) || !put_u(&c->m, 2, l->address) ||
         pprof__buffer_append(&c->m, c->m2.data, c->m2.len) ||
@@ -606,6 +633,16 @@ convert(pconv *c, pprof__vec *profs)
     c->s_trace = find_str(p, PPROF__OTLP_TRACE_ID);
     c->s_span = find_str(p, PPROF__OTLP_SPAN_ID);
     c->s_ns = find_str(p, "nanoseconds");
+    size_t str_bytes = 0;
+    for (size_t i = 0; i < p->strings.len; i++)
+        str_bytes += PPROF__AT(p->strings, pprof_string, i).len + 2;
+    btab *tab = c->e->t;
+    if (pprof__profile_index_shared(p) != PPROF_OK ||
+        !bt_reserve(&tab[T_STR], p->strings.len, str_bytes) ||
+        !bt_reserve(&tab[T_FN], p->functions.len, p->functions.len * 12) ||
+        !bt_reserve(&tab[T_LOC], p->locations.len, p->locations.len * 8 + p->lines.len * 10) ||
+        !bt_reserve(&tab[T_STACK], p->samples.len, p->samples.len * 3 + p->stack.len * 3))
+        return nomem(c);
     for (size_t i = 0; i < p->functions.len; i++)
         CHECK_ST(function(c, i));
     for (size_t i = 0; i < p->mappings.len; i++)
@@ -648,8 +685,8 @@ convert(pconv *c, pprof__vec *profs)
             ok = put_i32(&c->m2, 1, pt) && put_i32(&c->m2, 2, pu) &&
                  put_bytes(b, 5, c->m2.data, c->m2.len);
         }
-        ok = ok && put_u(b, 6, (uint64_t)p->hdr.period) &&
-             put_rep_i32(b, 11, c->ai.data, c->ai.len);
+        ok =
+            ok && put_u(b, 6, (uint64_t)p->hdr.period) && put_rep_i32(b, 11, c->ai.data, c->ai.len);
         if (!ok) {
             st = nomem(c);
             goto out;
@@ -663,11 +700,11 @@ convert(pconv *c, pprof__vec *profs)
         }
         stk.len = 0;
         for (size_t j = 0; j < s.n_location_id && !st; j++) {
-            size_t k;
             int32_t *slot = pprof__vec_push(NULL, &stk, sizeof(int32_t));
+            uint32_t k = pprof__idmap_get(&p->loc_idx, s.location_id[j]);
             if (!slot)
                 st = nomem(c);
-            else if (!pprof_profile_find_location(p, s.location_id[j], &k))
+            else if (k == PPROF_NONE)
                 st = bad(c, "no location has this id", "sample[%zu].location_id[%zu]", si, j);
             else
                 *slot = c->lmap[k];

@@ -116,7 +116,11 @@ typedef struct pprof__otlp_resource {
 } pprof__otlp_resource;
 
 struct pprof_otlp {
-    pprof_allocator alloc;
+    pprof_allocator alloc; /* the caller's: o itself and buf */
+    /* the tables': blocks in huge pages when the caller gave no allocator (memory-private.h),
+     * else alloc */
+    pprof_allocator tabs;
+    struct pprof__blocks *blocks;
     uint8_t *buf; /* the decompressed input every pprof_string points into; owned */
     size_t buf_len;
     pprof_format source_format;

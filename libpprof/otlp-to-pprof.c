@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "htab-private.h"
+#include "memory-private.h"
 #include "otlp-private.h"
 
 typedef struct conv {
@@ -672,7 +673,15 @@ convert_group(const pprof_otlp *o, const uint32_t *gi, size_t n, pprof_profile *
     c.o = o;
     c.err = err;
     c.max_labels = ro.max_labels;
-    c.p = pprof__profile_new(&o->alloc);
+    /* Without a caller's allocator the tables come from blocks in huge pages, as a merge's do
+     * (memory-private.h): grown one sample at a time in small pages, their first touches cost
+     * more than the conversion. The profile keeps the blocks alive. */
+    pprof__blocks *blocks = NULL;
+    if (!(o->alloc.alloc && o->alloc.realloc && o->alloc.free))
+        blocks = pprof__blocks_new();
+    pprof_allocator ba = blocks ? pprof__blocks_allocator(blocks) : o->alloc;
+    c.p = pprof__profile_new(&ba);
+    pprof__blocks_release(blocks);
     if (!c.p)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     c.a = &c.p->alloc;

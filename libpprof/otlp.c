@@ -1,6 +1,7 @@
 /* OTLP Profiles (opentelemetry-proto ac2c4b5): reading entry points and content detection. */
 #include <stdlib.h>
 
+#include "memory-private.h"
 #include "otlp-private.h"
 #include "wire-private.h"
 
@@ -104,6 +105,10 @@ otlp_new(const pprof_allocator *a)
     memset(o, 0, sizeof(*o));
     if (a)
         o->alloc = *a;
+    o->tabs = o->alloc;
+    /* tables grown entry by entry in small pages cost more in first touches than the decoding */
+    if (!(o->alloc.alloc && o->alloc.realloc && o->alloc.free) && (o->blocks = pprof__blocks_new()))
+        o->tabs = pprof__blocks_allocator(o->blocks);
     return o;
 }
 
@@ -118,9 +123,11 @@ pprof_otlp_free(pprof_otlp *o)
                           &o->ints,      &o->samples,  &o->values,    &o->times,
                           &o->profiles,  &o->scopes,   &o->resources, &o->kvs};
     for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
-        pprof__free(&a, vecs[i]->data);
+        pprof__free(&o->tabs, vecs[i]->data);
+    struct pprof__blocks *blocks = o->blocks;
     pprof__free(&a, o->buf);
     pprof__free(&a, o);
+    pprof__blocks_release(blocks);
 }
 
 pprof_status
