@@ -6,9 +6,63 @@
 #include <stdlib.h>
 
 #include "hash-private.h"
+#include "memory-private.h"
 #include "otlp-private.h"
 #include "validate-private.h"
 #include "wire-private.h"
+
+/* A growing byte buffer like ob, with the allocator its bytes come from: the encoder's
+ * blocks for its own tables (NULL: the C library's, as for the caller's output). */
+typedef struct ob {
+    uint8_t *data;
+    size_t len, cap;
+    const pprof_allocator *a;
+} ob;
+
+static bool
+ob_grow(ob *b, size_t n)
+{
+    if (n > SIZE_MAX - b->len)
+        return false;
+    size_t need = b->len + n, cap = b->cap ? b->cap : 4096;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    uint8_t *d = b->a ? pprof__realloc(b->a, b->data, cap) : realloc(b->data, cap);
+    if (!d)
+        return false;
+    b->data = d;
+    b->cap = cap;
+    return true;
+}
+
+/* Room for n more bytes in b: the common case inline, the growth out of line. */
+static inline bool
+room(ob *b, size_t n)
+{
+    return b->cap - b->len >= n || ob_grow(b, n);
+}
+
+static bool
+ob_append(ob *b, const void *data, size_t n)
+{
+    if (!room(b, n))
+        return false;
+    if (n)
+        memcpy(b->data + b->len, data, n);
+    b->len += n;
+    return true;
+}
+
+static void
+ob_free(ob *b)
+{
+    if (b->a)
+        pprof__free(b->a, b->data);
+    else
+        free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
 
 typedef struct bent {
     size_t off, len;
@@ -16,7 +70,7 @@ typedef struct bent {
 
 /* A table of distinct byte strings in first-seen order. */
 typedef struct btab {
-    pprof_buffer bytes;
+    ob bytes;        /* bytes.a: the encoder's blocks */
     pprof__vec ents; /* bent */
     pprof__htab h;
 } btab;
@@ -40,8 +94,8 @@ bt_eq(const void *ctx, uint32_t v, const void *key)
 static int32_t
 bt_add(btab *t, const void *data, size_t len)
 {
-    bent *e = pprof__vec_push(NULL, &t->ents, sizeof(bent));
-    if (!e || pprof__buffer_append(&t->bytes, data, len))
+    bent *e = pprof__vec_push(t->bytes.a, &t->ents, sizeof(bent));
+    if (!e || !ob_append(&t->bytes, data, len))
         return -1;
     e->off = t->bytes.len - len;
     e->len = len;
@@ -55,8 +109,9 @@ bt_intern(btab *t, const void *data, size_t len)
         return -1;
     bkey k = {data, len};
     bool added;
-    uint32_t v = pprof__htab_intern(&t->h, NULL, pprof__mix64(pprof__hash_bytes(0, data, len)),
-                                    bt_eq, t, &k, (uint32_t)t->ents.len, &added);
+    uint32_t v =
+        pprof__htab_intern(&t->h, t->bytes.a, pprof__mix64(pprof__hash_bytes(0, data, len)), bt_eq,
+                           t, &k, (uint32_t)t->ents.len, &added);
     if (v == PPROF_NONE)
         return -1;
     if (added && bt_add(t, data, len) < 0)
@@ -68,16 +123,16 @@ bt_intern(btab *t, const void *data, size_t len)
 static bool
 bt_reserve(btab *t, size_t n, size_t bytes)
 {
-    return pprof__vec_grow(NULL, &t->ents, sizeof(bent), t->ents.len + n) &&
-           pprof__htab_reserve(&t->h, NULL, n) && pprof__buffer_reserve(&t->bytes, bytes);
+    return pprof__vec_grow(t->bytes.a, &t->ents, sizeof(bent), t->ents.len + n) &&
+           pprof__htab_reserve(&t->h, t->bytes.a, n) && room(&t->bytes, bytes);
 }
 
 static void
 bt_free(btab *t)
 {
-    pprof_buffer_free(&t->bytes);
-    pprof__free(NULL, t->ents.data);
-    pprof__htab_free(&t->h, NULL);
+    ob_free(&t->bytes);
+    pprof__free(t->bytes.a, t->ents.data);
+    pprof__htab_free(&t->h, t->bytes.a);
 }
 
 #define CHECK_ST(expr)                                                                             \
@@ -101,19 +156,17 @@ typedef struct enc {
      * entry of empty bytes, added once per table. */
     int32_t empty[T_N];
     pprof_error *err;
+    /* The tables and the Profiles grow in blocks of huge pages (memory-private.h): in small
+     * pages their first touches cost about as much as the encoding. NULL ta: no blocks. */
+    struct pprof__blocks *blocks;
+    pprof_allocator a;
+    const pprof_allocator *ta;
 } enc;
 
 /* ---- message bytes */
 
-/* Room for n more bytes in b: the common case inline, the growth out of line. */
 static inline bool
-room(pprof_buffer *b, size_t n)
-{
-    return b->cap - b->len >= n || pprof__buffer_reserve(b, n);
-}
-
-static inline bool
-put_varint(pprof_buffer *b, uint64_t v)
+put_varint(ob *b, uint64_t v)
 {
     if (!room(b, 10))
         return false;
@@ -122,26 +175,26 @@ put_varint(pprof_buffer *b, uint64_t v)
 }
 
 static inline bool
-put_tag(pprof_buffer *b, uint32_t field, uint32_t wt)
+put_tag(ob *b, uint32_t field, uint32_t wt)
 {
     return put_varint(b, ((uint64_t)field << 3) | wt);
 }
 
 /* A scalar field, left out when it is 0 as proto3 does. */
 static inline bool
-put_u(pprof_buffer *b, uint32_t field, uint64_t v)
+put_u(ob *b, uint32_t field, uint64_t v)
 {
     return !v || (put_tag(b, field, PPROF_WT_VARINT) && put_varint(b, v));
 }
 
 static inline bool
-put_i32(pprof_buffer *b, uint32_t field, int32_t v)
+put_i32(ob *b, uint32_t field, int32_t v)
 {
     return put_u(b, field, (uint64_t)(int64_t)v);
 }
 
 static bool
-put_fixed64_raw(pprof_buffer *b, uint64_t v)
+put_fixed64_raw(ob *b, uint64_t v)
 {
     if (!room(b, 8))
         return false;
@@ -151,7 +204,7 @@ put_fixed64_raw(pprof_buffer *b, uint64_t v)
 }
 
 static inline bool
-put_bytes(pprof_buffer *b, uint32_t field, const void *data, size_t len)
+put_bytes(ob *b, uint32_t field, const void *data, size_t len)
 {
     if (len > SIZE_MAX - 20 || !room(b, 20 + len))
         return false;
@@ -166,7 +219,7 @@ put_bytes(pprof_buffer *b, uint32_t field, const void *data, size_t len)
 /* A repeated int32 field: packed, or unpacked when it has one element (a byte shorter; parsers
  * must take both forms). */
 static bool
-put_rep_i32(pprof_buffer *b, uint32_t field, const int32_t *v, size_t n)
+put_rep_i32(ob *b, uint32_t field, const int32_t *v, size_t n)
 {
     if (!n)
         return true;
@@ -192,7 +245,7 @@ typedef struct pconv {
     const pprof_profile *p;
     int32_t *smap;                       /* pprof string index -> OTLP index, -1 not yet */
     int32_t *fmap, *mmap, *lmap;         /* by table index */
-    pprof_buffer m, m2;                  /* scratch */
+    ob m, m2;                            /* scratch */
     pprof__vec ai;                       /* int32_t: attribute indices being gathered */
     pprof__vec chain;                    /* 9 bytes a label: sample_attrs' next, tail and first */
     int64_t s_ts, s_trace, s_span, s_ns; /* pprof string indices of the special keys, -1: none */
@@ -254,20 +307,20 @@ intern_msg(pconv *c, int t, bool keep_empty)
 
 /* AnyValue bytes of a scalar into b. */
 static bool
-any_str(pprof_buffer *b, pprof_string s)
+any_str(ob *b, pprof_string s)
 {
     return put_bytes(b, 1, s.data, s.len);
 }
 
 static bool
-any_int(pprof_buffer *b, int64_t v)
+any_int(ob *b, int64_t v)
 {
     /* int_value 0 is written all the same: an AnyValue with no field set is "unset" */
     return put_tag(b, 3, PPROF_WT_VARINT) && put_varint(b, (uint64_t)v);
 }
 
 static bool
-any_bool(pprof_buffer *b, bool v)
+any_bool(ob *b, bool v)
 {
     return put_tag(b, 2, PPROF_WT_VARINT) && put_varint(b, v);
 }
@@ -403,8 +456,7 @@ location(pconv *c, size_t i)
     }
     c->m.len = 0;
     if (!put_i32(&c->m, 1, mi) || !put_u(&c->m, 2, l->address) ||
-        pprof__buffer_append(&c->m, c->m2.data, c->m2.len) ||
-        !put_rep_i32(&c->m, 4, c->ai.data, c->ai.len))
+        !ob_append(&c->m, c->m2.data, c->m2.len) || !put_rep_i32(&c->m, 4, c->ai.data, c->ai.len))
         return nomem(c);
     if ((c->lmap[i] = intern_msg(c, T_LOC, true)) < 0)
         return nomem(c);
@@ -540,11 +592,11 @@ sample_attrs(pconv *c, const pprof_sample *s, size_t si, special sp)
         if (key < 0 || unit < 0)
             return nomem(c);
         c->m2.len = 0;
-        pprof_buffer arr = {0}, el = {0};
+        ob arr = {0}, el = {0};
         bool ok = true;
         for (uint32_t q = (uint32_t)j; q != UINT32_MAX && ok; q = next[q]) {
             const pprof_label *x = &s->label[q];
-            pprof_buffer *dst = more ? &el : &c->m2;
+            ob *dst = more ? &el : &c->m2;
             dst->len = 0;
             pprof_string v = {"", 0};
             if (x->str)
@@ -555,8 +607,8 @@ sample_attrs(pconv *c, const pprof_sample *s, size_t si, special sp)
         }
         if (ok && more)
             ok = put_bytes(&c->m2, 5, arr.data, arr.len);
-        pprof_buffer_free(&arr);
-        pprof_buffer_free(&el);
+        ob_free(&arr);
+        ob_free(&el);
         if (!ok || !push_ai(c, attr(c, key, l->str ? 0 : unit)))
             return nomem(c);
     }
@@ -582,7 +634,7 @@ profile_attrs(pconv *c)
             return nomem(c);
     }
     if (p->comments.len) {
-        pprof_buffer arr = {0}, el = {0};
+        ob arr = {0}, el = {0};
         bool ok = true;
         for (size_t i = 0; i < p->comments.len && ok; i++) {
             pprof_string v = {"", 0};
@@ -593,8 +645,8 @@ profile_attrs(pconv *c)
         int32_t k = cstr(c, PPROF__OTLP_COMMENTS);
         c->m2.len = 0;
         ok = ok && k >= 0 && put_bytes(&c->m2, 5, arr.data, arr.len);
-        pprof_buffer_free(&arr);
-        pprof_buffer_free(&el);
+        ob_free(&arr);
+        ob_free(&el);
         if (!ok || !push_ai(c, attr(c, k, 0)))
             return nomem(c);
     }
@@ -621,7 +673,7 @@ find_str(const pprof_profile *p, const char *s)
 }
 
 /* Appends the Profile messages of p (one per sample type, without tag) to profs, a vector of
- * pprof_buffer that takes them over: the output is assembled once at the end, each copied
+ * ob that takes them over: the output is assembled once at the end, each copied
  * once. */
 static pprof_status
 convert(pconv *c, pprof__vec *profs)
@@ -649,9 +701,11 @@ convert(pconv *c, pprof__vec *profs)
         CHECK_ST(mapping(c, i));
     for (size_t i = 0; i < p->locations.len; i++)
         CHECK_ST(location(c, i));
-    pprof_buffer *prof = calloc(nt ? nt : 1, sizeof(pprof_buffer));
+    ob *prof = calloc(nt ? nt : 1, sizeof(ob));
+    for (size_t t = 0; prof && t < nt; t++)
+        prof[t].a = c->e->ta;
     pprof__vec stk = {0};
-    pprof_buffer sb = {0};
+    ob sb = {0};
     if (!prof)
         return nomem(c);
     /* the header of each Profile except its samples, which follow */
@@ -663,7 +717,7 @@ convert(pconv *c, pprof__vec *profs)
     }
     for (size_t t = 0; t < nt; t++) {
         /* most samples take 12 to 20 bytes: room for them up front, not by doubling */
-        if (!pprof__buffer_reserve(&prof[t], p->samples.len * 20 + 64)) {
+        if (!room(&prof[t], p->samples.len * 20 + 64)) {
             st = nomem(c);
             goto out;
         }
@@ -673,7 +727,7 @@ convert(pconv *c, pprof__vec *profs)
             st = bad(c, "string index out of range", "sample_type[%zu]", t);
             goto out;
         }
-        pprof_buffer *b = &prof[t];
+        ob *b = &prof[t];
         c->m2.len = 0;
         bool ok = ty >= 0 && un >= 0 && pt >= 0 && pu >= 0 && put_i32(&c->m2, 1, ty) &&
                   put_i32(&c->m2, 2, un) && put_bytes(b, 1, c->m2.data, c->m2.len);
@@ -759,7 +813,7 @@ convert(pconv *c, pprof__vec *profs)
             break;
     }
     for (size_t t = 0; t < nt && !st; t++) {
-        pprof_buffer *slot = pprof__vec_push(NULL, profs, sizeof(pprof_buffer));
+        ob *slot = pprof__vec_push(NULL, profs, sizeof(ob));
         if (!slot) {
             st = nomem(c);
             break;
@@ -768,9 +822,9 @@ convert(pconv *c, pprof__vec *profs)
         memset(&prof[t], 0, sizeof(prof[t]));
     }
 out:
-    pprof_buffer_free(&sb);
+    ob_free(&sb);
     for (size_t t = 0; t < nt; t++)
-        pprof_buffer_free(&prof[t]);
+        ob_free(&prof[t]);
     free(prof);
     pprof__free(NULL, stk.data);
     return st;
@@ -819,8 +873,8 @@ convert_one(enc *e, const pprof_profile *p, int64_t index, pprof__vec *profs)
     free(c.fmap);
     free(c.mmap);
     free(c.lmap);
-    pprof_buffer_free(&c.m);
-    pprof_buffer_free(&c.m2);
+    ob_free(&c.m);
+    ob_free(&c.m2);
     pprof__free(NULL, c.ai.data);
     pprof__free(NULL, c.chain.data);
     return st;
@@ -828,13 +882,13 @@ convert_one(enc *e, const pprof_profile *p, int64_t index, pprof__vec *profs)
 
 /* A common.v1.KeyValue with a string value, tag included. */
 static bool
-put_kv(pprof_buffer *b, const char *key, size_t klen, const char *val)
+put_kv(ob *b, const char *key, size_t klen, const char *val)
 {
-    pprof_buffer kv = {0}, v = {0};
+    ob kv = {0}, v = {0};
     bool ok = put_bytes(&v, 1, val, strlen(val)) && put_bytes(&kv, 1, key, klen) &&
               put_bytes(&kv, 2, v.data, v.len) && put_bytes(b, 1, kv.data, kv.len);
-    pprof_buffer_free(&kv);
-    pprof_buffer_free(&v);
+    ob_free(&kv);
+    ob_free(&v);
     return ok;
 }
 
@@ -862,10 +916,18 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
     enc e;
     memset(&e, 0, sizeof(e));
     e.err = err;
-    for (int t = 0; t < T_N; t++)
+    if ((e.blocks = pprof__blocks_new())) {
+        e.a = pprof__blocks_allocator(e.blocks);
+        e.ta = &e.a;
+    }
+    for (int t = 0; t < T_N; t++) {
         e.empty[t] = -1;
-    pprof_buffer scope = {0}, res = {0}, raw = {0}, tmp = {0};
-    pprof__vec profs = {0}; /* pprof_buffer: the Profile messages */
+        e.t[t].bytes.a = e.ta;
+    }
+    ob scope = {0}, res = {0}, raw = {.a = e.ta}, tmp = {0};
+    /* the caller's buffer, written through an ob of the C library's allocator */
+    ob outb = {out->data, out->len, out->cap, NULL};
+    pprof__vec profs = {0}; /* ob: the Profile messages */
     /* index 0 of every table: the zero value (Link: 16 and 8 zero bytes, as the protocol
      * recommends for codecs that expect those lengths) */
     static const uint8_t zero[16] = {0};
@@ -912,7 +974,7 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
      * { 1: resource, 2: ScopeProfiles { scope, 2: profiles... } }, 2: dictionary } */
     size_t scope_len = scope.len, dict_len = 0;
     for (size_t i = 0; i < profs.len; i++) {
-        size_t n_i = PPROF__AT(profs, pprof_buffer, i).len;
+        size_t n_i = PPROF__AT(profs, ob, i).len;
         scope_len += 1 + pprof__varint_size(n_i) + n_i;
     }
     size_t rp_len = (res.len ? 1 + pprof__varint_size(res.len) + res.len : 0) + 1 +
@@ -925,14 +987,13 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
         }
     size_t total =
         1 + pprof__varint_size(rp_len) + rp_len + 1 + pprof__varint_size(dict_len) + dict_len;
-    pprof_buffer *dst = o.format == PPROF_FORMAT_RAW ? out : &raw;
+    ob *dst = o.format == PPROF_FORMAT_RAW ? &outb : &raw;
     size_t out_len0 = out->len; /* a failure leaves out as it was */
-    ok = ok && pprof__buffer_reserve(dst, total) && put_tag(dst, 1, PPROF_WT_LEN) &&
-         put_varint(dst, rp_len) && (!res.len || put_bytes(dst, 1, res.data, res.len)) &&
-         put_tag(dst, 2, PPROF_WT_LEN) && put_varint(dst, scope_len) &&
-         pprof__buffer_append(dst, scope.data, scope.len) == PPROF_OK;
+    ok = ok && room(dst, total + 32) && put_tag(dst, 1, PPROF_WT_LEN) && put_varint(dst, rp_len) &&
+         (!res.len || put_bytes(dst, 1, res.data, res.len)) && put_tag(dst, 2, PPROF_WT_LEN) &&
+         put_varint(dst, scope_len) && ob_append(dst, scope.data, scope.len);
     for (size_t i = 0; i < profs.len && ok; i++) {
-        const pprof_buffer *b = &PPROF__AT(profs, pprof_buffer, i);
+        const ob *b = &PPROF__AT(profs, ob, i);
         ok = put_bytes(dst, 2, b->data, b->len);
     }
     ok = ok && put_tag(dst, 2, PPROF_WT_LEN) && put_varint(dst, dict_len);
@@ -943,6 +1004,9 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
             ok = put_bytes(dst, field[t], be.len ? b->bytes.data + be.off : NULL, be.len);
         }
     }
+    out->data = outb.data; /* grown or not, the buffer is the caller's */
+    out->cap = outb.cap;
+    out->len = outb.len;
     if (!ok) {
         out->len = out_len0;
         st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
@@ -954,12 +1018,13 @@ done:
     for (int t = 0; t < T_N; t++)
         bt_free(&e.t[t]);
     for (size_t i = 0; i < profs.len; i++)
-        pprof_buffer_free(&PPROF__AT(profs, pprof_buffer, i));
+        ob_free(&PPROF__AT(profs, ob, i));
     pprof__free(NULL, profs.data);
-    pprof_buffer_free(&scope);
-    pprof_buffer_free(&res);
-    pprof_buffer_free(&raw);
-    pprof_buffer_free(&tmp);
+    ob_free(&scope);
+    ob_free(&res);
+    ob_free(&raw);
+    ob_free(&tmp);
+    pprof__blocks_release(e.blocks);
     return st;
 }
 
