@@ -76,6 +76,10 @@ typedef struct pprof__blocks pprof__blocks;
 /* A new object with one reference; NULL when out of memory. Without huge pages (or under
  * AddressSanitizer) it hands out heap blocks only. */
 pprof__blocks *pprof__blocks_new(void);
+/* Work on fewer bytes than this (an input's size, a profile's) keeps the default allocator:
+ * the first touch of a blocks object's huge page costs what some dozens of small-page faults
+ * do, more than small work saves. */
+#define PPROF__BLOCKS_MIN_WORK ((size_t)256 << 10)
 /* Another reference to b (b may be NULL). */
 pprof__blocks *pprof__blocks_ref(pprof__blocks *b);
 /* Drops a reference; the last one gives every kept and reserved byte back, and no block made by

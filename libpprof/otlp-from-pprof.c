@@ -689,11 +689,15 @@ convert(pconv *c, pprof__vec *profs)
     for (size_t i = 0; i < p->strings.len; i++)
         str_bytes += PPROF__AT(p->strings, pprof_string, i).len + 2;
     btab *tab = c->e->t;
-    if (pprof__profile_index_shared(p) != PPROF_OK ||
-        !bt_reserve(&tab[T_STR], p->strings.len, str_bytes) ||
-        !bt_reserve(&tab[T_FN], p->functions.len, p->functions.len * 12) ||
-        !bt_reserve(&tab[T_LOC], p->locations.len, p->locations.len * 8 + p->lines.len * 10) ||
-        !bt_reserve(&tab[T_STACK], p->samples.len, p->samples.len * 3 + p->stack.len * 3))
+    /* the tables reserved once when in blocks; in the C library's heap, reserving for small
+     * work measured slower (page faults in the work after it, docs/otlp.md) */
+    if (pprof__profile_index_shared(p) != PPROF_OK)
+        return nomem(c);
+    if (c->e->ta &&
+        (!bt_reserve(&tab[T_STR], p->strings.len, str_bytes) ||
+         !bt_reserve(&tab[T_FN], p->functions.len, p->functions.len * 12) ||
+         !bt_reserve(&tab[T_LOC], p->locations.len, p->locations.len * 8 + p->lines.len * 10) ||
+         !bt_reserve(&tab[T_STACK], p->samples.len, p->samples.len * 3 + p->stack.len * 3)))
         return nomem(c);
     for (size_t i = 0; i < p->functions.len; i++)
         CHECK_ST(function(c, i));
@@ -916,7 +920,11 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
     enc e;
     memset(&e, 0, sizeof(e));
     e.err = err;
-    if ((e.blocks = pprof__blocks_new())) {
+    size_t work = 0; /* about the bytes of the Profiles and the stack table */
+    for (size_t i = 0; i < n; i++)
+        if (profiles[i])
+            work += profiles[i]->samples.len * 16 + profiles[i]->stack.len * 2;
+    if (work >= PPROF__BLOCKS_MIN_WORK && (e.blocks = pprof__blocks_new())) {
         e.a = pprof__blocks_allocator(e.blocks);
         e.ta = &e.a;
     }

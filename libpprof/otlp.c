@@ -97,7 +97,7 @@ pprof__otlp_detect_raw(const uint8_t *p, size_t len)
 }
 
 static pprof_otlp *
-otlp_new(const pprof_allocator *a)
+otlp_new(const pprof_allocator *a, size_t len)
 {
     pprof_otlp *o = pprof__malloc(a, sizeof(*o));
     if (!o)
@@ -107,7 +107,8 @@ otlp_new(const pprof_allocator *a)
         o->alloc = *a;
     o->tabs = o->alloc;
     /* tables grown entry by entry in small pages cost more in first touches than the decoding */
-    if (!(o->alloc.alloc && o->alloc.realloc && o->alloc.free) && (o->blocks = pprof__blocks_new()))
+    if (!(o->alloc.alloc && o->alloc.realloc && o->alloc.free) && len >= PPROF__BLOCKS_MIN_WORK &&
+        (o->blocks = pprof__blocks_new()))
         o->tabs = pprof__blocks_allocator(o->blocks);
     return o;
 }
@@ -134,7 +135,7 @@ pprof_status
 pprof__otlp_from_buffer(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *ro,
                         pprof_otlp **out, pprof_error *err)
 {
-    pprof_otlp *o = otlp_new(&ro->allocator);
+    pprof_otlp *o = otlp_new(&ro->allocator, len);
     if (!o) {
         pprof__free(&ro->allocator, buf);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
