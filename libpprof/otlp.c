@@ -106,8 +106,11 @@ otlp_new(const pprof_allocator *a, size_t len)
     if (a)
         o->alloc = *a;
     o->tabs = o->alloc;
-    /* tables grown entry by entry in small pages cost more in first touches than the decoding */
-    if (!(o->alloc.alloc && o->alloc.realloc && o->alloc.free) && len >= PPROF__BLOCKS_MIN_WORK &&
+    /* blocks the caller's allocator hands out (a merger's) are held; without an
+     * allocator, tables grown entry by entry in small pages cost more in first touches than the
+     * decoding */
+    if (!(o->blocks = pprof__blocks_of(&o->alloc)) &&
+        !(o->alloc.alloc && o->alloc.realloc && o->alloc.free) && len >= PPROF__BLOCKS_MIN_WORK &&
         (o->blocks = pprof__blocks_new()))
         o->tabs = pprof__blocks_allocator(o->blocks);
     return o;
