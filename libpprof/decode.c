@@ -240,11 +240,13 @@ typedef struct slots {
     const slot *slot; /* by field number */
     uint32_t n;
     const pprof__schema *schema; /* field names for error paths */
+    bool bools; /* has bool members: a constant in each inlined caller, so the others skip the test
+                 */
 } slots;
 
-#define SLOTS(msg, table)                                                                          \
+#define SLOTS(msg, table, bools)                                                                   \
     {                                                                                              \
-        table, sizeof(table) / sizeof(table[0]), &pprof__schema_##msg                              \
+        table, sizeof(table) / sizeof(table[0]), &pprof__schema_##msg, bools                       \
     }
 
 static const slot value_type_slot[] = {
@@ -292,13 +294,13 @@ static const slot header_slot[] = {
     SLOT(profile, pprof_header, doc_url),
 };
 
-static const slots VALUE_TYPE = SLOTS(value_type, value_type_slot);
-static const slots LABEL = SLOTS(label, label_slot);
-static const slots MAPPING = SLOTS(mapping, mapping_slot);
-static const slots LINE = SLOTS(line, line_slot);
-static const slots LOCATION = SLOTS(location, location_slot);
-static const slots FUNCTION = SLOTS(function, function_slot);
-static const slots HEADER = SLOTS(profile, header_slot);
+static const slots VALUE_TYPE = SLOTS(value_type, value_type_slot, false);
+static const slots LABEL = SLOTS(label, label_slot, false);
+static const slots MAPPING = SLOTS(mapping, mapping_slot, true);
+static const slots LINE = SLOTS(line, line_slot, false);
+static const slots LOCATION = SLOTS(location, location_slot, true);
+static const slots FUNCTION = SLOTS(function, function_slot, false);
+static const slots HEADER = SLOTS(profile, header_slot, false);
 
 /* Inlined into each caller, where the table is a constant: these run once per field, and a
  * call with the table as a variable cost the decoder more instructions than the hand-written
@@ -316,7 +318,7 @@ slot_field(dec *d, const uint8_t **pp, const uint8_t *end, const uint8_t *tagp, 
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
         char *at = (char *)obj + m->slot[field].off;
-        if (m->slot[field].size == sizeof(bool))
+        if (m->bools && m->slot[field].size == sizeof(bool))
             *(bool *)at = v != 0;
         else
             memcpy(at, &v, sizeof(v));
