@@ -364,11 +364,11 @@ new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *of
 }
 
 /* A sample's label or a location's line: appended to vec and read into, the path naming it
- * "name[idx]" meanwhile. */
+ * "name[idx]" meanwhile; then the field names are outer's again. */
 HOT pprof_status
 sub_message(dec *d, const uint8_t **pp, const uint8_t *end, const uint8_t *tagp, uint32_t wt,
             const char *name, size_t idx, pprof__vec *vec, size_t elem, uint64_t limit,
-            uint64_t used, const char *what, const slots *m)
+            uint64_t used, const char *what, const slots *m, const pprof__schema *outer)
 {
     const uint8_t *p = *pp, *sub_end;
     pprof_status st = PPROF_OK;
@@ -380,15 +380,13 @@ sub_message(dec *d, const uint8_t **pp, const uint8_t *end, const uint8_t *tagp,
     void *e = new_entity(d, tagp, vec, elem, NULL, limit, used, what, &st);
     if (!e)
         return st;
-    const char *const *names = d->names;
-    uint32_t n_names = d->n_names;
     d->names = m->schema->field;
     d->n_names = m->schema->n;
     if ((st = slot_message(d, p, sub_end, m, e)))
         return st;
     d->sub = NULL;
-    d->names = names;
-    d->n_names = n_names;
+    d->names = outer->field;
+    d->n_names = outer->n;
     *pp = sub_end;
     return PPROF_OK;
 }
@@ -418,7 +416,7 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
         break;
     case PPROF__F_sample_label:
         st = sub_message(d, &p, end, tagp, wt, "label", s->n_lab, &pr->labels, sizeof(pprof_label),
-                         o->max_labels, pr->lazy_labels, "labels", &LABEL);
+                         o->max_labels, pr->lazy_labels, "labels", &LABEL, &pprof__schema_sample);
         s->n_lab += !st;
         break;
     default: SKIP(d, p, end, wt, tagp, field);
@@ -438,7 +436,7 @@ location(dec *d, const uint8_t *p, const uint8_t *end, pprof__location *l)
     pprof_status st;
     if (field == PPROF__F_location_line) {
         st = sub_message(d, &p, end, tagp, wt, "line", l->n_line, &pr->lines, sizeof(pprof_line),
-                         d->o->max_lines, 0, "lines", &LINE);
+                         d->o->max_lines, 0, "lines", &LINE, &pprof__schema_location);
         l->n_line += !st;
     } else {
         st = slot_field(d, &p, end, tagp, field, wt, &LOCATION, l);
