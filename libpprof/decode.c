@@ -240,13 +240,14 @@ typedef struct slots {
     const slot *slot; /* by field number */
     uint32_t n;
     const pprof__schema *schema; /* field names for error paths */
-    bool bools; /* has bool members: a constant in each inlined caller, so the others skip the test
-                 */
+    /* Constants in each inlined caller, so a message without bools skips the size test, and a
+     * dense one (field f is the (f-1)th 64-bit word, for every f in 1..n-1) the table load. */
+    bool bools, dense;
 } slots;
 
-#define SLOTS(msg, table, bools)                                                                   \
+#define SLOTS(msg, table, bools, dense)                                                            \
     {                                                                                              \
-        table, sizeof(table) / sizeof(table[0]), &pprof__schema_##msg, bools                       \
+        table, sizeof(table) / sizeof(table[0]), &pprof__schema_##msg, bools, dense                \
     }
 
 static const slot value_type_slot[] = {
@@ -294,13 +295,18 @@ static const slot header_slot[] = {
     SLOT(profile, pprof_header, doc_url),
 };
 
-static const slots VALUE_TYPE = SLOTS(value_type, value_type_slot, false);
-static const slots LABEL = SLOTS(label, label_slot, false);
-static const slots MAPPING = SLOTS(mapping, mapping_slot, true);
-static const slots LINE = SLOTS(line, line_slot, false);
-static const slots LOCATION = SLOTS(location, location_slot, true);
-static const slots FUNCTION = SLOTS(function, function_slot, false);
-static const slots HEADER = SLOTS(profile, header_slot, false);
+/* The layout "dense" promises. */
+_Static_assert(offsetof(pprof_value_type, unit) == 8, "value_type not dense");
+_Static_assert(offsetof(pprof_label, num_unit) == 24, "label not dense");
+_Static_assert(offsetof(pprof_line, column) == 16, "line not dense");
+_Static_assert(offsetof(pprof_function, start_line) == 32, "function not dense");
+static const slots VALUE_TYPE = SLOTS(value_type, value_type_slot, false, true);
+static const slots LABEL = SLOTS(label, label_slot, false, true);
+static const slots MAPPING = SLOTS(mapping, mapping_slot, true, false);
+static const slots LINE = SLOTS(line, line_slot, false, true);
+static const slots LOCATION = SLOTS(location, location_slot, true, false);
+static const slots FUNCTION = SLOTS(function, function_slot, false, true);
+static const slots HEADER = SLOTS(profile, header_slot, false, false);
 
 /* Inlined into each caller, where the table is a constant: these run once per field, and a
  * call with the table as a variable cost the decoder more instructions than the hand-written
@@ -313,11 +319,11 @@ slot_field(dec *d, const uint8_t **pp, const uint8_t *end, const uint8_t *tagp, 
            uint32_t wt, const slots *m, void *obj)
 {
     const uint8_t *p = *pp;
-    if (field < m->n && m->slot[field].size) {
+    if (m->dense ? field - 1 < m->n - 1 : field < m->n && m->slot[field].size) {
         uint64_t v;
         WANT(d, tagp, wt, PPROF_WT_VARINT, field);
         VARINT(d, p, end, v);
-        char *at = (char *)obj + m->slot[field].off;
+        char *at = (char *)obj + (m->dense ? 8 * (size_t)(field - 1) : m->slot[field].off);
         if (m->bools && m->slot[field].size == sizeof(bool))
             *(bool *)at = v != 0;
         else
