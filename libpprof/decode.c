@@ -313,36 +313,32 @@ static const slots HEADER = SLOTS(profile, header_slot, false, false);
  * readers this replaced. */
 #define HOT static inline __attribute__((always_inline))
 
-/* One field of a message read by table: a varint stored in its slot, anything else skipped. */
-HOT pprof_status
-slot_field(dec *d, const uint8_t **pp, const uint8_t *end, const uint8_t *tagp, uint32_t field,
-           uint32_t wt, const slots *m, void *obj)
-{
-    const uint8_t *p = *pp;
-    if (m->dense ? field - 1 < m->n - 1 : field < m->n && m->slot[field].size) {
-        uint64_t v;
-        WANT(d, tagp, wt, PPROF_WT_VARINT, field);
-        VARINT(d, p, end, v);
-        char *at = (char *)obj + (m->dense ? 8 * (size_t)(field - 1) : m->slot[field].off);
-        if (m->bools && m->slot[field].size == sizeof(bool))
-            *(bool *)at = v != 0;
-        else
-            memcpy(at, &v, sizeof(v));
-    } else {
-        SKIP(d, p, end, wt, tagp, field);
-    }
-    *pp = p;
-    return PPROF_OK;
-}
+/* One field of a message read by table: a varint stored in its slot, anything else skipped.
+ * A macro, not a function taking &p: with p's address taken inside the message loops, the
+ * compiler kept p in memory and the label and line loops cost 2-4 % more instructions. */
+#define SLOT_FIELD(d, p, end, tagp, field, wt, m, obj)                                             \
+    do {                                                                                           \
+        if ((m)->dense ? field - 1 < (m)->n - 1 : field < (m)->n && (m)->slot[field].size) {       \
+            uint64_t v_;                                                                           \
+            WANT(d, tagp, wt, PPROF_WT_VARINT, field);                                             \
+            VARINT(d, p, end, v_);                                                                 \
+            char *at_ =                                                                            \
+                (char *)(obj) + ((m)->dense ? 8 * (size_t)(field - 1) : (m)->slot[field].off);     \
+            if ((m)->bools && (m)->slot[field].size == sizeof(bool))                               \
+                *(bool *)at_ = v_ != 0;                                                            \
+            else                                                                                   \
+                memcpy(at_, &v_, sizeof(v_));                                                      \
+        } else {                                                                                   \
+            SKIP(d, p, end, wt, tagp, field);                                                      \
+        }                                                                                          \
+    } while (0)
 
 /* A message of varint fields only (value_type, label, mapping, line, function). */
 HOT pprof_status
 slot_message(dec *d, const uint8_t *p, const uint8_t *end, const slots *m, void *obj)
 {
     FIELD_LOOP(d, p, end, field, wt, tagp)
-    pprof_status st = slot_field(d, &p, end, tagp, field, wt, m, obj);
-    if (st)
-        return st;
+    SLOT_FIELD(d, p, end, tagp, field, wt, m, obj);
     FIELD_LOOP_END
     return PPROF_OK;
 }
@@ -353,7 +349,7 @@ HOT void *
 new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs, uint64_t limit,
            uint64_t used, const char *what, pprof_status *st)
 {
-    if (v->len >= (used < limit ? limit - used : 0)) {
+    if (v->len + used >= limit) { /* counts of elements in memory: the sum cannot wrap */
         *st = fail(d, at, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit, what);
         return NULL;
     }
@@ -369,23 +365,24 @@ new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *of
     return e;
 }
 
-/* A sample's label or a location's line: appended to vec and read into, the path naming it
- * "name[idx]" meanwhile; then the field names are outer's again. */
+/* A sample's label or a location's line: appended to vec and counted in *n, the path naming it
+ * "name[*n]" while it is read; then the field names are outer's again. */
 HOT pprof_status
 sub_message(dec *d, const uint8_t **pp, const uint8_t *end, const uint8_t *tagp, uint32_t wt,
-            const char *name, size_t idx, pprof__vec *vec, size_t elem, uint64_t limit,
+            const char *name, uint32_t *n, pprof__vec *vec, size_t elem, uint64_t limit,
             uint64_t used, const char *what, const slots *m, const pprof__schema *outer)
 {
     const uint8_t *p = *pp, *sub_end;
     pprof_status st = PPROF_OK;
     WANT(d, tagp, wt, PPROF_WT_LEN, d->field);
     d->sub = name;
-    d->sub_idx = idx;
+    d->sub_idx = *n;
     d->field = 0;
     LEN(d, p, end, sub_end, tagp);
     void *e = new_entity(d, tagp, vec, elem, NULL, limit, used, what, &st);
     if (!e)
         return st;
+    (*n)++;
     d->names = m->schema->field;
     d->n_names = m->schema->n;
     if ((st = slot_message(d, p, sub_end, m, e)))
@@ -402,33 +399,41 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
 {
     pprof_profile *pr = d->p;
     const pprof_read_options *o = d->o;
-    pprof_status st = PPROF_OK;
-    pprof__sample *s = new_entity(d, p, &pr->samples, sizeof(*s), &pr->sample_offs, o->max_samples,
-                                  0, "samples", &st);
-    if (!s)
-        return st;
+    if (pr->samples.len >= o->max_samples)
+        return fail(d, p, PPROF_E_LIMIT, "more than %llu samples",
+                    (unsigned long long)o->max_samples);
+    pprof__sample *s = pprof__vec_push(d->a, &pr->samples, sizeof(*s));
+    uint64_t *off = pprof__vec_push(d->a, &pr->sample_offs, sizeof(uint64_t));
+    if (!s || !off)
+        return fail(d, p, PPROF_E_NOMEM, "out of memory");
+    *off = (uint64_t)(p - d->base);
     s->loc_off = (uint32_t)pr->stack.len;
     s->val_off = (uint32_t)pr->values.len;
     s->lab_off = (uint32_t)pr->labels.len;
+    s->n_loc = s->n_val = s->n_lab = 0;
+    pprof_status st;
     FIELD_LOOP(d, p, end, field, wt, tagp)
     switch (field) {
     case PPROF__F_sample_location_id:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc, o->max_stack_entries,
                              pr->lazy_stack, "stack entries");
+        if (st)
+            return st;
         break;
     case PPROF__F_sample_value:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
                              pr->lazy_values, "sample values");
+        if (st)
+            return st;
         break;
     case PPROF__F_sample_label:
-        st = sub_message(d, &p, end, tagp, wt, "label", s->n_lab, &pr->labels, sizeof(pprof_label),
+        st = sub_message(d, &p, end, tagp, wt, "label", &s->n_lab, &pr->labels, sizeof(pprof_label),
                          o->max_labels, pr->lazy_labels, "labels", &LABEL, &pprof__schema_sample);
-        s->n_lab += !st;
+        if (st)
+            return st;
         break;
     default: SKIP(d, p, end, wt, tagp, field);
     }
-    if (st)
-        return st;
     FIELD_LOOP_END
     return PPROF_OK;
 }
@@ -439,16 +444,15 @@ location(dec *d, const uint8_t *p, const uint8_t *end, pprof__location *l)
     pprof_profile *pr = d->p;
     l->line_off = (uint32_t)pr->lines.len;
     FIELD_LOOP(d, p, end, field, wt, tagp)
-    pprof_status st;
     if (field == PPROF__F_location_line) {
-        st = sub_message(d, &p, end, tagp, wt, "line", l->n_line, &pr->lines, sizeof(pprof_line),
-                         d->o->max_lines, 0, "lines", &LINE, &pprof__schema_location);
-        l->n_line += !st;
+        pprof_status st =
+            sub_message(d, &p, end, tagp, wt, "line", &l->n_line, &pr->lines, sizeof(pprof_line),
+                        d->o->max_lines, 0, "lines", &LINE, &pprof__schema_location);
+        if (st)
+            return st;
     } else {
-        st = slot_field(d, &p, end, tagp, field, wt, &LOCATION, l);
+        SLOT_FIELD(d, p, end, tagp, field, wt, &LOCATION, l);
     }
-    if (st)
-        return st;
     FIELD_LOOP_END
     return PPROF_OK;
 }
@@ -469,7 +473,8 @@ string0_error(dec *d, const uint8_t *at, const pprof_string *s)
 }
 
 /* Enters the entity a top-level message or string field opens: the path becomes "name[idx]"
- * ("period_type", of which there is one, has no index) and field names are the entity's. */
+ * ("period_type", of which there is one, has no index) and field names are the entity's.
+ * Called with a constant field where it is hot, so the switch and the schema loads fold. */
 HOT void
 enter(dec *d, uint32_t field)
 {
@@ -494,7 +499,7 @@ enter(dec *d, uint32_t field)
     d->n_names = sub->n;
 }
 
-/* The body [p, end) of a top-level message or string field, entered with enter(). */
+/* The body [p, end) of a top-level message or string field: entered, read, and left. */
 HOT pprof_status
 entity(dec *d, uint32_t field, const uint8_t *tagp, const uint8_t *p, const uint8_t *end)
 {
@@ -504,12 +509,17 @@ entity(dec *d, uint32_t field, const uint8_t *tagp, const uint8_t *p, const uint
     void *e;
     switch (field) {
     case PPROF__F_profile_sample_type:
+        enter(d, PPROF__F_profile_sample_type);
         e = new_entity(d, p, &pr->sample_types, sizeof(pprof_value_type), NULL, o->max_values, 0,
                        "sample types", &st);
-        return e ? slot_message(d, p, end, &VALUE_TYPE, e) : st;
+        st = e ? slot_message(d, p, end, &VALUE_TYPE, e) : st;
+        break;
     case PPROF__F_profile_sample:
-        if (!d->lazy)
-            return sample(d, p, end);
+        enter(d, PPROF__F_profile_sample);
+        if (!d->lazy) {
+            st = sample(d, p, end);
+            break;
+        }
         if (pr->lazy.len / 2 >= o->max_samples)
             return fail(d, p, PPROF_E_LIMIT, "more than %llu samples",
                         (unsigned long long)o->max_samples);
@@ -519,20 +529,27 @@ entity(dec *d, uint32_t field, const uint8_t *tagp, const uint8_t *p, const uint
         span[0] = (uint64_t)(p - d->base);
         span[1] = (uint64_t)(end - p);
         pr->lazy.len += 2;
-        return PPROF_OK;
+        break;
     case PPROF__F_profile_mapping:
+        enter(d, PPROF__F_profile_mapping);
         e = new_entity(d, tagp, &pr->mappings, sizeof(pprof_mapping), &pr->mapping_offs,
                        o->max_mappings, 0, "mappings", &st);
-        return e ? slot_message(d, p, end, &MAPPING, e) : st;
+        st = e ? slot_message(d, p, end, &MAPPING, e) : st;
+        break;
     case PPROF__F_profile_location:
+        enter(d, PPROF__F_profile_location);
         e = new_entity(d, tagp, &pr->locations, sizeof(pprof__location), &pr->location_offs,
                        o->max_locations, 0, "locations", &st);
-        return e ? location(d, p, end, e) : st;
+        st = e ? location(d, p, end, e) : st;
+        break;
     case PPROF__F_profile_function:
+        enter(d, PPROF__F_profile_function);
         e = new_entity(d, tagp, &pr->functions, sizeof(pprof_function), &pr->function_offs,
                        o->max_functions, 0, "functions", &st);
-        return e ? slot_message(d, p, end, &FUNCTION, e) : st;
+        st = e ? slot_message(d, p, end, &FUNCTION, e) : st;
+        break;
     case PPROF__F_profile_string_table: {
+        enter(d, PPROF__F_profile_string_table);
         pprof_string *s =
             new_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings, 0, "strings", &st);
         if (!s)
@@ -542,14 +559,22 @@ entity(dec *d, uint32_t field, const uint8_t *tagp, const uint8_t *p, const uint
         pr->has_string_table = true;
         if (pr->strings.len == 1 && s->len && !(o->relax & PPROF_RELAX_STRING0))
             return string0_error(d, tagp, s);
-        return PPROF_OK;
+        break;
     }
     default: /* period_type */
+        enter(d, PPROF__F_profile_period_type);
         /* A repeated occurrence replaces the earlier one, as Go's reader and protobuf-c do
          * (the protobuf spec would merge them field by field). */
         memset(&pr->hdr.period_type, 0, sizeof(pr->hdr.period_type));
-        return slot_message(d, p, end, &VALUE_TYPE, &pr->hdr.period_type);
+        st = slot_message(d, p, end, &VALUE_TYPE, &pr->hdr.period_type);
     }
+    if (st)
+        return st;
+    /* Back at the top level; the field and sub-message are cleared by the next tag and by
+     * sub_message(), so only the entity and the names are restored. */
+    d->ent = NULL;
+    NAMES(d, profile);
+    return PPROF_OK;
 }
 
 static pprof_status
@@ -569,12 +594,14 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     case PPROF__F_profile_string_table:
     case PPROF__F_profile_period_type: {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
-        enter(d, field);
         const uint8_t *sub_end;
-        LEN(d, p, end, sub_end, tagp);
+        if (!len_prefix(&p, end, &sub_end)) {
+            enter(d, field); /* the path names the entity, as for an error inside it */
+            return fail(d, tagp, PPROF_E_WIRE, "declared length exceeds the %zu bytes that remain",
+                        (size_t)(end - p));
+        }
         if ((st = entity(d, field, tagp, p, sub_end)))
             return st;
-        LEAVE(d);
         p = sub_end;
         break;
     }
@@ -591,8 +618,7 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
             return fail(d, tagp, PPROF_E_INVALID,
                         "concatenated profiles detected: a second time_nanos after a nonzero "
                         "one (rule W8-concatenated); expected one profile");
-        if ((st = slot_field(d, &p, end, tagp, field, wt, &HEADER, &pr->hdr)))
-            return st;
+        SLOT_FIELD(d, p, end, tagp, field, wt, &HEADER, &pr->hdr);
     }
     FIELD_LOOP_END
     return PPROF_OK;
