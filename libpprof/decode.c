@@ -250,50 +250,31 @@ typedef struct slots {
         table, sizeof(table) / sizeof(table[0]), &pprof__schema_##msg, bools, dense                \
     }
 
-static const slot value_type_slot[] = {
-    SLOT(value_type, pprof_value_type, type),
-    SLOT(value_type, pprof_value_type, unit),
-};
-static const slot label_slot[] = {
-    SLOT(label, pprof_label, key),
-    SLOT(label, pprof_label, str),
-    SLOT(label, pprof_label, num),
-    SLOT(label, pprof_label, num_unit),
-};
-static const slot mapping_slot[] = {
-    SLOT(mapping, pprof_mapping, id),
-    SLOT(mapping, pprof_mapping, memory_start),
-    SLOT(mapping, pprof_mapping, memory_limit),
-    SLOT(mapping, pprof_mapping, file_offset),
-    SLOT(mapping, pprof_mapping, filename),
-    SLOT(mapping, pprof_mapping, build_id),
-    SLOT(mapping, pprof_mapping, has_functions),
-    SLOT(mapping, pprof_mapping, has_filenames),
-    SLOT(mapping, pprof_mapping, has_line_numbers),
-    SLOT(mapping, pprof_mapping, has_inline_frames),
-};
-static const slot line_slot[] = {
-    SLOT(line, pprof_line, function_id),
-    SLOT(line, pprof_line, line),
-    SLOT(line, pprof_line, column),
-};
-static const slot location_slot[] = {
-    SLOT(location, pprof__location, id),
-    SLOT(location, pprof__location, mapping_id),
-    SLOT(location, pprof__location, address),
-    SLOT(location, pprof__location, is_folded),
-};
-static const slot function_slot[] = {
-    SLOT(function, pprof_function, id),          SLOT(function, pprof_function, name),
-    SLOT(function, pprof_function, system_name), SLOT(function, pprof_function, filename),
-    SLOT(function, pprof_function, start_line),
-};
-static const slot header_slot[] = {
-    SLOT(profile, pprof_header, drop_frames), SLOT(profile, pprof_header, keep_frames),
-    SLOT(profile, pprof_header, time_nanos),  SLOT(profile, pprof_header, duration_nanos),
-    SLOT(profile, pprof_header, period),      SLOT(profile, pprof_header, default_sample_type),
-    SLOT(profile, pprof_header, doc_url),
-};
+/* The slot tables, from schema.def: every singular varint field (INT64, UINT64, BOOL with ONE)
+ * of a message, in the struct that holds it; the rest (messages, strings, repeated fields) is
+ * read by hand. sample's table stays empty and is not used. */
+#define SLOT_STRUCT_value_type pprof_value_type
+#define SLOT_STRUCT_sample pprof__sample
+#define SLOT_STRUCT_label pprof_label
+#define SLOT_STRUCT_mapping pprof_mapping
+#define SLOT_STRUCT_location pprof__location
+#define SLOT_STRUCT_line pprof_line
+#define SLOT_STRUCT_function pprof_function
+#define SLOT_STRUCT_profile pprof_header
+#define SLOT_IF_INT64_ONE(m, name) SLOT(m, SLOT_STRUCT_##m, name),
+#define SLOT_IF_UINT64_ONE(m, name) SLOT(m, SLOT_STRUCT_##m, name),
+#define SLOT_IF_BOOL_ONE(m, name) SLOT(m, SLOT_STRUCT_##m, name),
+#define SLOT_IF_INT64_MANY(m, name)
+#define SLOT_IF_UINT64_MANY(m, name)
+#define SLOT_IF_STRING_MANY(m, name)
+#define SLOT_IF_MESSAGE_ONE(m, name)
+#define SLOT_IF_MESSAGE_MANY(m, name)
+#define PPROF_MESSAGE(m, fields)                                                                   \
+    __attribute__((unused)) static const slot m##_slot[] = {[0] = {0, 0}, fields};
+#define PPROF_FIELD(m, num, name, type, card, sub, strx) SLOT_IF_##type##_##card(m, name)
+#include "schema.def"
+#undef PPROF_FIELD
+#undef PPROF_MESSAGE
 
 /* The layout "dense" promises. */
 _Static_assert(offsetof(pprof_value_type, unit) == 8, "value_type not dense");
@@ -306,7 +287,7 @@ static const slots MAPPING = SLOTS(mapping, mapping_slot, true, false);
 static const slots LINE = SLOTS(line, line_slot, false, true);
 static const slots LOCATION = SLOTS(location, location_slot, true, false);
 static const slots FUNCTION = SLOTS(function, function_slot, false, true);
-static const slots HEADER = SLOTS(profile, header_slot, false, false);
+static const slots HEADER = SLOTS(profile, profile_slot, false, false);
 
 /* Inlined into each caller, where the table is a constant: these run once per field, and a
  * call with the table as a variable cost the decoder more instructions than the hand-written
@@ -343,11 +324,12 @@ slot_message(dec *d, const uint8_t *p, const uint8_t *end, const slots *m, void 
     return PPROF_OK;
 }
 
-/* Appends a zeroed element to one of the entity tables, with its offset. used: entries of this
- * kind decoded in earlier batches (lazy samples), which count against the limit too. */
+/* Appends an element to one of the entity tables, with its offset; the caller writes every
+ * member. used: entries of this kind decoded in earlier batches (lazy samples), which count
+ * against the limit too. */
 HOT void *
-new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs, uint64_t limit,
-           uint64_t used, const char *what, pprof_status *st)
+push_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs, uint64_t limit,
+            uint64_t used, const char *what, pprof_status *st)
 {
     if (v->len + used >= limit) { /* counts of elements in memory: the sum cannot wrap */
         *st = fail(d, at, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)limit, what);
@@ -359,9 +341,19 @@ new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *of
         *st = fail(d, at, PPROF_E_NOMEM, "out of memory");
         return NULL;
     }
-    memset(e, 0, elem);
     if (o)
         *o = (uint64_t)(at - d->base);
+    return e;
+}
+
+/* push_entity() for a message, whose absent fields read as zero. */
+HOT void *
+new_entity(dec *d, const uint8_t *at, pprof__vec *v, size_t elem, pprof__vec *offs, uint64_t limit,
+           uint64_t used, const char *what, pprof_status *st)
+{
+    void *e = push_entity(d, at, v, elem, offs, limit, used, what, st);
+    if (e)
+        memset(e, 0, elem);
     return e;
 }
 
@@ -399,41 +391,33 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
 {
     pprof_profile *pr = d->p;
     const pprof_read_options *o = d->o;
-    if (pr->samples.len >= o->max_samples)
-        return fail(d, p, PPROF_E_LIMIT, "more than %llu samples",
-                    (unsigned long long)o->max_samples);
-    pprof__sample *s = pprof__vec_push(d->a, &pr->samples, sizeof(*s));
-    uint64_t *off = pprof__vec_push(d->a, &pr->sample_offs, sizeof(uint64_t));
-    if (!s || !off)
-        return fail(d, p, PPROF_E_NOMEM, "out of memory");
-    *off = (uint64_t)(p - d->base);
+    pprof_status st = PPROF_OK;
+    pprof__sample *s = push_entity(d, p, &pr->samples, sizeof(*s), &pr->sample_offs, o->max_samples,
+                                   0, "samples", &st);
+    if (!s)
+        return st;
     s->loc_off = (uint32_t)pr->stack.len;
     s->val_off = (uint32_t)pr->values.len;
     s->lab_off = (uint32_t)pr->labels.len;
     s->n_loc = s->n_val = s->n_lab = 0;
-    pprof_status st;
     FIELD_LOOP(d, p, end, field, wt, tagp)
     switch (field) {
     case PPROF__F_sample_location_id:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc, o->max_stack_entries,
                              pr->lazy_stack, "stack entries");
-        if (st)
-            return st;
         break;
     case PPROF__F_sample_value:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
                              pr->lazy_values, "sample values");
-        if (st)
-            return st;
         break;
     case PPROF__F_sample_label:
         st = sub_message(d, &p, end, tagp, wt, "label", &s->n_lab, &pr->labels, sizeof(pprof_label),
                          o->max_labels, pr->lazy_labels, "labels", &LABEL, &pprof__schema_sample);
-        if (st)
-            return st;
         break;
     default: SKIP(d, p, end, wt, tagp, field);
     }
+    if (st) /* PPROF_OK from push_entity() until a reader fails */
+        return st;
     FIELD_LOOP_END
     return PPROF_OK;
 }
@@ -551,7 +535,7 @@ entity(dec *d, uint32_t field, const uint8_t *tagp, const uint8_t *p, const uint
     case PPROF__F_profile_string_table: {
         enter(d, PPROF__F_profile_string_table);
         pprof_string *s =
-            new_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings, 0, "strings", &st);
+            push_entity(d, tagp, &pr->strings, sizeof(*s), NULL, o->max_strings, 0, "strings", &st);
         if (!s)
             return st;
         s->data = (const char *)p;
@@ -577,6 +561,14 @@ entity(dec *d, uint32_t field, const uint8_t *tagp, const uint8_t *p, const uint
     return PPROF_OK;
 }
 
+/* The top-level fields entity() reads: message and string fields. */
+enum {
+    ENTITY_FIELDS = 1u << PPROF__F_profile_sample_type | 1u << PPROF__F_profile_sample |
+                    1u << PPROF__F_profile_mapping | 1u << PPROF__F_profile_location |
+                    1u << PPROF__F_profile_function | 1u << PPROF__F_profile_string_table |
+                    1u << PPROF__F_profile_period_type
+};
+
 static pprof_status
 profile(dec *d, const uint8_t *p, const uint8_t *end)
 {
@@ -585,14 +577,9 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
     pprof_status st = PPROF_OK;
     uint32_t n_comment = 0;
     FIELD_LOOP(d, p, end, field, wt, tagp)
-    switch (field) {
-    case PPROF__F_profile_sample_type:
-    case PPROF__F_profile_sample:
-    case PPROF__F_profile_mapping:
-    case PPROF__F_profile_location:
-    case PPROF__F_profile_function:
-    case PPROF__F_profile_string_table:
-    case PPROF__F_profile_period_type: {
+    /* A bit test rather than a switch: entity() dispatches once more, and two jump tables per
+     * field cost more than the hand-written decoder's one. */
+    if (field < 32 && (ENTITY_FIELDS >> field & 1)) {
         WANT(d, tagp, wt, PPROF_WT_LEN, field);
         const uint8_t *sub_end;
         if (!len_prefix(&p, end, &sub_end)) {
@@ -603,15 +590,12 @@ profile(dec *d, const uint8_t *p, const uint8_t *end)
         if ((st = entity(d, field, tagp, p, sub_end)))
             return st;
         p = sub_end;
-        break;
-    }
-    case PPROF__F_profile_comment:
+    } else if (field == PPROF__F_profile_comment) {
         st = repeated_varint(d, &p, end, wt, tagp, &pr->comments, &n_comment, o->max_strings, 0,
                              "comments");
         if (st)
             return st;
-        break;
-    default:
+    } else {
         /* Go's test: only a second profile's header sets time_nanos after a nonzero one */
         if (field == PPROF__F_profile_time_nanos && wt == PPROF_WT_VARINT && pr->hdr.time_nanos &&
             !(o->relax & PPROF_RELAX_CONCATENATED))
