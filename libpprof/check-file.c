@@ -19,9 +19,9 @@ sum_add(pprof_check_summary *to, const pprof_check_summary *s)
 }
 
 /* A failed pprof read as the finding of its W or R rule; false for errors about no content. */
-static bool
-read_error_finding(const pprof_error *e, const pprof_check_options *opts, pprof_finding_fn fn,
-                   void *ctx, pprof_check_summary *summary)
+bool
+pprof_check_read_error(const pprof_error *e, const pprof_check_options *opts, pprof_finding_fn fn,
+                       void *ctx, pprof_check_summary *summary)
 {
     pprof_rule r;
     if (!pprof_check_read_error_rule(e, &r))
@@ -79,7 +79,7 @@ pprof_check_path(const char *path, const pprof_check_options *opts, pprof_inline
     size_t len = 0;
     pprof_status st = pprof__read_all(path, ro.max_input_bytes, &ro.allocator, &buf, &len, err);
     if (st)
-        return read_error_finding(err, opts, fn, ctx, summary) ? PPROF_OK : st;
+        return pprof_check_read_error(err, opts, fn, ctx, summary) ? PPROF_OK : st;
     if (pprof_otlp_path_is_otlp(path) || pprof_otlp_detect(buf, len)) {
         st = check_otlp(buf, len, opts, fn, ctx, summary, decoded, err);
         pprof__free(&ro.allocator, buf);
@@ -94,7 +94,7 @@ pprof_check_path(const char *path, const pprof_check_options *opts, pprof_inline
     if (!st && !is_stdin)
         st = pprof_profile_read_file(path, &ro, &p, err);
     if (st)
-        return read_error_finding(err, opts, fn, ctx, summary) ? PPROF_OK : st;
+        return pprof_check_read_error(err, opts, fn, ctx, summary) ? PPROF_OK : st;
     *decoded = true;
     pprof_check_summary s;
     memset(&s, 0, sizeof(s));

@@ -390,21 +390,6 @@ finish(out *w, int n_files, int unreadable)
     }
 }
 
-/* A read failure becomes a finding of the wire or container rule it breaks. */
-static bool
-report_read_error(out *w, const pprof_check_options *co, const char *file, const pprof_error *e)
-{
-    pprof_rule r;
-    if (!pprof_check_read_error_rule(e, &r))
-        return false;
-    const pprof_rule_info *ri = pprof_rule_get(r);
-    if (co->enabled && !co->enabled[r])
-        return true;
-    pprof_finding fd = {r, ri->id, ri->severity, file, e->offset, e->path, e->message};
-    on_finding(w, &fd);
-    return true;
-}
-
 /* A file that could not be read at all (not a finding): on stderr, and kept for SARIF. */
 static void
 report_unreadable(out *w, const char *file, const pprof_error *e)
@@ -462,9 +447,10 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     const char *prog = "pprof-check";
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
+    w->file = in;
     pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
     if (st) {
-        if (!report_read_error(w, co, in, &err)) {
+        if (!pprof_check_read_error(&err, co, on_finding, w, NULL)) {
             tool_print_error(stderr, prog, in, &err);
             return tool_exit_for(st);
         }
@@ -473,7 +459,6 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
         return TOOL_EXIT_INVALID;
     }
     pprof_check_summary sum;
-    w->file = in;
     st = pprof_check(p, co, on_finding, w, &sum, &err);
     pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)

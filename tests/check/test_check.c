@@ -350,8 +350,21 @@ test_limits(tap *t)
     tap_ok(t,
            st == PPROF_E_LIMIT && pprof_check_read_error_rule(&err, &r) && r == PPROF_RULE_R2_LIMIT,
            "a reader limit maps to R2-limit");
+    coll rc = {.n = 0};
+    pprof_check_summary rs;
+    memset(&rs, 0, sizeof(rs));
+    bool taken = pprof_check_read_error(&err, NULL, collect, &rc, &rs);
+    tap_ok(t,
+           taken && rc.n == 1 && strcmp(rc.f[0].rule, "R2-limit") == 0 &&
+               strcmp(rc.f[0].msg, err.message) == 0 && rs.count[PPROF_SEVERITY_ERROR] == 1,
+           "pprof_check_read_error: the limit as one R2-limit finding with the reader's message "
+           "(%zu findings)",
+           rc.n);
     err.code = PPROF_E_IO;
     tap_ok(t, !pprof_check_read_error_rule(&err, &r), "an I/O error maps to no rule");
+    rc.n = 0;
+    tap_ok(t, !pprof_check_read_error(&err, NULL, collect, &rc, NULL) && rc.n == 0,
+           "pprof_check_read_error: an I/O error is no finding");
 }
 
 /* S18 and S19 inside labels and lines, below the shortcuts for clean messages. */

@@ -110,6 +110,11 @@ PPROF_API pprof_status pprof_validate(const pprof_profile *p, pprof_finding_fn f
 /* The rule a failed read maps to (W1-W8, R1, R2), or false for errors that are not about the
  * input's content (PPROF_E_IO, PPROF_E_NOMEM, PPROF_E_ARG). */
 PPROF_API bool pprof_check_read_error_rule(const pprof_error *read_err, pprof_rule *out);
+/* A failed pprof_profile_read_* as the finding of that rule (path, offset and message of the
+ * error) passed to fn when opts (may be NULL) enable it, counted in summary (may be NULL); false,
+ * with nothing reported, for errors that are not about the input (as above). */
+PPROF_API bool pprof_check_read_error(const pprof_error *read_err, const pprof_check_options *opts,
+                                      pprof_finding_fn fn, void *ctx, pprof_check_summary *summary);
 
 /* ---------------------------------------------------------------- cross-file S1
  * Locations of several profiles keyed by (mapping build_id, else filename; address minus
