@@ -88,6 +88,14 @@ fuzz_failing_allocator(fuzz_failing_alloc *f)
     return a;
 }
 
+/* The k-th of n allocations to fail among the calls a successful run made: every one when
+ * there are at most n, else n spread over them from a point chosen by h. */
+static inline uint64_t
+fuzz_fail_point(uint64_t calls, uint64_t k, uint64_t n, uint64_t h)
+{
+    return calls <= n ? k : (h + k * calls / n) % calls;
+}
+
 /* FNV-1a of the input: a stable source of choices that does not consume input bytes. */
 static inline uint64_t
 fuzz_hash(const uint8_t *data, size_t size)

@@ -134,7 +134,7 @@ nomem(const uint8_t *data, size_t size, uint64_t h)
         return;
     uint64_t calls = fa.calls;
     for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = calls <= 6 ? k : (h + k * calls / 6) % calls;
+        uint64_t at = fuzz_fail_point(calls, k, 6, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_status st = all_steps(data, size, &fa, &err);
         FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),

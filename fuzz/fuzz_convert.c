@@ -54,7 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(cs == ms, "the counting allocator changed the outcome: %s", ce.message);
     uint64_t calls = fa.calls;
     for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        fa = (fuzz_failing_alloc){0, calls <= 6 ? k : ((h >> 8) + k * calls / 6) % calls, 0};
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 6, h >> 8), 0};
         pprof_status fs = convert(data, size, mode, no_check, &f, &fr, &fe, &fa);
         if (fs == PPROF_E_NOMEM)
             FUZZ_CHECK(fe.message[0] && f.len == 0, "out of memory without a message, or output");

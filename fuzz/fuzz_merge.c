@@ -241,7 +241,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_buffer_free(&fb);
     uint64_t calls = fa.calls;
     for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = calls <= 6 ? k : ((h >> 16) + k * calls / 6) % calls;
+        uint64_t at = fuzz_fail_point(calls, k, 6, h >> 16);
         fa = (fuzz_failing_alloc){0, at, 0};
         st = merge_steps(&ps, &fo, &fb, &err);
         if (st == PPROF_OK)

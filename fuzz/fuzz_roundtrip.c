@@ -36,7 +36,7 @@ nomem(const pprof_buffer *c, const pprof_write_options *z, uint64_t h)
                err.message);
     uint64_t calls = st == PPROF_OK ? fa.calls : 0;
     for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = calls <= 6 ? k : (h + k * calls / 6) % calls;
+        uint64_t at = fuzz_fail_point(calls, k, 6, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_buffer got = {0};
         st = read_write(c->data, c->len, z, &fa, &got, &err);

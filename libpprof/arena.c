@@ -97,18 +97,12 @@ blk_realloc(void *p, size_t size)
 
 /* A caller's allocator is used only when all three hooks are set; mixing a caller's alloc with
  * libc's realloc would corrupt memory. */
-static bool
-custom(const pprof_allocator *a)
-{
-    return a && a->alloc && a->realloc && a->free;
-}
-
 void *
 pprof__malloc(const pprof_allocator *a, size_t size)
 {
     if (size == 0)
         size = 1;
-    return custom(a) ? a->alloc(a->ctx, size) : blk_alloc(size);
+    return pprof__allocator_custom(a) ? a->alloc(a->ctx, size) : blk_alloc(size);
 }
 
 void *
@@ -116,7 +110,7 @@ pprof__realloc(const pprof_allocator *a, void *p, size_t size)
 {
     if (size == 0)
         size = 1;
-    return custom(a) ? a->realloc(a->ctx, p, size) : blk_realloc(p, size);
+    return pprof__allocator_custom(a) ? a->realloc(a->ctx, p, size) : blk_realloc(p, size);
 }
 
 void
@@ -124,7 +118,7 @@ pprof__free(const pprof_allocator *a, void *p)
 {
     if (!p)
         return;
-    if (custom(a))
+    if (pprof__allocator_custom(a))
         a->free(a->ctx, p);
     else
         blk_free(p);

@@ -353,3 +353,9 @@ pprof__blocks_allocator(pprof__blocks *b)
     return (pprof_allocator){
         .alloc = blocks_alloc, .realloc = blocks_realloc, .free = blocks_free, .ctx = b};
 }
+
+pprof__blocks *
+pprof__blocks_for_work(const pprof_allocator *a, size_t n)
+{
+    return pprof__allocator_custom(a) || n < PPROF__BLOCKS_MIN_WORK ? NULL : pprof__blocks_new();
+}

@@ -71,6 +71,13 @@ void *pprof__heap_blk_resize(pprof__blk *h, size_t size);
 #define PPROF__BLOCKS_CACHE_SLOTS 16
 #define PPROF__BLOCKS_ORDERS 9 /* 8 KiB << 0..8: 8 KiB to 2 MiB */
 
+/* Whether a is the caller's own allocator rather than the default one. */
+static inline bool
+pprof__allocator_custom(const pprof_allocator *a)
+{
+    return a && a->alloc && a->realloc && a->free;
+}
+
 typedef struct pprof__blocks pprof__blocks;
 
 /* A new object with one reference; NULL when out of memory. Without huge pages (or under
@@ -80,6 +87,9 @@ pprof__blocks *pprof__blocks_new(void);
  * the first touch of a blocks object's huge page costs what some dozens of small-page faults
  * do, more than small work saves. */
 #define PPROF__BLOCKS_MIN_WORK ((size_t)256 << 10)
+/* New blocks for work on about n bytes with a (NULL: the default allocator) when a is the
+ * default allocator and n is at least PPROF__BLOCKS_MIN_WORK; else NULL, as when out of memory. */
+pprof__blocks *pprof__blocks_for_work(const pprof_allocator *a, size_t n);
 /* Another reference to b (b may be NULL). */
 pprof__blocks *pprof__blocks_ref(pprof__blocks *b);
 /* Drops a reference; the last one gives every kept and reserved byte back, and no block made by

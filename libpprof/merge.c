@@ -122,8 +122,7 @@ pprof_merger_new(const pprof_merge_options *opts, pprof_merger **out, pprof_erro
     m->a = o.allocator;
     /* A merge allocates and frees tables of every size for each input: without a caller's
      * allocator they come from blocks in huge pages (memory-private.h). */
-    if (!(o.allocator.alloc && o.allocator.realloc && o.allocator.free) &&
-        (m->blocks = pprof__blocks_new()))
+    if (!pprof__allocator_custom(&o.allocator) && (m->blocks = pprof__blocks_new()))
         m->a = pprof__blocks_allocator(m->blocks);
     pprof__arena_init(&m->arena, &m->a);
     /* Stage 2 and a prefault walk may each hold a worker while a parallel loop uses threads - 1

@@ -22,16 +22,11 @@ typedef struct ob {
 static bool
 ob_grow(ob *b, size_t n)
 {
-    if (n > SIZE_MAX - b->len)
+    pprof_buffer t = {b->data, b->len, b->cap};
+    if (!pprof__buffer_reserve_in(b->a, &t, n))
         return false;
-    size_t need = b->len + n, cap = b->cap ? b->cap : 4096;
-    while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    uint8_t *d = b->a ? pprof__realloc(b->a, b->data, cap) : realloc(b->data, cap);
-    if (!d)
-        return false;
-    b->data = d;
-    b->cap = cap;
+    b->data = t.data;
+    b->cap = t.cap;
     return true;
 }
 
@@ -685,14 +680,14 @@ convert(pconv *c, pprof__vec *profs)
     c->s_trace = find_str(p, PPROF__OTLP_TRACE_ID);
     c->s_span = find_str(p, PPROF__OTLP_SPAN_ID);
     c->s_ns = find_str(p, "nanoseconds");
-    size_t str_bytes = 0;
-    for (size_t i = 0; i < p->strings.len; i++)
-        str_bytes += PPROF__AT(p->strings, pprof_string, i).len + 2;
     btab *tab = c->e->t;
     /* the tables reserved once when in blocks; in the C library's heap, reserving for small
      * work measured slower (page faults in the work after it, docs/otlp.md) */
     if (pprof__profile_index_shared(p) != PPROF_OK)
         return nomem(c);
+    size_t str_bytes = 0;
+    for (size_t i = 0; c->e->ta && i < p->strings.len; i++)
+        str_bytes += PPROF__AT(p->strings, pprof_string, i).len + 2;
     if (c->e->ta &&
         (!bt_reserve(&tab[T_STR], p->strings.len, str_bytes) ||
          !bt_reserve(&tab[T_FN], p->functions.len, p->functions.len * 12) ||
@@ -924,7 +919,7 @@ pprof_otlp_write_memory(const pprof_profile *const *profiles, size_t n,
     for (size_t i = 0; i < n; i++)
         if (profiles[i])
             work += profiles[i]->samples.len * 16 + profiles[i]->stack.len * 2;
-    if (work >= PPROF__BLOCKS_MIN_WORK && (e.blocks = pprof__blocks_new())) {
+    if ((e.blocks = pprof__blocks_for_work(NULL, work))) {
         e.a = pprof__blocks_allocator(e.blocks);
         e.ta = &e.a;
     }

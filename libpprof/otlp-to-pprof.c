@@ -676,10 +676,8 @@ convert_group(const pprof_otlp *o, const uint32_t *gi, size_t n, pprof_profile *
     /* Without a caller's allocator the tables come from blocks in huge pages, as a merge's do
      * (memory-private.h): grown one sample at a time in small pages, their first touches cost
      * more than the conversion. The profile keeps the blocks alive. */
-    pprof__blocks *blocks = NULL;
-    if (!(o->alloc.alloc && o->alloc.realloc && o->alloc.free) &&
-        o->buf_len * 4 >= PPROF__BLOCKS_MIN_WORK) /* the tables are a few times the input */
-        blocks = pprof__blocks_new();
+    /* the tables are a few times the input */
+    pprof__blocks *blocks = pprof__blocks_for_work(&o->alloc, o->buf_len * 4);
     pprof_allocator ba = blocks ? pprof__blocks_allocator(blocks) : o->alloc;
     c.p = pprof__profile_new(&ba);
     pprof__blocks_release(blocks);

@@ -110,8 +110,7 @@ otlp_new(const pprof_allocator *a, size_t len)
      * allocator, tables grown entry by entry in small pages cost more in first touches than the
      * decoding */
     if (!(o->blocks = pprof__blocks_of(&o->alloc)) &&
-        !(o->alloc.alloc && o->alloc.realloc && o->alloc.free) && len >= PPROF__BLOCKS_MIN_WORK &&
-        (o->blocks = pprof__blocks_new()))
+        (o->blocks = pprof__blocks_for_work(&o->alloc, len)))
         o->tabs = pprof__blocks_allocator(o->blocks);
     return o;
 }
