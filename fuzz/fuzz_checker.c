@@ -31,7 +31,12 @@ on_finding(void *ctx, const pprof_finding *f)
     const pprof_rule_info *info = pprof_rule_get(f->rule);
     FUZZ_CHECK(info != NULL, "no info for rule %d", (int)f->rule);
     FUZZ_CHECK(f->rule_id && strcmp(f->rule_id, info->id) == 0, "rule id mismatch");
-    FUZZ_CHECK((unsigned)f->severity <= PPROF_SEVERITY_ERROR, "bad severity");
+    pprof_rule back;
+    FUZZ_CHECK(pprof_rule_find(f->rule_id, &back) && back == f->rule,
+               "rule id %s does not find its rule back", f->rule_id);
+    FUZZ_CHECK((unsigned)f->severity <= PPROF_SEVERITY_ERROR &&
+                   strcmp(pprof_severity_name(f->severity), "unknown") != 0,
+               "bad severity");
     FUZZ_CHECK(f->path && f->message && f->message[0], "finding without path or message");
     s->n++;
     s->by_sev[f->severity]++;

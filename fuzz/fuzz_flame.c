@@ -19,6 +19,67 @@
 static const char *const TYPES[] = {NULL, "0", "1", "samples", "cpu", "no-such-type"};
 static const char *const PALETTES[] = {"hot", "lang", "mem", "orange"};
 
+/* Per name, against the tree's own per-name sums: flat = self summed over the name's nodes, cum
+ * = value summed over those without an ancestor of the same name (found here by walking the
+ * parents, where the tree keeps a count per name of the open path). Names, types and the default
+ * type are in range and NUL-terminated where they say. */
+static void
+check_names(const pprof_flame_tree *t)
+{
+    size_t nt = pprof_flame_types(t), n = pprof_flame_count(t), nn = pprof_flame_names(t);
+    FUZZ_CHECK(nt == 0 || pprof_flame_default_type(t) < nt, "default type %zu of %zu",
+               pprof_flame_default_type(t), nt);
+    for (size_t ty = 0; ty < nt; ty++) {
+        pprof_flame_type y = pprof_flame_type_at(t, ty);
+        FUZZ_CHECK(y.type && y.unit, "type %zu has no name or unit", ty);
+    }
+    for (size_t k = 0; k < nn; k++) {
+        pprof_flame_name m = pprof_flame_name_at(t, k);
+        FUZZ_CHECK(m.name && m.file && m.name[m.name_len] == 0 && m.file[m.file_len] == 0 &&
+                       m.kind != PPROF_FLAME_KIND_INLINE,
+                   "name %zu is not terminated or is inline", k);
+    }
+    if (n > 20000 || !nt || !nn)
+        return; /* the parent walk below is quadratic in depth */
+    bool base = pprof_flame_has_base(t);
+    uint64_t *flat = calloc(nn * nt, sizeof(uint64_t)), *cum = calloc(nn * nt, sizeof(uint64_t));
+    FUZZ_CHECK(flat && cum, "out of memory");
+    for (int b = 0; b <= (int)base; b++) {
+        memset(flat, 0, nn * nt * sizeof(uint64_t));
+        memset(cum, 0, nn * nt * sizeof(uint64_t));
+        for (size_t i = 1; i < n; i++) {
+            pprof_flame_node nd = pprof_flame_node_at(t, i);
+            FUZZ_CHECK(nd.name_id < nn, "node %zu: name %zu of %zu", i, nd.name_id, nn);
+            bool outer = true;
+            for (size_t u = nd.parent; u != PPROF_FLAME_NONE && u != 0 && outer;
+                 u = pprof_flame_node_at(t, u).parent)
+                outer = pprof_flame_node_at(t, u).name_id != nd.name_id;
+            for (size_t ty = 0; ty < nt; ty++) {
+                flat[nd.name_id * nt + ty] += (uint64_t)pprof_flame_self(t, i, ty, b);
+                if (outer)
+                    cum[nd.name_id * nt + ty] += (uint64_t)pprof_flame_value(t, i, ty, b);
+            }
+        }
+        for (size_t k = 0; k < nn; k++)
+            for (size_t ty = 0; ty < nt; ty++) {
+                FUZZ_CHECK(flat[k * nt + ty] == (uint64_t)pprof_flame_flat(t, k, ty, b),
+                           "name %zu type %zu: flat %lld, summed %llu", k, ty,
+                           (long long)pprof_flame_flat(t, k, ty, b),
+                           (unsigned long long)flat[k * nt + ty]);
+                FUZZ_CHECK(cum[k * nt + ty] == (uint64_t)pprof_flame_cum(t, k, ty, b),
+                           "name %zu type %zu: cum %lld, summed %llu", k, ty,
+                           (long long)pprof_flame_cum(t, k, ty, b),
+                           (unsigned long long)cum[k * nt + ty]);
+            }
+    }
+    free(flat);
+    free(cum);
+    /* out of range reads are zero, not a crash */
+    FUZZ_CHECK(pprof_flame_flat(t, nn, 0, false) == 0 && pprof_flame_cum(t, 0, nt, false) == 0 &&
+                   pprof_flame_value(t, n, 0, false) == 0 && !pprof_flame_name_at(t, nn).name_len,
+               "an out-of-range read gave a value");
+}
+
 static void
 check_tree(const pprof_profile *p, const pprof_flame_tree *t)
 {
@@ -49,6 +110,7 @@ check_tree(const pprof_profile *p, const pprof_flame_tree *t)
                            "node %zu type %zu: self + children != value", i, ty);
             }
     }
+    check_names(t);
 }
 
 static void
