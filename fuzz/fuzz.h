@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pprof/pprof.h"
 
@@ -86,6 +87,22 @@ fuzz_failing_allocator(fuzz_failing_alloc *f)
 {
     pprof_allocator a = {fuzz_fa_alloc, fuzz_fa_realloc, fuzz_fa_free, f};
     return a;
+}
+
+/* How many of a run's allocations a harness fails, one at a time, per input: n while fuzzing,
+ * where every input must stay fast; more when FUZZ_FAIL_POINTS names a larger number, and each
+ * one when it says "every" (fuzz/coverage, and the sanitizer replay of the corpus in CI: every
+ * allocation site the corpus reaches must fail cleanly, without a crash or a leak). */
+static inline uint64_t
+fuzz_fail_points(uint64_t n)
+{
+    const char *s = getenv("FUZZ_FAIL_POINTS");
+    if (!s || !*s)
+        return n;
+    if (!strcmp(s, "every"))
+        return UINT64_MAX;
+    uint64_t v = strtoull(s, NULL, 10);
+    return v > n ? v : n;
 }
 
 /* The k-th of n allocations to fail among the calls a successful run made: every one when

@@ -53,8 +53,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_status cs = convert(data, size, mode, no_check, &c, &cr, &ce, &fa);
     FUZZ_CHECK(cs == ms, "the counting allocator changed the outcome: %s", ce.message);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 6, h >> 8), 0};
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h >> 8), 0};
         pprof_status fs = convert(data, size, mode, no_check, &f, &fr, &fe, &fa);
         if (fs == PPROF_E_NOMEM)
             FUZZ_CHECK(fe.message[0] && f.len == 0, "out of memory without a message, or output");

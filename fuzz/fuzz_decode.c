@@ -157,10 +157,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* Same input, one allocation failing: it is reported as PPROF_E_NOMEM, or it was only a
-     * hint (the decoder presizes its tables best-effort) and the outcome is the same. */
-    if (n > 0) {
+     * hint (the decoder presizes its tables best-effort) and the outcome is the same. One point
+     * from the input's hash while fuzzing, more with FUZZ_FAIL_POINTS. */
+    uint64_t points = fuzz_fail_points(1), h = fuzz_hash(data, size);
+    for (uint64_t k = 0; k < points && k < n; k++) {
         fa.calls = 0;
-        fa.fail_at = fuzz_hash(data, size) % n;
+        fa.failed = 0;
+        fa.fail_at = fuzz_fail_point(n, k, points, h) % n;
         pprof_status st2 = pprof_profile_read_memory(data, size, &o, &p2, &err2);
         FUZZ_CHECK(fa.failed == 1, "allocation %llu of %llu never happened on the rerun",
                    (unsigned long long)fa.fail_at, (unsigned long long)n);
@@ -176,6 +179,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                             strcmp(err.message, err2.message) == 0,
                        "an ignored allocation failure changed the outcome");
         }
+        pprof_profile_free(p2);
+        p2 = NULL;
     }
     check_merge_input(data, size, p, st);
     pprof_profile_free(p);

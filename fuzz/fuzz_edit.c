@@ -258,8 +258,9 @@ edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
     if (edit_all(in, &o, &err) != PPROF_OK || fa.calls == 0)
         return;
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h);
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_status st = edit_all(in, &o, &err);
         FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),

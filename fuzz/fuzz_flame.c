@@ -219,13 +219,16 @@ writer_extras(const pprof_profile *p, const pprof_flame_tree *t, pprof_flame_wri
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
     o.allocator = fuzz_failing_allocator(&fa);
     if (pprof_flame_write(t, &o, &out, &err) == PPROF_OK && fa.calls) {
-        pprof_buffer_free(&out);
-        uint64_t at = (h >> 43) % fa.calls;
-        fa = (fuzz_failing_alloc){0, at, 0};
-        pprof_status st = pprof_flame_write(t, &o, &out, &err);
-        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
-                   "write allocation %llu failing gives %s", (unsigned long long)at,
-                   pprof_status_name(st));
+        uint64_t calls = fa.calls, points = fuzz_fail_points(1);
+        for (uint64_t k = 0; k < points && k < calls; k++) {
+            pprof_buffer_free(&out);
+            uint64_t at = fuzz_fail_point(calls, k, points, h >> 43) % calls;
+            fa = (fuzz_failing_alloc){0, at, 0};
+            pprof_status st = pprof_flame_write(t, &o, &out, &err);
+            FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
+                       "write allocation %llu failing gives %s", (unsigned long long)at,
+                       pprof_status_name(st));
+        }
     }
     pprof_buffer_free(&out);
 }
@@ -243,13 +246,17 @@ tree_nomem(const pprof_profile *p, pprof_flame_options fo, uint64_t h)
         return;
     }
     pprof_flame_tree_free(t);
-    uint64_t at = h % fa.calls;
-    fa = (fuzz_failing_alloc){0, at, 0};
-    t = NULL;
-    pprof_status st = pprof_flame_tree_new(p, NULL, &fo, &t, &err);
-    FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !t),
-               "allocation %llu failing gives %s", (unsigned long long)at, pprof_status_name(st));
-    pprof_flame_tree_free(t);
+    uint64_t calls = fa.calls, points = fuzz_fail_points(1);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h) % calls;
+        fa = (fuzz_failing_alloc){0, at, 0};
+        t = NULL;
+        pprof_status st = pprof_flame_tree_new(p, NULL, &fo, &t, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && !t),
+                   "allocation %llu failing gives %s", (unsigned long long)at,
+                   pprof_status_name(st));
+        pprof_flame_tree_free(t);
+    }
 }
 
 static void

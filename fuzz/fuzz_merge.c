@@ -240,8 +240,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     same_bytes(&forward, &fb, "merging through the counting allocator");
     pprof_buffer_free(&fb);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h >> 16);
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h >> 16);
         fa = (fuzz_failing_alloc){0, at, 0};
         st = merge_steps(&ps, &fo, &fb, &err);
         if (st == PPROF_OK)

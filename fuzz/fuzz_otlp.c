@@ -191,8 +191,9 @@ chain_nomem(const uint8_t *data, size_t size, uint64_t h)
     pprof_error err;
     pprof_status want = chain(data, size, &fa, &err);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 8 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 8, h);
+    uint64_t points = fuzz_fail_points(8);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_status st = chain(data, size, &fa, &err);
         FUZZ_CHECK(st == want || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),

@@ -61,8 +61,9 @@ report_nomem(const pprof_profile *p, pprof_report_options ro, uint64_t h)
     if (report_all(p, ro, &fa, &err) != PPROF_OK || fa.calls == 0)
         return;
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h);
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_status st = report_all(p, ro, &fa, &err);
         FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),

@@ -35,8 +35,9 @@ nomem(const pprof_buffer *c, const pprof_write_options *z, uint64_t h)
     FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "the compressed profile does not rewrite: %s",
                err.message);
     uint64_t calls = st == PPROF_OK ? fa.calls : 0;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h);
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_buffer got = {0};
         st = read_write(c->data, c->len, z, &fa, &got, &err);

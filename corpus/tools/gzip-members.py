@@ -37,8 +37,12 @@ corrupt[len(corrupt) // 2] ^= 0x55
 seeds = {
     'gz-two-members': m1 + m2,
     'gz-zero-padding': m1 + m2 + bytes(16),
+    # the last four bytes are read as the size the trailer declares: garbage and a short tail
+    # that end in a small one go the one-go way, others the streaming way
     'gz-trailing-garbage': m1 + m2 + b'garbage!',
+    'gz-trailing-garbage-small': m1 + m2 + b'garbage!' + struct.pack('<I', 16),
     'gz-short-tail': m1 + m2 + gz(b'x')[:10],
+    'gz-short-tail-small': m1 + m2 + gz(b'x')[:10] + struct.pack('<I', 5),
     'gz-corrupt-second': m1 + bytes(corrupt),
     # an ISIZE past deflate's 1032:1: a hint not to trust
     'gz-isize-huge': with_isize(whole, len(whole) * 2000),
