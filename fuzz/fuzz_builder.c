@@ -4,7 +4,9 @@
  * forged. Oracles: a handle from before a reset or an ended open sample is refused; every
  * serialized profile reads back and rewrites to the same bytes (and the first one is the same
  * from pprof_builder_serialize_file); two fresh builders given the
- * same calls produce the same bytes. */
+ * same calls produce the same bytes, the first through a counting allocator; and the same calls
+ * with one allocation failing (at a few points; FUZZ_FAIL_POINTS for more) fail cleanly, leak
+ * nothing, and any output made still reads back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,12 +114,13 @@ typedef struct run {
     pool strs, fns, maps, locs, opens;
     uint64_t digest; /* of every status and output, compared between the two runs */
     bool filed;      /* the first serialize without reset was also written to a file */
+    bool failing;    /* an allocation fails in this run: any call may give PPROF_E_NOMEM */
 } run;
 
 /* pprof_builder_serialize_file without reset, into a private directory: the file holds the
  * bytes pprof_builder_serialize just gave (out). */
 static void
-check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *out)
+check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *out, bool failing)
 {
     const char *base = getenv("TMPDIR");
     char dir[4096], path[4200];
@@ -125,8 +128,12 @@ check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *o
     FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(path, sizeof(path), "%s/out.pb", dir);
     pprof_error err;
-    FUZZ_CHECK(pprof_builder_serialize_file(b, 0, path, w, &err) == PPROF_OK,
-               "serialize_file failed where serialize succeeded: %s", err.message);
+    pprof_status st = pprof_builder_serialize_file(b, 0, path, w, &err);
+    if (failing && st == PPROF_E_NOMEM) {
+        FUZZ_CHECK(err.message[0] && rmdir(dir) == 0, "a failed serialize_file left files");
+        return;
+    }
+    FUZZ_CHECK(st == PPROF_OK, "serialize_file failed where serialize succeeded: %s", err.message);
     FILE *f = fopen(path, "rb");
     FUZZ_CHECK(f, "cannot read %s back", path);
     bool same = true;
@@ -361,7 +368,7 @@ op(run *r)
             mix(r, out.data, out.len);
             if (!flags && !r->filed) {
                 r->filed = true;
-                check_file(b, &w, &out);
+                check_file(b, &w, &out, r->failing);
             }
             if (flags)
                 new_generation(r);
@@ -395,7 +402,8 @@ op(run *r)
     default: {
         pprof_builder_stats s = PPROF_BUILDER_STATS_INIT;
         st = pprof_builder_get_stats(b, &s, &err);
-        FUZZ_CHECK(st == PPROF_OK, "stats failed: %s", err.message);
+        FUZZ_CHECK(st == PPROF_OK || (r->failing && st == PPROF_E_NOMEM), "stats failed: %s",
+                   err.message);
         s.arena_bytes = 0; /* depends on the allocator's rounding, not on the calls */
         mix(r, &s, sizeof(s));
         break;
@@ -405,8 +413,9 @@ op(run *r)
     mix(r, &st, sizeof(st));
 }
 
+/* The calls the input encodes on a fresh builder; with fa, its allocations go through fa. */
 static uint64_t
-run_once(const uint8_t *data, size_t size)
+run_once(const uint8_t *data, size_t size, fuzz_failing_alloc *fa)
 {
     run r;
     memset(&r, 0, sizeof(r));
@@ -434,10 +443,15 @@ run_once(const uint8_t *data, size_t size)
         o.max_open_depth = 1 + u8(&r.d) % 8;
         o.max_string_bytes = 1 + u8(&r.d) % 64;
     }
+    if (fa) {
+        o.allocator = fuzz_failing_allocator(fa);
+        r.failing = fa->fail_at != UINT64_MAX;
+    }
     pprof_error err;
     pprof_status st = pprof_builder_new(&o, &r.b, &err);
     /* Tiny caps may not even hold the sample type strings. */
-    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "builder_new failed: %s", err.message);
+    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT || (r.failing && st == PPROF_E_NOMEM),
+               "builder_new failed: %s", err.message);
     if (st != PPROF_OK)
         return st;
     for (int i = 0; i < 256 && r.d.n; i++)
@@ -450,8 +464,18 @@ run_once(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    uint64_t a = run_once(data, size);
-    uint64_t b = run_once(data, size);
+    /* the first through a counting allocator: the caller's allocator changes nothing */
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    uint64_t a = run_once(data, size, &fa);
+    uint64_t b = run_once(data, size, NULL);
     FUZZ_CHECK(a == b, "two fresh builders given the same calls differ");
+    /* Again with one allocation failing, at a few points: every call fails cleanly or works,
+     * whatever output is made still reads back and rewrites to the same bytes, and the builder
+     * frees everything (LeakSanitizer). */
+    uint64_t calls = fa.calls, points = fuzz_fail_points(4), h = fuzz_hash(data, size);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h), 0};
+        run_once(data, size, &fa);
+    }
     return 0;
 }
