@@ -65,6 +65,8 @@ writer_options(const pprof_profile *p, const uint8_t *data, size_t size, uint64_
     FUZZ_CHECK(st == PPROF_OK ? json_check(out.data, out.len, &bad) : err.message[0] != 0,
                "cpuprofile with options: invalid JSON at %zu or no message", bad);
     pprof_buffer_free(&out);
+    /* each writer, and the read of the input, with one allocation failing at one point (more
+     * with FUZZ_FAIL_POINTS): PPROF_E_NOMEM or success */
     for (int w = 0; w < 3; w++) {
         fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
         pprof_allocator a = fuzz_failing_allocator(&fa);
@@ -72,7 +74,8 @@ writer_options(const pprof_profile *p, const uint8_t *data, size_t size, uint64_
         ro.allocator = a;
         so.allocator = a;
         co.allocator = a;
-        for (int pass = 0; pass < 2; pass++) {
+        uint64_t calls = 0, points = fuzz_fail_points(1);
+        for (uint64_t k = 0; k <= points && k <= calls; k++) {
             pprof_profile *q = NULL;
             if (w == 0)
                 st = pprof_speedscope_write(p, &so, &out, &err);
@@ -82,15 +85,17 @@ writer_options(const pprof_profile *p, const uint8_t *data, size_t size, uint64_
                 st = pprof_cpuprofile_read(data, size, &ro, &q, &err);
             pprof_profile_free(q);
             pprof_buffer_free(&out);
-            if (pass == 0) {
+            if (k == 0) { /* the counting run */
                 if (st != PPROF_OK || !fa.calls)
                     break;
-                fa = (fuzz_failing_alloc){0, (h >> 8) % fa.calls, 0};
-                continue;
+                calls = fa.calls;
+            } else {
+                FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
+                           "writer %d: allocation %llu failing gives %s", w,
+                           (unsigned long long)fa.fail_at, pprof_status_name(st));
             }
-            FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
-                       "writer %d: allocation %llu failing gives %s", w,
-                       (unsigned long long)fa.fail_at, pprof_status_name(st));
+            if (k < points && k < calls)
+                fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h >> 8) % calls, 0};
         }
     }
 }

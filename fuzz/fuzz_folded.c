@@ -71,6 +71,39 @@ check_profile(const uint8_t *data, size_t size, const pprof_folded_read_options 
     pprof_profile_free(q);
 }
 
+/* The read of the input and the write of what it gave, with one allocation failing at a few
+ * points (FUZZ_FAIL_POINTS for more): PPROF_E_NOMEM with a message, or the same outcome, and no
+ * leak. */
+static void
+folded_nomem(const uint8_t *data, size_t size, pprof_folded_read_options ro, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    ro.allocator = fuzz_failing_allocator(&fa);
+    pprof_folded_write_options wo = PPROF_FOLDED_WRITE_OPTIONS_INIT;
+    wo.allocator = ro.allocator;
+    pprof_error err;
+    pprof_profile *p = NULL;
+    pprof_buffer out = {0};
+    pprof_status want = pprof_folded_read(data, size, &ro, &p, &err);
+    if (want == PPROF_OK)
+        want = pprof_folded_write(p, &wo, &out, &err);
+    pprof_profile_free(p);
+    pprof_buffer_free(&out);
+    uint64_t calls = fa.calls, points = fuzz_fail_points(4);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h), 0};
+        p = NULL;
+        pprof_status st = pprof_folded_read(data, size, &ro, &p, &err);
+        if (st == PPROF_OK)
+            st = pprof_folded_write(p, &wo, &out, &err);
+        FUZZ_CHECK(st == want || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),
+                   "allocation %llu failing gives %s (without: %s)", (unsigned long long)fa.fail_at,
+                   pprof_status_name(st), pprof_status_name(want));
+        pprof_profile_free(p);
+        pprof_buffer_free(&out);
+    }
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -78,6 +111,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.max_input_bytes = 1 << 20;
     ro.max_stacks = 1 << 14;
     ro.max_frames = 1 << 14;
+    folded_nomem(data, size, ro, fuzz_hash(data, size));
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
     if (pprof_folded_read(data, size, &ro, &p, &err) != PPROF_OK) {

@@ -140,6 +140,15 @@ merge_steps(const parts *ps, const pprof_merge_options *o, pprof_buffer *out, pp
     return st;
 }
 
+/* Warnings are one line of text (pprof/merge.h); they may come from the merger's own thread. */
+static void
+warn_check(void *ctx, const char *message)
+{
+    (void)ctx;
+    FUZZ_CHECK(message && message[0] && !strchr(message, '\n'),
+               "a warning that is not one line: '%s'", message ? message : "(null)");
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -153,6 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.intersect_types = (h >> 8) & 1;
     o.inline_conflict = (pprof_inline_conflict)((h >> 9) % 3);
     o.threads = (h >> 12) & 1 ? 2 : 0; /* the merger's own thread, and finish's */
+    o.warn = warn_check;
     pprof_buffer forward = {0}, backward = {0}, inc = {0}, inc2 = {0}, grouped = {0};
     pprof_profile *merged = NULL;
     if (merge(ps.p, ps.n, &o, &forward, &merged) != PPROF_OK)
