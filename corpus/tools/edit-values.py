@@ -9,20 +9,14 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-from pbwire import ld, packed, vi  # noqa: E402
+from pbwire import Strings, ld, packed, vi  # noqa: E402
 
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, '..', 'edit')
 
 
 def profile(types, values, default=None):
     """One sample per row of values, stacks main -> leafN; types: (type, unit) pairs."""
-    strings = ['']
-
-    def s(x):
-        if x not in strings:
-            strings.append(x)
-        return strings.index(x)
-
+    s = Strings()
     p = b''
     for t, u in types:
         p += ld(1, vi(1, s(t)) + vi(2, s(u)))
@@ -35,8 +29,7 @@ def profile(types, values, default=None):
         p += ld(5, vi(1, fid) + vi(2, s('main' if fid == 1 else 'leaf%d' % fid)) + vi(4, s('a.c')))
     if default:
         p += vi(14, s(default))
-    for x in strings:
-        p += ld(6, x.encode())
+    p += s.encode()
     return p
 
 

@@ -9,7 +9,7 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-from pbwire import ld, packed, vi  # noqa: E402
+from pbwire import Strings, ld, packed, vi  # noqa: E402
 
 decode_dir = sys.argv[1] if len(sys.argv) > 2 else os.path.join(here, '..', 'decode')
 merge_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, '..', 'merge')
@@ -19,13 +19,7 @@ def profile(types=(('samples', 'count'),), samples=((1, (5,)),), locations=(1,),
             period=('cpu', 'nanoseconds'), extra=b''):
     """types: (type, unit) pairs; samples: (location id, values); locations: ids (each a line
     of function 1); functions: ids. Strings are interned in order of use."""
-    strings = ['']
-
-    def s(x):
-        if x not in strings:
-            strings.append(x)
-        return strings.index(x)
-
+    s = Strings()
     p = b''
     for t, u in types:
         p += ld(1, vi(1, s(t)) + vi(2, s(u)))
@@ -37,8 +31,7 @@ def profile(types=(('samples', 'count'),), samples=((1, (5,)),), locations=(1,),
         p += ld(5, vi(1, fid) + vi(2, s('f%d' % fid)) + vi(4, s('a.c')))
     pt, pu = period
     p += ld(11, vi(1, s(pt)) + vi(2, s(pu))) + vi(12, 10)
-    for x in strings:
-        p += ld(6, x.encode())
+    p += s.encode()
     return p + extra
 
 

@@ -26,3 +26,19 @@ def vi(num, v):
 
 def packed(vals):
     return b"".join(varint(v) for v in vals)
+
+
+class Strings:
+    """A profile's string table, interned in order of first use ("" is index 0)."""
+
+    def __init__(self):
+        self.table = [""]
+
+    def __call__(self, x):
+        if x not in self.table:
+            self.table.append(x)
+        return self.table.index(x)
+
+    def encode(self):
+        """The table as Profile.string_table fields (field 6)."""
+        return b"".join(ld(6, x.encode()) for x in self.table)
