@@ -7,7 +7,9 @@
  * nobody listens on; a pipe over max_input_bytes is PPROF_E_LIMIT; the input written by
  * pprof_write_bytes_atomic holds its bytes and reads as a merge input as memory does. All files
  * live in a directory made and removed for each input. */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +140,23 @@ special_outputs(const pprof_profile *p, const char *dir, const pprof_write_optio
     }
 }
 
+/* A pipe holding the input, its write end closed: grown past the default 64 KiB when the input
+ * needs it (so that reads from a stream grow their buffer), false when it cannot hold it. */
+static bool
+pipe_holding(const uint8_t *data, size_t size, int fds[2], bool *wrote)
+{
+    if (size >= (1u << 20) || pipe(fds) != 0)
+        return false;
+    if (size >= 60000 && fcntl(fds[1], F_SETPIPE_SZ, 1 << 20) < (int)size) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    *wrote = write(fds[1], data, size) == (ssize_t)size;
+    close(fds[1]);
+    return true;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -205,9 +224,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* the same bytes through a pipe (read as a stream, not a sized file) give the same verdict */
     int fds[2];
-    if (size < 60000 && pipe(fds) == 0) {
-        bool wrote = write(fds[1], data, size) == (ssize_t)size;
-        close(fds[1]);
+    bool wrote;
+    if (pipe_holding(data, size, fds, &wrote)) {
         char fdpath[64];
         snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fds[0]);
         pprof_profile *r = NULL;
@@ -219,9 +237,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* a pipe holding more than max_input_bytes is refused while it is read */
-    if (size > 1 && size < 60000 && pipe(fds) == 0) {
-        bool wrote = write(fds[1], data, size) == (ssize_t)size;
-        close(fds[1]);
+    if (size > 1 && pipe_holding(data, size, fds, &wrote)) {
         char fdpath[64];
         snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fds[0]);
         pprof_read_options small = o;
