@@ -1,6 +1,7 @@
 /* The symbolizer's reading of ELF and DWARF (symbolize-find.c, -elf.c, -dwarf.c, -names.c):
  * the input is an ELF image that libelf reads from memory. Every function symbol, every
- * compilation unit's ranges and every segment's first bytes are looked up, and every name found
+ * compilation unit's ranges (their ends, then addresses through them) and every segment's first
+ * bytes are looked up, and every name found
  * is demangled. Nothing may crash, hang or read outside the image. */
 #include <string.h>
 
@@ -59,6 +60,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < obj.cus.len; i++) {
             lookup(&obj, c[i].lo, frames, &budget);
             lookup(&obj, c[i].hi - 1, frames, &budget);
+        }
+        /* then addresses through each unit, inlined code included: a small unit byte by
+         * byte, a larger one at 256 points */
+        for (size_t i = 0; i < obj.cus.len; i++) {
+            uint64_t step = (c[i].hi - c[i].lo) / 256 ? (c[i].hi - c[i].lo) / 256 : 1;
+            for (uint64_t v = c[i].lo + 1; v < c[i].hi - 1 && budget; v += step)
+                lookup(&obj, v, frames, &budget);
         }
         const pprof__sz_seg *g = obj.segs.data;
         for (size_t i = 0; i < obj.segs.len; i++) {
