@@ -90,8 +90,10 @@ if command -v rustc >/dev/null; then
     $r -C symbol-mangling-version=v0 r.rs -o "$d/rust-v0.elf"
     RUSTC_BOOTSTRAP=1 $r -Z unstable-options -C symbol-mangling-version=legacy r.rs -o "$d/rust-legacy.elf"
 fi
-# assembly: a label in code no function covers, a label at a function's address, functions
-# without a size, a mangled name too long to demangle and one that is not valid; gas's DWARF
+# assembly: a label in code no function covers, a label at a function's address, one inside a
+# function, an ARM-style mapping symbol, two functions at one address with different sizes,
+# functions without a size, a mangled name too long to demangle and one that is not valid;
+# gas's DWARF
 python3 -c "print('_ZN' + '3abc' * 2300 + 'Ev')" >long
 cat >a.s <<C
 	.text
@@ -100,9 +102,19 @@ cat >a.s <<C
 _start:
 	call plain_label
 	call unsized_fn
+inner_loop:
 	jmp _start
 	.size _start, .-_start
 plain_label:
+	nop
+"\$x":
+	ret
+	.type narrow, @function
+	.size narrow, 1
+	.type wide, @function
+	.size wide, 2
+narrow:
+wide:
 	nop
 	ret
 	.type unsized_fn, @function
@@ -134,6 +146,10 @@ gcc $flags s.c -o nodebug2 && strip -s nodebug2
 : >empty && printf '\007\000\000\000\005\000\001\010\000\000\000' >short
 objcopy --add-section .debug_info=empty --add-section .debug_abbrev=empty nodebug2 "$d/c-empty-dwarf.elf"
 objcopy --add-section .debug_info=short --add-section .debug_abbrev=empty nodebug2 "$d/c-short-dwarf.elf"
+# DWARF without its line table: units and functions, but no file or line for any address (in
+# assembly, code of no function is then known by nothing in DWARF)
+objcopy --remove-section .debug_line --remove-section .debug_line_str "$d/c-dwarf5.elf" "$d/c-no-line-table.elf"
+objcopy --remove-section .debug_line --remove-section .debug_line_str "$d/asm-labels.elf" "$d/asm-no-line-table.elf"
 for f in "$d"/*.elf; do cp "$f" "$p/"; done
 
 # ---- tree inputs (fuzz_symbolize_profile)
