@@ -317,12 +317,9 @@ tree_record(tree_input *t)
         return false;
     bool empty_ok = op == 'D' || op == 'c' || op == 'r';
     const char *path = NULL;
-    if (op != 'm' && op != 'o' && !(op == 'r' && !strcmp(name, "-"))) {
-        if (!safe_rel(name, empty_ok))
-            path = NULL;
-        else if ((path = tree_path(t, name)) && name[0])
-            make_parents(t, path);
-    }
+    if (op != 'm' && op != 'o' && !(op == 'r' && !strcmp(name, "-")) && safe_rel(name, empty_ok) &&
+        (path = tree_path(t, name)) && name[0])
+        make_parents(t, path);
     switch (op) {
     case 'f': {
         if (t->end - t->p < 4)
