@@ -1,7 +1,10 @@
 /* The symbolizer's reading of ELF and DWARF (symbolize-find.c, -elf.c, -dwarf.c, -names.c):
  * the input is an ELF image that libelf reads from memory. Every function symbol, every
- * compilation unit's ranges and every segment's first bytes are looked up, and every name found
- * is demangled. Nothing may crash, hang or read outside the image. */
+ * compilation unit's ranges (their ends, then addresses through them) and every segment's first
+ * bytes are looked up, and every name found is demangled; then all of it again with one
+ * allocation failing, at up to 6 points. Nothing may crash, hang, leak or read outside the
+ * image. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -10,13 +13,13 @@
 #define MAX_LOOKUPS 4096
 
 static void
-lookup(pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames, size_t *budget)
+lookup(const pprof_allocator *a, pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames,
+       size_t *budget)
 {
     if (!*budget)
         return;
     (*budget)--;
-    const pprof_allocator a = {0};
-    int n = pprof__sz_dwarf_frames(&a, obj, vaddr, frames);
+    int n = pprof__sz_dwarf_frames(a, obj, vaddr, frames);
     FUZZ_CHECK(n >= -1 && n <= PPROF__SZ_MAX_FRAMES, "frame count %d", n);
     for (int i = 0; i < n; i++) {
         if (frames[i].file)
@@ -39,35 +42,61 @@ lookup(pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames, size_t *b
     }
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Opens the image with allocator a and looks its addresses up; whether it opened. */
+static bool
+scan(const pprof_allocator *a, const uint8_t *data, size_t size, pprof__sz_frame *frames)
 {
-    /* libelf may keep pointers into the image: a private copy, freed after */
+    /* libelf may keep pointers into the image, and convert it in place: a private copy */
     char *image = malloc(size ? size : 1);
-    if (!image)
-        return 0;
+    FUZZ_CHECK(image, "out of memory");
     memcpy(image, data, size);
-    const pprof_allocator a = {0};
     pprof__sz_object obj;
-    static pprof__sz_frame frames[PPROF__SZ_MAX_FRAMES];
     size_t budget = MAX_LOOKUPS;
-    if (pprof__sz_open_memory(&a, image, size, &obj)) {
+    bool opened = pprof__sz_open_memory(a, image, size, &obj);
+    if (opened) {
         const pprof__sz_sym *s = obj.syms.data;
         for (size_t i = 0; i < obj.syms.len; i++)
-            lookup(&obj, s[i].lo, frames, &budget);
+            lookup(a, &obj, s[i].lo, frames, &budget);
         const pprof__sz_curange *c = obj.cus.data;
         for (size_t i = 0; i < obj.cus.len; i++) {
-            lookup(&obj, c[i].lo, frames, &budget);
-            lookup(&obj, c[i].hi - 1, frames, &budget);
+            lookup(a, &obj, c[i].lo, frames, &budget);
+            lookup(a, &obj, c[i].hi - 1, frames, &budget);
+        }
+        /* then addresses through each unit, inlined code included: a small unit byte by
+         * byte, a larger one at 256 points */
+        for (size_t i = 0; i < obj.cus.len; i++) {
+            uint64_t step = (c[i].hi - c[i].lo) / 256 ? (c[i].hi - c[i].lo) / 256 : 1;
+            for (uint64_t v = c[i].lo + 1; v < c[i].hi - 1 && budget; v += step)
+                lookup(a, &obj, v, frames, &budget);
         }
         const pprof__sz_seg *g = obj.segs.data;
         for (size_t i = 0; i < obj.segs.len; i++) {
             uint64_t v;
             if (pprof__sz_vaddr(&obj, g[i].offset, &v))
-                lookup(&obj, v, frames, &budget);
+                lookup(a, &obj, v, frames, &budget);
         }
     }
-    pprof__sz_object_free(&a, &obj);
+    pprof__sz_object_free(a, &obj);
     free(image);
+    return opened;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pprof__sz_frame *frames = malloc(PPROF__SZ_MAX_FRAMES * sizeof(*frames));
+    FUZZ_CHECK(frames, "out of memory");
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    pprof_allocator a = fuzz_failing_allocator(&fa);
+    bool opened = scan(&a, data, size, frames);
+    /* again with one allocation failing, at up to 6 points: a lookup gives -1 or fewer frames
+     * (checked in lookup), and an object that only failed to allocate is not opened */
+    uint64_t calls = fa.calls, h = fuzz_hash(data, size);
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 6, h), 0};
+        bool again = scan(&a, data, size, frames);
+        FUZZ_CHECK(fa.failed || again == opened, "opened %d, then %d", opened, again);
+    }
+    free(frames);
     return 0;
 }
