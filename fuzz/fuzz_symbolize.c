@@ -92,8 +92,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* again with one allocation failing, at up to 6 points: a lookup gives -1 or fewer frames
      * (checked in lookup), and an object that only failed to allocate is not opened */
     uint64_t calls = fa.calls, h = fuzz_hash(data, size);
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 6, h), 0};
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h), 0};
         bool again = scan(&a, data, size, frames);
         FUZZ_CHECK(fa.failed || again == opened, "opened %d, then %d", opened, again);
     }

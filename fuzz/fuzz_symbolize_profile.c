@@ -163,8 +163,9 @@ symbolize_nomem(const pprof_profile *p, pprof_symbolize_options o, uint64_t h)
         return;
     pprof_profile_free(out);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h);
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         pprof_symbolize_report *r = NULL;
         pprof_status st = pprof_symbolize(p, &o, &out, &r, &err);
