@@ -147,24 +147,25 @@ perf__attrs_done(perf__reader *r)
     return PPROF_OK;
 }
 
-/* A perf_header_string: u32 length, then that many bytes, NUL-padded. *used gets its size. */
-static const char *
-header_string(perf__reader *r, const uint8_t *p, size_t len, size_t *used)
-{
-    if (len < 4)
-        return NULL;
-    uint32_t n = perf__u32(r, p);
-    if (n > len - 4)
-        return NULL;
-    *used = 4 + (size_t)n;
-    return perf__strndup(r, p + 4, n);
-}
-
 static pprof_status
 feature_bad(perf__reader *r, const uint8_t *p, const char *what)
 {
     return pprof__error(r->err, PPROF_E_INVALID, perf__off(r, p), "feature",
                         "malformed %s feature section", what);
+}
+
+/* A perf_header_string at p: u32 length, then that many bytes, NUL-padded. *used gets its
+ * size. One that runs past len is a malformed what section (at sec); a failed copy is NOMEM. */
+static pprof_status
+header_string(perf__reader *r, const uint8_t *sec, const char *what, const uint8_t *p, size_t len,
+              const char **out, size_t *used)
+{
+    if (len < 4 || perf__u32(r, p) > len - 4)
+        return feature_bad(r, sec, what);
+    uint32_t n = perf__u32(r, p);
+    *used = 4 + (size_t)n;
+    *out = perf__strndup(r, p + 4, n);
+    return *out ? PPROF_OK : perf__nomem(r);
 }
 
 static pprof_status
@@ -178,9 +179,10 @@ feature_cmdline(perf__reader *r, const uint8_t *p, size_t len)
     size_t n = 0;
     for (uint32_t i = 0; i < nr && n < 256; i++) {
         size_t used;
-        const char *s = header_string(r, p + pos, len - pos, &used);
-        if (!s)
-            return feature_bad(r, p, "cmdline");
+        const char *s;
+        pprof_status st = header_string(r, p, "cmdline", p + pos, len - pos, &s, &used);
+        if (st)
+            return st;
         parts[n++] = s;
         total += strlen(s) + 1;
         pos += used;
@@ -218,9 +220,11 @@ feature_event_desc(perf__reader *r, const uint8_t *p, size_t len)
         uint32_t n_ids = perf__u32(r, p + pos);
         pos += 4;
         size_t used;
-        const char *name = header_string(r, p + pos, len - pos, &used);
-        if (!name)
-            return feature_bad(r, p, "event description");
+        const char *name;
+        pprof_status st =
+            header_string(r, p, "event description", p + pos, len - pos, &name, &used);
+        if (st)
+            return st;
         pos += used;
         if (n_ids > (len - pos) / 8)
             return feature_bad(r, p, "event description");
@@ -291,11 +295,7 @@ perf__feature(perf__reader *r, unsigned feat, const uint8_t *p, size_t len)
         return PPROF_OK;
     default: return PPROF_OK;
     }
-    const char *s = header_string(r, p, len, &used);
-    if (!s)
-        return feature_bad(r, p, "string");
-    *dst = s;
-    return PPROF_OK;
+    return header_string(r, p, "string", p, len, dst, &used);
 }
 
 typedef struct section {

@@ -573,6 +573,66 @@ test_corpus(tap *t)
     tap_ok(t, n >= 2, "corpus/perf holds recordings (%d)", n);
 }
 
+typedef struct failing {
+    size_t calls, fail_at;
+} failing;
+
+static void *
+f_alloc(void *ctx, size_t n)
+{
+    failing *f = ctx;
+    return f->calls++ == f->fail_at ? NULL : malloc(n);
+}
+
+static void *
+f_realloc(void *ctx, void *p, size_t n)
+{
+    failing *f = ctx;
+    return f->calls++ == f->fail_at ? NULL : realloc(p, n);
+}
+
+static void
+f_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+/* Each allocation of a read failing in turn gives PPROF_E_NOMEM (or success, for a hint), not
+ * another error: a feature string whose copy failed once read as a malformed section
+ * (PPROF_E_INVALID). */
+static void
+test_nomem(tap *t)
+{
+    /* a real recording: its feature strings are the first allocations of an arena block */
+    const char *root = getenv("PPROF_SOURCE_ROOT");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/corpus/perf/true-pipe.data", root ? root : ".");
+    size_t n = 0;
+    uint8_t *data = tu_read_file(path, &n);
+    failing f = {0, SIZE_MAX};
+    pprof_perf_options o = PPROF_PERF_OPTIONS_INIT;
+    o.allocator = (pprof_allocator){f_alloc, f_realloc, f_free, &f};
+    pprof_profile *p = NULL;
+    pprof_error err;
+    pprof_status s = data ? pprof_perf_read_memory(data, n, &o, &p, NULL, &err) : PPROF_E_IO;
+    tap_ok(t, s == PPROF_OK && f.calls > 0, "%s reads with a counting allocator (%zu calls)", path,
+           f.calls);
+    pprof_profile_free(p);
+    size_t calls = s == PPROF_OK ? f.calls : 0, bad = 0;
+    for (size_t k = 0; k < calls; k++) {
+        f = (failing){0, k};
+        p = NULL;
+        s = pprof_perf_read_memory(data, n, &o, &p, NULL, &err);
+        if (s != PPROF_OK && !(s == PPROF_E_NOMEM && !p) && bad++ == 0)
+            tap_diag("allocation %zu failing gives %s: %s", k, pprof_status_name(s), err.message);
+        pprof_profile_free(p);
+    }
+    tap_ok(t, bad == 0, "each of %zu failing allocations gives PPROF_E_NOMEM (or is only a hint)",
+           calls);
+    free(data);
+}
+
 int
 main(void)
 {
@@ -581,5 +641,6 @@ main(void)
     test_hostile(&t);
     test_script(&t);
     test_corpus(&t);
+    test_nomem(&t);
     return tap_done(&t);
 }
