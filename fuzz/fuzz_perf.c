@@ -47,7 +47,7 @@ count_samples(const pprof_profile *p)
     return n;
 }
 
-/* The read again with one allocation failing, at up to 4 points spread over its allocations. */
+/* The read again with one allocation failing, at up to 16 points spread over its allocations. */
 static void
 nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t h)
 {
@@ -59,8 +59,8 @@ nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t h)
         return;
     pprof_profile_free(p);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 4 && k < calls; k++) {
-        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 4, h), 0};
+    for (uint64_t k = 0; k < 16 && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 16, h), 0};
         p = NULL;
         pprof_status s = pprof_perf_read_memory(data, size, &o, &p, NULL, &err);
         FUZZ_CHECK(s == PPROF_OK || (s == PPROF_E_NOMEM && fa.failed && !p && err.message[0]),
@@ -86,8 +86,14 @@ one(const uint8_t *data, size_t size, const pprof_perf_options *o)
     int64_t n = count_samples(p);
     FUZZ_CHECK(n == (int64_t)st.samples_converted, "samples/count %lld, converted %llu",
                (long long)n, (unsigned long long)st.samples_converted);
-    char w[512];
-    pprof_perf_warning(&st, w, sizeof(w));
+    /* the warning is snprintf-like: its full length whatever the room, cut to the room */
+    char w[1024], cut[9];
+    size_t wn = pprof_perf_warning(&st, w, sizeof(w));
+    FUZZ_CHECK(pprof_perf_warning(&st, cut, sizeof(cut)) == wn &&
+                   strncmp(cut, w, sizeof(cut) - 1) == 0 && strlen(cut) < sizeof(cut),
+               "the warning cut to %zu bytes is not its start", sizeof(cut));
+    FUZZ_CHECK(pprof_perf_warning(NULL, cut, sizeof(cut)) == 0 && !cut[0],
+               "no stats give a warning");
     pprof_buffer b = {0};
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FORMAT_RAW;
@@ -102,7 +108,8 @@ one(const uint8_t *data, size_t size, const pprof_perf_options *o)
 }
 
 /* The file entry points: a mapped file read and a conversion into a file give the samples the
- * memory read gave (n, or -1 for an error); a missing file is PPROF_E_IO. */
+ * memory read gave (n, or -1 for an error); a missing file or a directory is PPROF_E_IO, one over
+ * max_input_bytes PPROF_E_LIMIT, a NULL argument PPROF_E_ARG. */
 static void
 files(const uint8_t *data, size_t size, const pprof_perf_options *o, int64_t n)
 {
@@ -134,11 +141,25 @@ files(const uint8_t *data, size_t size, const pprof_perf_options *o, int64_t n)
         pprof_profile_free(p);
         unlink(out);
     }
+    if (size) {
+        pprof_perf_options small = *o;
+        small.max_input_bytes = size - 1;
+        p = NULL;
+        s = pprof_perf_read_file(in, &small, &p, NULL, &err);
+        FUZZ_CHECK(s == PPROF_E_LIMIT && !p, "a file over max_input_bytes gives %s",
+                   pprof_status_name(s));
+    }
     FUZZ_CHECK(unlink(in) == 0, "unlink %s", in);
     p = NULL;
     s = pprof_perf_read_file(in, o, &p, NULL, &err);
     FUZZ_CHECK(s == PPROF_E_IO && !p, "a missing file gives %s", pprof_status_name(s));
+    s = pprof_perf_read_file(dir, o, &p, NULL, &err);
+    FUZZ_CHECK(s == PPROF_E_IO && !p, "a directory gives %s", pprof_status_name(s));
     FUZZ_CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+    FUZZ_CHECK(pprof_perf_read_memory(data, size, o, NULL, NULL, &err) == PPROF_E_ARG &&
+                   pprof_perf_read_file(NULL, o, &p, NULL, &err) == PPROF_E_ARG &&
+                   pprof_perf_convert_file(NULL, o, out, &wo, NULL, &err) == PPROF_E_ARG,
+               "a NULL argument is not PPROF_E_ARG");
 }
 
 int
@@ -146,18 +167,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t h = fuzz_hash(data, size);
     pprof_perf_options o = options(PPROF_PERF_INPUT_DATA, (uint32_t)(h & 15));
-    if (one(data, size, &o) >= 0)
-        nomem(data, size, o, h >> 16);
+    one(data, size, &o);
     o = options(PPROF_PERF_INPUT_AUTO, (uint32_t)((h >> 4) & 15));
     int64_t n = one(data, size, &o);
+    if (n >= 0)
+        nomem(data, size, o, h >> 16);
     files(data, size, &o, n);
-    /* an event filter, and rounds replayed one record at a time (0 means 1) */
-    const char *const *ev = EVENTS[(h >> 8) % (sizeof(EVENTS) / sizeof(EVENTS[0]))];
-    o.events = ev;
-    o.n_events = ev[1] ? 2 : 1;
+    /* each event filter, with rounds replayed one record at a time (0 means 1) */
     o.max_round_records = 0;
     o.labels = (uint32_t)((h >> 12) & 15);
     o.kallsyms = NULL;
-    one(data, size, &o);
+    for (size_t i = 0; i < sizeof(EVENTS) / sizeof(EVENTS[0]); i++) {
+        o.events = EVENTS[i];
+        o.n_events = EVENTS[i][1] ? 2 : 1;
+        one(data, size, &o);
+    }
     return 0;
 }

@@ -185,7 +185,8 @@ def seeds():
     s = {}
     # Sample fields the reader skips or counts, one attr: STREAM_ID, READ (single and group),
     # RAW, BRANCH_STACK with hw_index, REGS_USER, STACK_USER, AUX; callchains through every
-    # context marker (kernel, user, hypervisor, guest kernel and user).
+    # context marker (kernel, user, hypervisor, guest kernel and user); a LOST too short for
+    # its sample id.
     st = IDENTIFIER | IP | TID | TIME | ADDR | ID | STREAM_ID | CPU | PERIOD | READ | CALLCHAIN \
         | RAW | BRANCH | REGS_USER | STACK_USER | AUX
     e = le
@@ -206,7 +207,8 @@ def seeds():
     s['c-fields'] = pipe(e, [(a, [7])], [
         comm(e, 100, 'prog', sid), mmap2(e, 100, 0x400000, 0x1000, '/bin/prog', sid),
         mmap2(e, 0xffffffff, 0xffffffff81000000, 0x100000, '[kernel.kallsyms]', sid, misc=1),
-        sample(e, st, sid=7, rest=rest), sample(e, st, sid=7, time=11, rest=rest_nostack)])
+        sample(e, st, sid=7, rest=rest), sample(e, st, sid=7, time=11, rest=rest_nostack),
+        e.rec(2, e.u64(1))])
     # READ with a group: two values, then one whose count runs past the sample
     st = IP | TID | TIME | READ
     rf = RF_GROUP | RF_ID | RF_ENABLED
@@ -264,7 +266,8 @@ def seeds():
     # IDENTIFIER, attrs without sample_id_all (unordered), an attr of the first perf (64 bytes,
     # size field 0), HEADER_ATTR and EVENT_UPDATE naming it, user records: tracing data (its
     # payload skipped), build id, AUXTRACE_INFO/ERROR, AUXTRACE (payload skipped),
-    # COMPRESSED, FINISHED_INIT and an unknown user record; mmap2 with a build id.
+    # COMPRESSED, FINISHED_INIT and an unknown user record; mmap2 with a build id, an empty
+    # mmap2, a LOST too short for its count and its time.
     st = IDENTIFIER | IP | TID | TIME
     a0 = e.attr(st=st, flags=0, size=64, size_field=0)
     upd = e.rec(78, e.u64(2) + e.u64(5) + b'renamed\0')
@@ -275,9 +278,16 @@ def seeds():
         e.rec(70, e.u64(0)), e.rec(72, e.u64(0)), e.rec(71, e.u64(8) + bytes(24)) + bytes(8),
         e.rec(81, bytes(8)), e.rec(82, b''), e.rec(99, b''),
         mmap2(e, 100, 0x400000, 0x1000, '/bin/prog', build_id=bytes(range(20, 40))),
+        mmap2(e, 100, 0x600000, 0, '/bin/empty'), e.rec(2, e.u64(1)),
         sample(e, st, sid=5), e.rec(68, b'')])
     # An AUXTRACE whose payload runs past the end
     s['n-auxtrace'] = pipe(e, [(a0, [5])], [e.rec(71, e.u64(4096) + bytes(24)) + bytes(8)])
+    # A sample too short for its time (and its fields)
+    st = IP | TID | TIME
+    s['n-sample-short'] = pipe(e, [(e.attr(st=st), [1])], [e.rec(9, e.u64(0x400100))])
+    # 65 events of distinct names (a profile holds at most 64 sample types for them)
+    s['n-events'] = pipe(e, [(e.attr(type=4, config=i, st=IP | TID), [i]) for i in range(65)],
+                         [])
     # More timed records in one round than max_round_records (64 in the harness)
     st = IP | TID | TIME
     a = e.attr(st=st)
@@ -332,8 +342,10 @@ def seeds():
     s = {k + '.perf': v for k, v in s.items()}
 
     # perf script text: no comm field, a frame on the header line (no -g), lines that are not
-    # samples (an indented line before any sample, a header without a pid, one with a token
-    # it does not know, a frame without an address), comments; a NUL byte; 65 events.
+    # samples (an indented line before any sample, a header without a pid or with an empty
+    # one, one with a token it does not know, a frame without an address), trailing spaces,
+    # comments; a NUL byte; 65 events; text of comments and frames only (not perf script text
+    # by its look); the empty input.
     s['script-crafted.txt'] = (
         b'# comment\n'
         b'\t400100 orphan (/bin/prog)\n'
@@ -345,7 +357,11 @@ def seeds():
         b'no pid here\n'
         b'prog 100 ??? cpu-clock:\n'
         b'my prog 7 task-clock:\n'
-        b'\t400100 main (/bin/prog)\n')
+        b'\t400100 main (/bin/prog)   \n'
+        b'prog /5 cpu-clock:\n'
+        b'prog 5 cpu-clock:  400100 main (/bin/prog)   \n')
+    s['script-comments.txt'] = b'# only comments\n\n\t400100 main (/bin/prog)\n'
+    s['empty'] = b''
     s['n-script-nul.txt'] = b'prog 100 cpu-clock:\n\t400100 main (/bin/prog)\n\0\n'
     s['n-script-events.txt'] = b''.join(b'p 1 ev%d:\n\t400100 main (/bin/prog)\n' % i
                                         for i in range(65))
