@@ -1,9 +1,10 @@
 /* The perf.data / perf script reader on arbitrary bytes, as data (file or pipe mode), as
  * detected, and with each event filter. It never crashes and gives either a profile or an error
  * with a message; a profile it gives holds one samples/count per converted sample and encodes
- * and reads back equal. A successful read of a small input fails cleanly (PPROF_E_NOMEM,
- * nothing leaked) when one of its allocations fails. The same bytes read from a file (mapped)
- * and converted into a file give the same samples as from memory. */
+ * and reads back equal. A successful read fails cleanly (PPROF_E_NOMEM, nothing leaked) when
+ * one of its allocations fails (small inputs only while fuzzing; see fuzz_fail_points). The same
+ * bytes read from a file (mapped) and converted into a file give the same samples as from memory.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +48,10 @@ count_samples(const pprof_profile *p)
     return n;
 }
 
-/* The read again with one allocation failing, at up to 16 points spread over its allocations. */
+/* The read again with one allocation failing, at up to points points spread over its
+ * allocations (fuzz_fail_points). */
 static void
-nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t h)
+nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t points, uint64_t h)
 {
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
     o.allocator = fuzz_failing_allocator(&fa);
@@ -59,8 +61,8 @@ nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t h)
         return;
     pprof_profile_free(p);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 16 && k < calls; k++) {
-        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, 16, h), 0};
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h), 0};
         p = NULL;
         pprof_status s = pprof_perf_read_memory(data, size, &o, &p, NULL, &err);
         FUZZ_CHECK(s == PPROF_OK || (s == PPROF_E_NOMEM && fa.failed && !p && err.message[0]),
@@ -170,8 +172,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     one(data, size, &o);
     o = options(PPROF_PERF_INPUT_AUTO, (uint32_t)((h >> 4) & 15));
     int64_t n = one(data, size, &o);
-    if (n >= 0 && size <= 4096) /* the sweep reads the input 17 times: small ones only */
-        nomem(data, size, o, h >> 16);
+    /* while fuzzing, the sweep (which reads the input 9 times) only on small inputs */
+    uint64_t points = fuzz_fail_points(8);
+    if (n >= 0 && (size <= 4096 || points > 8))
+        nomem(data, size, o, points, h >> 16);
     files(data, size, &o, n);
     /* each event filter, with rounds replayed one record at a time (0 means 1) */
     o.max_round_records = 0;
