@@ -48,13 +48,16 @@ count_samples(const pprof_profile *p)
     return n;
 }
 
-/* The read again with one allocation failing, at up to points points spread over its
- * allocations (fuzz_fail_points). */
+/* The read again, with every label, with one allocation failing, at up to points points spread
+ * over its allocations (fuzz_fail_points). */
 static void
 nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t points, uint64_t h)
 {
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
     o.allocator = fuzz_failing_allocator(&fa);
+    /* every label: their names and values are allocations too */
+    o.labels =
+        PPROF_PERF_LABEL_PID | PPROF_PERF_LABEL_TID | PPROF_PERF_LABEL_COMM | PPROF_PERF_LABEL_CPU;
     pprof_profile *p = NULL;
     pprof_error err;
     if (pprof_perf_read_memory(data, size, &o, &p, NULL, &err) != PPROF_OK)
