@@ -633,6 +633,27 @@ test_nomem(tap *t)
     free(data);
 }
 
+/* More event attributes than the reader keeps (4096) is PPROF_E_LIMIT naming the attr, not
+ * memory in proportion to the input: too large a case for corpus/perf's seeds. */
+static void
+test_attr_limit(tap *t)
+{
+    wbuf w = {NULL, 0, 0, false};
+    put(&w, "PERFILE2", 8);
+    P64(&w, 16);
+    for (int i = 0; i < 4097; i++) {
+        rec_head(&w, 64, 0, 8 + 128 + 8);
+        put_attr(&w, 128);
+        P64(&w, (uint64_t)i);
+    }
+    pprof_profile *p = NULL;
+    pprof_error err;
+    pprof_status s = pprof_perf_read_memory(w.p, w.n, NULL, &p, NULL, &err);
+    tap_ok(t, s == PPROF_E_LIMIT && !p && strstr(err.message, "4096"),
+           "4097 attrs: PPROF_E_LIMIT (%s)", err.message);
+    free(w.p);
+}
+
 int
 main(void)
 {
@@ -642,5 +663,6 @@ main(void)
     test_script(&t);
     test_corpus(&t);
     test_nomem(&t);
+    test_attr_limit(&t);
     return tap_done(&t);
 }
