@@ -14,6 +14,7 @@
 #include "pprof/edit.h"
 #include "pprof/merge.h"
 #include "pprof/pprof.h"
+#include "pprof/report.h"
 #include "tap.h"
 
 /* Atomic because the merger, the editor and the gzip writer call the allocator from their own
@@ -376,6 +377,35 @@ sc_convert_invalid(const fixture *fx, const pprof_allocator *a, pprof_error *err
     return st;
 }
 
+/* A report render of the fixture (every allocation through a): the dot graph once freed its
+ * name shortener twice when one of the shortener's patterns failed to allocate, and the
+ * callgrind output read nodes it had not grouped yet after a failed hash table growth. */
+static pprof_status
+render_with(const fixture *fx, pprof_report_format f, const pprof_allocator *a, pprof_error *err)
+{
+    pprof_report_render_options o;
+    pprof_report_render_options_init(&o);
+    o.format = f;
+    o.granularity = PPROF_GRANULARITY_ADDRESSES;
+    o.allocator = *a;
+    pprof_buffer out = {0};
+    pprof_status st = pprof_report_render(fx->p, &o, PPROF_PRINT_TEXT, &out, err);
+    pprof_buffer_free(&out);
+    return st;
+}
+
+static pprof_status
+sc_render_dot(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return render_with(fx, PPROF_REPORT_DOT, a, err);
+}
+
+static pprof_status
+sc_render_callgrind(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return render_with(fx, PPROF_REPORT_CALLGRIND, a, err);
+}
+
 /* Fails allocation 1, 2, ... of fn until a run makes fewer allocations than the one failed and
  * gives the status expected; every other run must give PPROF_E_NOMEM. */
 static void
@@ -457,6 +487,8 @@ main(void)
     fail_each(&t, &fx, "edit, 2 threads", sc_edit_threads, PPROF_OK);
     fail_each(&t, &fx, "convert", sc_convert, PPROF_OK);
     fail_each(&t, &fx, "convert refusing an invalid profile", sc_convert_invalid, PPROF_E_INVALID);
+    fail_each(&t, &fx, "render dot", sc_render_dot, PPROF_OK);
+    fail_each(&t, &fx, "render callgrind", sc_render_callgrind, PPROF_OK);
 
     pprof_profile_free(fx.p);
     pprof_profile_free(fx.q);
