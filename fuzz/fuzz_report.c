@@ -204,17 +204,11 @@ rules(const pprof_diff *d, size_t size)
                "rule '%s' with no memory: %s", RULES[i], pprof_status_name(st));
 }
 
+/* The difference of a profile with itself: every node equal, prints, rules never fire. */
 static void
-self_diff(const pprof_profile *p, size_t size)
+self_diff_nodes(pprof_diff *d, size_t size)
 {
-    pprof_diff_options o;
-    pprof_diff_options_init(&o);
-    o.granularity = (pprof_granularity)((size / 5) % 5);
-    o.normalize = size & 32;
-    pprof_diff *d = NULL;
     pprof_error err;
-    if (pprof_diff_new(p, p, &o, &d, &err) != PPROF_OK)
-        return;
     for (size_t i = 0; i < pprof_diff_count(d); i++) {
         pprof_diff_node n = pprof_diff_node_at(d, i);
         FUZZ_CHECK(n.base_flat == n.new_flat && n.base_cum == n.new_cum,
@@ -230,6 +224,21 @@ self_diff(const pprof_profile *p, size_t size)
     pprof_buffer_free(&text);
     pprof_buffer_free(&json);
     pprof_diff_free(d);
+}
+
+static void
+self_diff(const pprof_profile *p, size_t size)
+{
+    pprof_diff_options o;
+    pprof_diff_options_init(&o);
+    o.granularity = (pprof_granularity)((size / 5) % 5);
+    o.normalize = size & 32;
+    pprof_diff *d = NULL;
+    pprof_error err;
+    if (pprof_diff_new(p, p, &o, &d, &err) == PPROF_OK)
+        self_diff_nodes(d, size);
+    else
+        FUZZ_CHECK(err.message[0], "self diff: an error without a message");
     pprof_profile *q = NULL;
     if (pprof_diff_profile(p, p, &o, &q, &err) == PPROF_OK) {
         pprof_buffer enc = {0};
@@ -239,6 +248,8 @@ self_diff(const pprof_profile *p, size_t size)
                    "the diff profile does not write: %s", err.message);
         pprof_buffer_free(&enc);
         pprof_profile_free(q);
+    } else {
+        FUZZ_CHECK(err.message[0], "self diff profile: an error without a message");
     }
 }
 
