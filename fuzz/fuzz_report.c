@@ -497,6 +497,40 @@ missing_arguments(const pprof_profile *p)
         FUZZ_CHECK(st[i] == PPROF_E_ARG && err.message[0], "missing argument %zu: %s", i,
                    pprof_status_name(st[i]));
     FUZZ_CHECK(!d && !q && !rule && !b.len, "a refused call gave something back");
+    /* renders: no profile, peek without its expression, a directory that is not there */
+    pprof_report_render_options ro;
+    pprof_report_render_options_init(&ro);
+    FUZZ_CHECK(pprof_report_render(NULL, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG,
+               "a render of no profile is not refused");
+    ro.format = PPROF_REPORT_PEEK;
+    FUZZ_CHECK(pprof_report_render(p, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG &&
+                   pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT, "-", NULL, &err) ==
+                       PPROF_E_ARG,
+               "peek without an expression is not refused");
+    ro.format = PPROF_REPORT_TRACES;
+    pprof_status st2 = pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT,
+                                                "/nonexistent-pprof-fuzz/out", NULL, &err);
+    FUZZ_CHECK(st2 != PPROF_OK && err.message[0], "a render into no directory: %s",
+               pprof_status_name(st2));
+    FUZZ_CHECK(!b.len, "a refused render gave something back");
+}
+
+/* A render written to /dev/full fails, naming the error, unless it has no bytes; traces of a
+ * large profile are written in parts as they are made, and the first part fails. */
+static void
+render_full_device(const pprof_profile *p)
+{
+    pprof_report_render_options ro;
+    pprof_report_render_options_init(&ro);
+    ro.format = PPROF_REPORT_TRACES;
+    pprof_buffer mem = {0};
+    pprof_error err;
+    if (pprof_report_render(p, &ro, PPROF_PRINT_TEXT, &mem, &err) != PPROF_OK)
+        return;
+    pprof_status st = pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT, "/dev/full", NULL, &err);
+    FUZZ_CHECK(mem.len ? st == PPROF_E_IO && err.message[0] : st == PPROF_OK,
+               "%zu bytes of traces to /dev/full: %s", mem.len, pprof_status_name(st));
+    pprof_buffer_free(&mem);
 }
 
 /* pprof_report_render: every format, text and JSON, with options drawn from the input; an
@@ -804,6 +838,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     self_diff(p, size);
     pair_diff(p, fuzz_hash(data, size) >> 5);
     missing_arguments(p);
+    render_full_device(p);
     pprof_profile_free(p);
     return 0;
 }
