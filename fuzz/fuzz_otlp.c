@@ -289,7 +289,7 @@ chain(const uint8_t *data, size_t size, fuzz_failing_alloc *fa, pprof_error *err
     return st;
 }
 
-/* The chain again with one allocation failing, at up to 8 points spread over its allocations:
+/* The chain again with one allocation failing, at up to 64 points spread over its allocations:
  * each gives PPROF_E_NOMEM with a message, or the outcome of the chain (a hint). */
 static void
 chain_nomem(const uint8_t *data, size_t size, uint64_t h)
