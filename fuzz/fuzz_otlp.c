@@ -1,10 +1,13 @@
 /* The OTLP Profiles reader on arbitrary bytes (read + convert + check). When it accepts them:
- * the checker runs and counts what it reports; OTLP -> pprof either fails with a message and
- * a path or gives profiles that write as pprof and as OTLP again, and that OTLP reads back to
- * as many pprof profiles of the same meaning (sample and value counts). A refused input fails
- * with a message. Input that is a pprof profile instead is written as OTLP, which must read
- * back and pass the checker without an error. Either chain (OTLP -> pprof -> OTLP, pprof ->
- * OTLP -> pprof) again with one allocation failing, at up to 8 points: PPROF_E_NOMEM or the
+ * the checker's findings name their rules and agree with its counts; each table limit at 0-2
+ * entries gives PPROF_E_LIMIT or success; OTLP -> pprof either fails with a message and a path
+ * or gives profiles that write as pprof and as OTLP again, and that OTLP reads back to pprof
+ * profiles of the same meaning (the values summed per type, no more samples: samples of one
+ * stack and labels may come back as one); the profile and merge-input readers take the bytes
+ * exactly when they convert to one profile. A refused input fails with a message and is the
+ * checker's O10 finding. Input that is a pprof profile instead is written as OTLP, which must
+ * read back and pass the checker without an error. Either chain (OTLP -> pprof -> OTLP, pprof ->
+ * OTLP -> pprof) again with one allocation failing, at up to 64 points: PPROF_E_NOMEM or the
  * same outcome. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,18 +16,8 @@
 
 #include "check.h"
 #include "fuzz.h"
+#include "merge.h"
 #include "otlp.h"
-
-static uint64_t
-otlp_errors(const pprof_otlp *o)
-{
-    pprof_check_summary sum;
-    pprof_error err;
-    FUZZ_CHECK(pprof_otlp_check(o, NULL, NULL, NULL, &sum, &err) == PPROF_OK, "check failed: %s",
-               err.message);
-    FUZZ_CHECK(sum.reported <= 1000, "more findings reported than the default maximum");
-    return sum.count[PPROF_SEVERITY_ERROR];
-}
 
 static size_t
 samples_of(pprof_profile *const *v, size_t n)
@@ -33,6 +26,120 @@ samples_of(pprof_profile *const *v, size_t n)
     for (size_t i = 0; i < n; i++)
         s += pprof_profile_count(v[i], PPROF_TABLE_SAMPLE);
     return s;
+}
+
+/* Whether p and q have as many sample types and the same sum of values of each (modulo 2^64). */
+static bool
+same_sums(const pprof_profile *p, const pprof_profile *q)
+{
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    if (nt != pprof_profile_count(q, PPROF_TABLE_SAMPLE_TYPE))
+        return false;
+    for (size_t k = 0; k < nt; k++) {
+        uint64_t a = 0, b = 0;
+        for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
+            pprof_sample s = pprof_profile_sample(p, i);
+            a += k < s.n_value ? (uint64_t)s.value[k] : 0;
+        }
+        for (size_t i = 0; i < pprof_profile_count(q, PPROF_TABLE_SAMPLE); i++) {
+            pprof_sample s = pprof_profile_sample(q, i);
+            b += k < s.n_value ? (uint64_t)s.value[k] : 0;
+        }
+        if (a != b)
+            return false;
+    }
+    return true;
+}
+
+/* Each finding names a rule of the registry with its id and severity, an O rule (or the wire
+ * rules the OTLP checker shares), and says what is wrong. */
+static bool
+finding(void *ctx, const pprof_finding *f)
+{
+    const pprof_rule_info *info = pprof_rule_get(f->rule);
+    FUZZ_CHECK(info && f->rule_id && !strcmp(info->id, f->rule_id) && f->severity == info->severity,
+               "finding of rule %d is not the registry's", (int)f->rule);
+    FUZZ_CHECK(f->message && f->message[0] && f->path, "finding %s without a message or path",
+               f->rule_id);
+    ++*(uint64_t *)ctx;
+    return true;
+}
+
+/* The checker's error count; findings are passed on as the summary says, up to the maximum
+ * asked for (from h), and the same whether they are passed on or only counted. */
+static uint64_t
+otlp_errors(const pprof_otlp *o, uint64_t h)
+{
+    pprof_check_summary sum, counted;
+    pprof_check_options co;
+    pprof_check_options_init(&co);
+    co.max_findings = h % 4 == 0 ? 1 : 1000;
+    uint64_t seen = 0;
+    pprof_error err;
+    FUZZ_CHECK(pprof_otlp_check(o, &co, finding, &seen, &sum, &err) == PPROF_OK, "check failed: %s",
+               err.message);
+    FUZZ_CHECK(sum.reported == seen && seen <= co.max_findings,
+               "%llu findings passed on, %llu reported (maximum %llu)", (unsigned long long)seen,
+               (unsigned long long)sum.reported, (unsigned long long)co.max_findings);
+    FUZZ_CHECK(pprof_otlp_check(o, NULL, NULL, NULL, &counted, &err) == PPROF_OK,
+               "check failed: %s", err.message);
+    for (int k = 0; k < 3; k++)
+        FUZZ_CHECK(counted.count[k] == sum.count[k],
+                   "severity %d: %llu findings counted, %llu "
+                   "passed on",
+                   k, (unsigned long long)counted.count[k], (unsigned long long)sum.count[k]);
+    FUZZ_CHECK(sum.truncated == (sum.count[0] + sum.count[1] + sum.count[2] > seen),
+               "truncated is %d with %llu of the findings passed on", (int)sum.truncated,
+               (unsigned long long)seen);
+    return sum.count[PPROF_SEVERITY_ERROR];
+}
+
+/* The same bytes read with each table limit in turn at 0, 1 or 2 entries (from h): accepted,
+ * or refused with PPROF_E_LIMIT and a message. */
+static void
+small_limits(const uint8_t *data, size_t size, uint64_t h)
+{
+    for (int k = 0; k < 8; k++) {
+        pprof_read_options ro = fuzz_read_options();
+        uint64_t *limits[] = {&ro.max_strings,   &ro.max_samples,  &ro.max_locations,
+                              &ro.max_functions, &ro.max_mappings, &ro.max_lines,
+                              &ro.max_labels,    &ro.max_values};
+        *limits[k] = (h >> (2 * k)) % 3;
+        pprof_otlp *o = NULL;
+        pprof_error err;
+        pprof_status st = pprof_otlp_read_memory(data, size, &ro, &o, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_LIMIT && err.message[0] && !o),
+                   "limit %d at %d: %s", k, (int)((h >> (2 * k)) % 3), pprof_status_name(st));
+        pprof_otlp_free(o);
+    }
+}
+
+/* OTLP bytes through the profile reader and as a merge input: accepted exactly when the
+ * conversion gives one profile (of as many samples), else refused with a message. */
+static void
+as_profile(const uint8_t *data, size_t size, pprof_status conv, pprof_profile *const *v, size_t n)
+{
+    if (!pprof_otlp_detect(data, size))
+        return;
+    pprof_read_options ro = fuzz_read_options();
+    pprof_profile *p = NULL;
+    pprof_merge_input *in = NULL;
+    pprof_error err;
+    pprof_status st = pprof_profile_read_memory(data, size, &ro, &p, &err);
+    bool one = conv == PPROF_OK && n == 1;
+    FUZZ_CHECK((st == PPROF_OK) == one && (st == PPROF_OK || err.message[0]),
+               "the profile reader gives %s on OTLP converting to %zu profiles (%s)",
+               pprof_status_name(st), n, pprof_status_name(conv));
+    if (p)
+        FUZZ_CHECK(pprof_profile_count(p, PPROF_TABLE_SAMPLE) == samples_of(v, n),
+                   "the profile reader gives %zu samples, the conversion %zu",
+                   pprof_profile_count(p, PPROF_TABLE_SAMPLE), samples_of(v, n));
+    pprof_profile_free(p);
+    st = pprof_merge_input_read_memory(data, size, &ro, &in, &err);
+    FUZZ_CHECK((st == PPROF_OK) == one && (st == PPROF_OK || err.message[0]),
+               "the merge input reader gives %s on OTLP converting to %zu profiles (%s)",
+               pprof_status_name(st), n, pprof_status_name(conv));
+    pprof_merge_input_free(in);
 }
 
 /* pprof input: written as OTLP, it reads back and breaks no error-level rule. */
@@ -58,7 +165,7 @@ from_pprof(const uint8_t *data, size_t size)
         FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "the writer's OTLP does not read: %s: %s",
                    err.path, err.message);
         if (o) {
-            FUZZ_CHECK(otlp_errors(o) == 0, "the writer's OTLP breaks an error-level rule");
+            FUZZ_CHECK(otlp_errors(o, size) == 0, "the writer's OTLP breaks an error-level rule");
             pprof_profile **v = NULL;
             size_t n = 0;
             st = pprof_otlp_to_pprof(o, &v, &n, &err);
@@ -182,7 +289,7 @@ chain(const uint8_t *data, size_t size, fuzz_failing_alloc *fa, pprof_error *err
     return st;
 }
 
-/* The chain again with one allocation failing, at up to 8 points spread over its allocations:
+/* The chain again with one allocation failing, at up to 64 points spread over its allocations:
  * each gives PPROF_E_NOMEM with a message, or the outcome of the chain (a hint). */
 static void
 chain_nomem(const uint8_t *data, size_t size, uint64_t h)
@@ -191,7 +298,7 @@ chain_nomem(const uint8_t *data, size_t size, uint64_t h)
     pprof_error err;
     pprof_status want = chain(data, size, &fa, &err);
     uint64_t calls = fa.calls;
-    uint64_t points = fuzz_fail_points(8);
+    uint64_t points = fuzz_fail_points(64);
     for (uint64_t k = 0; k < points && k < calls; k++) {
         uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
@@ -202,25 +309,67 @@ chain_nomem(const uint8_t *data, size_t size, uint64_t h)
     }
 }
 
+/* Missing arguments are refused with PPROF_E_ARG; the names and bytes that are no OTLP are
+ * not taken for it. */
+static void
+missing_arguments(void)
+{
+    pprof_otlp *o = NULL;
+    pprof_profile **v = NULL;
+    size_t n = 0;
+    pprof_buffer b = {0};
+    pprof_error err;
+    pprof_status st[] = {
+        pprof_otlp_read_file(NULL, NULL, &o, &err),
+        pprof_otlp_to_pprof(NULL, &v, &n, &err),
+        pprof_otlp_check(NULL, NULL, NULL, NULL, NULL, &err),
+        pprof_otlp_write_memory(NULL, 1, NULL, &b, &err),
+        pprof_otlp_write_file(NULL, 0, NULL, NULL, &err),
+    };
+    for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+        FUZZ_CHECK(st[i] == PPROF_E_ARG && err.message[0], "missing argument %zu: %s", i,
+                   pprof_status_name(st[i]));
+    FUZZ_CHECK(!o && !v && !b.len, "a refused call gave something back");
+    FUZZ_CHECK(pprof_otlp_read_memory("", 0, NULL, &o, &err) == PPROF_E_EMPTY && !o,
+               "no bytes are not refused as empty");
+    FUZZ_CHECK(!pprof_otlp_detect(NULL, 0) && !pprof_otlp_path_is_otlp(NULL) &&
+                   pprof_otlp_path_is_otlp("a.otlp.gz") && pprof_otlp_path_is_otlp("a.otlp.zst") &&
+                   !pprof_otlp_path_is_otlp("a.pb.gz") && !pprof_otlp_path_is_otlp("otlp"),
+               "OTLP names");
+    pprof_otlp_write_options_init(NULL);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     chain_nomem(data, size, fuzz_hash(data, size) >> 17);
+    missing_arguments();
     pprof_read_options ro = fuzz_read_options();
     pprof_otlp *o = NULL;
     pprof_error err;
     pprof_status st = pprof_otlp_read_memory(data, size, &ro, &o, &err);
+    uint64_t h = fuzz_hash(data, size);
     if (st != PPROF_OK) {
         FUZZ_CHECK(o == NULL && err.code == st && err.message[0], "refusal without a message");
+        /* the refusal as the checker's O10 finding, unless it is not about the bytes */
+        uint64_t seen = 0;
+        pprof_check_summary sum;
+        bool about_input = pprof_otlp_check_read_error(&err, NULL, finding, &seen, &sum);
+        FUZZ_CHECK(about_input == (st != PPROF_E_IO && st != PPROF_E_NOMEM && st != PPROF_E_ARG) &&
+                       seen == about_input && (!about_input || sum.count[PPROF_SEVERITY_ERROR]),
+                   "the refusal (%s) as a finding: %d, %llu passed on", pprof_status_name(st),
+                   (int)about_input, (unsigned long long)seen);
         from_pprof(data, size);
         return 0;
     }
-    otlp_errors(o);
+    otlp_errors(o, h);
+    small_limits(data, size, h >> 2);
     pprof_profile **v = NULL;
     size_t n = 0;
     st = pprof_otlp_to_pprof(o, &v, &n, &err);
     FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]),
                "conversion error without a message");
+    as_profile(data, size, st, v, n);
     if (st == PPROF_OK && n) {
         pprof_buffer b = {0}, pb = {0};
         pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
@@ -242,9 +391,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (o2) {
                 FUZZ_CHECK(pprof_otlp_to_pprof(o2, &w, &m, &err) == PPROF_OK,
                            "rewritten OTLP does not convert: %s: %s", err.path, err.message);
-                FUZZ_CHECK(samples_of(w, m) == samples_of(v, n),
+                /* samples of one stack and labels may come back as one (docs/otlp.md, the
+                 * join): the values summed per sample type stay, the samples do not grow */
+                FUZZ_CHECK(samples_of(w, m) <= samples_of(v, n),
                            "%zu samples after a second trip, %zu before", samples_of(w, m),
                            samples_of(v, n));
+                for (size_t i = 0; i < m && m == n; i++)
+                    FUZZ_CHECK(same_sums(v[i], w[i]),
+                               "profile %zu: the values summed per type change on a second trip",
+                               i);
             }
             pprof_otlp_profiles_free(w, m);
             pprof_otlp_free(o2);

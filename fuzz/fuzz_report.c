@@ -1,10 +1,12 @@
-/* What pprof-top and pprof-diff do: decode, then the node report at a granularity, order and
- * sample type chosen from the input, its text and JSON, the same report with one allocation
- * failing, and the difference of the profile with itself. Oracles: the JSON parses; the same
- * report twice gives the same bytes; a failed allocation gives PPROF_E_NOMEM and leaks nothing;
- * a profile differs from itself nowhere (every node's base and new values are equal), a rule
- * asking for any growth never fires on that difference, and a malformed rule is refused with a
- * message. */
+/* What pprof-top, pprof-report and pprof-diff do: decode, then the node report at a
+ * granularity, order and sample type chosen from the input, its text and JSON, every render
+ * format, the same report and renders with one allocation failing, and the difference of the
+ * profile with itself and with an edited copy. Oracles: the JSON parses; the same report twice
+ * gives the same bytes; a failed allocation gives PPROF_E_NOMEM and leaks nothing; a profile
+ * differs from itself nowhere (every node's base and new values are equal), a rule asking for
+ * any growth never fires on that difference, and a malformed rule is refused with a message;
+ * against the copy the totals swap both ways and a rule on the total fires exactly when the
+ * total moved its way. */
 #define _GNU_SOURCE /* nftw, memmem (xml-check.h) */
 #include <errno.h>
 #include <ftw.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "edit.h"
 #include "fuzz.h"
 #include "json-check.h"
 #include "report.h"
@@ -153,11 +156,17 @@ granularity_names(void)
                "a wrong granularity name parses");
 }
 
-/* Growth rules first (never fire against itself), then malformed ones. */
+#define RX16 "aaaaaaaaaaaaaaaa"
+#define RX256 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16 RX16
+#define LONG_RX RX256 RX256 RX256 RX256
+
+/* Growth rules first (never fire against itself), then malformed ones and others. */
 static const char *const RULES[] = {
-    "total > 0%",  "cum:. > 0", "flat:^main > +0pp", "total>=+1", "cum:a|b>0.5%", "flat:x > 3",
-    "total >",     "cum: > 1",  "flat:( > 1%",       "bogus > 1", "total ~ 1",    "total > 1xyz",
-    "total > --1", "",          "cum:[z-a] > 1"};
+    "total > 0%",          "cum:. > 0",  "flat:^main > +0pp", "total>=+1",
+    "cum:a|b>0.5%",        "flat:x > 3", "total >",           "cum: > 1",
+    "flat:( > 1%",         "bogus > 1",  "total ~ 1",         "total > 1xyz",
+    "total > --1",         "",           "cum:[z-a] > 1",     "  cum:x   >=  2pp  ",
+    "flat:" LONG_RX " > 1"};
 enum { GOOD_RULES = 6 };
 
 static void
@@ -177,25 +186,30 @@ rules(const pprof_diff *d, size_t size)
         }
         size_t fired = 0;
         pprof_buffer msg = {0};
-        if (pprof_diff_rule_eval(rule, d, &msg, &fired, &err) == PPROF_OK && i < GOOD_RULES)
+        if (pprof_diff_rule_eval(rule, d, k ? &msg : NULL, &fired, &err) == PPROF_OK &&
+            i < GOOD_RULES)
             FUZZ_CHECK(fired == 0, "'%s' fired %zu times on a profile against itself", RULES[i],
                        fired);
         pprof_buffer_free(&msg);
         pprof_diff_rule_free(rule);
     }
+    /* through an allocator that fails: a rule that parses needs memory, a malformed one is
+     * refused for its text */
+    fuzz_failing_alloc fa = {0, 0, 0};
+    pprof_allocator a = fuzz_failing_allocator(&fa);
+    pprof_diff_rule *rule = NULL;
+    pprof_error err;
+    size_t i = size % n;
+    pprof_status st = pprof_diff_rule_parse(RULES[i], &a, &rule, &err);
+    FUZZ_CHECK(!rule && (st == PPROF_E_NOMEM ? fa.failed != 0 : st == PPROF_E_ARG),
+               "rule '%s' with no memory: %s", RULES[i], pprof_status_name(st));
 }
 
+/* The difference of a profile with itself: every node equal, prints, rules never fire. */
 static void
-self_diff(const pprof_profile *p, size_t size)
+self_diff_nodes(pprof_diff *d, size_t size)
 {
-    pprof_diff_options o;
-    pprof_diff_options_init(&o);
-    o.granularity = (pprof_granularity)((size / 5) % 5);
-    o.normalize = size & 32;
-    pprof_diff *d = NULL;
     pprof_error err;
-    if (pprof_diff_new(p, p, &o, &d, &err) != PPROF_OK)
-        return;
     for (size_t i = 0; i < pprof_diff_count(d); i++) {
         pprof_diff_node n = pprof_diff_node_at(d, i);
         FUZZ_CHECK(n.base_flat == n.new_flat && n.base_cum == n.new_cum,
@@ -211,6 +225,21 @@ self_diff(const pprof_profile *p, size_t size)
     pprof_buffer_free(&text);
     pprof_buffer_free(&json);
     pprof_diff_free(d);
+}
+
+static void
+self_diff(const pprof_profile *p, size_t size)
+{
+    pprof_diff_options o;
+    pprof_diff_options_init(&o);
+    o.granularity = (pprof_granularity)((size / 5) % 5);
+    o.normalize = size & 32;
+    pprof_diff *d = NULL;
+    pprof_error err;
+    if (pprof_diff_new(p, p, &o, &d, &err) == PPROF_OK)
+        self_diff_nodes(d, size);
+    else
+        FUZZ_CHECK(err.message[0], "self diff: an error without a message");
     pprof_profile *q = NULL;
     if (pprof_diff_profile(p, p, &o, &q, &err) == PPROF_OK) {
         pprof_buffer enc = {0};
@@ -220,11 +249,294 @@ self_diff(const pprof_profile *p, size_t size)
                    "the diff profile does not write: %s", err.message);
         pprof_buffer_free(&enc);
         pprof_profile_free(q);
+    } else {
+        FUZZ_CHECK(err.message[0], "self diff profile: an error without a message");
     }
 }
 
+/* The render again with one allocation failing, at up to 12 points spread over its
+ * allocations (from h): PPROF_E_NOMEM with a message, or the same bytes when it was only a
+ * hint. want is the render's output without failures. */
+static void
+render_nomem(const pprof_profile *p, pprof_report_render_options o, pprof_print_format pf,
+             const pprof_buffer *want, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    o.allocator = fuzz_failing_allocator(&fa);
+    pprof_buffer b = {0};
+    pprof_error err;
+    pprof_status st = pprof_report_render(p, &o, pf, &b, &err);
+    pprof_buffer_free(&b);
+    FUZZ_CHECK(st == PPROF_OK, "render %d through the counting allocator: %s", (int)o.format,
+               err.message);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 12 && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, 12, h);
+        fa = (fuzz_failing_alloc){0, at, 0};
+        st = pprof_report_render(p, &o, pf, &b, &err);
+        FUZZ_CHECK((st == PPROF_E_NOMEM && fa.failed && err.message[0]) ||
+                       (st == PPROF_OK && b.len == want->len &&
+                        (!b.len || !memcmp(b.data, want->data, b.len))),
+                   "render %d with allocation %llu of %llu failing gives %s", (int)o.format,
+                   (unsigned long long)at, (unsigned long long)calls, pprof_status_name(st));
+        pprof_buffer_free(&b);
+    }
+}
+
+/* Fires rule text on d: how often, and the message is there when it fired. */
+static size_t
+fired_on(const char *text, const pprof_diff *d)
+{
+    pprof_diff_rule *rule = NULL;
+    pprof_error err;
+    FUZZ_CHECK(pprof_diff_rule_parse(text, NULL, &rule, &err) == PPROF_OK, "rule '%s': %s", text,
+               err.message);
+    size_t fired = 0;
+    pprof_buffer msg = {0};
+    pprof_status st = pprof_diff_rule_eval(rule, d, &msg, &fired, &err);
+    FUZZ_CHECK(st == PPROF_OK, "rule '%s' does not evaluate: %s", text, err.message);
+    FUZZ_CHECK(!fired == !msg.len, "rule '%s' fired %zu times with %zu bytes of message", text,
+               fired, msg.len);
+    pprof_buffer_free(&msg);
+    pprof_diff_rule_free(rule);
+    return fired;
+}
+
+/* pprof_diff_new with one allocation failing, at up to 6 points: PPROF_E_NOMEM or success. */
+static void
+diff_nomem(const pprof_profile *base, const pprof_profile *cur, pprof_diff_options o, uint64_t h)
+{
+    fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
+    o.allocator = fuzz_failing_allocator(&fa);
+    pprof_diff *d = NULL;
+    pprof_profile *q = NULL;
+    pprof_error err;
+    if (pprof_diff_new(base, cur, &o, &d, &err) != PPROF_OK)
+        return;
+    pprof_diff_free(d);
+    uint64_t calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, 6, h);
+        fa = (fuzz_failing_alloc){0, at, 0};
+        d = NULL;
+        pprof_status st = pprof_diff_new(base, cur, &o, &d, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0] && !d),
+                   "diff with allocation %llu failing gives %s", (unsigned long long)at,
+                   pprof_status_name(st));
+        pprof_diff_free(d);
+    }
+    fa = (fuzz_failing_alloc){0, UINT64_MAX, 0};
+    if (pprof_diff_profile(base, cur, &o, &q, &err) != PPROF_OK)
+        return;
+    pprof_profile_free(q);
+    calls = fa.calls;
+    for (uint64_t k = 0; k < 6 && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, 6, h >> 3);
+        fa = (fuzz_failing_alloc){0, at, 0};
+        q = NULL;
+        pprof_status st = pprof_diff_profile(base, cur, &o, &q, &err);
+        FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed && err.message[0] && !q),
+                   "diff profile with allocation %llu failing gives %s", (unsigned long long)at,
+                   pprof_status_name(st));
+        pprof_profile_free(q);
+    }
+}
+
+/* The diff profile written to a file is what pprof_diff_profile gives, written. */
+static void
+diff_file(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_options *o)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof(dir), "%s/pprof-fuzz-diff-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof(path), "%s/diff.pb", dir);
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_profile *q = NULL;
+    pprof_error err;
+    pprof_status sm = pprof_diff_profile(base, cur, o, &q, &err);
+    pprof_status sf = pprof_diff_write_file(base, cur, o, path, &wo, &err);
+    FUZZ_CHECK(sm == sf, "the diff profile gives %s, written to a file %s", pprof_status_name(sm),
+               pprof_status_name(sf));
+    if (sf == PPROF_OK) {
+        pprof_buffer mem = {0};
+        FUZZ_CHECK(pprof_profile_write_memory(q, &wo, &mem, &err) == PPROF_OK,
+                   "the diff profile does not write: %s", err.message);
+        FILE *f = fopen(path, "rb");
+        FUZZ_CHECK(f, "the diff file is missing");
+        size_t n = 0;
+        int c;
+        bool same = true;
+        while ((c = fgetc(f)) != EOF) {
+            same &= n < mem.len && mem.data[n] == (uint8_t)c;
+            n++;
+        }
+        fclose(f);
+        FUZZ_CHECK(same && n == mem.len, "the diff file (%zu bytes) is not the diff profile (%zu)",
+                   n, mem.len);
+        pprof_buffer_free(&mem);
+        unlink(path);
+    } else {
+        FUZZ_CHECK(err.message[0], "diff file: %s without a message", pprof_status_name(sf));
+    }
+    pprof_profile_free(q);
+    FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
+}
+
+/* The profile against another one: BASE is p edited (values scaled by a factor from h; half the
+ * time the samples of functions matching "e" dropped; a quarter of the time one sample type
+ * kept). Against each other both ways, the totals swap; a rule on the total fires exactly when
+ * the total moved its way; the diff profile is the same written to memory or to a file. */
+static void
+pair_diff(const pprof_profile *p, uint64_t h)
+{
+    static const double factors[] = {0.5, 2, -1, 0, 3e18, 1};
+    pprof_edit_scale sc = {NULL, factors[h % 6]};
+    pprof_edit_options eo;
+    pprof_edit_options_init(&eo);
+    eo.scale = &sc;
+    eo.n_scale = 1;
+    eo.ignore = (h >> 3) & 1 ? "e" : NULL;
+    size_t nt = pprof_profile_count(p, PPROF_TABLE_SAMPLE_TYPE);
+    pprof_string last = {"", 0};
+    char type[128] = "";
+    if (nt)
+        pprof_profile_string(p, pprof_profile_sample_type(p, nt - 1).type, &last);
+    snprintf(type, sizeof(type), "%.*s", (int)(last.len < 127 ? last.len : 127), last.data);
+    const char *const keep[] = {type};
+    bool one_type = nt > 1 && ((h >> 4) & 3) == 0 && *type && strlen(type) == last.len;
+    if (one_type) {
+        eo.sample_types = keep;
+        eo.n_sample_types = 1;
+    }
+    pprof_profile *base = NULL;
+    pprof_error err;
+    if (pprof_edit(p, &eo, &base, &err) != PPROF_OK)
+        return;
+    pprof_diff_options o;
+    pprof_diff_options_init(&o);
+    o.granularity = (pprof_granularity)((h >> 6) % 5);
+    o.normalize = (h >> 9) & 1;
+    o.sample_type = one_type || ((h >> 10) & 1) ? type : NULL;
+    pprof_diff *d = NULL, *back = NULL;
+    pprof_status st = pprof_diff_new(base, p, &o, &d, &err);
+    if (st != PPROF_OK) {
+        FUZZ_CHECK(err.message[0], "diff: %s without a message", pprof_status_name(st));
+    } else {
+        pprof_diff_summary s = pprof_diff_get_summary(d);
+        /* normalized, NEW's values follow BASE's total: the reverse diff is another one */
+        if (!o.normalize && pprof_diff_new(p, base, &o, &back, &err) == PPROF_OK) {
+            pprof_diff_summary r = pprof_diff_get_summary(back);
+            FUZZ_CHECK(r.base_total == s.new_total && r.new_total == s.base_total,
+                       "the totals do not swap (%lld, %lld against %lld, %lld)",
+                       (long long)s.base_total, (long long)s.new_total, (long long)r.base_total,
+                       (long long)r.new_total);
+        }
+        pprof_diff_free(back);
+        double delta = (double)s.new_total - (double)s.base_total;
+        FUZZ_CHECK(fired_on("total > 0", d) == (delta > 0), "'total > 0' on a change of %g", delta);
+        /* a change from a zero total is infinitely many percent, of its sign */
+        FUZZ_CHECK(fired_on("total <= -0%", d) == (delta <= 0), "'total <= -0%%' on a change of %g",
+                   delta);
+        fired_on(h & 1 ? "flat:. >= 10%" : "cum:e < -1pp", d);
+        pprof_buffer text = {0}, json = {0};
+        FUZZ_CHECK(pprof_diff_print(d, (h >> 12) % 4, PPROF_PRINT_TEXT, &text, &err) == PPROF_OK,
+                   "diff text: %s", err.message);
+        FUZZ_CHECK(pprof_diff_print(d, 0, PPROF_PRINT_JSON, &json, &err) == PPROF_OK,
+                   "diff JSON: %s", err.message);
+        check_json(&json, "pair diff");
+        pprof_buffer_free(&text);
+        pprof_buffer_free(&json);
+        pprof_diff_free(d);
+        diff_nomem(base, p, o, h >> 14);
+    }
+    diff_file(base, p, &o);
+    /* a type only NEW has (BASE kept the last): the profile without it is named */
+    pprof_string first = {"", 0};
+    if (one_type && pprof_profile_string(p, pprof_profile_sample_type(p, 0).type, &first) &&
+        first.len && first.len < 127 && !memchr(first.data, 0, first.len) &&
+        !(first.len == last.len && !memcmp(first.data, last.data, last.len))) {
+        snprintf(type, sizeof(type), "%.*s", (int)first.len, first.data);
+        o.sample_type = type;
+        for (int k = 0; k < 2; k++) {
+            d = NULL;
+            st = k ? pprof_diff_new(p, base, &o, &d, &err) : pprof_diff_new(base, p, &o, &d, &err);
+            FUZZ_CHECK(st != PPROF_OK ? !strncmp(err.message, k ? "NEW" : "BASE", 3) : !d,
+                       "a type %s lacks: %s: %s", k ? "NEW" : "BASE", pprof_status_name(st),
+                       st ? err.message : "accepted");
+            pprof_diff_free(d);
+        }
+    }
+    pprof_profile_free(base);
+}
+
+/* Missing arguments are refused with PPROF_E_ARG, whichever is missing. */
+static void
+missing_arguments(const pprof_profile *p)
+{
+    pprof_diff_options o;
+    pprof_diff_options_init(&o);
+    pprof_diff *d = NULL;
+    pprof_profile *q = NULL;
+    pprof_diff_rule *rule = NULL;
+    pprof_buffer b = {0};
+    size_t fired = 0;
+    pprof_error err;
+    o.granularity = (pprof_granularity)(PPROF_GRANULARITY_ADDRESSES + 1);
+    pprof_status st[] = {
+        pprof_diff_new(NULL, p, NULL, &d, &err),
+        pprof_diff_new(p, p, &o, &d, &err),
+        pprof_diff_profile(p, NULL, NULL, &q, &err),
+        pprof_diff_profile(p, p, NULL, NULL, &err),
+        pprof_diff_write_file(p, p, NULL, NULL, NULL, &err),
+        pprof_diff_print(NULL, 0, PPROF_PRINT_TEXT, &b, &err),
+        pprof_diff_rule_parse(NULL, NULL, &rule, &err),
+        pprof_diff_rule_eval(NULL, NULL, &b, &fired, &err),
+    };
+    for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+        FUZZ_CHECK(st[i] == PPROF_E_ARG && err.message[0], "missing argument %zu: %s", i,
+                   pprof_status_name(st[i]));
+    FUZZ_CHECK(!d && !q && !rule && !b.len, "a refused call gave something back");
+    /* renders: no profile, peek without its expression, a directory that is not there */
+    pprof_report_render_options ro;
+    pprof_report_render_options_init(&ro);
+    FUZZ_CHECK(pprof_report_render(NULL, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG,
+               "a render of no profile is not refused");
+    ro.format = PPROF_REPORT_PEEK;
+    FUZZ_CHECK(pprof_report_render(p, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG &&
+                   pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT, "-", NULL, &err) ==
+                       PPROF_E_ARG,
+               "peek without an expression is not refused");
+    ro.format = PPROF_REPORT_TRACES;
+    pprof_status st2 = pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT,
+                                                "/nonexistent-pprof-fuzz/out", NULL, &err);
+    FUZZ_CHECK(st2 != PPROF_OK && err.message[0], "a render into no directory: %s",
+               pprof_status_name(st2));
+    FUZZ_CHECK(!b.len, "a refused render gave something back");
+}
+
+/* A render written to /dev/full fails, naming the error, unless it has no bytes; traces of a
+ * large profile are written in parts as they are made, and the first part fails. */
+static void
+render_full_device(const pprof_profile *p)
+{
+    pprof_report_render_options ro;
+    pprof_report_render_options_init(&ro);
+    ro.format = PPROF_REPORT_TRACES;
+    pprof_buffer mem = {0};
+    pprof_error err;
+    if (pprof_report_render(p, &ro, PPROF_PRINT_TEXT, &mem, &err) != PPROF_OK)
+        return;
+    pprof_status st = pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT, "/dev/full", NULL, &err);
+    FUZZ_CHECK(mem.len ? st == PPROF_E_IO && err.message[0] : st == PPROF_OK,
+               "%zu bytes of traces to /dev/full: %s", mem.len, pprof_status_name(st));
+    pprof_buffer_free(&mem);
+}
+
 /* pprof_report_render: every format, text and JSON, with options drawn from the input; an
- * error must say why, and a second render must give the same bytes. */
+ * error must say why, a second render must give the same bytes, and the render with one
+ * allocation failing gives PPROF_E_NOMEM. */
 static void
 render(const pprof_profile *p, size_t size, uint64_t h)
 {
@@ -232,6 +544,7 @@ render(const pprof_profile *p, size_t size, uint64_t h)
     /* list reads the sources the profile names: every name is made relative ("/" trimmed)
      * and searched under a directory that does not exist and its parents (the working
      * directory): the search runs, relative to the working directory */
+    bool small = pprof_profile_count(p, PPROF_TABLE_LOCATION) <= 300;
     for (int f = PPROF_REPORT_TRACES; f <= PPROF_REPORT_LIST; f++) {
         pprof_report_render_options o;
         pprof_report_render_options_init(&o);
@@ -256,6 +569,9 @@ render(const pprof_profile *p, size_t size, uint64_t h)
                            "second render: %s", err.message);
                 FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
                            "render %d/%d differs between two runs", f, j);
+                /* every format of a small profile, one of a large one (time) */
+                if (small || (size_t)(f * 2 + j) == (h >> 40) % 14)
+                    render_nomem(p, o, pf, &a, h >> (f + 3 * j));
             }
             pprof_buffer_free(&a);
             pprof_buffer_free(&b);
@@ -291,9 +607,28 @@ safe_source(const char *s, size_t n)
     return true;
 }
 
-/* Writes dir/NAME (NAME = s without its leading '/', parents made) with lines "line K". */
+/* Whether a list may search for the profile's sources outside the harness's directory (in the
+ * working directory and its parents, or at their absolute names): only when no file name could
+ * reach a file whose content changes between two runs (/proc, /sys, /dev). */
+static bool
+sources_tame(const pprof_profile *p)
+{
+    size_t nf = pprof_profile_count(p, PPROF_TABLE_FUNCTION);
+    static const char *const bad[] = {"proc", "sys", "dev"};
+    for (size_t i = 0; i < nf; i++) {
+        pprof_string name = {"", 0};
+        pprof_profile_string(p, pprof_profile_function(p, i).filename, &name);
+        for (size_t k = 0; k < 3; k++)
+            if (memmem(name.data, name.len, bad[k], strlen(bad[k])))
+                return false;
+    }
+    return true;
+}
+
+/* Writes dir/NAME (NAME = s without its leading '/', parents made) with lines "line K", ended
+ * by "\r\n" when crlf; a long first line is longer than a list reads (64 KiB). */
 static void
-write_source(const char *dir, const char *s, size_t n, int lines)
+write_source(const char *dir, const char *s, size_t n, int lines, bool crlf, bool long_first)
 {
     while (n && *s == '/')
         s++, n--;
@@ -311,8 +646,11 @@ write_source(const char *dir, const char *s, size_t n, int lines)
     FILE *f = fopen(path, "wx");
     if (!f) /* the same name twice, or a directory of that name already */
         return;
+    if (long_first)
+        for (int k = 0; k < 70000; k++)
+            fputc('x', f);
     for (int k = 1; k <= lines; k++)
-        fprintf(f, "%s line %d\n", k % 7 ? "\t" : "// ", k);
+        fprintf(f, "%s line %d%s\n", k % 7 ? "\t" : "// ", k, crlf ? "\r" : "");
     FUZZ_CHECK(fclose(f) == 0, "writing %s", path);
 }
 
@@ -341,7 +679,8 @@ render_list_sources(const pprof_profile *p, uint64_t h)
         if (!safe_source(name.data, name.len))
             continue;
         /* the first files long enough for every line, the later ones cut short */
-        write_source(dir, name.data, name.len, made < 4 ? 400 : (int)(h >> 40) % 30);
+        write_source(dir, name.data, name.len, made < 4 ? 400 : (int)(h >> 40) % 30,
+                     (h >> (20 + made)) & 1, made == 0 && (h >> 48) % 8 == 0);
         made++;
     }
     if (made) {
@@ -361,11 +700,31 @@ render_list_sources(const pprof_profile *p, uint64_t h)
                        "second list: %s", err.message);
             FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
                        "list with sources differs between two runs");
+            render_nomem(p, o, PPROF_PRINT_TEXT, &a, h >> 7);
         } else {
             FUZZ_CHECK(err.message[0], "list: an error without a message");
         }
         pprof_buffer_free(&a);
         pprof_buffer_free(&b);
+        /* the names as they are (absolute ones opened there), and the working directory as
+         * the search path: errors say why, and two runs agree */
+        if (sources_tame(p)) {
+            for (int k = 0; k < 2; k++) {
+                o.trim_path = k ? "/" : NULL;
+                o.source_path = k ? NULL : dir;
+                pprof_status st = pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err);
+                if (st == PPROF_OK) {
+                    FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_TEXT, &b, &err) == PPROF_OK,
+                               "second list %d: %s", k, err.message);
+                    FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
+                               "list %d differs between two runs", k);
+                } else {
+                    FUZZ_CHECK(err.message[0], "list %d: an error without a message", k);
+                }
+                pprof_buffer_free(&a);
+                pprof_buffer_free(&b);
+            }
+        }
     }
     FUZZ_CHECK(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0, "cleaning %s", dir);
 }
@@ -404,10 +763,15 @@ render_svg(const pprof_profile *p, uint64_t h)
     pprof_status st = pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err);
     if (st != PPROF_OK) {
         FUZZ_CHECK(err.message[0], "svg: %s without a message", pprof_status_name(st));
-    } else if (strings_utf8(p)) {
-        size_t bad = 0;
-        FUZZ_CHECK(xml_check(a.data, a.len, &bad), "SVG not well-formed at byte %zu of %zu", bad,
-                   a.len);
+    } else {
+        if (strings_utf8(p)) {
+            size_t bad = 0;
+            FUZZ_CHECK(xml_check(a.data, a.len, &bad), "SVG not well-formed at byte %zu of %zu",
+                       bad, a.len);
+        }
+        /* Graphviz lays the graph out again for each failure point: a few, on small graphs */
+        if (pprof_profile_count(p, PPROF_TABLE_LOCATION) <= 24)
+            render_nomem(p, o, PPROF_PRINT_TEXT, &a, h >> 19);
     }
     pprof_buffer_free(&a);
     FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_JSON, &a, &err) == PPROF_E_ARG,
@@ -478,6 +842,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     render_svg(p, fuzz_hash(data, size));
     render_file(p, fuzz_hash(data, size));
     self_diff(p, size);
+    pair_diff(p, fuzz_hash(data, size) >> 5);
+    missing_arguments(p);
+    render_full_device(p);
     pprof_profile_free(p);
     return 0;
 }

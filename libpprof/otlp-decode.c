@@ -661,6 +661,20 @@ rd_profile(odec *d, const char *pre, size_t i, const uint8_t *p, const uint8_t *
         break;
     case 10: CHECK(rd_bytes(d, &w, "original_payload", tp, &p, end, wt, &pr->original)); break;
     case 11:
+        /* the profile's indices are one run of ints, but its samples push theirs there too,
+         * and they come first in field order: the run starts at the first index, and one
+         * that samples interrupted moves to the end before the next part is appended */
+        if (!pr->attrs.n) {
+            pr->attrs.off = (uint32_t)o->ints.len;
+        } else if (pr->attrs.off + pr->attrs.n != o->ints.len) {
+            size_t at = o->ints.len;
+            if (!pprof__vec_grow(d->a, &o->ints, sizeof(int32_t), at + pr->attrs.n))
+                return nomem(d, &w, p);
+            memcpy((int32_t *)o->ints.data + at, (int32_t *)o->ints.data + pr->attrs.off,
+                   pr->attrs.n * sizeof(int32_t));
+            o->ints.len = at + pr->attrs.n;
+            pr->attrs.off = (uint32_t)at;
+        }
         CHECK(rd_rep_i32(d, &w, "attribute_indices", tp, &p, end, wt, &pr->attrs.n, &d->n_attr_idx,
                          d->ro->max_labels, "attribute indices"));
         break;

@@ -126,7 +126,8 @@ disambiguate(const pprof__graph *g, uint32_t *index, uint32_t *count)
             id = count[v]++;
         fn_id[i] = id;
     }
-    for (size_t i = 0; i < n; i++) {
+    /* after a failed reservation the nodes from there on have no leader yet */
+    for (size_t i = 0; i < n && !st; i++) {
         index[i] = fn_id[i];
         count[i] = count[leader[i]];
     }

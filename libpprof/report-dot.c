@@ -25,6 +25,8 @@ static const char *const shortener_rx[] = {
     "^(?:[_a-zA-Z]\\w*::)+(_*[A-Z]\\w*::~?[_a-zA-Z]\\w*(?:<.*>)?)",
 };
 
+/* Leaves s empty: shortener_new frees what it made when it fails, and its caller frees s
+ * again on its way out. */
 static void
 shortener_free(shortener *s)
 {
@@ -33,6 +35,7 @@ shortener_free(shortener *s)
     pprof__regex_free(s->go);
     pprof__regex_free(s->java);
     pprof__regex_free(s->cpp);
+    memset(s, 0, sizeof(*s));
 }
 
 static pprof_status

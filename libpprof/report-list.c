@@ -414,9 +414,8 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
         int m = last.data && pprof__str_eq(last, in->name)
                     ? last_m
                     : pprof__regex_match(rx, in->name.data, in->name.len);
-        if (m < 0) {
-            st = pprof__error(c->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                              "list: the regexp's match limit was reached");
+        if (m < 0) { /* no memory for the search */
+            st = PPROF_E_NOMEM;
             goto out;
         }
         last = in->name.data ? in->name : (pprof_string){"", 0};

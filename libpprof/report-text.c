@@ -1085,9 +1085,11 @@ pprof__graph_json(const pprof__rctx *c, const pprof__graph *g, pprof__regex *rx,
             st = pprof__buffer_printf(out, ",\"flat\":%" PRId64 ",\"cum\":%" PRId64,
                                       pprof__flat_value(&g->nodes, n),
                                       pprof__cum_value(&g->nodes, n));
-        if (!st && rx)
-            st = pprof__buffer_printf(out, ",\"match\":%s",
-                                      pprof__regex_match(rx, name, nl) == 1 ? "true" : "false");
+        if (!st && rx) {
+            int m = pprof__regex_match(rx, name, nl);
+            st = m < 0 ? PPROF_E_NOMEM
+                       : pprof__buffer_printf(out, ",\"match\":%s", m ? "true" : "false");
+        }
         if (!st)
             st = pprof__buffer_printf(out, "}");
     }
@@ -1152,9 +1154,8 @@ pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         const char *name = pprof__gname(&g, n, &nl);
         if (rx) {
             int m = pprof__regex_match(rx, name, nl);
-            if (m < 0) {
-                st = pprof__error(c->err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
-                                  "peek: the regexp's match limit was reached");
+            if (m < 0) { /* no memory for the search */
+                st = PPROF_E_NOMEM;
                 break;
             }
             if (!m)

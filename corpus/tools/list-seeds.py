@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Seeds for fuzz_report's list with sources (corpus/report/list-N.pb): small profiles whose
 # functions name relative-safe source files and lines, so the harness writes those files and
-# `list` annotates them. Usage: list-seeds.py DIR (writes DIR/list-0.pb .. list-3.pb).
+# `list` annotates them. Usage: list-seeds.py DIR (writes DIR/list-0.pb .. list-3.pb, and
+# list-4.pb: see windows()).
 import os
 import sys
 
@@ -42,7 +43,36 @@ def profile(variant):
     return p
 
 
+def windows():
+    """Source windows that are not one block: a function starting (start_line 10) after a line
+    it has samples at (3, then 12), so the listing passes that node by; a later function of the
+    same file starting at 100 with its only sample at line 3, so its window holds no line (the
+    file opens, as the earlier routine read it, and nothing is printed); and a function whose
+    absolute file name holds a NUL byte, which no open takes."""
+    strings = ["", "samples", "count", "a.first", "b.second", "c.nul", "src/app/win.go",
+               "/src/app/n\0l.go"]
+    s = {x: i for i, x in enumerate(strings)}
+    p = ld(1, vi(1, s["samples"]) + vi(2, s["count"]))
+    funcs = [(1, "a.first", "src/app/win.go", 10), (2, "b.second", "src/app/win.go", 100),
+             (3, "c.nul", "/src/app/n\0l.go", 1)]
+    for fid, name, fn, start in funcs:
+        p += ld(5, vi(1, fid) + vi(2, s[name]) + vi(3, s[name]) + vi(4, s[fn]) + vi(5, start))
+    locs = [(1, [(1, 3)]), (2, [(1, 12)]), (3, [(2, 3)]), (4, [(3, 7)])]
+    for lid, lines in locs:
+        body = vi(1, lid)
+        for fid, ln in lines:
+            body += ld(4, vi(1, fid) + vi(2, ln))
+        p += ld(4, body)
+    for st, v in [([1], 5), ([2, 1], 7), ([3], 2), ([4], 4)]:
+        p += ld(2, ld(1, packed(st)) + ld(2, packed([v])))
+    for x in strings:
+        p += ld(6, x.encode())
+    return p
+
+
 out = sys.argv[1]
+with open(os.path.join(out, "list-4.pb"), "wb") as f:
+    f.write(windows())
 for v in range(4):
     with open(os.path.join(out, "list-%d.pb" % v), "wb") as f:
         f.write(profile(v))

@@ -324,5 +324,48 @@ main(void)
     pprof_otlp_profiles_free(v, n);
     v = NULL;
     n = 0;
+    /* the profile's attribute_indices after its samples, in field order as protoc writes them:
+     * they once were read where the samples' indices start (the comment lost, the sample's
+     * label taken for a profile attribute) */
+    o = NULL;
+    ok = pprof_otlp_read_file(path_of("in/profile-attrs.otlp"), NULL, &o, &err) == PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK;
+    pprof_otlp_free(o);
+    if (ok && n == 1) {
+        pprof_header h = pprof_profile_header(v[0]);
+        pprof_sample s0 = pprof_profile_sample(v[0], 0);
+        char a[32], b[16];
+        tap_ok(&t,
+               h.n_comment == 1 &&
+                   strcmp(str(v[0], h.comment[0], a, sizeof(a)), "a comment") == 0 &&
+                   s0.n_label == 1 && strcmp(label(v[0], &s0, "k", b, sizeof(b)), "v") == 0,
+               "profile attributes after the samples: the comment is the profile's, the label "
+               "the sample's");
+    } else {
+        tap_ok(&t, false, "profile-attrs.otlp converts (%s: %s)", err.path, err.message);
+    }
+    if (ok)
+        pprof_otlp_profiles_free(v, n);
+    /* the same with the profile's indices in two parts around the sample (written by
+     * corpus/tools/otlp-seeds.py, as otlp-split-attrs.otlp): both parts are the profile's */
+    o = NULL;
+    ok = pprof_otlp_read_file(path_of("in/profile-attrs-split.otlp"), NULL, &o, &err) == PPROF_OK &&
+         pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK;
+    pprof_otlp_free(o);
+    if (ok && n == 1) {
+        pprof_header h = pprof_profile_header(v[0]);
+        pprof_sample s0 = pprof_profile_sample(v[0], 0);
+        char a[32], b[16], u[32];
+        tap_ok(&t,
+               h.n_comment == 1 &&
+                   strcmp(str(v[0], h.comment[0], a, sizeof(a)), "a comment") == 0 &&
+                   strcmp(str(v[0], h.doc_url, u, sizeof(u)), "https://example.com/doc") == 0 &&
+                   s0.n_label == 1 && strcmp(label(v[0], &s0, "k", b, sizeof(b)), "v") == 0,
+               "profile attributes in two parts around a sample: both are the profile's");
+    } else {
+        tap_ok(&t, false, "profile-attrs-split.otlp converts (%s: %s)", err.path, err.message);
+    }
+    if (ok)
+        pprof_otlp_profiles_free(v, n);
     return tap_done(&t);
 }

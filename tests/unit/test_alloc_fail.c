@@ -14,6 +14,7 @@
 #include "pprof/edit.h"
 #include "pprof/merge.h"
 #include "pprof/pprof.h"
+#include "pprof/report.h"
 #include "tap.h"
 
 /* Atomic because the merger, the editor and the gzip writer call the allocator from their own
@@ -68,6 +69,7 @@ fa_free(void *ctx, void *ptr)
 typedef struct fixture {
     pprof_buffer raw, gz, zst, big_raw; /* big_raw: more than one gzip member */
     pprof_profile *p, *q, *big;         /* raw and a second one with other values; big_raw */
+    pprof_profile *latin1;              /* function names that are not UTF-8 */
 } fixture;
 
 typedef pprof_status (*scenario_fn)(const fixture *fx, const pprof_allocator *a, pprof_error *err);
@@ -376,6 +378,124 @@ sc_convert_invalid(const fixture *fx, const pprof_allocator *a, pprof_error *err
     return st;
 }
 
+/* Two functions named in Latin-1 ("caf\xe9" and "na\xefve") calling each other: a regexp
+ * search of such a name needs memory (Go reads each bad byte as U+FFFD). */
+static pprof_status
+build_latin1(pprof_profile **out, pprof_error *err)
+{
+    pprof_builder_value_type type = {"samples", "count"};
+    pprof_builder_options o = PPROF_BUILDER_OPTIONS_INIT;
+    o.sample_types = &type;
+    o.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    pprof_status st = pprof_builder_new(&o, &b, err);
+    if (st != PPROF_OK)
+        return st;
+    static const char *const names[] = {"caf\xe9", "na\xefve"};
+    pprof_builder_loc stack[2];
+    for (int i = 0; i < 2 && st == PPROF_OK; i++) {
+        pprof_builder_str s, file, none = PPROF_BUILDER_NONE;
+        pprof_builder_fn fn;
+        if ((st = pprof_builder_intern_cstr(b, names[i], &s, err)) != PPROF_OK ||
+            (st = pprof_builder_intern_cstr(b, "menu.c", &file, err)) != PPROF_OK ||
+            (st = pprof_builder_function(b, s, none, file, 1, &fn, err)) != PPROF_OK)
+            break;
+        pprof_builder_line line = {fn, 10 + i, 0};
+        pprof_builder_map no_map = PPROF_BUILDER_NONE;
+        st = pprof_builder_location(b, no_map, 0x1000 + 16 * (uint64_t)i, &line, 1, false,
+                                    &stack[i], err);
+    }
+    int64_t v = 3;
+    pprof_buffer raw = {0};
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    if (st == PPROF_OK)
+        st = pprof_builder_add_sample(b, &v, 1, stack, 2, NULL, 0, err);
+    if (st == PPROF_OK)
+        st = pprof_builder_serialize(b, 0, &w, &raw, err);
+    if (st == PPROF_OK)
+        st = pprof_profile_read_memory(raw.data, raw.len, NULL, out, err);
+    pprof_buffer_free(&raw);
+    pprof_builder_free(b);
+    return st;
+}
+
+/* A report render of the fixture (every allocation through a): the dot graph once freed its
+ * name shortener twice when one of the shortener's patterns failed to allocate, and the
+ * callgrind output read nodes it had not grouped yet after a failed hash table growth. */
+static pprof_status
+render_with(const fixture *fx, pprof_report_format f, const pprof_allocator *a, pprof_error *err)
+{
+    pprof_report_render_options o;
+    pprof_report_render_options_init(&o);
+    o.format = f;
+    o.granularity = PPROF_GRANULARITY_ADDRESSES;
+    o.allocator = *a;
+    pprof_buffer out = {0};
+    pprof_status st = pprof_report_render(fx->p, &o, PPROF_PRINT_TEXT, &out, err);
+    pprof_buffer_free(&out);
+    return st;
+}
+
+static pprof_status
+sc_render_dot(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return render_with(fx, PPROF_REPORT_DOT, a, err);
+}
+
+static pprof_status
+sc_render_callgrind(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return render_with(fx, PPROF_REPORT_CALLGRIND, a, err);
+}
+
+/* peek, its JSON and list search names that are not UTF-8: a search without memory once was
+ * reported as "the regexp's match limit was reached" (PPROF_E_LIMIT), and in peek's JSON as
+ * no match */
+static pprof_status
+search_latin1(const fixture *fx, pprof_report_format f, pprof_print_format pf,
+              const pprof_allocator *a, pprof_error *err)
+{
+    pprof_report_render_options o;
+    pprof_report_render_options_init(&o);
+    o.format = f;
+    o.symbol = "caf";
+    o.source_path = "no-such-dir";
+    o.allocator = *a;
+    pprof_buffer out = {0}, want = {0};
+    pprof_status st = pprof_report_render(fx->latin1, &o, pf, &out, err);
+    /* a render that absorbed the failure must still say what it says without one */
+    o.allocator = (pprof_allocator){NULL, NULL, NULL, NULL};
+    if (st == PPROF_OK && (pprof_report_render(fx->latin1, &o, pf, &want, err) != PPROF_OK ||
+                           want.len != out.len || memcmp(want.data, out.data, out.len) != 0)) {
+        snprintf(err->message, sizeof(err->message),
+                 "the output differs from the one of a "
+                 "render without failures");
+        st = PPROF_E_INVALID;
+    }
+    pprof_buffer_free(&out);
+    pprof_buffer_free(&want);
+    return st;
+}
+
+static pprof_status
+sc_peek_latin1(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return search_latin1(fx, PPROF_REPORT_PEEK, PPROF_PRINT_TEXT, a, err);
+}
+
+static pprof_status
+sc_peek_json_latin1(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return search_latin1(fx, PPROF_REPORT_PEEK, PPROF_PRINT_JSON, a, err);
+}
+
+static pprof_status
+sc_list_latin1(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    return search_latin1(fx, PPROF_REPORT_LIST, PPROF_PRINT_TEXT, a, err);
+}
+
 /* Fails allocation 1, 2, ... of fn until a run makes fewer allocations than the one failed and
  * gives the status expected; every other run must give PPROF_E_NOMEM. */
 static void
@@ -434,7 +554,8 @@ main(void)
                 pprof_profile_read_memory(q_raw.data, q_raw.len, &ro, &fx.q, &err) == PPROF_OK &&
                 pprof_profile_read_memory(fx.big_raw.data, fx.big_raw.len, &ro, &fx.big, &err) ==
                     PPROF_OK &&
-                pprof_profile_write_memory(fx.p, &w, &fx.gz, &err) == PPROF_OK;
+                pprof_profile_write_memory(fx.p, &w, &fx.gz, &err) == PPROF_OK &&
+                build_latin1(&fx.latin1, &err) == PPROF_OK;
     w.format = PPROF_FORMAT_ZSTD;
     ready = ready && pprof_profile_write_memory(fx.p, &w, &fx.zst, &err) == PPROF_OK;
     if (!tap_ok(&t, ready, "fixtures built and read (%s)", ready ? "ok" : err.message))
@@ -457,10 +578,16 @@ main(void)
     fail_each(&t, &fx, "edit, 2 threads", sc_edit_threads, PPROF_OK);
     fail_each(&t, &fx, "convert", sc_convert, PPROF_OK);
     fail_each(&t, &fx, "convert refusing an invalid profile", sc_convert_invalid, PPROF_E_INVALID);
+    fail_each(&t, &fx, "render dot", sc_render_dot, PPROF_OK);
+    fail_each(&t, &fx, "render callgrind", sc_render_callgrind, PPROF_OK);
+    fail_each(&t, &fx, "peek of Latin-1 names", sc_peek_latin1, PPROF_OK);
+    fail_each(&t, &fx, "peek of Latin-1 names, JSON", sc_peek_json_latin1, PPROF_OK);
+    fail_each(&t, &fx, "list of Latin-1 names", sc_list_latin1, PPROF_OK);
 
     pprof_profile_free(fx.p);
     pprof_profile_free(fx.q);
     pprof_profile_free(fx.big);
+    pprof_profile_free(fx.latin1);
     pprof_buffer_free(&fx.raw);
     pprof_buffer_free(&q_raw);
     pprof_buffer_free(&fx.big_raw);
