@@ -270,8 +270,9 @@ render_nomem(const pprof_profile *p, pprof_report_render_options o, pprof_print_
     FUZZ_CHECK(st == PPROF_OK, "render %d through the counting allocator: %s", (int)o.format,
                err.message);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 12 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 12, h);
+    uint64_t points = fuzz_fail_points(12);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         st = pprof_report_render(p, &o, pf, &b, &err);
         FUZZ_CHECK((st == PPROF_E_NOMEM && fa.failed && err.message[0]) ||
@@ -315,8 +316,9 @@ diff_nomem(const pprof_profile *base, const pprof_profile *cur, pprof_diff_optio
         return;
     pprof_diff_free(d);
     uint64_t calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h);
+    uint64_t points = fuzz_fail_points(6);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
         d = NULL;
         pprof_status st = pprof_diff_new(base, cur, &o, &d, &err);
@@ -330,8 +332,8 @@ diff_nomem(const pprof_profile *base, const pprof_profile *cur, pprof_diff_optio
         return;
     pprof_profile_free(q);
     calls = fa.calls;
-    for (uint64_t k = 0; k < 6 && k < calls; k++) {
-        uint64_t at = fuzz_fail_point(calls, k, 6, h >> 3);
+    for (uint64_t k = 0; k < points && k < calls; k++) {
+        uint64_t at = fuzz_fail_point(calls, k, points, h >> 3);
         fa = (fuzz_failing_alloc){0, at, 0};
         q = NULL;
         pprof_status st = pprof_diff_profile(base, cur, &o, &q, &err);
