@@ -113,6 +113,23 @@ fuzz_fail_point(uint64_t calls, uint64_t k, uint64_t n, uint64_t h)
     return calls <= n ? k : (h + k * calls / n) % calls;
 }
 
+/* Whether the file at path holds exactly the n bytes at d; *len (when not NULL) gets how many it
+ * holds, 0 when it cannot be opened. */
+static inline bool
+fuzz_file_holds(const char *path, const uint8_t *d, size_t n, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t k = 0;
+    bool same = f != NULL;
+    for (int c; f && (c = fgetc(f)) != EOF; k++)
+        same = same && k < n && d[k] == (uint8_t)c;
+    if (f)
+        fclose(f);
+    if (len)
+        *len = k;
+    return same && k == n;
+}
+
 /* FNV-1a of the input: a stable source of choices that does not consume input bytes. */
 static inline uint64_t
 fuzz_hash(const uint8_t *data, size_t size)

@@ -134,14 +134,8 @@ check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *o
         return;
     }
     FUZZ_CHECK(st == PPROF_OK, "serialize_file failed where serialize succeeded: %s", err.message);
-    FILE *f = fopen(path, "rb");
-    FUZZ_CHECK(f, "cannot read %s back", path);
-    bool same = true;
-    for (size_t i = 0; i < out->len && same; i++)
-        same = fgetc(f) == out->data[i];
-    same = same && fgetc(f) == EOF;
-    fclose(f);
-    FUZZ_CHECK(same, "serialize_file wrote other bytes than serialize");
+    FUZZ_CHECK(fuzz_file_holds(path, out->data, out->len, NULL),
+               "serialize_file wrote other bytes than serialize");
     unlink(path);
     FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
 }

@@ -269,21 +269,6 @@ edit_nomem(const pprof_profile *in, ops *p, uint64_t h)
     }
 }
 
-/* Whether the file at path holds exactly want's bytes. */
-static bool
-file_holds(const char *path, const pprof_buffer *want)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    bool ok = true;
-    for (size_t i = 0; i < want->len && ok; i++)
-        ok = fgetc(f) == want->data[i];
-    ok = ok && fgetc(f) == EOF;
-    fclose(f);
-    return ok;
-}
-
 /* A private directory for the written files, removed again by tmp_done. */
 typedef struct tmp {
     char dir[4096], path[4200];
@@ -309,8 +294,8 @@ tmp_done(tmp *t)
 static void
 check_file(const tmp *t, const pprof_buffer *want, const char *what)
 {
-    FUZZ_CHECK(file_holds(t->path, want), "%s: the file holds other bytes than the memory output",
-               what);
+    FUZZ_CHECK(fuzz_file_holds(t->path, want->data, want->len, NULL),
+               "%s: the file holds other bytes than the memory output", what);
     unlink(t->path);
 }
 

@@ -31,20 +31,6 @@ write_file(const char *path, const uint8_t *d, size_t n)
     return fclose(f) == 0 && ok;
 }
 
-static bool
-same_bytes(const char *path, const uint8_t *d, size_t n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++)
-        ok = fgetc(f) == d[i];
-    ok = ok && fgetc(f) == EOF;
-    fclose(f);
-    return ok;
-}
-
 /* What on_temporary announced: the last temporary's name ("" once it is gone) and how often. */
 typedef struct announced {
     char path[4300];
@@ -214,10 +200,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             special_outputs(p, dir, &w);
         } else {
             /* a failed write leaves the input as it was */
-            FUZZ_CHECK(same_bytes(path, data, size), "a failed write changed the input file");
+            FUZZ_CHECK(fuzz_file_holds(path, data, size, NULL),
+                       "a failed write changed the input file");
         }
     } else {
-        FUZZ_CHECK(same_bytes(path, data, size), "a failed read changed the input file");
+        FUZZ_CHECK(fuzz_file_holds(path, data, size, NULL), "a failed read changed the input file");
     }
     pprof_profile_free(p);
     pprof_profile_free(q);
@@ -255,7 +242,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(copy, sizeof(copy), "%s/copy.pb", dir);
     FUZZ_CHECK(pprof_write_bytes_atomic(copy, data, size, &err) == PPROF_OK, "writing %s: %s", copy,
                err.message);
-    FUZZ_CHECK(same_bytes(copy, data, size), "pprof_write_bytes_atomic wrote other bytes");
+    FUZZ_CHECK(fuzz_file_holds(copy, data, size, NULL),
+               "pprof_write_bytes_atomic wrote other bytes");
     pprof_merge_input *mf = NULL, *mm = NULL;
     pprof_status sf = pprof_merge_input_read_file(copy, &o, &mf, &err);
     pprof_status sm = pprof_merge_input_read_memory(data, size, &o, &mm, NULL);
@@ -284,7 +272,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "convert from memory gave %s (in place %d), from a file %s (%d): %s",
                pprof_status_name(cm), rm.in_place, pprof_status_name(cf), rf.in_place, err.message);
     if (cf == PPROF_OK)
-        FUZZ_CHECK(same_bytes(conv, cb.data, cb.len), "convert wrote other bytes to a file");
+        FUZZ_CHECK(fuzz_file_holds(conv, cb.data, cb.len, NULL),
+                   "convert wrote other bytes to a file");
     else
         FUZZ_CHECK(access(conv, F_OK) != 0, "a failed convert left %s behind", conv);
     pprof_buffer_free(&cb);

@@ -192,17 +192,9 @@ writer_extras(const pprof_profile *p, const pprof_flame_tree *t, pprof_flame_wri
     FUZZ_CHECK(pprof_flame_write(t, &o, &out, &err) == PPROF_OK, "write: %s", err.message);
     FUZZ_CHECK(pprof_flame_write_file(t, &o, path, NULL, &err) == PPROF_OK, "write file: %s",
                err.message);
-    FILE *f = fopen(path, "rb");
-    FUZZ_CHECK(f, "the written file is missing");
-    size_t n = 0;
-    int c;
-    bool same = true;
-    while ((c = fgetc(f)) != EOF) {
-        same &= n < out.len && out.data[n] == (uint8_t)c;
-        n++;
-    }
-    fclose(f);
-    FUZZ_CHECK(same && n == out.len, "the file (%zu bytes) differs from memory (%zu)", n, out.len);
+    size_t n;
+    FUZZ_CHECK(fuzz_file_holds(path, out.data, out.len, &n),
+               "the file (%zu bytes) differs from memory (%zu)", n, out.len);
     unlink(path);
     FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
     pprof_buffer_free(&out);

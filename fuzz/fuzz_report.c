@@ -365,18 +365,9 @@ diff_file(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_
         pprof_buffer mem = {0};
         FUZZ_CHECK(pprof_profile_write_memory(q, &wo, &mem, &err) == PPROF_OK,
                    "the diff profile does not write: %s", err.message);
-        FILE *f = fopen(path, "rb");
-        FUZZ_CHECK(f, "the diff file is missing");
-        size_t n = 0;
-        int c;
-        bool same = true;
-        while ((c = fgetc(f)) != EOF) {
-            same &= n < mem.len && mem.data[n] == (uint8_t)c;
-            n++;
-        }
-        fclose(f);
-        FUZZ_CHECK(same && n == mem.len, "the diff file (%zu bytes) is not the diff profile (%zu)",
-                   n, mem.len);
+        size_t n;
+        FUZZ_CHECK(fuzz_file_holds(path, mem.data, mem.len, &n),
+                   "the diff file (%zu bytes) is not the diff profile (%zu)", n, mem.len);
         pprof_buffer_free(&mem);
         unlink(path);
     } else {
@@ -810,17 +801,8 @@ render_file(const pprof_profile *p, uint64_t h)
     FUZZ_CHECK(sm == sf, "render %d to memory gives %s, to a file %s", (int)o.format,
                pprof_status_name(sm), pprof_status_name(sf));
     if (sf == PPROF_OK) {
-        FILE *f = fopen(path, "rb");
-        FUZZ_CHECK(f, "the rendered file is missing");
-        size_t n = 0;
-        int c;
-        bool same = true;
-        while ((c = fgetc(f)) != EOF) {
-            same &= n < mem.len && mem.data[n] == (uint8_t)c;
-            n++;
-        }
-        fclose(f);
-        FUZZ_CHECK(same && n == mem.len,
+        size_t n;
+        FUZZ_CHECK(fuzz_file_holds(path, mem.data, mem.len, &n),
                    "render %d: the file (%zu bytes) differs from memory (%zu)", (int)o.format, n,
                    mem.len);
         unlink(path);
