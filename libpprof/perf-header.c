@@ -160,6 +160,8 @@ static pprof_status
 header_string(perf__reader *r, const uint8_t *sec, const char *what, const uint8_t *p, size_t len,
               const char **out, size_t *used)
 {
+    *used = 0;
+    *out = NULL;
     if (len < 4 || perf__u32(r, p) > len - 4)
         return feature_bad(r, sec, what);
     uint32_t n = perf__u32(r, p);
