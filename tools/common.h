@@ -16,6 +16,11 @@ enum {
     TOOL_EXIT_IO = 3,
 };
 
+/* Read options that take, besides pprof, every format of libpprof-formats (readers.c). */
+const pprof_read_options *tool_read_options(pprof_read_options *ro);
+/* pprof_profile_read_file with those options. */
+pprof_status tool_read_profile(const char *path, pprof_profile **out, pprof_error *err);
+
 /* A cursor over argv. Options come as -x VALUE, --long VALUE or --long=VALUE; "-" and
  * anything after "--" are operands. Go's single-dash words (-nodecount=20, -sample_index cpu)
  * are read as the double-dash option of the same name with '_' as '-' (--nodecount=20,

@@ -95,7 +95,7 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
             print_folded_error(in, &b, &err);
         b.len = 0;
     } else {
-        st = pprof_profile_read_file(in, NULL, &p, &err);
+        st = tool_read_profile(in, &p, &err);
     }
     if (!st && f->to) {
         pprof_folded_write_options wo = PPROF_FOLDED_WRITE_OPTIONS_INIT;

@@ -13,7 +13,7 @@ read_input(const convert_folded *f, const char *in, pprof_buffer *b, pprof_profi
            pprof_error *err)
 {
     if (!f->from_json && !f->from)
-        return pprof_profile_read_file(in, NULL, p, err);
+        return tool_read_profile(in, p, err);
     pprof_status st = tool_read_all(in, b, err);
     if (!st && f->from) {
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;

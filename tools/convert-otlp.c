@@ -111,7 +111,7 @@ to_otlp(convert_otlp *c, const char *in, const char *out, const pprof_write_opti
 {
     pprof_error err;
     pprof_profile *p = NULL;
-    pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    pprof_status st = tool_read_profile(in, &p, &err);
     if (st) {
         tool_print_error(stderr, prog, in, &err);
         return tool_exit_for(st);

@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "common.h"
+#include "edit.h"
+#include "formats.h"
 
 static const char usage[] =
     "Usage: pprof-check [options] FILE...\n"
@@ -448,7 +450,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
     w->file = in;
-    pprof_status st = pprof_profile_read_file(in, NULL, &p, &err);
+    pprof_status st = tool_read_profile(in, &p, &err);
     if (st) {
         if (!pprof_check_read_error(&err, co, on_finding, w, NULL)) {
             tool_print_error(stderr, prog, in, &err);
@@ -683,6 +685,8 @@ run(int argc, char **argv)
         tool_note_format(prog, o.wopts.format, o.quiet);
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     co.max_findings = UINT64_MAX; /* on_finding applies --max-findings to the shown ones */
+    co.regex_check = pprof_regex_check;
+    co.readers = pprof_formats_readers();
     co.enabled = o.enabled;
     co.n_enabled = PPROF_RULE_COUNT;
     out w = {.o = &o, .f = stdout};

@@ -147,6 +147,8 @@ run(int argc, char **argv)
     /* gzip members on every core, as pprof-merge and pprof-edit: the bytes never depend on it */
     o.w.threads = tool_cores(64);
     co.write = &o.w;
+    pprof_read_options ro;
+    co.read = tool_read_options(&ro);
     co.no_check = o.no_check;
     co.on_finding = tool_print_go_finding;
     co.finding_ctx = &g;

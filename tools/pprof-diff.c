@@ -180,7 +180,7 @@ run(int argc, char **argv)
     }
     for (int i = 0; i < 2 && !st; i++) {
         where = o.in[i];
-        st = pprof_profile_read_file(o.in[i], NULL, &p[i], &err);
+        st = tool_read_profile(o.in[i], &p[i], &err);
         if (!st && (rc = tool_refuse_invalid(prog, o.in[i], p[i], "not compared"))) {
             st = PPROF_E_INVALID; /* rc says how it ends; nothing more is printed */
             break;

@@ -64,7 +64,7 @@ run(int argc, char **argv)
     /* A listing shows what is there, even what a rewriting reader refuses (pprof-check says
      * what is wrong with it). */
     pprof_read_options ro;
-    pprof_read_options_init(&ro);
+    tool_read_options(&ro);
     ro.relax = PPROF_RELAX_STRING0 | PPROF_RELAX_CONCATENATED;
     pprof_status st = pprof_profile_read_file(in, &ro, &p, &err);
     if (st) {

@@ -323,13 +323,13 @@ run_edit_symbolized(edit_cli *c, uint8_t *key)
 {
     pprof_error err;
     pprof_profile *p = NULL, *base = NULL;
-    pprof_status st = pprof_profile_read_file(c->in, NULL, &p, &err);
+    pprof_status st = tool_read_profile(c->in, &p, &err);
     int rc = st ? (tool_print_error(stderr, prog, c->in, &err), tool_exit_for(st)) : 0;
     if (!rc)
         rc = tool_refuse_invalid(prog, c->in, p, "not edited");
     if (!rc)
         rc = symbolize_opts_apply(&c->sym, prog, c->in, &p);
-    if (!rc && c->normalize && (st = pprof_profile_read_file(c->normalize, NULL, &base, &err))) {
+    if (!rc && c->normalize && (st = tool_read_profile(c->normalize, &base, &err))) {
         tool_print_error(stderr, prog, c->normalize, &err);
         rc = tool_exit_for(st);
     }
@@ -378,13 +378,14 @@ run_edit(edit_cli *c)
     if (c->sym.enabled) /* a symbolized copy is a whole profile */
         return run_edit_symbolized(c, key);
     /* read as a merge input: samples are decoded and edited a batch at a time */
-    if ((st = pprof_merge_input_read_file(c->in, NULL, &p, &err))) {
+    pprof_read_options ro;
+    if ((st = pprof_merge_input_read_file(c->in, tool_read_options(&ro), &p, &err))) {
         tool_print_error(stderr, prog, c->in, &err);
         free(key);
         return tool_exit_for(st);
     }
     int rc = 0;
-    if (c->normalize && (st = pprof_profile_read_file(c->normalize, NULL, &base, &err))) {
+    if (c->normalize && (st = tool_read_profile(c->normalize, &base, &err))) {
         tool_print_error(stderr, prog, c->normalize, &err);
         rc = tool_exit_for(st);
     } else if (base) { /* the library refuses it too, but this names the file */

@@ -99,8 +99,9 @@ read_input(const char *prog, const char *path, bool folded, pprof_profile **out)
             tool_print_error(stderr, prog, path, &err);
         return st ? tool_exit_for(st) : 0;
     }
+    pprof_read_options ro;
     if (!st)
-        st = pprof_profile_read_memory(b.data, b.len, NULL, out, &err);
+        st = pprof_profile_read_memory(b.data, b.len, tool_read_options(&ro), out, &err);
     pprof_buffer_free(&b);
     if (st) {
         tool_print_error(stderr, prog, path, &err);

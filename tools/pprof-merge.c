@@ -262,7 +262,7 @@ add_symbolized(const merge_opts *o, pprof_merger *m, const path_list *in)
     for (size_t i = 0; i < in->n; i++) {
         pprof_error err;
         pprof_profile *p = NULL;
-        pprof_status st = pprof_profile_read_file(in->v[i], NULL, &p, &err);
+        pprof_status st = tool_read_profile(in->v[i], &p, &err);
         if (st) {
             tool_print_error(stderr, prog, in->v[i], &err);
             return tool_exit_for(st);
@@ -323,6 +323,8 @@ merge_all(const merge_opts *o, const path_list *in)
     pprof_merge_files_options fo;
     pprof_merge_files_options_init(&fo);
     fo.threads = jobs;
+    pprof_read_options ro;
+    fo.read = tool_read_options(&ro);
     fo.check = o->check;
     fo.check_options = &co;
     fo.on_finding = on_finding;

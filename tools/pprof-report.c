@@ -269,7 +269,7 @@ run(int argc, char **argv)
     pprof_error err;
     pprof_profile *p = NULL, *fp = NULL;
     const char *where = o.in;
-    pprof_status st = pprof_profile_read_file(o.in, NULL, &p, &err);
+    pprof_status st = tool_read_profile(o.in, &p, &err);
     int bad = st ? 0 : tool_refuse_invalid(PROG, o.in, p, "not reported");
     if (!st && !bad)
         bad = symbolize_opts_apply(&so, PROG, o.in, &p);

@@ -128,7 +128,7 @@ run(int argc, char **argv)
         t.w.format = tool_format_from_name(t.out);
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
-    pprof_status st = pprof_profile_read_file(t.in, NULL, &p, &err);
+    pprof_status st = tool_read_profile(t.in, &p, &err);
     if (st) {
         tool_print_error(stderr, prog, t.in, &err);
         return tool_exit_for(st);

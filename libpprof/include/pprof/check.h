@@ -64,6 +64,13 @@ typedef struct pprof_check_options {
      * past that count stay on. */
     const bool *enabled;
     size_t n_enabled;
+    /* Rule S14 asks whether drop_frames and keep_frames are Go regular expressions, which takes
+     * a regexp parser the core does not carry: pprof_regex_check (libpprof-analyze) or one of
+     * the caller's, returning 0 for a valid pattern, 1 for an invalid one (*why: the reason),
+     * -1 without memory. NULL: S14 is not checked. */
+    int (*regex_check)(const char *pattern, size_t n, const char **why);
+    /* Formats checked besides pprof (pprof_check_path), as pprof_read_options.readers. */
+    const struct pprof_reader *const *readers;
 } pprof_check_options;
 
 #define PPROF_CHECK_OPTIONS_INIT                                                                   \

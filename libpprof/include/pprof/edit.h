@@ -24,6 +24,11 @@
 extern "C" {
 #endif
 
+/* Whether pattern (n bytes) is a regular expression Go's regexp accepts: 0 when it is, 1 when it
+ * is not (*why: Go's reason, a static string), -1 without memory to decide. The shape of
+ * pprof_check_options.regex_check, which turns rule S14 on. */
+PPROF_API int pprof_regex_check(const char *pattern, size_t n, const char **why);
+
 /* Aggregation granularity (Go's -granularity with Profile.Aggregate). */
 typedef enum pprof_granularity {
     PPROF_GRANULARITY_NONE = 0, /* no aggregation (unless no_inlines) */

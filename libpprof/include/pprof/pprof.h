@@ -105,6 +105,9 @@ typedef struct pprof_read_options {
      * read keeps 0; one that only reports or lists (pprof-check, pprof-dump) may relax them
      * and leave the finding to pprof_check. */
     uint32_t relax;
+    /* Formats read besides pprof, tried in order: a NULL-terminated list of readers such as
+     * libpprof-formats' pprof_formats_readers(). NULL: pprof only (the core knows no other). */
+    const struct pprof_reader *const *readers;
 } pprof_read_options;
 
 /* Keep a profile whose string_table[0] is not "" (rule W6-string-table-0): every field meaning
@@ -126,6 +129,37 @@ typedef struct pprof_read_options {
 PPROF_API void pprof_read_options_init(pprof_read_options *opts);
 
 typedef struct pprof_profile pprof_profile;
+
+struct pprof_finding;
+struct pprof_check_options;
+struct pprof_check_summary;
+
+/* A format other than pprof, plugged into every read path from above (docs/architecture.md):
+ * the reads of a profile, a merge input, a conversion and a check consult the readers of their
+ * options after removing the container (gzip, zstd). Readers are constant tables; the library
+ * keeps no registry of them. */
+typedef struct pprof_reader {
+    size_t struct_size; /* sizeof(pprof_reader) */
+    const char *name;   /* "otlp" */
+    /* Whether decompressed bytes are certainly in this format. */
+    bool (*detect)(const uint8_t *raw, size_t len);
+    /* Whether a file name says this format where the content alone is not certain; may be
+     * NULL. */
+    bool (*path_says)(const char *path);
+    /* raw (taken: freed with o's allocator whatever happens) into one new profile; container
+     * is what the bytes came in. */
+    pprof_status (*read)(uint8_t *raw, size_t len, pprof_format container,
+                         const pprof_read_options *o, pprof_profile **out, pprof_error *err);
+    /* *raw (taken) replaced by the pprof encoding of the one profile it holds, allocated with
+     * o's allocator: the merge's inputs decode pprof bytes lazily. */
+    pprof_status (*to_pprof)(uint8_t **raw, size_t *len, pprof_format container,
+                             const pprof_read_options *o, pprof_error *err);
+    /* Checks the file's bytes (any container) against the format's own rules, as pprof_check
+     * does a profile; *decoded when the bytes decoded. NULL: checked as the profile read. */
+    pprof_status (*check)(const uint8_t *data, size_t size, const struct pprof_check_options *opts,
+                          bool (*fn)(void *ctx, const struct pprof_finding *f), void *ctx,
+                          struct pprof_check_summary *summary, bool *decoded, pprof_error *err);
+} pprof_reader;
 
 /* Reads a raw, gzip (one or more members) or zstd profile from memory. The bytes are copied or
  * decompressed; the caller keeps ownership of data. opts may be NULL for the defaults. On success
@@ -379,6 +413,15 @@ PPROF_API pprof_status pprof_convert_file(const char *in_path, const char *out_p
 PPROF_API pprof_status pprof_convert_memory(const void *data, size_t size,
                                             const pprof_convert_options *opts, pprof_buffer *out,
                                             pprof_convert_result *res, pprof_error *err);
+
+/* ---------------------------------------------------------------- sample types */
+
+/* The sample type a report, flame graph or writer reads, by Go's -sample_index rule: name NULL or "" picks the
+ * profile's default_sample_type when it names one of its types, else the last type; a decimal
+ * number is an index; otherwise the type whose name equals name (or name without an "inuse_"
+ * prefix). PPROF_E_ARG names the types when none matches; PPROF_E_INVALID without types. */
+PPROF_API pprof_status pprof_sample_type_find(const pprof_profile *p, const char *name,
+                                              size_t *index, pprof_error *err);
 
 /* ---------------------------------------------------------------- printing */
 

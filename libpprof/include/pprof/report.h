@@ -26,13 +26,6 @@ extern "C" {
 /* "functions", "filefunctions", "files", "lines" or "addresses". */
 PPROF_API bool pprof_granularity_parse(const char *name, pprof_granularity *out);
 
-/* The sample type a report reads, by Go's -sample_index rule: name NULL or "" picks the
- * profile's default_sample_type when it names one of its types, else the last type; a decimal
- * number is an index; otherwise the type whose name equals name (or name without an "inuse_"
- * prefix). PPROF_E_ARG names the types when none matches; PPROF_E_INVALID without types. */
-PPROF_API pprof_status pprof_sample_type_find(const pprof_profile *p, const char *name,
-                                              size_t *index, pprof_error *err);
-
 typedef struct pprof_report_options {
     size_t struct_size;      /* sizeof(pprof_report_options) */
     const char *sample_type; /* see pprof_sample_type_find; NULL = the default */

@@ -1,0 +1,477 @@
+/* pprof_convert_*: read, check, write. Decoding every sample into the model costs more than
+ * the rest of a conversion (a uint64 per location id, first-touched pages, then encoding them
+ * again), so when each sample's bytes can be checked where they lie, they are: the location
+ * ids are copied as they are, the values and labels re-encoded from a sample's worth of
+ * scratch. The output must be the model path's byte for byte, so a sample is copied only when
+ * the model path would have written exactly those bytes for it; anything else sends the whole
+ * file through the model, which then gives its own output, errors and findings. */
+#include "pprof/check.h"
+
+#include "profile-private.h"
+#include "validate-private.h"
+#include "wire-private.h"
+
+/* One-byte tags of the fields a sample may hold in place (field << 3 | wire type). */
+enum {
+    TAG_LOCATION_PACKED = 0x0a,
+    TAG_VALUE = 0x10,
+    TAG_VALUE_PACKED = 0x12,
+    TAG_LABEL = 0x1a,
+    TAG_LABEL_KEY = 0x08,
+    TAG_LABEL_STR = 0x10,
+    TAG_LABEL_NUM = 0x18,
+    TAG_LABEL_NUM_UNIT = 0x20,
+};
+
+typedef struct conv {
+    const pprof_profile *p;
+    const uint64_t *span; /* (offset, length) of each sample's body in p->buf */
+    size_t n;
+    uint64_t nstr;
+    /* one sample's values and labels, sized by the check pass for the largest sample */
+    int64_t *vals;
+    pprof_label *labs;
+    size_t most_vals, most_labs;
+} conv;
+
+/* What one sample holds; the counts are exact after a scan. */
+typedef struct scan {
+    const uint8_t *ids;
+    size_t ids_len, n_loc, n_val, n_lab;
+    const char *why; /* the reason a sample needs the model */
+} scan;
+
+/* A varint that is the shortest encoding of its value (so that copying it gives what the
+ * encoder writes), within end. */
+static inline bool
+shortest_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint8_t b = *p++;
+    uint64_t v = b & 0x7f;
+    for (unsigned shift = 7; b & 0x80; shift += 7) {
+        if (p == end || shift > 63)
+            return false;
+        b = *p++;
+        if (shift == 63 && b > 1)
+            return false;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b == 0) /* a zero last byte after others: a longer form than needed */
+            return false;
+    }
+    *pp = p;
+    *out = v;
+    return true;
+}
+
+/* The packed location ids: shortest varints naming existing locations (the checker's rule,
+ * CV3), counted in *n. */
+static bool
+ids_ok(const pprof__idmap *li, const uint8_t *p, const uint8_t *end, size_t *n)
+{
+    size_t k = 0;
+    while (p < end) {
+        uint64_t id;
+        if (*p < 0x80)
+            id = *p++;
+        else if (!shortest_varint(&p, end, &id))
+            return false;
+        if (pprof__idmap_find(li, id) == PPROF_NONE)
+            return false;
+        k++;
+    }
+    *n = k;
+    return true;
+}
+
+static bool
+string_ok(const conv *c, uint64_t v)
+{
+    return v < c->nstr || (v == 0 && c->nstr == 0); /* what the encoder's remap accepts */
+}
+
+/* One label's fields; with l, stored. */
+static bool
+label_scan(const conv *c, const uint8_t *p, const uint8_t *end, pprof_label *l, const char **why)
+{
+    pprof_label x = {0, 0, 0, 0};
+    while (p < end) {
+        uint8_t tag = *p++;
+        uint64_t v;
+        if (!pprof__varint(&p, end, &v)) {
+            *why = "a bad varint in a label";
+            return false;
+        }
+        switch (tag) {
+        case TAG_LABEL_KEY: x.key = (int64_t)v; break;
+        case TAG_LABEL_STR: x.str = (int64_t)v; break;
+        case TAG_LABEL_NUM: x.num = (int64_t)v; break;
+        case TAG_LABEL_NUM_UNIT: x.num_unit = (int64_t)v; break;
+        default: *why = "a label field the writer drops or rewrites"; return false;
+        }
+    }
+    if (!string_ok(c, (uint64_t)x.key) || !string_ok(c, (uint64_t)x.str) ||
+        !string_ok(c, (uint64_t)x.num_unit)) {
+        *why = "a label string index out of range";
+        return false;
+    }
+    if (l)
+        *l = x;
+    return true;
+}
+
+/* One value (one) or a packed run of them up to end, into the scratch values unless check. */
+static inline bool
+take_values(conv *c, scan *s, const uint8_t **p, const uint8_t *end, bool one, bool check)
+{
+    while (one || *p < end) {
+        uint64_t v;
+        if (!pprof__varint(p, end, &v)) {
+            s->why = one ? "a bad varint" : "a bad varint in packed values";
+            return false;
+        }
+        if (!check)
+            c->vals[s->n_val] = (int64_t)v;
+        s->n_val++;
+        if (one)
+            break;
+    }
+    return true;
+}
+
+/* Scans sample i's body. check: apply every condition (the first pass); otherwise the sample
+ * passed them already and its values and labels go to the scratch arrays. */
+static bool
+sample_scan(conv *c, size_t i, bool check, scan *s)
+{
+    const uint8_t *p = c->p->buf + c->span[2 * i];
+    const uint8_t *end = p + c->span[2 * i + 1];
+    memset(s, 0, sizeof(*s));
+    while (p < end) {
+        uint8_t tag = *p++;
+        uint64_t len;
+        switch (tag) {
+        case TAG_LOCATION_PACKED:
+            if (!pprof__varint(&p, end, &len) || len > (uint64_t)(end - p)) {
+                s->why = "a bad length";
+                return false;
+            }
+            if (check && (s->ids || !ids_ok(&c->p->loc_idx, p, p + len, &s->n_loc))) {
+                s->why = s->ids ? "location ids in more than one run"
+                                : "location ids not in their shortest form or naming no location";
+                return false;
+            }
+            s->ids = p;
+            s->ids_len = (size_t)len;
+            p += len;
+            break;
+        case TAG_VALUE:
+            if (!take_values(c, s, &p, end, true, check))
+                return false;
+            break;
+        case TAG_VALUE_PACKED:
+            if (!pprof__varint(&p, end, &len) || len > (uint64_t)(end - p)) {
+                s->why = "a bad length";
+                return false;
+            }
+            if (!take_values(c, s, &p, p + len, false, check))
+                return false;
+            break;
+        case TAG_LABEL:
+            if (!pprof__varint(&p, end, &len) || len > (uint64_t)(end - p)) {
+                s->why = "a bad length";
+                return false;
+            }
+            if (!label_scan(c, p, p + len, check ? NULL : &c->labs[s->n_lab], &s->why))
+                return false;
+            s->n_lab++;
+            p += len;
+            break;
+        default: s->why = "a field the writer drops or writes in another form"; return false;
+        }
+    }
+    if (s->ids && !s->ids_len) /* an empty run: written as no field, so the copy is not it */
+        s->ids = NULL;
+    return true;
+}
+
+static void
+get_sample(void *ctx, size_t i, pprof_sample *s, bool *same, const uint8_t **packed,
+           size_t *packed_len)
+{
+    conv *c = ctx;
+    scan x;
+    sample_scan(c, i, false, &x); /* it passed the check pass */
+    s->location_id = NULL;
+    s->n_location_id = x.ids_len; /* nonzero exactly when there are ids */
+    s->value = c->vals;
+    s->n_value = x.n_val;
+    s->label = c->labs;
+    s->n_label = x.n_lab;
+    *same = false;
+    *packed = x.ids;
+    *packed_len = x.ids_len;
+}
+
+static pprof_status
+refuse(pprof_error *err, const pprof_profile *p, size_t i, const char *why)
+{
+    char path[128];
+    pprof__path(path, "sample[%zu]", i);
+    const uint64_t *span = p->lazy.data;
+    return pprof__error(err, PPROF_E_UNSUPPORTED, span[2 * i], path, "not converted in place: %s",
+                        why);
+}
+
+/* The check pass over every sample: the conditions, the reader's limits, and the source's
+ * bound and scratch sizes. PPROF_E_UNSUPPORTED names the first sample that needs the model. */
+static pprof_status
+check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, pprof_error *err)
+{
+    const pprof_profile *p = c->p;
+    size_t nt = p->sample_types.len;
+    uint64_t stack = 0, values = 0, labels = 0;
+    size_t bound = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        scan s;
+        if (!sample_scan(c, i, true, &s))
+            return refuse(err, p, i, s.why);
+        if (s.n_val != nt) /* CV2; and no sample types at all is CV1 */
+            return refuse(err, p, i, "a value count other than the sample types'");
+        stack += s.n_loc, values += s.n_val, labels += s.n_lab;
+        if (stack > o->max_stack_entries || values > o->max_values || labels > o->max_labels)
+            return refuse(err, p, i, "a reader's limit exceeded");
+        if (s.n_val > c->most_vals)
+            c->most_vals = s.n_val;
+        if (s.n_lab > c->most_labs)
+            c->most_labs = s.n_lab;
+        bound += PPROF__SAMPLE_BOUND(s.n_loc, s.n_val, s.n_lab);
+    }
+    c->vals = pprof__malloc(&p->alloc, (c->most_vals + 1) * sizeof(int64_t));
+    c->labs = pprof__malloc(&p->alloc, (c->most_labs + 1) * sizeof(pprof_label));
+    if (!c->vals || !c->labs)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    *src = (pprof__sample_src){c->n, bound, get_sample, c};
+    return PPROF_OK;
+}
+
+static pprof_convert_options
+convert_options(const pprof_convert_options *opts)
+{
+    pprof_convert_options o = PPROF_CONVERT_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    return o;
+}
+
+/* Where the output goes: a path, or a caller's buffer. */
+typedef struct sink {
+    const char *path;
+    pprof_buffer *buf;
+} sink;
+
+static pprof_status
+write_out(const pprof_profile *p, const pprof__sample_src *src, const pprof_convert_options *co,
+          const sink *out, pprof_convert_result *res, pprof_error *err)
+{
+    pprof_status st = out->path ? pprof__write_file_src(p, src, NULL, out->path, co->write, err)
+                                : pprof__write_memory_src(p, src, co->write, out->buf, err);
+    /* what cannot be encoded (a dangling string index, unchecked) is the input's fault */
+    res->output_failed = st == PPROF_E_IO || st == PPROF_E_NOMEM;
+    return st;
+}
+
+/* The model path on a profile read already (owned). */
+static pprof_status
+via_model(pprof_profile *p, const pprof_convert_options *co, const sink *out,
+          pprof_convert_result *res, pprof_error *err)
+{
+    pprof_status st = PPROF_OK;
+    if (!co->no_check) {
+        pprof_check_summary sum;
+        st = pprof_validate(p, co->on_finding, co->finding_ctx, co->max_findings, &sum, err);
+        res->check_errors = sum.count[PPROF_SEVERITY_ERROR];
+    }
+    if (!st)
+        st = write_out(p, NULL, co, out, res, err);
+    pprof_profile_free(p);
+    return st;
+}
+
+/* The in-place path on buf (owned by p from the start). PPROF_E_UNSUPPORTED when the input
+ * needs the model, with p still holding buf for it. */
+static pprof_status
+in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
+         const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
+         pprof_error *err)
+{
+    pprof_error quiet;
+    if (pprof__decode_lazy(p, buf, len, o, &quiet)) /* the model path's error is the one */
+        return pprof__error(err, PPROF_E_UNSUPPORTED, quiet.offset, quiet.path,
+                            "not converted in place: %s", quiet.message);
+    pprof_status st = pprof__profile_index(p, err);
+    if (st)
+        return st;
+    /* a finding is reported by the model path, with the samples', in the checker's order; a
+     * check that could not run (out of memory) must not pass for one that found nothing */
+    if (!co->no_check &&
+        (st = pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, NULL, &quiet)) != PPROF_OK) {
+        if (st != PPROF_E_INVALID) {
+            *err = quiet;
+            return st;
+        }
+        return pprof__error(err, PPROF_E_UNSUPPORTED, quiet.offset, quiet.path,
+                            "not converted in place: %s", quiet.message);
+    }
+    conv c = {.p = p, .span = p->lazy.data, .n = p->lazy.len / 2, .nstr = p->strings.len};
+    pprof__sample_src src;
+    st = check_samples(&c, o, &src, err);
+    if (!st) {
+        st = write_out(p, &src, co, out, res, err);
+        res->in_place = true;
+    }
+    pprof__free(&p->alloc, c.vals);
+    pprof__free(&p->alloc, c.labs);
+    return st;
+}
+
+/* The bytes of another format become a model first: they cannot be rewritten where they are. */
+static pprof_status
+not_in_place(const pprof_reader *r, pprof_error *err)
+{
+    /* reader names are upper-cased as the formats are written ("OTLP") */
+    char name[32];
+    size_t i = 0;
+    for (; r->name[i] && i < sizeof(name) - 1; i++)
+        name[i] = (char)(r->name[i] >= 'a' && r->name[i] <= 'z' ? r->name[i] - 32 : r->name[i]);
+    name[i] = 0;
+    return pprof__error(err, PPROF_E_UNSUPPORTED, PPROF_NO_OFFSET, "",
+                        "not converted in place: %s input", name);
+}
+
+/* Converts the decompressed protobuf in buf (owned), read from a container of format fmt. */
+static pprof_status
+convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
+            const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
+            pprof_error *err)
+{
+    const pprof_reader *r = pprof__reader_for_raw(o->readers, buf, len);
+    if (r) {
+        if (co->mode == PPROF_CONVERT_IN_PLACE) {
+            pprof__free(&o->allocator, buf);
+            return not_in_place(r, err);
+        }
+        pprof_profile *q = NULL;
+        pprof_status st = r->read(buf, len, fmt, o, &q, err);
+        return st ? st : via_model(q, co, out, res, err);
+    }
+    pprof_profile *p = pprof__profile_new(&o->allocator);
+    if (!p) {
+        pprof__free(&o->allocator, buf);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    p->source_format = fmt;
+    if (co->mode != PPROF_CONVERT_MODEL) {
+        pprof_status st = in_place(p, buf, len, o, co, out, res, err);
+        if (st != PPROF_E_UNSUPPORTED || co->mode == PPROF_CONVERT_IN_PLACE) {
+            pprof_profile_free(p);
+            return st;
+        }
+        p->buf = NULL; /* the bytes go on to the model path */
+        pprof_profile_free(p);
+        if (!(p = pprof__profile_new(&o->allocator))) {
+            pprof__free(&o->allocator, buf);
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        p->source_format = fmt;
+    }
+    pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
+    if (st) {
+        pprof_profile_free(p);
+        return st;
+    }
+    return via_model(p, co, out, res, err);
+}
+
+static pprof_status
+start(const pprof_convert_options *opts, pprof_convert_options *co, pprof_read_options *o,
+      pprof_convert_result *res, pprof_error *err)
+{
+    *co = convert_options(opts);
+    memset(res, 0, sizeof(*res));
+    if ((unsigned)co->mode > PPROF_CONVERT_IN_PLACE)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown convert mode %d",
+                            (int)co->mode);
+    pprof__read_options_fill(o, co->read);
+    return pprof_write_options_check(co->write, err);
+}
+
+pprof_status
+pprof_convert_memory(const void *data, size_t size, const pprof_convert_options *opts,
+                     pprof_buffer *out, pprof_convert_result *res, pprof_error *err)
+{
+    pprof_convert_result dummy;
+    res = res ? res : &dummy;
+    pprof_convert_options co;
+    pprof_read_options o;
+    pprof_status st = start(opts, &co, &o, res, err);
+    if (st)
+        return st;
+    if (!out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
+    if ((st = pprof__read_memory_start(data, size, co.read, out, &o, err)))
+        return st;
+    pprof_format fmt = pprof_detect_format(data, size);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if ((st = pprof__decompress(data, size, fmt, &o, &buf, &len, err)))
+        return st;
+    sink s = {NULL, out};
+    return convert_raw(buf, len, fmt, &o, &co, &s, res, err);
+}
+
+pprof_status
+pprof_convert_file(const char *in_path, const char *out_path, const pprof_convert_options *opts,
+                   pprof_convert_result *res, pprof_error *err)
+{
+    pprof_convert_result dummy;
+    res = res ? res : &dummy;
+    pprof_convert_options co;
+    pprof_read_options o;
+    pprof_status st = start(opts, &co, &o, res, err);
+    if (st)
+        return st;
+    if (!in_path || !out_path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path");
+    sink s = {out_path, NULL};
+    const pprof_reader *r = pprof__reader_for_path(o.readers, in_path);
+    if (r) { /* by its name: as pprof_profile_read_file */
+        if (co.mode == PPROF_CONVERT_IN_PLACE)
+            return not_in_place(r, err);
+        pprof_profile *p = NULL;
+        if ((st = pprof_profile_read_file(in_path, &o, &p, err)))
+            return st;
+        return via_model(p, &co, &s, res, err);
+    }
+    uint8_t *data;
+    size_t len;
+    if ((st = pprof__read_all(in_path, o.max_input_bytes, &o.allocator, &data, &len, err)))
+        return st;
+    pprof_format fmt = pprof_detect_format(data, len);
+    if (fmt == PPROF_FORMAT_RAW) { /* the bytes read are the buffer, as the reader has it */
+        if (len > o.max_decompressed_bytes && !pprof__reader_for_raw(o.readers, data, len)) {
+            pprof__free(&o.allocator, data);
+            return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
+                                "input of %zu bytes exceeds the limit of %llu", len,
+                                (unsigned long long)o.max_decompressed_bytes);
+        }
+        return convert_raw(data, len, fmt, &o, &co, &s, res, err);
+    }
+    uint8_t *buf = NULL;
+    size_t blen = 0;
+    st = pprof__decompress(data, len, fmt, &o, &buf, &blen, err);
+    pprof__free(&o.allocator, data);
+    if (st)
+        return st;
+    return convert_raw(buf, blen, fmt, &o, &co, &s, res, err);
+}

@@ -1,0 +1,82 @@
+/* Per-sample lookups every layer above needs: the sample type a caller names, and a sample's
+ * locations by index. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "profile-private.h"
+
+static bool
+str_eq(const pprof_profile *p, int64_t i, const char *s, size_t n)
+{
+    pprof_string v;
+    return pprof_profile_string(p, i, &v) && v.len == n && (!n || !memcmp(v.data, s, n));
+}
+
+pprof_status
+pprof_sample_type_find(const pprof_profile *p, const char *name, size_t *index, pprof_error *err)
+{
+    size_t nt = p->sample_types.len;
+    if (!nt)
+        return pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "sample_type",
+                            "the profile has no sample types");
+    if (!name || !*name) {
+        pprof_string d;
+        if (pprof_profile_string(p, p->hdr.default_sample_type, &d) && d.len)
+            for (size_t i = 0; i < nt; i++)
+                if (str_eq(p, PPROF__AT(p->sample_types, pprof_value_type, i).type, d.data,
+                           d.len)) {
+                    *index = i;
+                    return PPROF_OK;
+                }
+        *index = nt - 1;
+        return PPROF_OK;
+    }
+    char *end;
+    long long v = strtoll(name, &end, 10);
+    if (*end == 0 && end != name) {
+        if (v < 0 || (unsigned long long)v >= nt)
+            return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "sample_type",
+                                "sample index %s is outside [0..%zu]", name, nt - 1);
+        *index = (size_t)v;
+        return PPROF_OK;
+    }
+    const char *no_inuse = strncmp(name, "inuse_", 6) ? name : name + 6;
+    for (size_t i = 0; i < nt; i++) {
+        int64_t t = PPROF__AT(p->sample_types, pprof_value_type, i).type;
+        if (str_eq(p, t, name, strlen(name)) || str_eq(p, t, no_inuse, strlen(no_inuse))) {
+            *index = i;
+            return PPROF_OK;
+        }
+    }
+    char list[200] = "";
+    for (size_t i = 0; i < nt && strlen(list) < 150; i++) {
+        pprof_string s = {"", 0};
+        pprof_profile_string(p, PPROF__AT(p->sample_types, pprof_value_type, i).type, &s);
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof(list) - l, "%s%.*s", i ? " " : "", (int)(s.len > 40 ? 40 : s.len),
+                 s.data);
+    }
+    return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "sample_type",
+                        "sample type '%s' must be one of: %s", name, list);
+}
+
+pprof_status
+pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err)
+{
+    const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, si);
+    if (!s->n_loc)
+        return PPROF_OK;
+    const uint64_t *ids = (const uint64_t *)p->stack.data + s->loc_off;
+    for (uint32_t j = 0; j < s->n_loc; j++) {
+        uint32_t li = pprof__idmap_find(&p->loc_idx, ids[j]);
+        if (li == PPROF_NONE) {
+            char path[128];
+            pprof__path(path, "sample[%zu].location_id[%u]", si, j);
+            return pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, path,
+                                "no location has id %" PRIu64, ids[j]);
+        }
+        idx[j] = li;
+    }
+    return PPROF_OK;
+}
