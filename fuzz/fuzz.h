@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pprof/formats.h"
 #include "pprof/pprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,6 +43,7 @@ fuzz_read_options(void)
     o.max_labels = 1u << 18;
     o.max_stack_entries = 1u << 20;
     o.max_values = 1u << 18;
+    o.readers = pprof_formats_readers(); /* every format the tools read */
     return o;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "edit.h"
 #include "fuzz.h"
 
 typedef struct seen {
@@ -52,6 +53,7 @@ check(pprof_profile *p, uint64_t max_findings, uint64_t stop_after, pprof_check_
 {
     pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
     o.max_findings = max_findings;
+    o.regex_check = pprof_regex_check;
     seen s = {0, {0, 0, 0}, UINT64_C(0xcbf29ce484222325), stop_after};
     pprof_error err;
     pprof_status st = pprof_check(p, &o, on_finding, &s, sum, &err);

@@ -1,18 +1,22 @@
 #!/bin/sh
-# Symbol hygiene of the built library, as TAP:
-#  - the shared library exports only pprof_* symbols (plus its version node);
-#  - every PPROF_API function declared in the public headers is exported;
+# Symbol hygiene of one built library, as TAP:
+#  - the shared library exports only pprof_* symbols (plus its version nodes); internal pprof__
+#    symbols only where PRIVATE-NODE is given (the core, for the build's other libraries), and
+#    only under that node;
+#  - every PPROF_API function declared in the library's public headers is exported;
 #  - the library objects hold no writable data (.data/.bss/.tdata/.tbss: no global mutable state;
 #    const tables with pointers live in .data.rel.ro, which is read-only after relocation) and no
 #    static constructors. DW.ref.* (the C++ shim's exception personality and type-info
 #    references, regex-re2.cc) sit in .data.rel.local but only the loader writes them.
-# Usage: check-symbols.sh NM OBJDUMP SHARED-LIB STATIC-LIB INCLUDE-DIR INSTRUMENTED(true|false)
+# Usage: check-symbols.sh NM OBJDUMP SHARED-LIB STATIC-LIB INSTRUMENTED(true|false) PRIVATE-NODE|-
+#        HEADER...
 nm=$1
 objdump=$2
 so=$3
 ar=$4
-inc=$5
-instrumented=$6
+instrumented=$5
+private=$6
+shift 6
 . "$(dirname "$0")/../cli/tap.sh"
 
 "$nm" -D --defined-only "$so" >"$tmp/dyn" 2>"$tmp/err"
@@ -22,11 +26,18 @@ grep -v '^pprof_' "$tmp/exported" >"$tmp/foreign"
 [ ! -s "$tmp/foreign" ]
 ok $? "every exported symbol starts with pprof_ ($(wc -l <"$tmp/exported") exported)"
 [ -s "$tmp/foreign" ] && diag "not pprof_: $(tr '\n' ' ' <"$tmp/foreign")"
-grep -q '^pprof__' "$tmp/exported"
-[ $? -ne 0 ]
-ok $? "no internal pprof__ symbol is exported"
+if [ "$private" = - ]; then
+    grep -q '^pprof__' "$tmp/exported"
+    [ $? -ne 0 ]
+    ok $? "no internal pprof__ symbol is exported"
+else
+    awk '$2 != "A" && $3 ~ /^pprof__/ && $3 !~ /@@?'"$private"'$/ { print $3 }' "$tmp/dyn" >"$tmp/stray"
+    [ ! -s "$tmp/stray" ]
+    ok $? "internal pprof__ symbols are exported only under $private"
+    [ -s "$tmp/stray" ] && diag "elsewhere: $(tr '\n' ' ' <"$tmp/stray")"
+fi
 
-sed -n 's/.*PPROF_API[^(]*[ *]\(pprof_[a-z0-9_]*\)(.*/\1/p' "$inc"/*.h | sort -u >"$tmp/declared"
+sed -n 's/.*PPROF_API[^(]*[ *]\(pprof_[a-z0-9_]*\)(.*/\1/p' "$@" | sort -u >"$tmp/declared"
 comm -23 "$tmp/declared" "$tmp/exported" >"$tmp/unexported"
 [ -s "$tmp/declared" ] && [ ! -s "$tmp/unexported" ]
 ok $? "every PPROF_API function of the public headers is exported ($(wc -l <"$tmp/declared") declared)"

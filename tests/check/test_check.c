@@ -9,6 +9,8 @@
 
 #include "cases.h"
 #include "check.h"
+#include "edit.h"
+#include "formats.h"
 #include "tap.h"
 
 typedef struct got {
@@ -23,6 +25,19 @@ typedef struct coll {
     got f[64];
     size_t n;
 } coll;
+
+/* Every rule: S14 needs the regexp parser of libpprof-analyze. */
+static const pprof_check_options full_opts = {sizeof(pprof_check_options), 1000, NULL, 0,
+                                              pprof_regex_check, NULL};
+
+/* pprof_check_path as pprof-check calls it: with the readers of libpprof-formats. */
+static const pprof_check_options *
+path_opts(pprof_check_options *o)
+{
+    *o = full_opts;
+    o->readers = pprof_formats_readers();
+    return o;
+}
 
 static bool
 collect(void *ctx, const pprof_finding *f)
@@ -73,7 +88,7 @@ check_bytes(const pb *b, pprof_profile **p, coll *c, pprof_check_summary *sum, p
     if (st)
         return st;
     memset(c, 0, sizeof(*c));
-    return pprof_check(*p, NULL, collect, c, sum, err);
+    return pprof_check(*p, &full_opts, collect, c, sum, err);
 }
 
 /* Wrapping sum: the S21 case overflows int64 on purpose. */
@@ -109,7 +124,7 @@ test_repair(tap *t, const rcase *k, pprof_profile *p)
     pprof_check_summary sum;
     memset(&sum, 0, sizeof(sum));
     if (st == PPROF_OK)
-        st = pprof_check(back, NULL, collect, &c, &sum, &err);
+        st = pprof_check(back, &full_opts, collect, &c, &sum, &err);
     if (!tap_ok(t, st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR] == 0,
                 "repair %s: output passes the check", k->name)) {
         tap_diag("status %s: %s %s", pprof_status_name(st), err.path, err.message);
@@ -208,6 +223,7 @@ test_cases(tap *t)
             bool only[PPROF_RULE_COUNT] = {false};
             only[want] = true;
             pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
+            co.regex_check = pprof_regex_check;
             co.enabled = only;
             co.n_enabled = PPROF_RULE_COUNT;
             coll c1 = {.n = 0};
@@ -318,6 +334,7 @@ test_limits(tap *t)
     coll c = {.n = 0};
     pprof_check_summary s;
     pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
+    o.regex_check = pprof_regex_check;
     o.max_findings = 3;
     pprof_status st = pprof_check(p, &o, collect, &c, &s, NULL);
     /* 40 unused and 39 duplicate functions */
@@ -395,7 +412,7 @@ test_nested_wire(tap *t)
     fm(&b, 4, &lc);
     pprof_profile *p = read_pb(&b);
     coll c = {.n = 0};
-    pprof_status st = p ? pprof_check(p, NULL, collect, &c, NULL, NULL) : PPROF_E_ARG;
+    pprof_status st = p ? pprof_check(p, &full_opts, collect, &c, NULL, NULL) : PPROF_E_ARG;
     bool ok = st == PPROF_OK && find(&c, "S18-unknown-field", "sample[0].label[0].field 9") &&
               find(&c, "S19-repeated-field", "sample[0].label[1].key") &&
               find(&c, "S19-repeated-field", "location[0].line[0].line");
@@ -446,7 +463,7 @@ test_all_string_fields(tap *t)
                                         "doc_url"};
     pprof_profile *p = read_pb(&b);
     coll c = {.n = 0};
-    pprof_status st = p ? pprof_check(p, NULL, collect, &c, NULL, NULL) : PPROF_E_ARG;
+    pprof_status st = p ? pprof_check(p, &full_opts, collect, &c, NULL, NULL) : PPROF_E_ARG;
     size_t found = 0, pd1 = 0;
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
         found += find(&c, "PD1-string-index", paths[i]) != NULL;
@@ -514,7 +531,7 @@ test_many_labels(tap *t)
         pprof_profile *p = read_pb(&b);
         coll got_ = {.n = 0};
         pprof_check_summary sum;
-        pprof_status st = p ? pprof_check(p, NULL, collect, &got_, &sum, NULL) : PPROF_E_ARG;
+        pprof_status st = p ? pprof_check(p, &full_opts, collect, &got_, &sum, NULL) : PPROF_E_ARG;
         char p1[64], p2[64];
         snprintf(p1, sizeof(p1), "sample[0].label[%zu].key", n - 5);
         snprintf(p2, sizeof(p2), "sample[0].label[%zu].key", n - 2);
@@ -545,7 +562,7 @@ test_repair_untyped(tap *t)
     memset(&sum, 0, sizeof(sum));
     pprof_status st = p ? pprof_repair(p, &q, &rs, NULL) : PPROF_E_ARG;
     if (st == PPROF_OK)
-        st = pprof_check(q, NULL, NULL, NULL, &sum, NULL);
+        st = pprof_check(q, &full_opts, NULL, NULL, &sum, NULL);
     tap_ok(t,
            st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR] == 0 &&
                pprof_profile_count(q, PPROF_TABLE_SAMPLE_TYPE) == 2 &&
@@ -667,6 +684,7 @@ test_real(tap *t)
     }
     fclose(probe);
     pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
+    o.regex_check = pprof_regex_check;
     o.max_findings = UINT64_MAX;
     for (size_t i = 0; i < sizeof(REAL) / sizeof(REAL[0]); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, REAL[i].file);
@@ -691,7 +709,7 @@ test_real(tap *t)
         if (st == PPROF_OK)
             st = pprof_profile_read_memory(buf.data, buf.len, NULL, &back, &err);
         if (st == PPROF_OK)
-            st = pprof_check(back, NULL, NULL, NULL, &s, &err);
+            st = pprof_check(back, &full_opts, NULL, NULL, &s, &err);
         tap_ok(t,
                st == PPROF_OK && s.count[PPROF_SEVERITY_ERROR] == 0 &&
                    pprof_profile_count(back, PPROF_TABLE_SAMPLE) ==
@@ -797,7 +815,7 @@ test_mutations(tap *t)
                 pprof_buffer buf = {0};
                 pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
                 wo.format = PPROF_FORMAT_RAW;
-                pprof_status st = pprof_check(p, NULL, NULL, NULL, &s, &err);
+                pprof_status st = pprof_check(p, &full_opts, NULL, NULL, &s, &err);
                 if (st == PPROF_OK)
                     st = pprof_inline_index_add(x, p, "m", NULL, NULL, NULL, NULL, &err);
                 if (st == PPROF_OK)
@@ -807,7 +825,7 @@ test_mutations(tap *t)
                 if (st == PPROF_OK)
                     st = pprof_profile_read_memory(buf.data, buf.len, NULL, &back, &err);
                 if (st == PPROF_OK)
-                    st = pprof_check(back, NULL, NULL, NULL, &s, &err);
+                    st = pprof_check(back, &full_opts, NULL, NULL, &s, &err);
                 if (st != PPROF_OK || s.count[PPROF_SEVERITY_ERROR]) {
                     if (!bad++)
                         snprintf(why, sizeof(why), "byte %zu ^ 0x%02x: %s %s %s (%llu errors)", at,
@@ -840,6 +858,7 @@ static void
 test_check_path(tap *t)
 {
     char dir[] = "/tmp/pprof-check-path.XXXXXX", path[128];
+    pprof_check_options po;
     if (!mkdtemp(dir)) {
         tap_ok(t, 0, "check_path: a temporary directory");
         return;
@@ -850,17 +869,17 @@ test_check_path(tap *t)
     bool decoded = true;
     memset(&c, 0, sizeof(c));
     snprintf(path, sizeof(path), "%s/missing.pb", dir);
-    pprof_status st = pprof_check_path(path, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    pprof_status st = pprof_check_path(path, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
     tap_ok(t, st == PPROF_E_IO && !decoded && c.n == 0 && strstr(err.message, "cannot open"),
            "check_path: a missing file is an I/O error, not a finding (%s)", err.message);
-    st = pprof_check_path(dir, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    st = pprof_check_path(dir, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
     tap_ok(t, st == PPROF_E_IO && !decoded && c.n == 0, "check_path: a directory is an I/O error");
 
     static const uint8_t junk[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff,
                                    0xff, 0xff, 0xff, 0xff, 0xff};
     snprintf(path, sizeof(path), "%s/junk.pb", dir);
     write_file(path, junk, sizeof(junk));
-    st = pprof_check_path(path, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    st = pprof_check_path(path, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
     tap_ok(t,
            st == PPROF_OK && !decoded && c.n == 1 && strncmp(c.f[0].rule, "W", 1) == 0 &&
                sum.count[PPROF_SEVERITY_ERROR] == 1,
@@ -888,7 +907,7 @@ test_check_path(tap *t)
         memset(&got_, 0, sizeof(got_));
         pprof_status wst = check_bytes(&b, &p, &want, &ws, &err);
         pprof_profile_free(p);
-        st = pprof_check_path(path, NULL, NULL, collect, &got_, &gs, &decoded, &err);
+        st = pprof_check_path(path, path_opts(&po), NULL, collect, &got_, &gs, &decoded, &err);
         bool ok = st == PPROF_OK && (wst == PPROF_OK) == decoded;
         if (wst == PPROF_OK) {
             ok = ok && got_.n == want.n && gs.count[0] == ws.count[0] &&
@@ -913,9 +932,9 @@ test_check_path(tap *t)
     pprof_inline_index *idx = NULL;
     pprof_inline_index_new(NULL, &idx, NULL);
     memset(&c, 0, sizeof(c));
-    st = pprof_check_path(path, NULL, idx, collect, &c, NULL, NULL, &err);
+    st = pprof_check_path(path, path_opts(&po), idx, collect, &c, NULL, NULL, &err);
     size_t first = c.n;
-    st |= pprof_check_path(path, NULL, idx, collect, &c, NULL, NULL, &err);
+    st |= pprof_check_path(path, path_opts(&po), idx, collect, &c, NULL, NULL, &err);
     tap_ok(t, st == PPROF_OK && c.n == 2 * first && !find(&c, "S1-cross-inline-count", NULL),
            "check_path: the same profile twice through one index adds no cross-file finding");
     pprof_inline_index_free(idx);
@@ -924,7 +943,7 @@ test_check_path(tap *t)
     snprintf(path, sizeof(path), "%s/bad.otlp", dir);
     write_file(path, junk, sizeof(junk));
     memset(&c, 0, sizeof(c));
-    st = pprof_check_path(path, NULL, NULL, collect, &c, &sum, &decoded, &err);
+    st = pprof_check_path(path, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
     tap_ok(t, st == PPROF_OK && !decoded && c.n == 1 && strcmp(c.f[0].rule, "O10-decode") == 0,
            "check_path: an undecodable .otlp file is O10-decode (%s)", c.n ? c.f[0].rule : "-");
     const char *root = getenv("PPROF_SOURCE_ROOT");
@@ -932,7 +951,7 @@ test_check_path(tap *t)
         char otlp[1024];
         snprintf(otlp, sizeof(otlp), "%s/tests/otlp/in/join.otlp", root);
         memset(&c, 0, sizeof(c));
-        st = pprof_check_path(otlp, NULL, NULL, collect, &c, &sum, &decoded, &err);
+        st = pprof_check_path(otlp, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
         tap_ok(t, st == PPROF_OK && decoded, "check_path: an OTLP file decodes and is checked");
     }
     remove(path);

@@ -5,6 +5,7 @@
 #include "../unit/testutil.h"
 #include "canon.h"
 #include "pprof/check.h"
+#include "pprof/formats.h"
 #include "pprof/otlp.h"
 
 static const char *
@@ -50,6 +51,9 @@ main(void)
     pprof_error err;
     pprof_profile **v = NULL;
     size_t n = 0;
+    pprof_read_options any; /* what the tools read: pprof and libpprof-formats' formats */
+    pprof_read_options_init(&any);
+    any.readers = pprof_formats_readers();
     bool ok = pprof_otlp_read_file(path_of("in/group.otlp"), NULL, &o, &err) == PPROF_OK &&
               pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK;
     if (!tap_ok(&t, ok && n == 2 && pprof_otlp_profile_count(o) == 3,
@@ -148,10 +152,10 @@ main(void)
 
     /* the read path takes OTLP by content, and refuses one that does not combine */
     pprof_profile *p = NULL;
-    pprof_status st = pprof_profile_read_file(path_of("in/group.otlp"), NULL, &p, &err);
+    pprof_status st = pprof_profile_read_file(path_of("in/group.otlp"), &any, &p, &err);
     tap_ok(&t, st == PPROF_E_INVALID && strstr(err.message, "2 profiles") && !p,
            "pprof_profile_read_file refuses OTLP holding 2 profiles, saying so");
-    st = pprof_profile_read_file(path_of("check/clean.otlp"), NULL, &p, &err);
+    st = pprof_profile_read_file(path_of("check/clean.otlp"), &any, &p, &err);
     tap_ok(&t, st == PPROF_OK && p && pprof_profile_count(p, PPROF_TABLE_SAMPLE) == 1,
            "pprof_profile_read_file reads OTLP of one profile");
     pprof_profile_free(p);
