@@ -15,7 +15,11 @@
  *   the mappings of /proc/self/maps: no names are looked up while profiling.
  * - On write the profile is symbolized through pprof_symbolize (pprof/symbolize.h) from the
  *   mappings' ELF files and DWARF (functions, inline frames, lines) and written atomically;
- *   --raw writes the addresses as recorded, for pprof-symbolize to name later, elsewhere. */
+ *   --raw writes the addresses as recorded, for pprof-symbolize to name later, elsewhere.
+ * - Built with -DSIGPROF_CORE_ONLY it is the profiler that embeds libpprof: it links the core
+ *   library alone (statically, through pkg-config --static libpprof: libc, libm, libpthread,
+ *   zlib, libdeflate and libzstd are all it needs), and always writes raw addresses;
+ *   tests/builder/static-embed.sh builds and runs it so. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -31,7 +35,9 @@
 #include <unistd.h>
 
 #include "pprof/builder.h"
+#ifndef SIGPROF_CORE_ONLY
 #include "pprof/symbolize.h"
+#endif
 
 enum { RING_SLOTS = 1024, MAX_DEPTH = 64, MAX_MAPS = 256, CACHE = 4096 };
 
@@ -311,6 +317,7 @@ stack_top(void)
     return (uintptr_t)addr + size;
 }
 
+#ifndef SIGPROF_CORE_ONLY
 /* The builder's profile symbolized from the mappings' files, then written atomically; mappings
  * that could not be symbolized are named on stderr and keep their addresses. */
 static pprof_status
@@ -348,6 +355,8 @@ write_symbolized(pprof_builder *b, const char *out, pprof_error *err)
     pprof_profile_free(p);
     return st;
 }
+
+#endif
 
 int
 main(int argc, char **argv)
@@ -435,9 +444,14 @@ main(int argc, char **argv)
     pprof_builder_stats s = PPROF_BUILDER_STATS_INIT;
     pprof_builder_get_stats(d->b, &s, NULL);
     int rc = 0;
+#ifdef SIGPROF_CORE_ONLY
+    (void)raw; /* only the core is linked: the addresses are named later, by pprof-symbolize */
+    pprof_status wst = pprof_builder_serialize_file(d->b, PPROF_BUILDER_RESET, out, NULL, &err);
+#else
     pprof_status wst =
         raw ? pprof_builder_serialize_file(d->b, PPROF_BUILDER_RESET, out, NULL, &err)
             : write_symbolized(d->b, out, &err);
+#endif
     if (wst != PPROF_OK) {
         fprintf(stderr, "sigprof: %s: %s\n", out, err.message);
         rc = 3;

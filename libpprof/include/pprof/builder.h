@@ -1,4 +1,4 @@
-/* libpprof builder: the write side for profilers.
+/* [libpprof] libpprof builder: the write side for profilers.
  *
  * A pprof_builder interns strings, mappings, functions and locations, aggregates samples
  * (identical stack + labels add their values) and serializes a valid profile through the core

@@ -1,4 +1,4 @@
-/* libpprof checker: every rule of docs/rules.md, each finding with a stable rule id, severity,
+/* [libpprof] libpprof checker: every rule of docs/rules.md, each finding with a stable rule id, severity,
  * path, byte offset and message; the cross-file inline-consistency index; repair.
  *
  * Thread rule: as for the whole library. pprof_check builds the profile's id indices on first
@@ -75,7 +75,7 @@ typedef struct pprof_check_options {
 
 #define PPROF_CHECK_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        sizeof(pprof_check_options), 1000, NULL, 0                                                 \
+        sizeof(pprof_check_options), 1000, NULL, 0, NULL, NULL                                     \
     }
 
 PPROF_API void pprof_check_options_init(pprof_check_options *opts);

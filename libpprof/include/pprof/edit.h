@@ -1,4 +1,4 @@
-/* libpprof edit: rewrite a profile (filter, prune, sample types, labels, scale, aggregate,
+/* [libpprof-analyze] libpprof edit: rewrite a profile (filter, prune, sample types, labels, scale, aggregate,
  * trim, redact) into a new, valid, compacted profile.
  *
  * Semantics follow google/pprof's profile package and `go tool pprof -proto` as Debian's

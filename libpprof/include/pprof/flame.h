@@ -1,4 +1,4 @@
-/* libpprof flame graphs: the stack tree of a profile and its writers (d3-flame-graph JSON, an
+/* [libpprof-analyze] libpprof flame graphs: the stack tree of a profile and its writers (d3-flame-graph JSON, an
  * interactive SVG, a self-contained HTML page). docs/flame.md describes the tree and the data
  * the HTML page carries.
  *

@@ -1,4 +1,4 @@
-/* libpprof folded stacks: Brendan Gregg's collapsed format ("root;caller;leaf VALUE", one line
+/* [libpprof] libpprof folded stacks: Brendan Gregg's collapsed format ("root;caller;leaf VALUE", one line
  * per distinct stack), which flamegraph.pl, inferno and speedscope read and which perf +
  * stackcollapse, py-spy and async-profiler write.
  *

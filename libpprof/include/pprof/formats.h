@@ -1,4 +1,4 @@
-/* libpprof-formats (pkg-config libpprof-formats): the formats other than pprof that every read
+/* [libpprof-formats] The formats other than pprof that every read
  * path of the core can take, as a table of readers for pprof_read_options.readers and
  * pprof_check_options.readers. */
 #ifndef PPROF_FORMATS_H

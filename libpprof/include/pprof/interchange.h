@@ -1,4 +1,4 @@
-/* libpprof interchange formats of other viewers: speedscope's JSON file format (out) and the
+/* [libpprof-formats] libpprof interchange formats of other viewers: speedscope's JSON file format (out) and the
  * Chrome DevTools / Node.js .cpuprofile (in and out). docs/interchange.md maps the fields.
  *
  * Thread rule: the library's (see pprof.h); writing needs exclusive use of the profile the

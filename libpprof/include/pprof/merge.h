@@ -1,4 +1,4 @@
-/* libpprof merge: exact, deterministic N-way merge of profiles.
+/* [libpprof] libpprof merge: exact, deterministic N-way merge of profiles.
  *
  * Semantics follow google/pprof's profile.Merge (see docs/merge.md for every deviation). A merger
  * absorbs profiles one at a time into tables keyed by content; its memory grows with the unique

@@ -1,4 +1,4 @@
-/* libpprof: OpenTelemetry Profiles (OTLP) in and out.
+/* [libpprof-formats] OpenTelemetry Profiles (OTLP) in and out.
  *
  * The protocol is pinned to opentelemetry-proto commit ac2c4b5d1f3a6079de62f9afec860158ecc8af09
  * (2026-08-18), package opentelemetry.proto.profiles.v1development (Alpha: it changes between

@@ -1,4 +1,4 @@
-/* libpprof perf: Linux perf recordings (perf.data, file or pipe mode, and `perf script` text)
+/* [libpprof-formats] libpprof perf: Linux perf recordings (perf.data, file or pipe mode, and `perf script` text)
  * read into a pprof profile.
  *
  * perf.data (tools/perf/Documentation/perf.data-file-format.txt in the kernel): the header and

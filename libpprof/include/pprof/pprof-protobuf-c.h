@@ -1,4 +1,4 @@
-/* Interop with profilers that already build profiles with protobuf-c. Include your own
+/* [libpprof-formats] Interop with profilers that already build profiles with protobuf-c. Include your own
  * protoc-c generated header for profile.proto (package perftools.profiles) before this one; the
  * message layout is the one protoc-c generates for that field list. */
 #ifndef PPROF_PROTOBUF_C_H

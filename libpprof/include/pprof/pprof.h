@@ -1,4 +1,4 @@
-/* libpprof: read, check, merge, rewrite and build pprof profiles.
+/* [libpprof] Read, check, merge, rewrite and build pprof profiles.
  *
  * Thread rule (whole library unless a function says otherwise): no global state, no locks, no
  * init call. Separate objects may be used from different threads at once; one object is used by
@@ -123,7 +123,7 @@ typedef struct pprof_read_options {
         sizeof(pprof_read_options), UINT64_C(1) << 32, UINT64_C(2) << 30, 1000,                    \
             UINT64_C(64) << 20, UINT64_C(1) << 26, UINT64_C(1) << 28, UINT64_C(1) << 26,           \
             UINT64_C(1) << 26, UINT64_C(1) << 24, UINT64_C(1) << 28, UINT64_C(1) << 28,            \
-            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0                                  \
+            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0, NULL                            \
     }
 
 PPROF_API void pprof_read_options_init(pprof_read_options *opts);

@@ -1,4 +1,4 @@
-/* libpprof reports: flat and cumulative values per node (`go tool pprof -top`), the difference
+/* [libpprof-analyze] libpprof reports: flat and cumulative values per node (`go tool pprof -top`), the difference
  * of two profiles (`go tool pprof -diff_base`) and a regression gate over it.
  *
  * Semantics follow google/pprof's internal/report and internal/graph (docs/report.md lists the

@@ -1,4 +1,4 @@
-/* libpprof symbolize: offline symbolization of native profiles from ELF and DWARF.
+/* [libpprof-symbolize] libpprof symbolize: offline symbolization of native profiles from ELF and DWARF.
  *
  * pprof_symbolize fills in the locations that have an address but no lines, from the ELF files
  * of their mappings, and returns a new valid profile (the input is never changed) plus a report
