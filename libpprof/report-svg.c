@@ -11,6 +11,7 @@
  * of defence the SVG Graphviz draws keeps no link or reference out of the document (see
  * drop_references). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report-graph-private.h"
@@ -254,45 +255,39 @@ drop_references(const char *s, size_t n, pprof_buffer *out)
     return st;
 }
 
-/* Graphviz's messages (a syntax error, an edge too long), which it prints to standard error
- * unless a handler is set, go into the error of the render that caused them. Graphviz's
- * handler (agseterrf) is one process-wide function with no argument of ours, so the buffer of
- * the render in progress has to be file-scope: it is set only while pprof__svg_from_dot runs (which
- * Graphviz's own process-wide state already limits to one thread at a time) and the previous
- * handler is put back before returning. */
-static pprof_buffer *gv_messages;
-
-static int
-gv_message(char *s)
-{
-    if (gv_messages && s && gv_messages->len < 1024)
-        (void)pprof__buffer_append(gv_messages, s, strlen(s));
-    return 0;
-}
-
-/* The messages captured as one line in dst: " (Graphviz: Error: syntax error in line 4 near
- * 'x'; Warning: ...)", or "" when there were none. */
+/* Graphviz's messages (a syntax error, an edge too long) go to standard error at once unless
+ * their level is below the one agseterr sets; below it, Graphviz keeps them in a file of its own
+ * and aglasterr returns the last one. pprof__svg_from_dot raises that level to AGMAX for the
+ * call, so that nothing reaches standard error bare, and puts Graphviz's last error into the
+ * error it returns. The level is Graphviz's process-wide setting (agseterrf's handler would be
+ * too, and takes no argument through which a per-call buffer could reach it): it is raised only
+ * during the call and put back before returning, and the library keeps no state of its own.
+ * Writes " (Graphviz: syntax error in line 4 near 'x')" to dst, or "" when the call reported
+ * no error. */
 static void
-gv_said(const pprof_buffer *m, char *dst, size_t cap)
+gv_said(char *dst, size_t cap)
 {
-    const char *s = m->len ? (const char *)m->data : "";
-    size_t n = m->len;
-    while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r'))
-        n--;
     *dst = 0;
-    if (!n || cap < 32)
+    if (agerrors() < AGERR || cap < 32)
         return;
+    char *m = aglasterr();
+    if (!m)
+        return;
+    size_t n = strlen(m);
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' ' || m[n - 1] == '\r'))
+        n--;
     size_t o = (size_t)snprintf(dst, cap, " (Graphviz: ");
     for (size_t i = 0; i < n && o + 4 < cap; i++) {
-        if (s[i] == '\n') {
+        if (m[i] == '\n') {
             dst[o++] = ';';
             dst[o++] = ' ';
-        } else if (s[i] != '\r') {
-            dst[o++] = s[i];
+        } else if (m[i] != '\r') {
+            dst[o++] = m[i];
         }
     }
     dst[o++] = ')';
     dst[o] = 0;
+    free(m);
 }
 
 /* XML allows neither invalid UTF-8 nor control bytes other than tab, newline and carriage return,
@@ -330,20 +325,21 @@ xml_safe(const char *dot, size_t n, pprof_buffer *clean)
 pprof_status
 pprof__svg_from_dot(const char *dot, size_t n, pprof_buffer *svg, pprof_error *err)
 {
-    pprof_buffer clean = {0}, said = {0}, safe = {0};
+    pprof_buffer clean = {0}, safe = {0};
     if (xml_safe(dot, n, &clean)) {
         pprof_buffer_free(&clean);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: out of memory");
     }
     if (clean.len)
         dot = (const char *)clean.data;
+    agerrlevel_t level = agseterr(AGMAX);
+    agreseterrors();
     GVC_t *gvc = gvContext();
     if (!gvc) {
+        agseterr(level);
         pprof_buffer_free(&clean);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: no Graphviz context");
     }
-    gv_messages = &said;
-    agusererrf prev = agseterrf(gv_message);
     const char *fail = NULL;
     pprof_status st = PPROF_OK;
     char *data = NULL;
@@ -364,15 +360,13 @@ pprof__svg_from_dot(const char *dot, size_t n, pprof_buffer *svg, pprof_error *e
     if (g)
         agclose(g);
     gvFreeContext(gvc);
-    agseterrf(prev);
-    gv_messages = NULL;
     if (fail) {
         char m[200];
-        gv_said(&said, m, sizeof(m));
+        gv_said(m, sizeof(m));
         st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "", "%s%s", fail, m);
     }
+    agseterr(level);
     pprof_buffer_free(&clean);
-    pprof_buffer_free(&said);
     pprof_buffer_free(&safe);
     return st;
 }

@@ -2,7 +2,7 @@
 # A hand-made profile whose label keys and values, units and names try to leave the dot strings
 # they are quoted in (docs/report.md, "Strings in the dot graph"): a label value that adds a URL
 # (a javascript: link on the node of --svg), one that closes the node and sets the graph's
-# stylesheet (a request when the SVG opens), a sample type unit and a numeric label unit that add
+# stylesheet (a request when the SVG opens), a sample type unit and a "bytes" label unit that add
 # a URL to every node, an ordinary `say "hi"`, a key ending in a backslash, a function name with
 # a NUL byte and a file name with a quote. Writes the protobuf bytes to standard output
 # (tests/report/data/hostile-labels.pb; corpus/regress/report holds the same bytes).
@@ -26,7 +26,7 @@ labels = [
 num_unit = 'b" href="' + JS + '" x="'
 for i, (k, v) in enumerate(labels):
     lab = ld(3, vi(1, s(k)) + vi(2, s(v)))
-    lab += ld(3, vi(1, s('n"')) + vi(3, 1000 * (i + 1)) + vi(4, s(num_unit)))
+    lab += ld(3, vi(1, s('bytes')) + vi(3, 1000 * (i + 1)) + vi(4, s(num_unit)))
     p += ld(2, ld(1, packed([1 + i % 3, 4])) + ld(2, packed([10 + i, 1000 * (i + 1)])) + lab)
 p += ld(3, vi(1, 1) + vi(2, 0x1000) + vi(3, 0x9000) + vi(5, s('/bin/prog')) + vi(7, 1))
 names = [('nul\x00name', 'a"b.c'), ('main.leaf', 'leaf\\.go'), ('main.other', 'o.go'), ('main.main', 'main.go')]

@@ -2,7 +2,7 @@
 # pprof-report against `go tool pprof`: every format (traces, tags, tree, peek, dot, svg, callgrind)
 # on every profile of corpus/examples and the real corpus, with several flag sets (default, -cum,
 # -nodecount=10, a focus, -lines, -sample_index=0; -mean on one heap profile), byte for byte. A case Go rejects must be
-# rejected by pprof-report too. Deliberate differences: docs/report.md; svg is compared with the
+# rejected by pprof-report too, except an svg whose dot text Graphviz cannot read under Go. Deliberate differences: docs/report.md; svg is compared with the
 # text of the pan/zoom script cut out of both (the script is ours, the rest Go's and dot's). Exit 77 (skip) without
 # Go. Usage: go-report.sh PPROF_REPORT [PPROF_GEN]
 #   GO_REPORT_FORMATS="dot tree": only these formats; GO_REPORT_QUICK=1: default flags only
@@ -50,6 +50,10 @@ check() {
     if [ $grc -ne 0 ]; then
         if [ $orc -ne 0 ]; then
             echo "ok $n - $name $fmt $*: both refuse"
+        elif [ "$fmt" = svg ] && grep -q "syntax error in line" "$work/go.err"; then
+            # deliberate (docs/report.md, "Strings in the dot graph"): dot cannot read Go's
+            # dot text (a quote or NUL in a profile string); ours is escaped and drawn
+            echo "ok $n - $name $fmt $*: Go's dot text does not parse, pprof-report draws it"
         else
             echo "not ok $n - $name $fmt $*: Go refuses ($(head -c 150 "$work/go.err" | tr '\n' ' ')), pprof-report does not"
             fail=$((fail + 1))
