@@ -423,16 +423,16 @@ min_size(uint32_t type)
  * file when the data may run to the end of the input, else a broken record stream (a size
  * field that does not tile the data section). */
 static pprof_status
-cut_short(perf__reader *r, uint64_t at, uint64_t end, uint64_t need)
+cut_short(perf__reader *r, const char *what, uint64_t at, uint64_t end, uint64_t need)
 {
     if (r->may_cut) {
         r->st->truncated_bytes += end - at;
         return PPROF_OK;
     }
     return pprof__error(r->err, PPROF_E_INVALID, at, "record",
-                        "the record at byte %llu needs %llu bytes but the data section ends "
-                        "%llu bytes after it, at byte %llu: a record size before it is wrong",
-                        (unsigned long long)at, (unsigned long long)need,
+                        "the %s at byte %llu needs %llu bytes but the data section ends "
+                        "%llu bytes after it, at byte %llu: a size field before it is wrong",
+                        what, (unsigned long long)at, (unsigned long long)need,
                         (unsigned long long)(end - at), (unsigned long long)end);
 }
 
@@ -445,7 +445,7 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
     while (off < end) {
         const uint8_t *rec = r->base + off;
         if (end - off < 8) {
-            if ((st = cut_short(r, off, end, 8)))
+            if ((st = cut_short(r, "record", off, end, 8)))
                 return st;
             break;
         }
@@ -460,7 +460,7 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
                                 "bytes of its type's fields",
                                 type, (unsigned long long)off, size, min_size(type));
         if (size > end - off) {
-            if ((st = cut_short(r, off, end, size)))
+            if ((st = cut_short(r, "record", off, end, size)))
                 return st;
             break;
         }
@@ -497,7 +497,7 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
         }
         off += size;
         if (skip > end - off) {
-            if ((st = cut_short(r, off, end, skip)))
+            if ((st = cut_short(r, "payload after a record", off, end, skip)))
                 return st;
             off = end;
             break;

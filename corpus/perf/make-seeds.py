@@ -282,6 +282,8 @@ def seeds():
         sample(e, st, sid=5), e.rec(68, b'')])
     # An AUXTRACE whose payload runs past the end
     s['n-auxtrace'] = pipe(e, [(a0, [5])], [e.rec(71, e.u64(4096) + bytes(24)) + bytes(8)])
+    # the same in file mode, whose data section lies whole in the file: not a truncated file
+    s['n-auxtrace-file'] = file_mode(e, [(a0, [5])], [e.rec(71, e.u64(4096) + bytes(24)) + bytes(8)])
     # A sample too short for its time (and its fields)
     st = IP | TID | TIME
     s['n-sample-short'] = pipe(e, [(e.attr(st=st), [1])], [e.rec(9, e.u64(0x400100))])

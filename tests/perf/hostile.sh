@@ -62,6 +62,15 @@ run "$conv" "$tmp/cut.data" -o "$tmp/out.pb"
 expect_rc 0 "a file cut in its data section is read"
 has "$err" "truncated file" "and its warning says truncated"
 
+# an AUXTRACE payload past the end of a whole data section (file mode); in pipe mode the
+# stream may end anywhere, so there it is a truncated file
+run "$conv" "$corpus/n-auxtrace-file.perf" -o "$tmp/out.pb"
+expect_rc 1 "file mode: a payload past the end of the data section"
+has "$err" "payload after a record at byte 232 needs 4096 bytes" "the error names the payload's offset and size"
+run "$conv" "$corpus/n-auxtrace.perf" -o "$tmp/out.pb"
+expect_rc 0 "pipe mode: the same payload cut by the end of the stream"
+has "$err" "truncated file" "is a truncated file"
+
 run "$conv" "$corpus/n-lost-short.perf" -o "$tmp/out.pb"
 expect_rc 1 "a LOST record shorter than its fields"
 has "$err" "record of type 2 at byte 160 has size 16, less than the 24" "the error names the type, byte and sizes"
