@@ -46,16 +46,19 @@ check_field address 1 "prog 1 10.5: cpu-clock: 1ffffffffffffffff f (/bin/prog)"
 run "$conv" "$corpus/n-record-tile.perf" -o "$tmp/out.pb"
 expect_rc 1 "a record size that breaks the record stream (crafted)"
 has "$err" "record at byte 288 .*data section ends" "the error names the offset, not a truncated file"
-# the same in a real recording: its first record's size set to 8
-data=$(od -An -tu8 -j40 -N8 "$corpus/threads.data" | tr -d ' ')
-cp "$corpus/threads.data" "$tmp/rs.data"
-printf '\010\000' | dd of="$tmp/rs.data" bs=1 seek=$((data + 6)) conv=notrunc 2>/dev/null
+# the same in a real recording: the SAMPLE at byte 1128 of true-two-events.data (136 bytes)
+# given size 8 was read as 1 sample of an unknown id and "3808 bytes at the end cut off
+# (truncated file)", exit 0
+cp "$corpus/true-two-events.data" "$tmp/rs.data"
+printf '\010\000' | dd of="$tmp/rs.data" bs=1 seek=$((1128 + 6)) conv=notrunc 2>/dev/null
 run "$conv" "$tmp/rs.data" -o "$tmp/out.pb"
-expect_rc 1 "threads.data with its first record's size set to 8"
-has "$err" "byte [0-9]+" "the error names a byte"
+expect_rc 1 "true-two-events.data with a sample's size set to 8"
+has "$err" "record at byte 1136 needs 65535 bytes but the data section ends 3808 bytes after it" \
+    "the error names where the record stream broke"
 if printf '%s' "$err" | grep -q "truncated"; then ok 1 "not called a truncated file"; else ok 0 "not called a truncated file"; fi
 # a genuinely cut file (its data section runs past the end; no feature bits, as their sections
 # are gone) is still read, with a warning
+data=$(od -An -tu8 -j40 -N8 "$corpus/threads.data" | tr -d ' ')
 head -c $((data + 1000)) "$corpus/threads.data" >"$tmp/cut.data"
 dd if=/dev/zero of="$tmp/cut.data" bs=1 seek=72 count=32 conv=notrunc 2>/dev/null
 run "$conv" "$tmp/cut.data" -o "$tmp/out.pb"
