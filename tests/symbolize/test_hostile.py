@@ -4,6 +4,9 @@ directory, a truncated ELF file, DWARF overwritten with junk, a unit length past
 DW_AT_sibling loop stand-in (every byte of .debug_info set to 0xff), a missing file. Each must
 give a reason in the report and exit 0, in bounded time (the subprocess timeout) and memory
 (RLIMIT_AS).
+Then paths that are not the mappings' to open: build IDs that are not hex (never looked up
+in the debug directory or the cache, checked with files planted where they lead and with
+strace when present) and /proc/self/exe (not opened without --sysroot, used under one).
 
 usage: test_hostile.py SYMBOLIZE MKPROFILE WORKDIR"""
 import json
