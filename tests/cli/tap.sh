@@ -1,4 +1,6 @@
 # TAP helpers for the CLI tests (POSIX sh). Source it; call ok COND-STATUS "description".
+# skip_all REASON comes from tests/tap.sh (every sourcing script is in a directory of tests/).
+. "$(dirname "$0")/../tap.sh"
 tap_n=0
 tap_failed=0
 ok() {
