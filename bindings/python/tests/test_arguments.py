@@ -133,6 +133,15 @@ def test_wrong_type_refused(fib, call):
         call(fib)
 
 
+def test_check_rule_lists(examples):
+    f = examples / "query-fib.pb.gz"
+    with pytest.raises(TypeError, match="disable"):
+        pprof.check(f, disable="S7")
+    with pytest.raises(TypeError, match="enable"):
+        pprof.check(f, enable=7)
+    assert pprof.check(f, disable=["S7"]) is not None
+
+
 def test_from_perf_arguments(tmp_path):
     data = _script(2)
     with pytest.raises(TypeError, match="events"):
