@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Browser tests of the pprof-flame HTML viewer (libpprof/flame/), in headless Chromium.
 
-  test_viewer.py CASE      runs one case, prints TAP; exit 77 (skip) without chromium
+  test_viewer.py CASE      runs one case, prints TAP; skips (1..0 # SKIP, exit 0) without chromium
 
 Pages are built by make_page.py from a real profile (through pprof-convert --to=folded) or from
 documents made here. Every expected figure is worked out here from the page's JSON, apart from
