@@ -739,7 +739,8 @@ strings_utf8(const pprof_profile *p)
 }
 
 /* -svg: Graphviz lays the graph out, so only small profiles (64 locations at most) keep an
- * input within milliseconds. The document must be well-formed XML; JSON is refused. */
+ * input within milliseconds. Graphviz must always read the dot text, the document must be
+ * well-formed XML; JSON is refused. */
 static void
 render_svg(const pprof_profile *p, uint64_t h)
 {
@@ -756,6 +757,8 @@ render_svg(const pprof_profile *p, uint64_t h)
     pprof_status st = pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err);
     if (st != PPROF_OK) {
         FUZZ_CHECK(err.message[0], "svg: %s without a message", pprof_status_name(st));
+        /* every profile string is quoted so that the dot text always parses (dot_quote) */
+        FUZZ_CHECK(!strstr(err.message, "could not read the dot graph"), "svg: %s", err.message);
     } else {
         if (strings_utf8(p)) {
             size_t bad = 0;

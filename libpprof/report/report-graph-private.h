@@ -151,10 +151,14 @@ pprof_status pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_bu
 pprof_status pprof__render_tags(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
 pprof_status pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
 pprof_status pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
+pprof_status pprof__render_dot_text(pprof__rctx *c, pprof_print_format f, size_t cap,
+                                    pprof_buffer *out);
 pprof_status pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out);
 pprof_status pprof__render_list(pprof__rctx *c, pprof_buffer *out);
 /* report-svg.c: Graphviz's layout of the dot graph; not reentrant (report.h) */
 pprof_status pprof__render_svg(pprof__rctx *c, pprof_buffer *out);
+/* dot text (n bytes, then a NUL) laid out and drawn as -svg draws it (tests call it). */
+pprof_status pprof__svg_from_dot(const char *dot, size_t n, pprof_buffer *svg, pprof_error *err);
 
 /* graph.ShortenFunctionName into buf (NUL-terminated). */
 pprof_status pprof__shorten_function_name(const char *name, size_t n, pprof_buffer *buf);

@@ -1,13 +1,14 @@
 #!/bin/sh
 # pprof-top against `go tool pprof -top`: the text must be byte-identical on every real corpus
 # profile Go accepts, at each granularity, sorted by flat and by cum, with and without a node
-# count. Exit 77 (skip) without Go. Usage: go-top.sh PPROF_TOP [PPROF_GEN]
+# count. Skips (TAP: 1..0 # SKIP, exit 0) without Go. Usage: go-top.sh PPROF_TOP [PPROF_GEN]
 set -u
+. "$(dirname "$0")/../tap.sh"
 top=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
-command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 0; }
+command -v go >/dev/null 2>&1 || skip_all "go not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-top.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export TZ=UTC
@@ -38,7 +39,7 @@ check() {
     fi
 }
 files=$(ls "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
-[ -n "$files" ] || { echo "1..0 # SKIP no real corpus at $corpus"; exit 0; }
+[ -n "$files" ] || skip_all "no real corpus at $corpus"
 if [ -n "$gen" ] && [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"
     "$gen" --preset labels --seed 3 -o "$work/labels.pb" 2>/dev/null && files="$files $work/labels.pb"
