@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "report-private.h"
+#include "text-private.h"
 
 /* ---- printing */
 
@@ -93,7 +94,7 @@ print_text(const pprof_diff *d, size_t n, pprof_buffer *b)
         st = pprof__buffer_printf(b, "%10s %10s %10s %8s %10s %10s %10s %8s  ", t1, t2, t3, p1, t4,
                                   t5, t6, p2);
         if (!st)
-            st = pprof__buffer_append(b, x.name, x.name_len);
+            st = pprof__text_escape(b, x.name, x.name_len);
         if (!st)
             st = pprof__buffer_append(b, "\n", 1);
     }

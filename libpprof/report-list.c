@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 /* Go's lines before the first sample and after the last. */
 enum { MARGIN = 5 };
@@ -307,17 +308,22 @@ print_routine(pprof__rctx *c, const lnode *ls, const routine *r, const char *sea
     if (!st)
         st = pprof__buffer_printf(out, "ROUTINE ======================== ");
     if (!st)
-        st = pprof__buffer_append(out, ns[0].name.data, ns[0].name.len);
+        st = pprof__text_escape(out, ns[0].name.data, ns[0].name.len);
     if (!st)
         st = pprof__buffer_append(out, " in ", 4);
     if (!st)
-        st = pprof__buffer_append(out, ns[0].file.data, ns[0].file.len);
+        st = pprof__text_escape(out, ns[0].file.data, ns[0].file.len);
     if (!st)
         st = pprof__buffer_append(out, "\n", 1);
     if (!st)
         st = pprof__buffer_printf(out, "%10s %10s (flat, cum) %s of Total\n", v1, v2, pc);
-    if (!st && fd < 0 && r->say)
-        st = pprof__buffer_printf(out, " Error: %.*s\n", (int)msg.len, (const char *)msg.data);
+    if (!st && fd < 0 && r->say) { /* the message names the file: a profile string */
+        st = pprof__buffer_printf(out, " Error: ");
+        if (!st)
+            st = pprof__text_escape(out, (const char *)msg.data, msg.len);
+        if (!st)
+            st = pprof__buffer_append(out, "\n", 1);
+    }
     pprof_buffer_free(&msg);
     if (st || fd < 0 || !r->reads) {
         if (fd >= 0)
@@ -481,7 +487,7 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
         }
         st = pprof__buffer_printf(out, "No source information for ");
         if (!st)
-            st = pprof__buffer_append(out, ls[rs[i].k].name.data, ls[rs[i].k].name.len);
+            st = pprof__text_escape(out, ls[rs[i].k].name.data, ls[rs[i].k].name.len);
         if (!st)
             st = pprof__buffer_append(out, "\n", 1);
     }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 typedef struct rnode {
     char *name;
@@ -560,7 +561,7 @@ print_text(const pprof_report *r, pprof_buffer *b)
                                                                   : "";
         st = pprof__buffer_printf(b, "%10s %s %s %10s %s  ", v1, p1, p2, v2, p3);
         if (!st)
-            st = pprof__buffer_append(b, n->name, n->name_len);
+            st = pprof__text_escape(b, n->name, n->name_len);
         if (!st)
             st = pprof__buffer_printf(b, "%s\n", mark);
     }

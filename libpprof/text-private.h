@@ -1,0 +1,18 @@
+/* Profile strings in line-oriented text: the text reports (traces, tags, tree, peek, top,
+ * list), callgrind and the text listing of pprof-dump. A profile string is data: whatever it
+ * holds, it stays on its line and cannot start a record of its own. */
+#ifndef PPROF_TEXT_PRIVATE_H
+#define PPROF_TEXT_PRIVATE_H
+
+#include "profile-private.h"
+
+/* Appends s (n bytes) to b with every control character escaped: C0 controls, NUL and DEL as
+ * \xHH, C1 controls and U+2028/U+2029 (line breaks to some readers) as \uHHHH, and bytes that
+ * are not UTF-8 as \xHH. Everything else, backslashes included, is copied as it is, so that an
+ * ordinary name prints as `go tool pprof` prints it. */
+pprof_status pprof__text_escape(pprof_buffer *b, const char *s, size_t n);
+
+/* Whether pprof__text_escape would change s. */
+bool pprof__text_needs_escape(const char *s, size_t n);
+
+#endif
