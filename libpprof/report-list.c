@@ -122,7 +122,10 @@ open_source(const pprof__rctx *c, pprof_string file, const char *search, int *fd
         if (*fd < 0) {
             char e[64];
             errno_text(errno, e, sizeof(e));
-            st = pprof__buffer_printf(msg, "open %.*s: %s", (int)path.len, path.data, e);
+            /* the path appended, not printed: it may hold a NUL byte */
+            if (!(st = pprof__buffer_append(msg, "open ", 5)) &&
+                !(st = pprof__buffer_append(msg, path.data, path.len)))
+                st = pprof__buffer_printf(msg, ": %s", e);
         }
         goto out;
     }
@@ -156,9 +159,9 @@ open_source(const pprof__rctx *c, pprof_string file, const char *search, int *fd
         }
         d += n + (d[n] == ':');
     }
-    if (*fd < 0)
-        st = pprof__buffer_printf(msg, "could not find file %.*s on path %s", (int)path.len,
-                                  path.data, search);
+    if (*fd < 0 && !(st = pprof__buffer_append(msg, "could not find file ", 20)) &&
+        !(st = pprof__buffer_append(msg, path.data, path.len)))
+        st = pprof__buffer_printf(msg, " on path %s", search);
 out:
     pprof_buffer_free(&dir);
     pprof_buffer_free(&parent);
