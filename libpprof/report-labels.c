@@ -106,7 +106,7 @@ pprof__profile_labels(const pprof_profile *p, const char *type, int64_t total,
             st = lines_add_text(out, "", c.data, c.len);
     }
     if (!st && *type)
-        st = pprof__lines_add(out, "Type: %s", type);
+        st = lines_add_text(out, "Type: ", type, strlen(type));
     if (!st && h.time_nanos) {
         char t[96];
         go_time(t, sizeof(t), h.time_nanos);
@@ -122,7 +122,9 @@ pprof__profile_labels(const pprof_profile *p, const char *type, int64_t total,
             pprof__percentage(pct, sizeof(pct), (int64_t)ns, h.duration_nanos);
             snprintf(ratio, sizeof(ratio), "(%s)", pct);
         }
-        st = pprof__lines_add(out, "Duration: %s, Total samples = %s %s", d, tot, ratio);
+        char line[256]; /* tot carries the sample unit when it is no known one */
+        snprintf(line, sizeof(line), "Duration: %s, Total samples = %s %s", d, tot, ratio);
+        st = lines_add_text(out, "", line, strlen(line));
     }
     return st;
 }
