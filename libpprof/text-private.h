@@ -6,10 +6,11 @@
 
 #include "profile-private.h"
 
-/* Appends s (n bytes) to b with every control character escaped: C0 controls, NUL and DEL as
- * \xHH, C1 controls and U+2028/U+2029 (line breaks to some readers) as \uHHHH, and bytes that
- * are not UTF-8 as \xHH. Everything else, backslashes included, is copied as it is, so that an
- * ordinary name prints as `go tool pprof` prints it. */
+/* Appends s (n bytes) to b with every control character escaped: NUL, the C0 controls but tab
+ * and DEL as \xHH, C1 controls and U+2028/U+2029 (line breaks to some readers) as \uHHHH.
+ * Everything else is copied as it is, so that an ordinary name prints as `go tool pprof` prints
+ * it: backslashes, tabs (perf's kernel symbols hold one before the module) and bytes that are
+ * not UTF-8 (they break no line) included. */
 pprof_status pprof__text_escape(pprof_buffer *b, const char *s, size_t n);
 
 /* Whether pprof__text_escape would change s. */

@@ -13,8 +13,10 @@ plain_len(const uint8_t *s, size_t n, uint32_t *cp)
     *cp = 0;
     uint8_t c = s[0];
     if (c < 0x80)
-        return c >= 0x20 && c != 0x7f;
+        return (c >= 0x20 && c != 0x7f) || c == '\t';
     size_t k = pprof__utf8_seq_len(s, n);
+    if (!k) /* not UTF-8: printed as it is, as Go prints it (it breaks no line) */
+        return 1;
     if (k == 2 && c == 0xc2 && s[1] < 0xa0) /* U+0080 to U+009F */
         *cp = 0x80u | (s[1] & 0x1fu);
     else if (k == 3 && c == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))

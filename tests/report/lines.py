@@ -272,7 +272,8 @@ def main():
        "traces: a newline shows as \\x0a")
     ok(b"<A5>\\u0085nel \\u009bcsi<Z5>" in r.stdout and b"<A6>\\u2028ls\\u2029ps<Z6>" in r.stdout,
        "traces: C1 controls and U+2028/U+2029 show as \\uHHHH")
-    ok(b"<A7>bad\\xff\\xfe \\xc3(<Z7>" in r.stdout, "traces: bytes that are not UTF-8 show as \\xHH")
+    ok(b"<A7>bad\xff\xfe \xc3(<Z7>" in r.stdout and b"<A4>\ttab<Z4>" in r.stdout,
+       "traces: bytes that are not UTF-8 and tabs are printed as they are (as go tool pprof)")
     ok(b"<A9>back\\slash \\x0a \\x3b \\<Z9>" in r.stdout,
        "traces: a backslash is printed as it is (as go tool pprof prints it)")
 
