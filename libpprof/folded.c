@@ -377,7 +377,8 @@ printable8(const char *s)
 
 /* No control bytes (binary data) and valid UTF-8, in one pass that takes plain ASCII 8 bytes at
  * a time. Invalid UTF-8 is refused, not repaired: replacing bad bytes could make two distinct
- * names one frame, and profile strings must be UTF-8 (checker rule S23). */
+ * names one frame, and profile strings must be UTF-8 (checker rule S23). Only an escape (\xHH)
+ * gives such a byte, on purpose: a name written with it reads back as it was. */
 static pprof_status
 check_bytes(const char *s, size_t n, size_t line, size_t off, pprof_error *err)
 {
