@@ -517,17 +517,6 @@ pprof_report_node_at(const pprof_report *r, size_t i)
 
 /* ---- printing */
 
-/* unit through the text escape, cut to cap bytes. */
-static void
-text_unit(char *dst, size_t cap, const char *unit)
-{
-    pprof_buffer b = {0};
-    dst[0] = 0;
-    if (!pprof__text_escape(&b, unit, strlen(unit)) && b.len)
-        snprintf(dst, cap, "%.*s", (int)b.len, (const char *)b.data);
-    pprof_buffer_free(&b);
-}
-
 static pprof_status
 print_text(const pprof_report *r, pprof_buffer *b)
 {
@@ -536,8 +525,8 @@ print_text(const pprof_report *r, pprof_buffer *b)
     /* a unit that is no known one is printed after each value: escaped, as names are (known
      * units have nothing to escape, so the scaling is the same) */
     char su[256], ou[256];
-    text_unit(su, sizeof(su), r->sum.sample_unit);
-    text_unit(ou, sizeof(ou), r->output_unit);
+    pprof__text_escape_cstr(su, sizeof(su), r->sum.sample_unit);
+    pprof__text_escape_cstr(ou, sizeof(ou), r->output_unit);
     for (size_t i = 0; i < r->n_labels && !st; i++)
         st = pprof__buffer_printf(b, "%s\n", r->labels[i]);
     pprof__scaled_label(v1, sizeof(v1), r->sum.flat_shown, su, ou);

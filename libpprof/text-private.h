@@ -13,6 +13,10 @@
  * not UTF-8 (they break no line) included. */
 pprof_status pprof__text_escape(pprof_buffer *b, const char *s, size_t n);
 
+/* s (NUL-terminated) escaped into dst, cut to cap - 1 bytes (empty without memory): a unit or
+ * a sample type for a header line or after a value. */
+void pprof__text_escape_cstr(char *dst, size_t cap, const char *s);
+
 /* Whether pprof__text_escape would change s. */
 bool pprof__text_needs_escape(const char *s, size_t n);
 

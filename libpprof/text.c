@@ -1,5 +1,6 @@
 /* Profile strings in line-oriented text (see text-private.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "text-private.h"
 #include "utf8-private.h"
@@ -64,4 +65,16 @@ pprof__text_escape(pprof_buffer *b, const char *s, size_t n)
     if (!st)
         st = pprof__buffer_append(b, s + run, n - run);
     return st;
+}
+
+void
+pprof__text_escape_cstr(char *dst, size_t cap, const char *s)
+{
+    pprof_buffer b = {0};
+    if (!cap)
+        return;
+    dst[0] = 0;
+    if (!pprof__text_escape(&b, s, strlen(s)) && b.len)
+        snprintf(dst, cap, "%.*s", (int)b.len, (const char *)b.data);
+    pprof_buffer_free(&b);
 }

@@ -2,12 +2,12 @@
 """Profile strings are data in line-oriented outputs: a profile whose function, file, mapping,
 build ID, label, unit, sample type and comment strings hold newlines, carriage returns, NUL,
 other controls, C1 controls, U+2028, invalid UTF-8 and callgrind records goes through
-pprof-report (--callgrind, --traces, --tags, --tree, --peek, --top, --list), pprof-dump and
-pprof-convert --to=folded. Callgrind is parsed as KCachegrind reads it: no record is added and
+pprof-report (--callgrind, --traces, --tags, --tree, --peek, --top, --list), pprof-diff,
+pprof-dump and pprof-convert --to=folded. Callgrind is parsed as KCachegrind reads it: no record is added and
 the costs add up to the profile's; in the text outputs each hostile string stays on one line;
 the folded text reads back (--from=folded) to the same stacks of the same names. TAP.
 
-usage: lines.py PPROF_REPORT PPROF_DUMP PPROF_CONVERT
+usage: lines.py PPROF_REPORT PPROF_DUMP PPROF_CONVERT PPROF_DIFF
 """
 import gzip
 import os
@@ -236,7 +236,7 @@ def callgrind(text):
 
 
 def main():
-    rep, dump, conv = (os.path.abspath(a) for a in sys.argv[1:4])
+    rep, dump, conv, diff = (os.path.abspath(a) for a in sys.argv[1:5])
     tmp = tempfile.TemporaryDirectory(prefix="report-lines.")
     work = tmp.name
     prof = os.path.join(work, "hostile.pb.gz")
@@ -276,6 +276,11 @@ def main():
        "traces: bytes that are not UTF-8 and tabs are printed as they are (as go tool pprof)")
     ok(b"<A9>back\\slash \\x0a \\x3b \\<Z9>" in r.stdout,
        "traces: a backslash is printed as it is (as go tool pprof prints it)")
+
+    r = run([diff, prof, prof])
+    ok(r.returncode == 0, "pprof-diff of hostile names", r.stderr)
+    ok(not one_line(r.stdout, marks) and not controls(r.stdout),
+       "pprof-diff: each string on one line, no control byte", one_line(r.stdout, marks))
 
     r = run([dump, prof])
     ok(r.returncode in (0, 1), "pprof-dump of hostile names", r.stderr)
