@@ -53,6 +53,9 @@ check() {
         fail=$((fail + 1))
     elif cmp -s "$work/go.txt" "$work/ours.txt"; then
         echo "ok $n - $name $* ($(grep -c '^ROUTINE' "$work/go.txt") routines, $(grep -c 'Error:' "$work/go.txt") missing, $(wc -l < "$work/go.txt") lines equal)"
+    elif perl -MEncode -0777 -pe 's/\\x(0[0-8a-f]|1[0-9a-f]|7f)/chr(hex($1))/ge; s/\\u(00[89][0-9a-f]|202[89])/encode_utf8(chr(hex($1)))/ge' "$work/ours.txt" | cmp -s "$work/go.txt" -; then
+        # deliberate (docs/report.md): control characters of profile strings are escaped here
+        echo "ok $n - $name $* (equal once our escapes of control characters are undone)"
     else
         echo "not ok $n - $name $*: output differs"
         diff "$work/go.txt" "$work/ours.txt" | head -10 | sed 's/^/# /'
