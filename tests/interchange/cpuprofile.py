@@ -215,8 +215,8 @@ def check_bounded(conv, work):
        (err, names, d.get("samples"), d.get("timeDeltas")))
 
 
-TWO = (b'{"nodes": [{"id": 1, "callFrame": {"functionName": "main"}, "children": [2]},'
-       b' {"id": 2, "callFrame": {"functionName": "leaf"}}],'
+TWO = (b'{"nodes": [{"id": 1, "callFrame": {"functionName": "main", "url": "m.js"},'
+       b' "children": [2]}, {"id": 2, "callFrame": {"functionName": "leaf", "url": "l.js"}}],'
        b' "samples": [2, 2, 1], "timeDeltas": [10, 10, 10]')
 
 
