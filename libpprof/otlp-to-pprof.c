@@ -323,10 +323,7 @@ header(conv *c, const pprof__otlp_profile *pr, const char *pre)
     size_t ns = o->strings.len ? o->strings.len : 1;
     if (!in(pr->period_type.type, ns) || !in(pr->period_type.unit, ns))
         return bad(c, PPROF_NO_OFFSET, "%s.period_type", pre);
-    if (pr->time > INT64_MAX)
-        return too_late(c, pr->time, "%s.time_unix_nano", pre);
-    if (pr->duration > INT64_MAX)
-        return too_late(c, pr->duration, "%s.duration_nano", pre);
+    /* past int64 they are read back as the negative pprof times the writer wrote them from */
     p->hdr.time_nanos = (int64_t)pr->time;
     p->hdr.duration_nanos = (int64_t)pr->duration;
     p->hdr.period_type = (pprof_value_type){pr->period_type.type, pr->period_type.unit};

@@ -185,7 +185,7 @@ main(void)
     tap t = {0};
     pprof_error err;
 
-    /* times past int64: refused with the path, not turned into negative labels or header */
+    /* timestamps past int64: refused with the path, not turned into negative labels */
     const uint64_t big = UINT64_C(1) << 63;
     struct {
         uint64_t t0, ts;
@@ -193,7 +193,6 @@ main(void)
     } times[] = {
         {0, big, P0 ".samples[0].timestamps_unix_nano[0]"},
         {0, UINT64_MAX, P0 ".samples[0].timestamps_unix_nano[0]"},
-        {big + 1, 0, P0 ".time_unix_nano"},
         {0, big - 1, NULL},
         {big - 1, 0, NULL},
     };
