@@ -215,6 +215,43 @@ main(void)
         free(b.p);
     }
 
+    /* a pprof profile whose timestamp label is negative: written as an attribute (OTLP
+     * timestamps are unsigned, and the reader refuses those past int64), so it comes back */
+    {
+        wb pp = {0}, vt = {0}, smp = {0}, lab = {0};
+        vi(&vt, 1, 1);
+        vi(&vt, 2, 2);
+        ldw(&pp, 1, &vt);
+        vi(&lab, 1, 3);
+        vi(&lab, 3, (uint64_t)-1);
+        vi(&lab, 4, 2);
+        vi(&smp, 2, 5);
+        ldw(&smp, 3, &lab);
+        ldw(&pp, 2, &smp);
+        const char *strs[] = {"", "cpu", "nanoseconds", "timestamp_unix_nano"};
+        for (size_t i = 0; i < 4; i++)
+            ld(&pp, 6, strs[i], strlen(strs[i]));
+        pprof_profile *p = NULL, **v = NULL;
+        pprof_buffer ob = {0};
+        pprof_otlp *o = NULL;
+        size_t n = 0;
+        bool ok = pprof_profile_read_memory(pp.p, pp.n, NULL, &p, &err) == PPROF_OK;
+        const pprof_profile *const in[] = {p};
+        ok = ok && pprof_otlp_write_memory(in, 1, NULL, &ob, &err) == PPROF_OK &&
+             pprof_otlp_read_memory(ob.data, ob.len, NULL, &o, &err) == PPROF_OK &&
+             pprof_otlp_to_pprof(o, &v, &n, &err) == PPROF_OK && n == 1;
+        pprof_sample s0 = {0};
+        if (ok)
+            s0 = pprof_profile_sample(v[0], 0);
+        tap_ok(&t, ok && s0.n_label == 1 && s0.label[0].num == -1 && s0.label[0].str == 0,
+               "a negative timestamp label goes to OTLP and back (%s)", ok ? "" : err.message);
+        pprof_otlp_profiles_free(v, n);
+        pprof_otlp_free(o);
+        pprof_buffer_free(&ob);
+        pprof_profile_free(p);
+        free(pp.p);
+    }
+
     /* link IDs: 16 and 8 bytes, nothing else */
     static const char id[17] = "0123456789abcdef";
     struct {
