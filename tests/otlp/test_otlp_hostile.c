@@ -13,6 +13,8 @@ typedef struct wb {
 static void
 put(wb *b, const void *d, size_t n)
 {
+    if (!n) /* an empty message: d may be NULL */
+        return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2;
         b->p = realloc(b->p, b->cap);
