@@ -79,6 +79,7 @@ class ReadOptions(Structure):
         ("max_values", c_uint64),
         ("allocator", Allocator),
         ("relax", c_uint32),
+        ("max_profiles", c_uint64),
         # room for fields a newer library's pprof_read_options_init may write
         ("_reserved", c_uint8 * 256),
     ]
