@@ -51,12 +51,13 @@ tap_done(tap *t)
     return t->failed ? 1 : 0;
 }
 
-/* Path of the shared real corpus, from the environment that meson test sets. */
+/* Path of the real corpus (corpus/real of the source tree), from the environment that meson test
+ * sets; run by hand from the source root, the relative default finds it. */
 static inline const char *
 tap_real_corpus(void)
 {
     const char *d = getenv("PPROF_REAL_CORPUS");
-    return d && *d ? d : "../shared/corpus/real";
+    return d && *d ? d : "corpus/real";
 }
 
 #endif

@@ -4,7 +4,7 @@
 # Usage: cli.sh PPROF_MERGE
 set -u
 merge=$1
-corpus=${PPROF_REAL_CORPUS:-$(dirname "$0")/../../../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$(dirname "$0")/../../corpus/real}
 work=$(mktemp -d "${TMPDIR:-/tmp}/merge-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0

@@ -137,7 +137,7 @@ with tempfile.TemporaryDirectory() as tmp:
     files = [os.path.join(SRC, 'corpus', 'examples', f)
              for f in sorted(os.listdir(os.path.join(SRC, 'corpus', 'examples')))
              if f.endswith('.pb.gz')]
-    for sub in ('parca', 'pyroscope'):
+    for sub in ('parca', 'generated'):
         dr = os.path.join(REAL, sub)
         if os.path.isdir(dr):
             files += [os.path.join(dr, f) for f in sorted(os.listdir(dr)) if f != 'SOURCES.txt'][:3]

@@ -7,7 +7,7 @@ set -u
 diff=$1 top=$2
 gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 0; }
 [ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || { echo "1..0 # SKIP no google/pprof Go package"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-diff.XXXXXX")

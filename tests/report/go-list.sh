@@ -10,7 +10,7 @@ rep=$1
 # absolute: the reports run in the work directory
 src=$(cd "${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 case $rep in /*) ;; *) rep=$(pwd)/$rep ;; esac
 command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-list.XXXXXX")
@@ -94,7 +94,7 @@ done
 mv "$work/prog" "$work/gone"
 check heap "$work/heap.pb" '-list=main\.'
 check heap "$work/heap.pb" '-list=main\.' "-source_path=$work/gone"
-files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 for f in $files; do
     check "$(basename "$f")" "$f" '-list=main|Serve|alloc|e$'
     [ "${GO_LIST_QUICK:-0}" = 1 ] && continue

@@ -11,7 +11,7 @@ rep=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-report.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -76,7 +76,7 @@ check() {
         fail=$((fail + 1))
     fi
 }
-files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 [ -n "$files" ] || { echo "1..0 # SKIP no corpus"; exit 77; }
 if [ -n "$gen" ] && [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"
