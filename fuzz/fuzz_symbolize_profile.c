@@ -124,6 +124,16 @@ symbolize(const pprof_profile *p, const pprof_symbolize_options *o)
             FUZZ_CHECK(m.reason && m.file && m.found_by && m.debug_file, "NULL report string");
             FUZZ_CHECK(strcmp(pprof_symbolize_result_name(m.result), "unknown"),
                        "result %d has no name", (int)m.result);
+            /* a build ID names files: one that is not hex ("../x") is never looked up */
+            bool hex = m.build_id[strspn(m.build_id, "0123456789abcdefABCDEF")] == 0;
+            FUZZ_CHECK(hex || m.result == PPROF_SYMBOLIZE_NOTHING_TO_DO ||
+                           (m.result == PPROF_SYMBOLIZE_NOT_SYMBOLIZABLE && !m.file[0]),
+                       "mapping %zu: build ID %s, not hex, gave %s (%s)", i, m.build_id,
+                       pprof_symbolize_result_name(m.result), m.file);
+            /* without a sysroot, a /proc path would be this process's own file */
+            FUZZ_CHECK((o->sysroot && o->sysroot[0]) || strncmp(m.mapping_file, "/proc/", 6) ||
+                           strcmp(m.found_by, "path"),
+                       "mapping %zu: %s opened without a sysroot", i, m.mapping_file);
             unresolved += m.n_unresolved;
         }
         FUZZ_CHECK(unresolved <= pprof_symbolize_report_unresolved(r), "unresolved count");
@@ -220,7 +230,8 @@ check_symbolize(const pprof_profile *p, const pprof_symbolize_options *o, uint64
  *                  /dev/null, a character device)
  *   D NAME  a debug directory            b NAME  a --binary          c NAME  the debuginfod cache
  *   r NAME  the sysroot (default: the tree itself; "-": none, and mapping file names starting
- *           with '/' are taken under the tree by the harness instead)
+ *           with '/' are taken under the tree by the harness instead, but for /proc/ ones:
+ *           those must not be opened at all)
  *   m START LIMIT OFFSET FILE BUILD_ID  a mapping (at most MAX_MAPS)
  *   o FLAGS  F force, N no demangling, L a 4 KiB file size limit, K each mapping's first
  *            location has a line already
@@ -390,7 +401,7 @@ tree_record(tree_input *t)
         if (t->n_maps == MAX_MAPS || limit <= start)
             break;
         const char *file = f[2];
-        if (t->no_sysroot && file[0] == '/') {
+        if (t->no_sysroot && file[0] == '/' && strncmp(file, "/proc/", 6)) {
             file = tree_path(t, file + 1);
             if (!file)
                 break;

@@ -67,6 +67,8 @@ pprof_status pprof__flame_keep_select(const pprof_flame_tree *t, double frac, si
                                       const pprof_allocator *a, pprof__flame_keep *k,
                                       pprof_error *err);
 void pprof__flame_keep_free(const pprof_allocator *a, pprof__flame_keep *k);
+/* The k-th largest of v[0..n) (0-based, k < n), reordering v; linear time, ties included. */
+float pprof__flame_kth_largest(float *v, size_t n, size_t k);
 
 /* JSON string literal with the contract's escaping (docs/flame.md): <, >, & as \u003c..., U+2028
  * and U+2029 escaped, control bytes as \u00XX, invalid UTF-8 as U+FFFD. */

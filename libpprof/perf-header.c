@@ -109,6 +109,7 @@ perf__attr_add(perf__reader *r, const uint8_t *p, size_t avail, const uint8_t *i
     if (have >= 88)
         at->regs_user = perf__u64(r, p + 80);
     at->slot = -1;
+    at->off = off;
     perf__attr_name_default(at);
     uint32_t idx = (uint32_t)(r->attrs.len - 1);
     for (uint64_t i = 0; i < n_ids; i++) {
@@ -370,6 +371,7 @@ perf__read_file_header(perf__reader *r, uint64_t *data_off, uint64_t *data_end)
     uint64_t hsize = perf__u64(r, r->base + 8);
     if (hsize == PERF_PIPE_HEADER_SIZE) {
         r->pipe = true;
+        r->may_cut = true;
         r->st->pipe_mode = true;
         *data_off = PERF_PIPE_HEADER_SIZE;
         *data_end = r->size;
@@ -392,6 +394,7 @@ perf__read_file_header(perf__reader *r, uint64_t *data_off, uint64_t *data_end)
         /* perf killed before it rewrote the header, or a cut file: read what is there */
         r->st->truncated_bytes += data.size - (r->size - data.off);
         data.size = r->size - data.off;
+        r->may_cut = true;
     }
     if (overlap(&hdr, &attrs) || overlap(&hdr, &data) || overlap(&attrs, &data))
         return pprof__error(r->err, PPROF_E_INVALID, 24, "header",

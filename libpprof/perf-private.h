@@ -101,7 +101,8 @@ typedef struct perf__attr {
     uint64_t regs_user;
     bool freq, sample_id_all;
     char name[96];
-    int slot; /* index of its value in the profile's samples, -1 = left out */
+    int slot;     /* index of its value in the profile's samples, -1 = left out */
+    uint64_t off; /* where the attr is in the input */
 } perf__attr;
 
 typedef struct perf__map {
@@ -165,6 +166,8 @@ typedef struct perf__reader {
     const uint8_t *base;
     size_t size;
     bool big, swap, pipe;
+    bool may_cut; /* the data runs to the end of the input (pipe mode, or a data section past
+                   * the end of the file): a last record cut short is a truncated file */
     void (*release)(void *ctx, uint64_t upto); /* pages before upto are done with */
     void *release_ctx;
 

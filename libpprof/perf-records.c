@@ -215,6 +215,12 @@ do_sample(perf__reader *r, const uint8_t *rec, size_t size, uint16_t misc)
         r->st->samples_other_event++;
         return PPROF_OK;
     }
+    if (!(at->sample_type & (PERF_S_IP | PERF_S_CALLCHAIN)))
+        return pprof__error(r->err, PPROF_E_INVALID, perf__off(r, rec), "attr",
+                            "sample of attr %zu (at byte %llu, sample_type 0x%llx) holds neither "
+                            "an address (IP) nor a callchain: it has no stack to convert",
+                            (size_t)(at - (perf__attr *)r->attrs.data), (unsigned long long)at->off,
+                            (unsigned long long)at->sample_type);
     return perf__emit_sample(r, at, &s, misc & PERF_MISC_CPUMODE_MASK);
 }
 
@@ -231,8 +237,6 @@ static pprof_status
 do_mmap(perf__reader *r, const uint8_t *rec, size_t size, uint32_t type, uint16_t misc)
 {
     size_t name_at = type == PERF_R_MMAP ? 40 : 72;
-    if (size <= name_at)
-        return bad(r, rec, "mmap record of %llu bytes is shorter than %llu", size, name_at + 1);
     uint64_t pid = perf__u32(r, rec + 8);
     if ((misc & PERF_MISC_CPUMODE_MASK) == PERF_MISC_KERNEL)
         pid = PERF_KERNEL_PID;
@@ -263,8 +267,6 @@ do_kernel_record(perf__reader *r, const uint8_t *rec)
     case PERF_R_MMAP:
     case PERF_R_MMAP2: return do_mmap(r, rec, size, type, misc);
     case PERF_R_COMM: {
-        if (size <= 16)
-            return bad(r, rec, "comm record of %llu bytes is shorter than %llu", size, 17);
         const char *c = record_string(r, rec, size, 16);
         if (!c)
             return perf__nomem(r);
@@ -275,8 +277,6 @@ do_kernel_record(perf__reader *r, const uint8_t *rec)
     }
     case PERF_R_FORK:
     case PERF_R_EXIT: {
-        if (size < 24)
-            return bad(r, rec, "fork/exit record of %llu bytes is shorter than %llu", size, 24);
         uint32_t pid = perf__u32(r, rec + 8), ppid = perf__u32(r, rec + 12);
         uint32_t tid = perf__u32(r, rec + 16), ptid = perf__u32(r, rec + 20);
         if (type == PERF_R_EXIT) {
@@ -290,14 +290,8 @@ do_kernel_record(perf__reader *r, const uint8_t *rec)
             st = perf__fork(r, pid, ppid);
         return st;
     }
-    case PERF_R_LOST:
-        if (size >= 24)
-            r->st->lost += perf__u64(r, rec + 16);
-        return PPROF_OK;
-    case PERF_R_LOST_SAMPLES:
-        if (size >= 16)
-            r->st->lost += perf__u64(r, rec + 8);
-        return PPROF_OK;
+    case PERF_R_LOST: r->st->lost += perf__u64(r, rec + 16); return PPROF_OK;
+    case PERF_R_LOST_SAMPLES: r->st->lost += perf__u64(r, rec + 8); return PPROF_OK;
     case PERF_R_AUX:
     case PERF_R_ITRACE_START: r->st->aux_records++; return PPROF_OK;
     default:
@@ -356,8 +350,6 @@ do_user_record(perf__reader *r, const uint8_t *rec, size_t size, uint32_t type, 
 {
     switch (type) {
     case PERF_R_HEADER_ATTR: {
-        if (size < 8 + PERF_ATTR_SIZE_VER0)
-            return bad(r, rec, "attr record of %llu bytes is shorter than %llu", size, 72);
         uint32_t asz = perf__u32(r, rec + 12);
         if (asz == 0)
             asz = PERF_ATTR_SIZE_VER0;
@@ -368,12 +360,10 @@ do_user_record(perf__reader *r, const uint8_t *rec, size_t size, uint32_t type, 
         return st ? st : perf__attrs_done(r);
     }
     case PERF_R_HEADER_FEATURE:
-        if (size < 16)
-            return bad(r, rec, "feature record of %llu bytes is shorter than %llu", size, 16);
         return perf__feature(r, (unsigned)perf__u64(r, rec + 8), rec + 16, size - 16);
     case PERF_R_EVENT_UPDATE:
         /* type 2 (NAME): u64 type, u64 id, then the name */
-        if (size > 24 && perf__u64(r, rec + 8) == 2) {
+        if (size > 24 && perf__u64(r, rec + 8) == 2) { /* 24 bytes: the walk's minimum */
             uint32_t i = pprof__u64map_get(&r->ids, perf__u64(r, rec + 16));
             if (i < r->attrs.len) {
                 perf__attr *at = &PPROF__AT(r->attrs, perf__attr, i);
@@ -389,12 +379,10 @@ do_user_record(perf__reader *r, const uint8_t *rec, size_t size, uint32_t type, 
     }
     case PERF_R_HEADER_TRACING_DATA:
         /* the tracing data follows the record, padded to 8 bytes */
-        if (size >= 12)
-            *skip = (perf__u32(r, rec + 8) + UINT64_C(7)) & ~UINT64_C(7);
+        *skip = (perf__u32(r, rec + 8) + UINT64_C(7)) & ~UINT64_C(7);
         return PPROF_OK;
     case PERF_R_AUXTRACE:
-        if (size >= 16)
-            *skip = perf__u64(r, rec + 8);
+        *skip = perf__u64(r, rec + 8);
         r->st->aux_records++;
         return PPROF_OK;
     case PERF_R_AUXTRACE_INFO:
@@ -408,8 +396,48 @@ do_user_record(perf__reader *r, const uint8_t *rec, size_t size, uint32_t type, 
     }
 }
 
+/* The least size of a record of a type this reader decodes: its fixed fields (a SAMPLE's
+ * come from its attr, and are checked there). Other types are only counted. */
+static uint16_t
+min_size(uint32_t type)
+{
+    switch (type) {
+    case PERF_R_MMAP: return 41; /* pid, tid, addr, len, pgoff, a name of at least its NUL */
+    case PERF_R_MMAP2: return 73;
+    case PERF_R_COMM: return 17;
+    case PERF_R_FORK:
+    case PERF_R_EXIT: return 24;
+    case PERF_R_LOST: return 24;
+    case PERF_R_LOST_SAMPLES: return 16;
+    case PERF_R_HEADER_ATTR: return 8 + PERF_ATTR_SIZE_VER0;
+    case PERF_R_HEADER_TRACING_DATA: return 12;
+    case PERF_R_HEADER_BUILD_ID: return 36;
+    case PERF_R_AUXTRACE: return 16;
+    case PERF_R_EVENT_UPDATE: return 24;
+    case PERF_R_HEADER_FEATURE: return 16;
+    default: return 8;
+    }
+}
+
+/* The end of the records [at, end) does not hold the record that starts there: a truncated
+ * file when the data may run to the end of the input, else a broken record stream (a size
+ * field that does not tile the data section). */
+static pprof_status
+cut_short(perf__reader *r, const char *what, uint64_t at, uint64_t end, uint64_t need)
+{
+    if (r->may_cut) {
+        r->st->truncated_bytes += end - at;
+        return PPROF_OK;
+    }
+    return pprof__error(r->err, PPROF_E_INVALID, at, "record",
+                        "the %s at byte %llu needs %llu bytes but the data section ends "
+                        "%llu bytes after it, at byte %llu: a size field before it is wrong",
+                        what, (unsigned long long)at, (unsigned long long)need,
+                        (unsigned long long)(end - at), (unsigned long long)end);
+}
+
 /* Walks [off, end): bad sizes are errors naming the offset; a record cut by the end of the
- * file is counted in truncated_bytes and ends the walk. */
+ * input is counted in truncated_bytes and ends the walk (see cut_short). */
 pprof_status
 perf__walk(perf__reader *r, uint64_t off, uint64_t end)
 {
@@ -417,7 +445,8 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
     while (off < end) {
         const uint8_t *rec = r->base + off;
         if (end - off < 8) {
-            r->st->truncated_bytes += end - off;
+            if ((st = cut_short(r, "record", off, end, 8)))
+                return st;
             break;
         }
         uint32_t type = perf__u32(r, rec);
@@ -425,8 +454,14 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
         if (size < 8)
             return bad(r, rec, "record of size %llu (type %llu) is shorter than its 8-byte header",
                        size, type);
+        if (size < min_size(type))
+            return pprof__error(r->err, PPROF_E_INVALID, off, "record",
+                                "record of type %u at byte %llu has size %u, less than the %u "
+                                "bytes of its type's fields",
+                                type, (unsigned long long)off, size, min_size(type));
         if (size > end - off) {
-            r->st->truncated_bytes += end - off;
+            if ((st = cut_short(r, "record", off, end, size)))
+                return st;
             break;
         }
         r->st->records++;
@@ -462,7 +497,8 @@ perf__walk(perf__reader *r, uint64_t off, uint64_t end)
         }
         off += size;
         if (skip > end - off) {
-            r->st->truncated_bytes += end - off;
+            if ((st = cut_short(r, "payload after a record", off, end, skip)))
+                return st;
             off = end;
             break;
         }

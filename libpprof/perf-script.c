@@ -11,13 +11,6 @@ typedef struct span {
     size_t n;
 } span;
 
-typedef struct script_head {
-    span comm, event;
-    uint64_t pid, tid, cpu, period;
-    bool has_pid, has_tid, has_cpu, has_period;
-    span frame; /* a frame on the header line itself (no callchain), or n == 0 */
-} script_head;
-
 static bool
 all_digits(const char *p, size_t n)
 {
@@ -29,13 +22,53 @@ all_digits(const char *p, size_t n)
     return true;
 }
 
+static int
+hexd(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A number past its field's range: the first one of a line, for the error. */
+typedef struct script_overflow {
+    const char *field; /* NULL = none */
+    span tok;
+    uint64_t max;
+} script_overflow;
+
+typedef struct script_head {
+    span comm, event;
+    uint64_t pid, tid, cpu, period;
+    bool has_pid, has_tid, has_cpu, has_period;
+    span frame; /* a frame on the header line itself (no callchain), or n == 0 */
+    script_overflow over;
+} script_head;
+
+/* The one parser of the text's numbers: the digits of t (checked by the caller) in base 10 or
+ * 16, at most max. Past max the value is max and *o names the field, so that the line is still
+ * classified as before and the caller refuses it with its line number. */
 static uint64_t
-to_u64(const char *p, size_t n)
+to_uint(span t, unsigned base, uint64_t max, const char *field, script_overflow *o)
 {
     uint64_t v = 0;
-    for (size_t i = 0; i < n && v < UINT64_MAX / 10 - 10; i++)
-        v = v * 10 + (uint64_t)(p[i] - '0');
+    for (size_t i = 0; i < t.n; i++) {
+        unsigned d = (unsigned)hexd(t.p[i]);
+        if (v > (max - d) / base) {
+            if (!o->field)
+                *o = (script_overflow){field, t, max};
+            return max;
+        }
+        v = v * base + d;
+    }
     return v;
+}
+
+static uint64_t
+to_i64(const char *p, size_t n, const char *field, script_overflow *o)
+{
+    return to_uint((span){p, n}, 10, INT64_MAX, field, o);
 }
 
 static bool
@@ -62,17 +95,17 @@ token(const char **s, const char *e, span *t)
 }
 
 static bool
-pid_token(span t, uint64_t *pid, uint64_t *tid, bool *has_tid)
+pid_token(span t, script_head *h)
 {
     const char *slash = memchr(t.p, '/', t.n);
     if (!slash)
-        return all_digits(t.p, t.n) && ((*pid = to_u64(t.p, t.n)), true);
+        return all_digits(t.p, t.n) && ((h->pid = to_i64(t.p, t.n, "pid", &h->over)), true);
     size_t a = (size_t)(slash - t.p);
     if (!all_digits(t.p, a) || !all_digits(slash + 1, t.n - a - 1))
         return false;
-    *pid = to_u64(t.p, a);
-    *tid = to_u64(slash + 1, t.n - a - 1);
-    *has_tid = true;
+    h->pid = to_i64(t.p, a, "pid", &h->over);
+    h->tid = to_i64(slash + 1, t.n - a - 1, "tid", &h->over);
+    h->has_tid = true;
     return true;
 }
 
@@ -87,7 +120,7 @@ parse_head(const char *s, const char *e, script_head *h)
     bool found = false;
     int i = 0;
     while (token(&cur, e, &t)) {
-        if (pid_token(t, &h->pid, &h->tid, &h->has_tid)) {
+        if (pid_token(t, h)) {
             found = true;
             break;
         }
@@ -103,13 +136,15 @@ parse_head(const char *s, const char *e, script_head *h)
     h->comm = (span){s, (size_t)(comm_end - s)};
     while (token(&cur, e, &t)) {
         if (t.n > 2 && t.p[0] == '[' && t.p[t.n - 1] == ']' && all_digits(t.p + 1, t.n - 2)) {
-            h->cpu = to_u64(t.p + 1, t.n - 2);
+            h->cpu = to_i64(t.p + 1, t.n - 2, "cpu", &h->over);
             h->has_cpu = true;
         } else if (t.n > 1 && t.p[t.n - 1] == ':' && memchr(t.p, '.', t.n) &&
                    all_digits(t.p, (size_t)((const char *)memchr(t.p, '.', t.n) - t.p))) {
-            /* the time stamp */
+            /* the time stamp: only its seconds are a number with a range */
+            (void)to_i64(t.p, (size_t)((const char *)memchr(t.p, '.', t.n) - t.p), "time",
+                         &h->over);
         } else if (all_digits(t.p, t.n)) {
-            h->period = to_u64(t.p, t.n);
+            h->period = to_i64(t.p, t.n, "period", &h->over);
             h->has_period = true;
         } else if (t.n > 1 && t.p[t.n - 1] == ':') {
             h->event = (span){t.p, t.n - 1};
@@ -130,16 +165,8 @@ parse_head(const char *s, const char *e, script_head *h)
 typedef struct script_frame {
     uint64_t addr;
     span sym, dso;
+    script_overflow over;
 } script_frame;
-
-static int
-hexd(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
 
 /* "ADDR SYM+0xOFF (DSO)"; the symbol may hold spaces and parentheses, the DSO is the last
  * parenthesised group. */
@@ -151,16 +178,13 @@ parse_frame(const char *p, size_t n, script_frame *f)
         p++;
     while (e > p && is_space(e[-1]))
         e--;
-    uint64_t a = 0;
-    int nd = 0, d;
-    while (p < e && nd < 16 && (d = hexd(*p)) >= 0) {
-        a = a << 4 | (uint64_t)d;
+    const char *digits = p;
+    while (p < e && hexd(*p) >= 0)
         p++;
-        nd++;
-    }
-    if (!nd || (p < e && !is_space(*p)))
+    if (p == digits || (p < e && !is_space(*p)))
         return false;
-    f->addr = a;
+    f->over.field = NULL;
+    f->addr = to_uint((span){digits, (size_t)(p - digits)}, 16, UINT64_MAX, "address", &f->over);
     while (p < e && is_space(*p))
         p++;
     f->dso = (span){NULL, 0};
@@ -253,7 +277,7 @@ emit(script_ctx *c, const script_head *h)
         return PPROF_OK;
     }
     int64_t values[65] = {1};
-    values[c->slot[e]] = h->has_period ? (int64_t)(h->period & INT64_MAX) : 1;
+    values[c->slot[e]] = h->has_period ? (int64_t)h->period : 1;
     pprof_builder_label labels[4];
     size_t nl = 0;
     pprof_status st;
@@ -262,14 +286,14 @@ emit(script_ctx *c, const script_head *h)
     if ((want & PPROF_PERF_LABEL_PID) && h->has_pid) {
         if ((st = pprof_builder_intern_cstr(c->b, "pid", &k, c->err)))
             return st;
-        labels[nl++] = (pprof_builder_label){k, PPROF_BUILDER_NONE, (int64_t)(h->pid & INT64_MAX),
-                                             PPROF_BUILDER_NONE};
+        labels[nl++] =
+            (pprof_builder_label){k, PPROF_BUILDER_NONE, (int64_t)h->pid, PPROF_BUILDER_NONE};
     }
     if ((want & PPROF_PERF_LABEL_TID) && h->has_pid) {
         if ((st = pprof_builder_intern_cstr(c->b, "tid", &k, c->err)))
             return st;
-        labels[nl++] = (pprof_builder_label){k, PPROF_BUILDER_NONE, (int64_t)(h->tid & INT64_MAX),
-                                             PPROF_BUILDER_NONE};
+        labels[nl++] =
+            (pprof_builder_label){k, PPROF_BUILDER_NONE, (int64_t)h->tid, PPROF_BUILDER_NONE};
     }
     if ((want & PPROF_PERF_LABEL_COMM) && h->comm.n) {
         pprof_builder_str v;
@@ -296,6 +320,16 @@ is_clock_name(span ev)
 {
     return (ev.n == 9 && !memcmp(ev.p, "cpu-clock", 9)) ||
            (ev.n == 10 && !memcmp(ev.p, "task-clock", 10));
+}
+
+static pprof_status
+overflow_error(script_ctx *c, const char *s, uint64_t lineno, const script_overflow *o)
+{
+    return pprof__error(c->err, PPROF_E_OVERFLOW, (uint64_t)(o->tok.p - s), "",
+                        "line %llu: %s %.*s%s is past its largest value %llu%s",
+                        (unsigned long long)lineno, o->field, (int)(o->tok.n < 40 ? o->tok.n : 40),
+                        o->tok.p, o->tok.n > 40 ? "..." : "", (unsigned long long)o->max,
+                        o->max == INT64_MAX ? " (int64)" : " (uint64)");
 }
 
 /* Runs over the lines: pass 0 collects the events, pass 1 builds the samples. */
@@ -332,6 +366,8 @@ scan(script_ctx *c, const char *s, size_t size, int pass)
             if (!in_sample || !parse_frame(line, n, &f)) {
                 if (pass)
                     c->st->bad_lines++;
+            } else if (f.over.field) {
+                return overflow_error(c, s, lineno, &f.over);
             } else if (pass && (st = add_frame(c, &f))) {
                 return st;
             }
@@ -339,14 +375,19 @@ scan(script_ctx *c, const char *s, size_t size, int pass)
             if (in_sample && pass && (st = emit(c, &h)))
                 return st;
             in_sample = parse_head(line, le, &h);
+            script_frame f;
+            bool head_frame = in_sample && h.frame.n && parse_frame(h.frame.p, h.frame.n, &f);
+            if (in_sample && h.over.field)
+                return overflow_error(c, s, lineno, &h.over);
+            if (head_frame && f.over.field)
+                return overflow_error(c, s, lineno, &f.over);
             if (!in_sample) {
                 if (pass)
                     c->st->bad_lines++;
             } else if (pass) {
                 c->st->samples++;
                 c->stack.len = 0;
-                script_frame f;
-                if (h.frame.n && parse_frame(h.frame.p, h.frame.n, &f) && (st = add_frame(c, &f)))
+                if (head_frame && (st = add_frame(c, &f)))
                     return st;
             } else if (event_index(c, h.event) < 0) {
                 if (c->n_events == 64)

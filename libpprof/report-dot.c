@@ -106,45 +106,73 @@ pprof__shorten_function_name(const char *name, size_t n, pprof_buffer *buf)
 
 /* ---- text helpers */
 
-/* The graph's title, which Go prints into quotes unescaped: a `"` in a mapping's file name then
- * ends the dot string early and the graph no longer parses (an -svg error, a broken -dot). Only
- * what would break the quoting is escaped here, a `"` and a backslash before one or at the end,
- * so that every title Go prints correctly (Windows paths included) stays byte for byte Go's. */
-static void
-escape_title(char *dst, size_t cap, const char *s, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 3 < cap; i++) {
-        bool quote =
-            s[i] == '"' || (s[i] == '\\' && (i + 1 == n || s[i + 1] == '"' || o + 5 >= cap));
-        if (quote)
-            dst[o++] = '\\';
-        dst[o++] = s[i];
-    }
-    dst[o] = 0;
-}
-
-/* escapeForDot: \ and " escaped, newlines become \l. */
+/* Every string the dot text puts between quotes goes through here, so that no profile string
+ * can end its dot string early and become dot syntax (a URL, a stylesheet, a new node): profile
+ * strings are data, never markup (docs/report.md, "Strings in the dot graph").
+ *
+ * go_escaped: the strings Go passes through escapeForDot (function names, the legend): every
+ * `\` and `"` escaped, newlines become \l, as Go does. Otherwise Go prints the string as it is
+ * (label keys and values, units, file names, the title), and only what would end the string
+ * early is escaped: a `"`, and a run of backslashes before a `"` or at the end of the string,
+ * doubled so that it can join neither that quote nor the closing one, whichever way a Graphviz
+ * version pairs backslashes. A string Go prints correctly thus stays byte for byte Go's
+ * (Windows paths included).
+ *
+ * cap (0 for none): at most cap bytes of s, cut at a UTF-8 boundary, then "…" (the -svg text,
+ * where a long name makes the layout slow). */
 static pprof_status
-escape(pprof_buffer *b, const char *s, size_t n)
+dot_quote(pprof_buffer *b, const char *s, size_t n, bool go_escaped, size_t cap)
 {
+    bool cut = cap && n > cap;
+    if (cut) {
+        n = cap;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+            n--;
+    }
     pprof_status st = PPROF_OK;
     size_t run = 0;
-    for (size_t i = 0; i < n && !st; i++) {
-        const char *rep = s[i] == '\\'   ? "\\\\"
-                          : s[i] == '"'  ? "\\\""
-                          : s[i] == '\n' ? "\\l"
-                                         : NULL;
-        if (!rep)
+    for (size_t i = 0; i < n && !st;) {
+        const char *rep = NULL;
+        size_t k = 1; /* the bytes replaced, each by rep */
+        if (s[i] == '"') {
+            rep = "\\\"";
+        } else if (s[i] == '\\') {
+            rep = "\\\\";
+            while (!go_escaped && i + k < n && s[i + k] == '\\')
+                k++;
+            if (!go_escaped && i + k < n && s[i + k] != '"')
+                rep = NULL;
+        } else if (go_escaped && s[i] == '\n') {
+            rep = "\\l";
+        }
+        if (!rep) {
+            i += k;
             continue;
+        }
         st = pprof__buffer_append(b, s + run, i - run);
-        if (!st)
+        for (size_t j = 0; j < k && !st; j++)
             st = pprof__buffer_append(b, rep, 2);
-        run = i + 1;
+        i += k;
+        run = i;
     }
     if (!st)
         st = pprof__buffer_append(b, s + run, n - run);
+    if (!st && cut)
+        st = pprof__buffer_append(b, "\xe2\x80\xa6", 3);
     return st;
+}
+
+/* dot_quote of a NUL-terminated string Go prints raw, kept in slot and NUL-terminated for a %s
+ * (the slot's text lasts until its next use). */
+static const char *
+quoted(pprof_buffer *slot, const char *s, size_t cap, pprof_status *st)
+{
+    slot->len = 0;
+    if (!*st)
+        *st = dot_quote(slot, s, strlen(s), false, cap);
+    if (!*st)
+        *st = pprof__buffer_append(slot, "", 1);
+    return *st ? "" : (const char *)slot->data;
 }
 
 /* strings.Replace(s, from, to, -1), appended. */
@@ -188,7 +216,7 @@ go_base(pprof_string s)
 
 /* multilinePrintableName. */
 static pprof_status
-multiline_name(shortener *sh, const pprof__node_info *i, pprof_buffer *out)
+multiline_name(shortener *sh, const pprof__node_info *i, size_t cap, pprof_buffer *out)
 {
     pprof_buffer a = {0}, b = {0}, c = {0};
     pprof_status st = PPROF_OK;
@@ -201,7 +229,7 @@ multiline_name(shortener *sh, const pprof__node_info *i, pprof_buffer *out)
     if (!st && i->name.len) {
         st = shorten(sh, i->name.data, i->name.len, &a);
         if (!st)
-            st = escape(&b, a.len ? (const char *)a.data : "", a.len);
+            st = dot_quote(&b, a.len ? (const char *)a.data : "", a.len, true, cap);
         a.len = 0;
         if (!st)
             st = replace_all(&a, b.len ? (const char *)b.data : "", b.len, "::", "\\n");
@@ -221,16 +249,17 @@ multiline_name(shortener *sh, const pprof__node_info *i, pprof_buffer *out)
     pprof_string file = i->file.len ? go_base(i->file) : i->file;
     if (!st) {
         if (i->lineno != 0) {
-            if (!(st = SEP()) && !(st = pprof__buffer_append(out, file.data, file.len)))
+            if (!(st = SEP()) && !(st = dot_quote(out, file.data, file.len, false, cap)))
                 st = pprof__buffer_printf(out, ":%" PRId64, i->lineno);
         } else if (file.len) {
             if (!(st = SEP()))
-                st = pprof__buffer_append(out, file.data, file.len);
+                st = dot_quote(out, file.data, file.len, false, cap);
         } else if (c.len) {
         } else if (i->objfile.len) {
             pprof_string o = go_base(i->objfile);
-            if (!(st = SEP()))
-                st = pprof__buffer_printf(out, "[%.*s]", (int)o.len, o.data);
+            if (!(st = SEP()) && !(st = pprof__buffer_append(out, "[", 1)) &&
+                !(st = dot_quote(out, o.data, o.len, false, cap)))
+                st = pprof__buffer_append(out, "]", 1);
         } else {
             if (!(st = SEP()))
                 st = pprof__buffer_append(out, "<unknown>", 9);
@@ -350,6 +379,8 @@ typedef struct dot {
     const pprof__graph *g;
     pprof_buffer *out;
     const char *tag_unit;
+    size_t cap;        /* dot_quote's */
+    pprof_buffer q[2]; /* quoted's slots */
 } dot;
 
 static void
@@ -436,14 +467,17 @@ numeric_nodelets(dot *d, dtag *ts, size_t n, bool flat_tags, const char *source,
         }
         if (!w)
             continue;
-        char ws[64];
-        pprof__rctx_value(d->c, ws, sizeof(ws), w);
-        st = pprof__buffer_printf(d->out,
-                                  "N%s_%zu [label = \"%s\" id=\"N%s_%zu\" fontsize=8 shape=box3d "
-                                  "tooltip=\"%s\"]\n%s -> N%s_%zu [label=\" %s\" weight=100 "
-                                  "tooltip=\"%s\" labeltooltip=\"%s\"%s]\n",
-                                  source, j, ts[j].name, source, j, ws, source, source, j, ws, ws,
-                                  ws, attr);
+        char v[64];
+        pprof__rctx_value(d->c, v, sizeof(v), w);
+        const char *ws = quoted(&d->q[0], v, d->cap, &st),
+                   *name = quoted(&d->q[1], ts[j].name, d->cap, &st);
+        if (!st)
+            st = pprof__buffer_printf(
+                d->out,
+                "N%s_%zu [label = \"%s\" id=\"N%s_%zu\" fontsize=8 shape=box3d "
+                "tooltip=\"%s\"]\n%s -> N%s_%zu [label=\" %s\" weight=100 "
+                "tooltip=\"%s\" labeltooltip=\"%s\"%s]\n",
+                source, j, name, source, j, ws, source, source, j, ws, ws, ws, attr);
         *any = true;
     }
     return st;
@@ -531,12 +565,16 @@ add_nodelets(dot *d, uint32_t node, size_t id, bool *any)
         int64_t w = flat_tags ? tag_flat(&ts[i]) : tag_cum(&ts[i]);
         if (!w)
             continue;
-        char ws[64];
-        pprof__rctx_value(d->c, ws, sizeof(ws), w);
-        st = pprof__buffer_printf(d->out,
-                                  "N%zu_%zu [label = \"%.*s\" id=\"N%zu_%zu\" fontsize=8 "
-                                  "shape=box3d tooltip=\"%s\"]\n",
-                                  id, i, (int)ts[i].ext_len, ts[i].ext, id, i, ws);
+        char v[64];
+        pprof__rctx_value(d->c, v, sizeof(v), w);
+        const char *ws = quoted(&d->q[0], v, d->cap, &st);
+        if (!st)
+            st = pprof__buffer_printf(d->out, "N%zu_%zu [label = \"", id, i);
+        if (!st)
+            st = dot_quote(d->out, ts[i].ext, ts[i].ext_len, false, d->cap);
+        if (!st)
+            st = pprof__buffer_printf(
+                d->out, "\" id=\"N%zu_%zu\" fontsize=8 shape=box3d tooltip=\"%s\"]\n", id, i, ws);
         if (!st)
             st = pprof__buffer_printf(d->out,
                                       "N%zu -> N%zu_%zu [label=\" %s\" weight=100 tooltip=\"%s\" "
@@ -566,10 +604,10 @@ add_node(dot *d, shortener *sh, uint32_t node, size_t id, double max_flat, pprof
     const pprof__rctx *c = d->c;
     int64_t flat = pprof__flat_value(&g->nodes, node), cum = pprof__cum_value(&g->nodes, node);
     tmp->len = 0;
-    pprof_status st = multiline_name(sh, &g->nodes.info[node], tmp);
-    char fv[64], cv[64], pct[40];
-    pprof__rctx_value(c, fv, sizeof(fv), flat);
-    const char *cum_value = fv;
+    pprof_status st = multiline_name(sh, &g->nodes.info[node], d->cap, tmp);
+    char v[64], pct[40];
+    pprof__rctx_value(c, v, sizeof(v), flat);
+    const char *fv = quoted(&d->q[0], v, d->cap, &st), *cv = fv;
     if (!st && flat != 0) {
         pprof__percentage(pct, sizeof(pct), flat, c->total);
         const char *p = pct;
@@ -581,8 +619,8 @@ add_node(dot *d, shortener *sh, uint32_t node, size_t id, double max_flat, pprof
     }
     if (!st && cum != flat) {
         st = pprof__buffer_append(tmp, flat != 0 ? "\\n" : " ", flat != 0 ? 2 : 1);
-        pprof__rctx_value(c, cv, sizeof(cv), cum);
-        cum_value = cv;
+        pprof__rctx_value(c, v, sizeof(v), cum);
+        cv = quoted(&d->q[1], v, d->cap, &st);
         pprof__percentage(pct, sizeof(pct), cum, c->total);
         const char *p = pct;
         while (*p == ' ')
@@ -607,10 +645,10 @@ add_node(dot *d, shortener *sh, uint32_t node, size_t id, double max_flat, pprof
         st = pprof__buffer_printf(d->out, "\" id=\"node%zu\" fontsize=%d shape=box tooltip=\"", id,
                                   font);
     if (!st)
-        st = escape(d->out, name, nl);
+        st = dot_quote(d->out, name, nl, true, d->cap);
     if (!st)
-        st = pprof__buffer_printf(d->out, " (%s)\" color=\"%s\" fillcolor=\"%s\"]\n", cum_value,
-                                  col, fill);
+        st =
+            pprof__buffer_printf(d->out, " (%s)\" color=\"%s\" fillcolor=\"%s\"]\n", cv, col, fill);
     return st;
 }
 
@@ -619,11 +657,14 @@ add_edge(dot *d, const pprof__gedge *e, uint32_t from, uint32_t to, bool nodelet
 {
     const pprof__rctx *c = d->c;
     const pprof__graph *g = d->g;
-    char w[64];
+    char v[64];
     int64_t ew = pprof__gedge_value(e);
-    pprof__rctx_value(c, w, sizeof(w), ew);
-    pprof_status st = pprof__buffer_printf(d->out, "N%u -> N%u [label=\" %s%s\"", from, to, w,
-                                           e->is_inline ? "\\n (inline)" : "");
+    pprof__rctx_value(c, v, sizeof(v), ew);
+    pprof_status st = PPROF_OK;
+    const char *w = quoted(&d->q[0], v, d->cap, &st);
+    if (!st)
+        st = pprof__buffer_printf(d->out, "N%u -> N%u [label=\" %s%s\"", from, to, w,
+                                  e->is_inline ? "\\n (inline)" : "");
     if (!st && c->total != 0) {
         int64_t t = c->total;
         int64_t x = pprof__abs64(pprof__div64((int64_t)((uint64_t)ew * 100), t));
@@ -644,11 +685,11 @@ add_edge(dot *d, const pprof__gedge *e, uint32_t from, uint32_t to, bool nodelet
         const char *s = pprof__gname(g, e->src, &l1), *t = pprof__gname(g, e->dst, &l2);
         st = pprof__buffer_printf(d->out, k ? " labeltooltip=\"" : " tooltip=\"");
         if (!st)
-            st = escape(d->out, s, l1);
+            st = dot_quote(d->out, s, l1, true, d->cap);
         if (!st)
             st = pprof__buffer_printf(d->out, " %s ", e->residual ? "..." : "->");
         if (!st)
-            st = escape(d->out, t, l2);
+            st = dot_quote(d->out, t, l2, true, d->cap);
         if (!st)
             st = pprof__buffer_printf(d->out, " (%s)\"", w);
     }
@@ -667,31 +708,35 @@ compose(dot *d, shortener *sh, const pprof__lines *labels)
     const pprof__graph *g = d->g;
     const pprof__rctx *c = d->c;
     pprof_buffer *out = d->out;
-    char title[512] = "";
+    pprof_buffer tb = {0};
+    pprof_status st = PPROF_OK;
     if (c->u->mappings.len) {
         pprof_string f = {"", 0};
         pprof_profile_string(c->u, PPROF__AT(c->u->mappings, pprof_mapping, 0).filename, &f);
         if (f.len) {
             pprof_string b = go_base(f);
-            escape_title(title, sizeof(title), b.data, b.len);
+            st = dot_quote(&tb, b.data, b.len, false, d->cap);
         }
     }
-    pprof_status st = pprof__buffer_printf(out,
-                                           "digraph \"%s\" {\nnode [style=filled "
-                                           "fillcolor=\"#f8f8f8\"]\n",
-                                           *title ? title : "unnamed");
+    if (!st)
+        st = pprof__buffer_append(&tb, "", 1);
+    const char *title = st ? "" : (const char *)tb.data;
+    if (!st)
+        st = pprof__buffer_printf(out,
+                                  "digraph \"%s\" {\nnode [style=filled fillcolor=\"#f8f8f8\"]\n",
+                                  *title ? title : "unnamed");
     size_t pos = 0;
     const char *first = pprof__lines_next(labels, &pos);
     if (!st && first) {
         st = pprof__buffer_printf(out, "subgraph cluster_L { \"");
         if (!st)
-            st = escape(out, first, strlen(first));
+            st = dot_quote(out, first, strlen(first), true, d->cap);
         if (!st)
             st = pprof__buffer_printf(out, "\" [shape=box fontsize=16 label=\"");
         pos = 0;
         const char *l;
         while (!st && (l = pprof__lines_next(labels, &pos))) {
-            st = escape(out, l, strlen(l));
+            st = dot_quote(out, l, strlen(l), true, d->cap);
             if (!st)
                 st = pprof__buffer_append(out, "\\l", 2);
         }
@@ -702,6 +747,7 @@ compose(dot *d, shortener *sh, const pprof__lines *labels)
         if (!st)
             st = pprof__buffer_printf(out, "] }\n");
     }
+    pprof_buffer_free(&tb);
     if (st || !g->n)
         return st ? st : pprof__buffer_printf(out, "}\n");
     uint32_t *pos_of = calloc(g->nodes.n ? g->nodes.n : 1, sizeof(uint32_t));
@@ -742,8 +788,9 @@ compose(dot *d, shortener *sh, const pprof__lines *labels)
     return st;
 }
 
+/* The dot text; cap as dot_quote's (0: the -dot report, Go's strings whole). */
 pprof_status
-pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
+pprof__render_dot_text(pprof__rctx *c, pprof_print_format f, size_t cap, pprof_buffer *out)
 {
     const pprof_report_render_options *o = c->o;
     pprof__graph g;
@@ -764,9 +811,11 @@ pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
     if ((st = shortener_new(&c->a, &sh, c->err)))
         goto out;
     st = pprof__report_labels(c, &g, true, &labels);
-    dot d = {c, &g, out, g.tag_unit};
+    dot d = {c, &g, out, g.tag_unit, cap, {{0}, {0}}};
     if (!st)
         st = compose(&d, &sh, &labels);
+    pprof_buffer_free(&d.q[0]);
+    pprof_buffer_free(&d.q[1]);
 out:
     if (st == PPROF_E_NOMEM)
         st = pprof__error(c->err, st, PPROF_NO_OFFSET, "", "out of memory");
@@ -774,4 +823,10 @@ out:
     pprof__lines_free(&labels);
     pprof__graph_free(&g);
     return st;
+}
+
+pprof_status
+pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
+{
+    return pprof__render_dot_text(c, f, 0, out);
 }

@@ -142,6 +142,9 @@ pprof_status pprof__graph_all_edges(const pprof__graph *g, uint32_t **out, size_
 int pprof__graph_edge_cmp(const pprof__graph *g, uint32_t a, uint32_t b);
 /* Names of the nodes computed for all nodes (traces); done by pprof__graph_build too. */
 pprof_status pprof__graph_names(pprof__graph *g);
+/* The names rewritten through the text escape (text-private.h), for a text report that writes
+ * them as they are; after pprof__graph_build, since sorting and matching take the real names. */
+pprof_status pprof__graph_names_text(pprof__graph *g);
 
 /* report.selectOutputUnit over the graph's nodes; sets c->output_unit. */
 void pprof__select_output_unit(pprof__rctx *c, const pprof__graph *g);
@@ -151,10 +154,14 @@ pprof_status pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_bu
 pprof_status pprof__render_tags(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
 pprof_status pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
 pprof_status pprof__render_dot(pprof__rctx *c, pprof_print_format f, pprof_buffer *out);
+pprof_status pprof__render_dot_text(pprof__rctx *c, pprof_print_format f, size_t cap,
+                                    pprof_buffer *out);
 pprof_status pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out);
 pprof_status pprof__render_list(pprof__rctx *c, pprof_buffer *out);
 /* report-svg.c: Graphviz's layout of the dot graph; not reentrant (report.h) */
 pprof_status pprof__render_svg(pprof__rctx *c, pprof_buffer *out);
+/* dot text (n bytes, then a NUL) laid out and drawn as -svg draws it (tests call it). */
+pprof_status pprof__svg_from_dot(const char *dot, size_t n, pprof_buffer *svg, pprof_error *err);
 
 /* graph.ShortenFunctionName into buf (NUL-terminated). */
 pprof_status pprof__shorten_function_name(const char *name, size_t n, pprof_buffer *buf);

@@ -5,18 +5,30 @@
  *
  * Graphviz keeps process-wide state (its dot parser, error reporting and plugin tables), so
  * this is the one report that must not run on two threads at once (report.h). Everything of
- * ours lives in the call: one Graphviz context per render, freed before returning. */
+ * ours lives in the call: one Graphviz context per render, freed before returning.
+ *
+ * Profile strings reach the dot text only through report-dot.c's dot_quote; as a second line
+ * of defence the SVG Graphviz draws keeps no link or reference out of the document (see
+ * drop_references). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report-graph-private.h"
 #include "utf8-private.h"
 
+/* The most bytes of one string in the dot text Graphviz lays out, then "…": a name of a
+ * megabyte made the layout take a minute and a gigabyte, and nobody reads a box that wide. The
+ * -dot report keeps every string whole, as Go prints it. */
+enum { SVG_STRING_MAX = 1024 };
+
 #ifndef PPROF_HAVE_GRAPHVIZ
 /* Built with -Dgraphviz=disabled (the fuzzing service's static build: no static Graphviz). */
-static pprof_status
-layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
+pprof_status
+pprof__svg_from_dot(const char *dot, size_t n, pprof_buffer *svg, pprof_error *err)
 {
     (void)dot;
+    (void)n;
     (void)svg;
     return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
                         "svg: this libpprof was built without Graphviz (-Dgraphviz=disabled)");
@@ -205,15 +217,89 @@ out:
     return st;
 }
 
+/* Graphviz writes a link (<a xlink:href>, from a URL or href attribute), an <image xlink:href>
+ * and an <?xml-stylesheet?> only when the dot text asks for them, and ours never does: one
+ * found here came from a profile string that escaped its quotes. Appends s[0, n) without any
+ * processing instruction but the XML declaration and without any href or xlink:href attribute
+ * whose value is not a reference inside the document ("#..."). Graphviz writes every `"` and
+ * `<` of an attribute value or text as an entity, so these patterns are only ever markup. */
+static pprof_status
+drop_references(const char *s, size_t n, pprof_buffer *out)
+{
+    const char *end = s + n, *run = s;
+    pprof_status st = PPROF_OK;
+    for (const char *p = s; p < end && !st;) {
+        const char *skip_to = NULL;
+        if (end - p > 2 && p[0] == '<' && p[1] == '?' &&
+            !(end - p > 6 && !memcmp(p, "<?xml ", 6))) {
+            const char *q = find(p, end, "?>");
+            skip_to = q ? q + 2 : end;
+        } else if (*p == ' ' || *p == '\n' || *p == '\t') {
+            const char *a = p + 1;
+            if (end - a > 6 && !memcmp(a, "xlink:", 6))
+                a += 6;
+            if (end - a > 6 && !memcmp(a, "href=\"", 6) && a[6] != '#') {
+                const char *q = memchr(a + 6, '"', (size_t)(end - a - 6));
+                skip_to = q ? q + 1 : end;
+            }
+        }
+        if (!skip_to) {
+            p++;
+            continue;
+        }
+        st = pprof__buffer_append(out, run, (size_t)(p - run));
+        p = run = skip_to;
+    }
+    if (!st)
+        st = pprof__buffer_append(out, run, (size_t)(end - run));
+    return st;
+}
+
+/* Graphviz's messages (a syntax error, an edge too long) go to standard error at once unless
+ * their level is below the one agseterr sets; below it, Graphviz keeps them in a file of its own
+ * and aglasterr returns the last one. pprof__svg_from_dot raises that level to AGMAX for the
+ * call, so that nothing reaches standard error bare, and puts Graphviz's last error into the
+ * error it returns. The level is Graphviz's process-wide setting (agseterrf's handler would be
+ * too, and takes no argument through which a per-call buffer could reach it): it is raised only
+ * during the call and put back before returning, and the library keeps no state of its own.
+ * Writes " (Graphviz: syntax error in line 4 near 'x')" to dst, or "" when the call reported
+ * no error. */
+static void
+gv_said(char *dst, size_t cap)
+{
+    *dst = 0;
+    if (agerrors() < AGERR || cap < 32)
+        return;
+    char *m = aglasterr();
+    if (!m)
+        return;
+    size_t n = strlen(m);
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' ' || m[n - 1] == '\r'))
+        n--;
+    size_t o = (size_t)snprintf(dst, cap, " (Graphviz: ");
+    for (size_t i = 0; i < n && o + 4 < cap; i++) {
+        if (m[i] == '\n') {
+            dst[o++] = ';';
+            dst[o++] = ' ';
+        } else if (m[i] != '\r') {
+            dst[o++] = m[i];
+        }
+    }
+    dst[o++] = ')';
+    dst[o] = 0;
+    free(m);
+}
+
 /* XML allows neither invalid UTF-8 nor control bytes other than tab, newline and carriage return,
  * and Graphviz copies names into the SVG as they are: a function named in Latin-1 made an SVG
  * that browsers refuse to show. Each such byte becomes U+FFFD in the dot text Graphviz reads (the
- * -dot report keeps Go's bytes). Leaves *clean empty when dot is already safe. */
+ * -dot report keeps Go's bytes; a NUL byte, which would end the text Graphviz reads, is one of
+ * them). Leaves *clean empty when dot is already safe. */
 static pprof_status
-xml_safe(const char *dot, pprof_buffer *clean)
+xml_safe(const char *dot, size_t n, pprof_buffer *clean)
 {
     const uint8_t *s = (const uint8_t *)dot;
-    size_t n = strlen(dot), run = 0;
+    size_t run = 0;
     pprof_status st = PPROF_OK;
     for (size_t i = 0; i < n && !st;) {
         size_t l = (s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
@@ -229,49 +315,59 @@ xml_safe(const char *dot, pprof_buffer *clean)
         run = ++i;
     }
     if (!st && clean->len)
-        st = pprof__buffer_append(clean, dot + run, n - run + 1); /* with the NUL */
+        st = pprof__buffer_append(clean, dot + run, n - run);
+    if (!st && clean->len)
+        st = pprof__buffer_append(clean, "", 1);
     return st;
 }
 
-/* Lays out dot text (NUL-terminated) with Graphviz's dot engine and appends its SVG. */
-static pprof_status
-layout_svg(const char *dot, pprof_buffer *svg, pprof_error *err)
+/* Lays out dot text (n bytes, then a NUL) with Graphviz's dot engine and appends its SVG. */
+pprof_status
+pprof__svg_from_dot(const char *dot, size_t n, pprof_buffer *svg, pprof_error *err)
 {
-    pprof_buffer clean = {0};
-    if (xml_safe(dot, &clean)) {
+    pprof_buffer clean = {0}, safe = {0};
+    if (xml_safe(dot, n, &clean)) {
         pprof_buffer_free(&clean);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: out of memory");
     }
     if (clean.len)
         dot = (const char *)clean.data;
+    agerrlevel_t level = agseterr(AGMAX);
+    agreseterrors();
     GVC_t *gvc = gvContext();
     if (!gvc) {
+        agseterr(level);
         pprof_buffer_free(&clean);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "svg: no Graphviz context");
     }
+    const char *fail = NULL;
     pprof_status st = PPROF_OK;
     char *data = NULL;
     unsigned int len = 0;
     Agraph_t *g = agmemread(dot);
     if (!g) {
-        st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
-                          "svg: Graphviz could not read the dot graph");
+        fail = "svg: Graphviz could not read the dot graph";
     } else if (gvLayout(gvc, g, "dot")) {
-        st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
-                          "svg: Graphviz could not lay the graph out");
+        fail = "svg: Graphviz could not lay the graph out";
     } else {
         if (gvRenderData(gvc, g, "svg", &data, &len) || !data)
-            st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
-                              "svg: Graphviz could not draw the graph");
-        else
-            st = massage(data, len, svg);
+            fail = "svg: Graphviz could not draw the graph";
+        else if (!(st = drop_references(data, len, &safe)))
+            st = massage(safe.len ? (const char *)safe.data : "", safe.len, svg);
         gvFreeRenderData(data);
         gvFreeLayout(gvc, g);
     }
     if (g)
         agclose(g);
     gvFreeContext(gvc);
+    if (fail) {
+        char m[200];
+        gv_said(m, sizeof(m));
+        st = pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "", "%s%s", fail, m);
+    }
+    agseterr(level);
     pprof_buffer_free(&clean);
+    pprof_buffer_free(&safe);
     return st;
 }
 #endif
@@ -280,11 +376,11 @@ pprof_status
 pprof__render_svg(pprof__rctx *c, pprof_buffer *out)
 {
     pprof_buffer dot = {0};
-    pprof_status st = pprof__render_dot(c, PPROF_PRINT_TEXT, &dot);
+    pprof_status st = pprof__render_dot_text(c, PPROF_PRINT_TEXT, SVG_STRING_MAX, &dot);
     if (!st)
         st = pprof__buffer_append(&dot, "", 1);
     if (!st)
-        st = layout_svg((const char *)dot.data, out, c->err);
+        st = pprof__svg_from_dot((const char *)dot.data, dot.len - 1, out, c->err);
     if (st == PPROF_E_NOMEM)
         st = pprof__error(c->err, st, PPROF_NO_OFFSET, "", "out of memory");
     pprof_buffer_free(&dot);

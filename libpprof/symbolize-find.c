@@ -233,6 +233,59 @@ base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* path with its "." and ".." components and repeated slashes resolved as text (".." at the
+ * root stays there); false when it does not fit. */
+static bool
+lexical_path(char *dst, size_t cap, const char *path)
+{
+    size_t n = 0;
+    dst[0] = 0;
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        const char *q = p;
+        while (*q && *q != '/')
+            q++;
+        size_t len = (size_t)(q - p);
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (n && dst[n - 1] != '/')
+                n--;
+            n -= n > 0;
+        } else if (len && !(len == 1 && p[0] == '.')) {
+            if (n + 1 + len >= cap)
+                return false;
+            dst[n++] = '/';
+            memcpy(dst + n, p, len);
+            n += len;
+        }
+        dst[n] = 0;
+        p = q;
+    }
+    return true;
+}
+
+static bool
+starts_dir(const char *p, const char *dir)
+{
+    size_t n = strlen(dir);
+    return !strncmp(p, dir, n) && (p[n] == 0 || p[n] == '/');
+}
+
+/* Whether an absolute mapping path names a file of /proc (also as "//proc", "/x/../proc", or
+ * through /dev/fd and /dev/std*, links into /proc/self): read without a sysroot, that is the
+ * symbolizer's own process (/proc/self/exe is its own binary), not the profiled one's. */
+static bool
+proc_path(const char *filename)
+{
+    char n[PATH_MAX];
+    if (filename[0] != '/')
+        return false;
+    if (!lexical_path(n, sizeof(n), filename))
+        return true; /* too long to tell: not opened */
+    return starts_dir(n, "/proc") || starts_dir(n, "/dev/fd") || starts_dir(n, "/dev/stdin") ||
+           starts_dir(n, "/dev/stdout") || starts_dir(n, "/dev/stderr");
+}
+
 /* The mapping's file itself: build ID, cache, --binary, path; with exec_only, no debug-only
  * file (.debug, debuginfod's debuginfo). */
 static bool
@@ -271,7 +324,16 @@ find_binary(const pprof__sz_search *s, const char *filename, const char *id, boo
     if (!filename[0])
         return false;
     const char *root = s->o->sysroot ? s->o->sysroot : "";
-    if (!join(path, sizeof(path), root, filename))
+    if (!root[0] && proc_path(filename)) {
+        set_why(why, PPROF_SYMBOLIZE_NOT_SYMBOLIZABLE, filename,
+                "a /proc path: not opened without --sysroot (it would be this process's file)");
+        return false;
+    }
+    /* under a sysroot, ".." stays in it */
+    char rel[PATH_MAX];
+    if (root[0] && !lexical_path(rel, sizeof(rel), filename))
+        return false;
+    if (!join(path, sizeof(path), root, root[0] ? rel : filename))
         return false;
     if (try_file(s, path, id, true, f, why) == OPEN_OK) {
         *found_by = "path";

@@ -291,6 +291,18 @@ view_eq(const char *a, size_t alen, const char *b, size_t blen)
     return alen == blen && !memcmp(a, b, alen);
 }
 
+/* Empty, or hex digits only: the only build IDs used to name files. */
+static bool
+hex_build_id(pprof_string id)
+{
+    for (size_t i = 0; i < id.len; i++) {
+        char c = id.data[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    }
+    return true;
+}
+
 /* The entry of a mapping's (file name, build ID), found and opened on first use; NULL when out
  * of memory. */
 static sz_entry *
@@ -553,6 +565,12 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
     if (!st && needed && m->memory_start >= UINT64_C(0xffff800000000000)) {
         rep->result = PPROF_SYMBOLIZE_NOT_SYMBOLIZABLE;
         say(reason, sizeof(reason), "kernel addresses");
+    } else if (!st && needed && !hex_build_id(bid)) {
+        /* it names files (DIR/.build-id/ab/cdef.debug, CACHE/ID/debuginfo): only hex digits
+         * keep those inside their directories */
+        rep->result = PPROF_SYMBOLIZE_NOT_SYMBOLIZABLE;
+        say(reason, sizeof(reason),
+            "the build ID is not hexadecimal: no file is looked up for this mapping");
     } else if (!st && needed) {
         if (!(e = entry_for(x, name, bid)))
             return nomem(x);

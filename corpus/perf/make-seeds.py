@@ -208,7 +208,7 @@ def seeds():
         comm(e, 100, 'prog', sid), mmap2(e, 100, 0x400000, 0x1000, '/bin/prog', sid),
         mmap2(e, 0xffffffff, 0xffffffff81000000, 0x100000, '[kernel.kallsyms]', sid, misc=1),
         sample(e, st, sid=7, rest=rest), sample(e, st, sid=7, time=11, rest=rest_nostack),
-        e.rec(2, e.u64(1))])
+        e.rec(2, e.u64(1) + e.u64(0))])
     # READ with a group: two values, then one whose count runs past the sample
     st = IP | TID | TIME | READ
     rf = RF_GROUP | RF_ID | RF_ENABLED
@@ -267,7 +267,7 @@ def seeds():
     # size field 0), HEADER_ATTR and EVENT_UPDATE naming it, user records: tracing data (its
     # payload skipped), build id, AUXTRACE_INFO/ERROR, AUXTRACE (payload skipped),
     # COMPRESSED, FINISHED_INIT and an unknown user record; mmap2 with a build id, an empty
-    # mmap2, a LOST too short for its count and its time.
+    # mmap2.
     st = IDENTIFIER | IP | TID | TIME
     a0 = e.attr(st=st, flags=0, size=64, size_field=0)
     upd = e.rec(78, e.u64(2) + e.u64(5) + b'renamed\0')
@@ -278,10 +278,12 @@ def seeds():
         e.rec(70, e.u64(0)), e.rec(72, e.u64(0)), e.rec(71, e.u64(8) + bytes(24)) + bytes(8),
         e.rec(81, bytes(8)), e.rec(82, b''), e.rec(99, b''),
         mmap2(e, 100, 0x400000, 0x1000, '/bin/prog', build_id=bytes(range(20, 40))),
-        mmap2(e, 100, 0x600000, 0, '/bin/empty'), e.rec(2, e.u64(1)),
+        mmap2(e, 100, 0x600000, 0, '/bin/empty'),
         sample(e, st, sid=5), e.rec(68, b'')])
     # An AUXTRACE whose payload runs past the end
     s['n-auxtrace'] = pipe(e, [(a0, [5])], [e.rec(71, e.u64(4096) + bytes(24)) + bytes(8)])
+    # the same in file mode, whose data section lies whole in the file: not a truncated file
+    s['n-auxtrace-file'] = file_mode(e, [(a0, [5])], [e.rec(71, e.u64(4096) + bytes(24)) + bytes(8)])
     # A sample too short for its time (and its fields)
     st = IP | TID | TIME
     s['n-sample-short'] = pipe(e, [(e.attr(st=st), [1])], [e.rec(9, e.u64(0x400100))])
@@ -307,6 +309,17 @@ def seeds():
     s['n-attr-first'] = pipe(e, [], [e.rec(64, e.u32(1) + e.u32(32) + bytes(64))])
     s['n-feature-short'] = one(e.rec(80, e.u32(0)))
     s['n-record-size'] = one(e.rec(9, b'', size=4))
+    # smaller than its type's fields (a LOST without its count), once silently skipped
+    s['n-lost-short'] = one(e.rec(2, e.u64(1)))
+    # samples of an attr whose sample_type is 0: no address, no callchain
+    s['n-sample-type0'] = file_mode(e, [(e.attr(st=0), [1])], [e.rec(9, b'')] * 3)
+    # file mode: a record whose size (8) is less than its length; the walk lands inside it, on
+    # bytes that read as a record longer than the rest of the data section: the data section
+    # lies whole in the file, so it is not a truncated file
+    st = IP | TID
+    s['n-record-tile'] = file_mode(e, [(e.attr(st=st), [1])], [
+        sample(e, st), e.rec(69, e.u32(60) + e.u16(0) + e.u16(0xfff8) + bytes(8), size=8),
+        sample(e, st), sample(e, st)])
     s['n-tail'] = one(sample(e, IP | TID)) + bytes(5)
     for feat, name, payload in (
             (11, 'cmdline-short', b'\0'), (11, 'cmdline', e.u32(2) + e.string('perf')),

@@ -240,4 +240,12 @@ $pack "$p/tree-debug-file-twice" D:debug "f:debug/.build-id/$(dir2 $id)/$(rest $
     f:bin/prog=prog.debug "m:$mt,/bin/prog,$id"
 $pack "$p/tree-debug-no-dwarf" D:debug "f:debug/.build-id/$(dir2 $id)/$(rest $id).debug=prog.stripped" \
     f:bin/prog=prog.stripped "m:$mt,/bin/prog,"
+# paths that are not the mappings' to open: build IDs that are not hex would lead out of the
+# debug directory (DIR/.build-id/..//../trav.debug) and the cache (CACHE/../trav/debuginfo), a
+# file planted at each; /proc/self/exe without a sysroot (the harness leaves /proc/ names as
+# they are), and under the tree's sysroot, where it is the tree's file
+$pack "$p/tree-build-id-not-hex" D:debug d:debug/.build-id c:cache d:cache f:trav.debug=prog \
+    f:trav/debuginfo=prog "m:$mt,/gone/prog,../../trav" "m:7f0000000000,7f0000000200,1000,/gone/prog,../trav"
+$pack "$p/tree-proc-path" r:- "m:$mt,/proc/self/exe," "m:7f0000000000,7f0000000200,1000,/proc/../proc/self/exe,"
+$pack "$p/tree-proc-sysroot" f:proc/self/exe=prog "m:$mt,/proc/self/exe,"
 ls -l "$d"/*.elf "$p"/tree-*

@@ -886,9 +886,15 @@
       say('The call graph in this page cannot be read.');
       return false;
     }
+    // No script, handler or link out of the document: the page's CSP would refuse them, and a
+    // profile string that became markup must not even leave a link to click (report-svg.c drops
+    // them too). A reference inside the SVG ("#...") stays.
     for (const e of [...root.querySelectorAll('script, foreignObject')]) e.remove();
     for (const e of [root, ...root.querySelectorAll('*')]) {
-      for (const a of [...e.attributes]) if (/^on/i.test(a.name)) e.removeAttribute(a.name);
+      for (const a of [...e.attributes]) {
+        const link = a.localName === 'href' && !a.value.trim().startsWith('#');
+        if (/^on/i.test(a.name) || link) e.removeAttributeNode(a);
+      }
     }
     gv.svg = document.importNode(root, true);
     gv.vp = gv.svg.querySelector('#viewport') || gv.svg.querySelector('g');

@@ -1,4 +1,7 @@
 # TAP helpers for the CLI tests (POSIX sh). Source it; call ok COND-STATUS "description".
+# skip_all REASON comes from tests/tap.sh (meson test sets PPROF_SOURCE_ROOT; a script run by
+# hand from a directory of tests/ finds it two levels up).
+. "${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/tap.sh"
 tap_n=0
 tap_failed=0
 ok() {

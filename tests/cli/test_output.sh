@@ -9,8 +9,7 @@ merge=$4
 . "$(dirname "$0")/tap.sh"
 src="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}/parca/query-fib.pb.gz"
 if [ ! -f "$src" ]; then
-    echo "1..0 # SKIP no corpus file $src"
-    exit 0
+    skip_all "no corpus file $src"
 fi
 cp "$src" "$tmp/in.pb.gz"
 # no hidden temporary left in a directory

@@ -12,8 +12,7 @@ dump=$5
 corpus="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}"
 src="$corpus/parca/query-single-stack.pb.gz"
 if [ ! -f "$src" ]; then
-    echo "1..0 # SKIP no corpus file $src"
-    exit 0
+    skip_all "no corpus file $src"
 fi
 gzip -dc "$src" >"$tmp/one.pb"
 cat "$tmp/one.pb" "$tmp/one.pb" >"$tmp/cat.pb"

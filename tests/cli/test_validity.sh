@@ -19,8 +19,7 @@ root="${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}"
 dir="$root/corpus/invalid"
 good="$root/corpus/check/y_std.pb"
 if [ ! -d "$dir" ] || [ ! -f "$good" ]; then
-    echo "1..0 # SKIP no corpus/invalid"
-    exit 0
+    skip_all "no corpus/invalid"
 fi
 cp "$good" "$tmp/good.pb"
 

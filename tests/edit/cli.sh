@@ -6,8 +6,7 @@ check=$2
 . "$PPROF_SOURCE_ROOT/tests/cli/tap.sh"
 src="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}/parca/query-profile-with-labels.pb.gz"
 if [ ! -f "$src" ]; then
-    echo "1..0 # SKIP no corpus file $src"
-    exit 0
+    skip_all "no corpus file $src"
 fi
 cp "$src" "$tmp/in.pb.gz"
 

@@ -5,21 +5,22 @@
 # prune_from), followed by the profile package's function where the CLI has no flag
 # (tests/edit/goref apply: Aggregate, ScaleN, Normalize, SetLabel, RemoveLabel, Prune, sample
 # types). Deliberate differences (docs/edit-go-differences.md) are expected explicitly.
-# Exit 77 (skip) without Go or the pprof Go package.
+# Skips (TAP: 1..0 # SKIP, exit 0) without Go or the pprof Go package.
 # Usage: go-equiv.sh PPROF_EDIT
 #   EQUIV_GO_ONLY=1: run only the Go side of every case (to check the cases themselves)
 #   EQUIV_KEEP=DIR: keep the canonical forms of failing cases in DIR
 #   EQUIV_CASES=FILE: run the cases in FILE instead of the built-in ones
 set -u
+. "$(dirname "$0")/../tap.sh"
 edit=$1
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 go_only=${EQUIV_GO_ONLY:-0}
-command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 77; }
+command -v go >/dev/null 2>&1 || skip_all "go not found"
 [ -d /usr/share/gocode/src/github.com/google/pprof/profile ] ||
-    { echo "1..0 # SKIP no google/pprof Go package"; exit 77; }
+    skip_all "no google/pprof Go package"
 gopprof=$(go env GOTOOLDIR)/pprof
-[ -x "$gopprof" ] || { echo "1..0 # SKIP no go tool pprof"; exit 77; }
+[ -x "$gopprof" ] || skip_all "no go tool pprof"
 work=$(mktemp -d "${TMPDIR:-/tmp}/edit-equiv.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 goref=$work/goref

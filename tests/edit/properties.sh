@@ -6,6 +6,7 @@
 #   - editing is deterministic: same bytes from two runs, and from one thread and several.
 # Usage: properties.sh PPROF_EDIT PPROF_CHECK PPROF_DUMP [PPROF_GEN]
 set -u
+. "$(dirname "$0")/../tap.sh"
 edit=$1 check=$2 dump=$3
 gen=${4:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
@@ -41,7 +42,7 @@ for f in parca/query-profile-with-labels.pb.gz parca/parca-alloc_objects.pb.gz \
     generated/dotnet-labels.pb.gz generated/java-cpu.pb.gz; do
     [ -f "$corpus/$f" ] && inputs="$inputs $corpus/$f"
 done
-[ -n "$inputs" ] || { echo "1..0 # SKIP no inputs (no pprof-gen, no corpus)"; exit 77; }
+[ -n "$inputs" ] || skip_all "no inputs (no pprof-gen, no corpus)"
 
 # a function name that occurs in the profile: that of its fifth location (or last, if fewer)
 some_function() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """pprof-convert's output opened in speedscope's own viewer (the speedscope npm package that
 scripts/deps installs in tests/flame/node_modules), in headless Chromium as the flame viewer's
-tests drive it (tests/flame/browser.py). One page load per case; TAP; exit 77 (skip) without
+tests drive it (tests/flame/browser.py). One page load per case; TAP; skips (1..0 # SKIP, exit 0) without
 chromium, chromedriver, selenium or the package.
 
   browser_speedscope.py CASE PPROF_CONVERT     CASE: speedscope | cpuprofile
@@ -22,6 +22,7 @@ ROOT = os.environ.get("PPROF_SOURCE_ROOT") or os.path.normpath(os.path.join(HERE
 sys.path.insert(0, os.path.join(ROOT, "tests", "flame"))
 sys.path.insert(0, HERE)
 import browser  # noqa: E402
+import tap  # noqa: E402  (tests/, put on the path by browser)
 import profiles  # noqa: E402
 
 VIEWER = os.path.join(ROOT, "tests", "flame", "node_modules", "speedscope", "dist", "release",
@@ -121,9 +122,8 @@ def main(argv):
     name, conv = argv
     browser.skip_or_none()
     if not os.path.exists(VIEWER):
-        print("1..0 # SKIP speedscope's viewer is not installed (scripts/deps: npm ci in "
-              "tests/flame)")
-        return browser.SKIP
+        tap.skip_all("speedscope's viewer is not installed (scripts/deps: npm ci in "
+                     "tests/flame)")
     print("1..1")
     b = None
     with tempfile.TemporaryDirectory(prefix="speedscope-browser.") as work:

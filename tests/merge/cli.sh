@@ -3,6 +3,7 @@
 # bytes, atomic output, --inline-conflict parsing. TAP.
 # Usage: cli.sh PPROF_MERGE
 set -u
+. "$(dirname "$0")/../tap.sh"
 merge=$1
 corpus=${PPROF_REAL_CORPUS:-$(dirname "$0")/../../corpus/real}
 work=$(mktemp -d "${TMPDIR:-/tmp}/merge-cli.XXXXXX")
@@ -23,7 +24,7 @@ t() { # expected-exit description command...
     fi
 }
 many=$(ls "$corpus"/parca/query-many-* 2>/dev/null)
-[ -n "$many" ] || { echo "1..0 # SKIP corpus not found"; exit 0; }
+[ -n "$many" ] || skip_all "corpus not found"
 first=$(echo "$many" | head -1)
 
 t 0 "--help" "$merge" --help

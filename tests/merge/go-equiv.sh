@@ -1,15 +1,16 @@
 #!/bin/sh
 # Equivalence with Go's profile.Merge: for every group of merge-compatible profiles in the real
 # corpus (and generated sets), the canonical semantic form (tests/merge/goref) of pprof-merge's
-# output must equal that of Go's merge. Exit 77 (skip) without Go or the pprof Go package.
+# output must equal that of Go's merge. Skips (TAP: 1..0 # SKIP, exit 0) without Go or the pprof Go package.
 # Usage: go-equiv.sh PPROF_MERGE [PPROF_GEN]
 set -u
+. "$(dirname "$0")/../tap.sh"
 merge=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
-command -v go >/dev/null 2>&1 || { echo "go not found: skip"; exit 77; }
-[ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || { echo "no google/pprof Go package: skip"; exit 77; }
+command -v go >/dev/null 2>&1 || skip_all "go not found"
+[ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || skip_all "no google/pprof Go package"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-equiv.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 goref=$work/goref

@@ -11,7 +11,7 @@
 #    directory PPROF_PEERS names (opt-in: never copied into the project), skipped when unset;
 #  - per event of a two-event recording, samples and period totals equal perf report's;
 #  - a dlopen'ed library's samples are in its mapping; the threads give distinct tids.
-# Skips (exit 77) with the reason when perf is absent or the kernel forbids recording.
+# Skips (TAP: 1..0 # SKIP, exit 0) with the reason when perf is absent or the kernel forbids recording.
 # usage: record.sh PPROF-FROM-PERF PERF_STACKS PPROF-DUMP PPROF-EDIT PPROF-CONVERT
 set -u
 conv=$1 stacks=$2 dump=$3 edit=$4 convert=$5
@@ -21,20 +21,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 if ! command -v perf >/dev/null 2>&1; then
-    echo "1..0 # SKIP perf is not installed"
-    exit 0
+    skip_all "perf is not installed"
 fi
 if ! perf record -q -e cpu-clock -g -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
-    echo "1..0 # SKIP perf record -e cpu-clock -g is not permitted here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
-    exit 0
+    skip_all "perf record -e cpu-clock -g is not permitted here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
 fi
 cc=${CC:-cc}
 cflags="-O1 -g -fno-omit-frame-pointer -fno-inline"
 $cc $cflags -pthread -o "$tmp/threads" "$here/progs/threads.c" &&
     $cc $cflags -o "$tmp/dlmain" "$here/progs/dlmain.c" -ldl &&
     $cc $cflags -shared -fPIC -o "$tmp/libperfdl.so" "$here/progs/dllib.c" || {
-    echo "1..0 # SKIP no C compiler to build the recorded programs"
-    exit 0
+    skip_all "no C compiler to build the recorded programs"
 }
 
 perf record -q -e cpu-clock -F 1999 -g -o "$tmp/threads.data" -- "$tmp/threads" 9 >/dev/null 2>&1

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Reruns gen.go with the installed Go and compares with the checked-in expected.tsv: the table
-# the unit test reads is Go's answer, not a copy of ours. Exit 77 when Go is absent.
-command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP no go"; exit 77; }
+# the unit test reads is Go's answer, not a copy of ours. Skips (TAP: 1..0 # SKIP, exit 0) when Go is absent.
+. "$(dirname "$0")/../tap.sh"
+command -v go >/dev/null 2>&1 || skip_all "no go"
 dir=$PPROF_SOURCE_ROOT/tests/regex
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT

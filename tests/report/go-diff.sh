@@ -1,15 +1,16 @@
 #!/bin/sh
 # pprof-diff -o against `go tool pprof -proto -diff_base BASE NEW` (and -normalize): the
 # canonical semantic forms (tests/merge/goref) must be equal; and pprof-top of the diff profile
-# must print what go tool pprof -top prints for it. Exit 77 = skip without Go.
+# must print what go tool pprof -top prints for it. Skips (TAP: 1..0 # SKIP, exit 0) without Go.
 # Usage: go-diff.sh PPROF_DIFF PPROF_TOP
 set -u
+. "$(dirname "$0")/../tap.sh"
 diff=$1 top=$2
 gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
-command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 0; }
-[ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || { echo "1..0 # SKIP no google/pprof Go package"; exit 0; }
+command -v go >/dev/null 2>&1 || skip_all "go not found"
+[ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || skip_all "no google/pprof Go package"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-diff.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export TZ=UTC
@@ -58,7 +59,7 @@ pair() { # NAME BASE NEW [--normalize] [GO_FILTER OUR_FILTER...]
     fi
 }
 many=$(ls "$corpus"/parca/query-many-* 2>/dev/null)
-[ -n "$many" ] || { echo "1..0 # SKIP no real corpus"; exit 0; }
+[ -n "$many" ] || skip_all "no real corpus"
 first=$(echo "$many" | head -1)
 last=$(echo "$many" | tail -1)
 mid=$(echo "$many" | sed -n 5p)

@@ -3,16 +3,17 @@
 # program built and run here (data/listprog: its sources and Go's exist on this machine), for
 # several regexps, with and without -source_path and -trim_path, with sources missing (relative
 # and absolute paths, said in the output); then on corpus/examples and the real corpus, whose
-# sources are mostly missing. A case Go rejects must be rejected too. Exit 77 (skip) without Go.
+# sources are mostly missing. A case Go rejects must be rejected too. Skips (TAP: 1..0 # SKIP, exit 0) without Go.
 # Usage: go-list.sh PPROF_REPORT
 set -u
+. "$(dirname "$0")/../tap.sh"
 rep=$1
 # absolute: the reports run in the work directory
 src=$(cd "${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 case $rep in /*) ;; *) rep=$(pwd)/$rep ;; esac
-command -v go >/dev/null 2>&1 || { echo "1..0 # SKIP go not found"; exit 77; }
+command -v go >/dev/null 2>&1 || skip_all "go not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-list.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/empty" "$work/copy"
@@ -20,8 +21,7 @@ cp -r "$here/data/listprog" "$work/prog"
 # stdlib only: no module download; the build cache stays the user's (or one here without HOME)
 [ -n "${GOCACHE:-}" ] || [ -n "${HOME:-}" ] || export GOCACHE="$work/gocache"
 if ! (cd "$work/prog" && GOFLAGS= go build -o prog . 2> "$work/build.err"); then
-    echo "1..0 # SKIP the Go program does not build: $(head -c 200 "$work/build.err" | tr '\n' ' ')"
-    exit 77
+    skip_all "the Go program does not build: $(head -c 200 "$work/build.err" | tr '\n' ' ')"
 fi
 (cd "$work/prog" && ./prog "$work/heap.pb" "$work/cpu.pb") || { echo "Bail out! the Go program failed"; exit 1; }
 cp -r "$work/prog" "$work/copy/sub"
@@ -53,6 +53,9 @@ check() {
         fail=$((fail + 1))
     elif cmp -s "$work/go.txt" "$work/ours.txt"; then
         echo "ok $n - $name $* ($(grep -c '^ROUTINE' "$work/go.txt") routines, $(grep -c 'Error:' "$work/go.txt") missing, $(wc -l < "$work/go.txt") lines equal)"
+    elif perl -MEncode -0777 -pe 's/\\x(0[0-8a-f]|1[0-9a-f]|7f)/chr(hex($1))/ge; s/\\u(00[89][0-9a-f]|202[89])/encode_utf8(chr(hex($1)))/ge' "$work/ours.txt" | cmp -s "$work/go.txt" -; then
+        # deliberate (docs/report.md): control characters of profile strings are escaped here
+        echo "ok $n - $name $* (equal once our escapes of control characters are undone)"
     else
         echo "not ok $n - $name $*: output differs"
         diff "$work/go.txt" "$work/ours.txt" | head -10 | sed 's/^/# /'

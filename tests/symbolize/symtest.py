@@ -7,6 +7,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tap  # noqa: E402
+
 
 class Tap:
     def __init__(self):
@@ -46,11 +49,10 @@ def check_run(cmd, **kw):
 
 
 def need(*progs):
-    """Exit 77 (skip) when a program the test depends on is missing."""
+    """Skips the whole test when a program it depends on is missing."""
     for p in progs:
         if not shutil.which(p):
-            print("1..0 # SKIP %s not found" % p)
-            sys.exit(77)
+            tap.skip_all("%s not found" % p)
 
 
 def load_segments(path):

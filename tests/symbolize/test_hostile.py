@@ -4,6 +4,9 @@ directory, a truncated ELF file, DWARF overwritten with junk, a unit length past
 DW_AT_sibling loop stand-in (every byte of .debug_info set to 0xff), a missing file. Each must
 give a reason in the report and exit 0, in bounded time (the subprocess timeout) and memory
 (RLIMIT_AS).
+Then paths that are not the mappings' to open: build IDs that are not hex (never looked up
+in the debug directory or the cache, checked with files planted where they lead and with
+strace when present) and /proc/self/exe (not opened without --sysroot, used under one).
 
 usage: test_hostile.py SYMBOLIZE MKPROFILE WORKDIR"""
 import json
@@ -124,4 +127,83 @@ for what, path, result, reason in cases:
     else:  # damaged but ELF: used or refused, never a crash; what was not found is said
         good = good and (rep.get("resolved") == rep.get("addresses") or rep.get("reason") or rep.get("unresolved"))
     tap.ok(good, "%s: exit %d, %s: %s" % (what, r.returncode, rep.get("result"), rep.get("reason")))
+
+
+# Paths that are not the mappings' to open (issue 40). A build ID names files in the debug
+# directories and the debuginfod cache: one that is not hex ("../../trav") must never reach
+# outside them. Each target is planted, a copy of prog, where the ID would lead, and the
+# mapping names no file of its own, so that the last file tried is what the report shows.
+def symbolize(maps, extra=(), env=None):
+    p = W("t.pb.gz")
+    st.write_profile(MK, p, maps + ["addr %x" % (base + a) for a in addrs[:20]])
+    e = dict(os.environ)
+    e.update(env or {})
+    cmd = [SYM, p, "-o", W("t.sym"), "--report=json"] + list(extra)
+    if STRACE:
+        cmd = [STRACE, "-f", "-qq", "-e", "trace=open,openat", "-o", W("strace.log")] + cmd
+    r = st.run(cmd, timeout=60, env=e)
+    try:
+        rep = json.loads(r.stderr)["mappings"][0]
+    except (ValueError, IndexError, KeyError):
+        rep = {}
+        tap.diag(r.stderr[-2000:])
+    opened = open(W("strace.log")).read() if STRACE else ""
+    return r, rep, opened
+
+
+STRACE = None
+for d in os.environ.get("PATH", "").split(os.pathsep):
+    if os.access(os.path.join(d, "strace"), os.X_OK) and not SANITIZED:
+        STRACE = os.path.join(d, "strace")
+        break
+if STRACE and st.run([STRACE, "-qq", "-o", os.devnull, "true"]).returncode != 0:
+    STRACE = None  # ptrace forbidden here
+
+dd = W("dd")
+os.makedirs(os.path.join(dd, ".build-id"), exist_ok=True)
+cache = W("cache")
+os.makedirs(cache, exist_ok=True)
+with open(W("trav.debug"), "wb") as f:  # DIR/.build-id/..//../trav.debug
+    f.write(data)
+os.makedirs(W("trav"), exist_ok=True)
+with open(W("trav", "debuginfo"), "wb") as f:  # CACHE/../trav/debuginfo
+    f.write(data)
+missing = W("no-such-file")
+for what, bid, extra, env, target in (
+        ("debug dir", "../../trav", ["--debug-dir", dd], {"DEBUGINFOD_CACHE_PATH": ""},
+         W("trav.debug")),
+        ("debuginfod cache", "../trav", [], {"DEBUGINFOD_CACHE_PATH": cache}, W("trav", "debuginfo"))):
+    maps = st.mapping_specs(prog, base, name=missing, bid=bid)
+    r, rep, opened = symbolize(maps, extra, env)
+    tap.ok(r.returncode == 0 and "trav" not in rep.get("file", "") and
+           rep.get("result") == "not-symbolizable" and "not hexadecimal" in rep.get("reason", ""),
+           "build ID %s with a %s: the file it leads to is not used or reported (%s, %s: %s)" %
+           (bid, what, rep.get("file"), rep.get("result"), rep.get("reason")))
+    if STRACE:
+        tap.ok("trav" not in opened, "build ID %s with a %s: nothing outside it is opened" % (bid, what))
+    else:
+        tap.skip("build ID %s with a %s: nothing opened outside it" % (bid, what), "no strace")
+
+# /proc/self/exe would be the symbolizer's own binary: not opened without --sysroot; under a
+# sysroot it is SYSROOT/proc/self/exe, which is fine
+for name in ("/proc/self/exe", "//proc/self/exe", "/usr/../proc/self/exe"):
+    maps = st.mapping_specs(prog, base, name=name)
+    r, rep, opened = symbolize(maps, env={"DEBUGINFOD_CACHE_PATH": ""})
+    tap.ok(r.returncode == 0 and rep.get("result") == "not-symbolizable" and
+           "/proc" in rep.get("reason", "") and rep.get("resolved") == 0,
+           "mapping %s without --sysroot: not opened (%s: %s)" % (name, rep.get("result"), rep.get("reason")))
+    if STRACE:
+        tap.ok("proc/self/exe" not in opened, "mapping %s: no open of /proc/self/exe" % name)
+    else:
+        tap.skip("mapping %s: no open of /proc/self/exe" % name, "no strace")
+root = W("root")
+os.makedirs(os.path.join(root, "proc", "self"), exist_ok=True)
+with open(os.path.join(root, "proc", "self", "exe"), "wb") as f:
+    f.write(data)
+maps = st.mapping_specs(prog, base, name="/proc/self/exe")
+r, rep, opened = symbolize(maps, ["--sysroot", root], env={"DEBUGINFOD_CACHE_PATH": ""})
+tap.ok(r.returncode == 0 and rep.get("result") == "ok" and
+       rep.get("file") == os.path.join(root, "proc", "self", "exe") and rep.get("resolved", 0) > 0,
+       "mapping /proc/self/exe under --sysroot: the sysroot's file is used (%s, %s)" %
+       (rep.get("result"), rep.get("file")))
 tap.done()

@@ -34,8 +34,7 @@ main(void)
     tap t = {0};
     tu_files fl = tu_corpus();
     if (fl.n == 0) {
-        printf("1..0 # SKIP no corpus at %s\n", tap_real_corpus());
-        return 0;
+        return tap_skip_all("no corpus at %s", tap_real_corpus());
     }
     const pprof_format fmts[] = {PPROF_FORMAT_RAW, PPROF_FORMAT_GZIP, PPROF_FORMAT_ZSTD};
     for (size_t i = 0; i < fl.n; i++) {

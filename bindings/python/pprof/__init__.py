@@ -4,7 +4,7 @@ The shared library is found through PPROF_LIBRARY (a path to libpprof.so.0), els
 system's loader path, else pkg-config's libdir for libpprof. Everything here calls the
 library's public C API; nothing about the format is re-implemented in Python.
 """
-from ._core import PprofError
+from ._core import ArgumentRangeError, PprofError
 from ._lib import lib as _clib
 from .builder import Builder, BuilderStats
 from .check import Finding, Rule, check, rules
@@ -43,7 +43,7 @@ except AttributeError:  # an older libpprof without speedscope and .cpuprofile
 __version__ = _clib.pprof_version_string().decode()
 
 __all__ = [
-    "PprofError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
+    "PprofError", "ArgumentRangeError", "Builder", "BuilderStats", "Finding", "Rule", "check", "rules", "MergeSummary", "MergeWarning",
     "merge", "merge_to_bytes", "edit", "flame", "report", "symbolize", "SymbolizedMapping", "Frame", "Header", "Label", "Mapping", "Profile", "Sample", "ValueType", "read",
     "from_perf", "to_speedscope", "to_cpuprofile", "from_cpuprofile",
     "read_otlp", "to_otlp", "write_otlp", "is_otlp",

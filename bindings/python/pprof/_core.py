@@ -4,6 +4,7 @@ import math
 import numbers
 import operator
 import os
+import threading
 
 from . import _lib
 from ._lib import lib
@@ -77,9 +78,16 @@ def check(status, err, file=None):
 
 # ---- values crossing into C
 # ctypes converts silently: an int past a field's width is cut to its low bits (2**64 + 5 is 5,
-# 2**63 is INT64_MIN) and a char * ends at the first NUL ("a\x00b" is "a"). Every integer and
-# string the binding hands to the library goes through c_integer / c_str / c_real first, so a
-# value C cannot hold is an error naming the argument instead of a different value.
+# -1 is 4294967295 in an unsigned), a char * ends at the first NUL ("a\x00b" is "a"), bytes(5)
+# is five NUL bytes and a str is a sequence of one-character strings. Every integer, number,
+# string, list of strings and path the binding hands to the library goes through c_integer /
+# c_real / c_str / c_str_array / c_path first, so a value C cannot hold is an error naming the
+# argument instead of a different value.
+
+
+class ArgumentRangeError(OverflowError, ValueError):
+    """A number outside what the argument takes (what the C field holds, or the range the
+    command-line tool accepts). An OverflowError, and a ValueError too."""
 
 
 def _bounds(ctype):
@@ -88,39 +96,46 @@ def _bounds(ctype):
     return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
 
 
-def c_integer(value, ctype, what):
-    """value as an int that the C type ctype (ctypes.c_int64, c_uint64, ...) holds exactly:
-    TypeError when it is no integer (a float is not truncated), OverflowError when it is out
-    of the type's range."""
+def c_integer(value, ctype, what, lo=None, hi=None):
+    """value as an int that the C type ctype (ctypes.c_int64, c_uint64, ...) holds exactly, and
+    within lo..hi when given: TypeError when it is no integer (a float is not truncated, a bool
+    is not a number), ArgumentRangeError (an OverflowError and a ValueError) out of range."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an integer, not bool")
     try:
         v = operator.index(value)
     except TypeError:
         raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
-    lo, hi = _bounds(ctype)
-    if not lo <= v <= hi:
-        name = f"{'int' if lo else 'uint'}{8 * ctypes.sizeof(ctype)}"
-        raise OverflowError(f"{what} = {v} does not fit in {name} ({lo}..{hi})")
+    clo, chi = _bounds(ctype)
+    if not clo <= v <= chi:
+        name = f"{'int' if clo else 'uint'}{8 * ctypes.sizeof(ctype)}"
+        raise ArgumentRangeError(f"{what} = {v} does not fit in {name} ({clo}..{chi})")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ArgumentRangeError(f"{what} = {v} is outside {lo}..{hi}")
     return v
 
 
-def c_real(value, what):
-    """A finite number as a float (a C double): TypeError for a non-number (a string is not
-    parsed), ValueError for NaN and infinities."""
+def c_real(value, what, lo=None, hi=None):
+    """A finite number as a float (a C double), within lo..hi when given: TypeError for a
+    non-number (a string is not parsed), ValueError for NaN, infinities and out of range."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a number, not {type(value).__name__}")
     try:
         v = float(value)
     except OverflowError:
-        raise OverflowError(f"{what} = {value} does not fit in a double") from None
+        raise ArgumentRangeError(f"{what} = {value} does not fit in a double") from None
     if not math.isfinite(v):
         raise ValueError(f"{what} must be finite, not {v}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ArgumentRangeError(f"{what} = {v} is outside {lo}..{hi}")
     return v
 
 
 def c_str(s, what):
     """str (UTF-8; undecodable bytes of file names kept by surrogateescape) or bytes-like as
-    the bytes of a C string; None stays None. ValueError when it holds a NUL byte: C would
-    end the string there and use what precedes it."""
+    the bytes of a C string; None stays None. TypeError for anything else (an int would be
+    that many NUL bytes); ValueError when it holds a NUL byte: C would end the string there and
+    use what precedes it."""
     if s is None:
         return None
     if isinstance(s, str):
@@ -133,6 +148,46 @@ def c_str(s, what):
     if nul >= 0:
         raise ValueError(f"{what} holds a NUL byte at offset {nul} ({b[:40]!r}): C strings end there")
     return b
+
+
+def c_str_list(items, what, item=None):
+    """A list of strings (any iterable of str or bytes, each through c_str, or through item:
+    c_path for paths) as a list of bytes. TypeError for one string (it would be taken character
+    by character) or a non-iterable."""
+    item = item or c_str
+    if isinstance(items, (str, bytes, bytearray, memoryview, os.PathLike)):
+        raise TypeError(f"{what} takes a list of strings, not one string")
+    try:
+        it = iter(items)
+    except TypeError:
+        raise TypeError(f"{what} takes a list of strings, not {type(items).__name__}") from None
+    out = []
+    for i, x in enumerate(it):
+        if x is None:
+            raise TypeError(f"{what}[{i}] must be str or bytes, not None")
+        out.append(item(x, f"{what}[{i}]"))
+    return out
+
+
+def c_str_array(items, what, keep, item=None):
+    """c_str_list as a C array of char * and its length; keep holds the memory alive."""
+    items = c_str_list(items, what, item)
+    arr = (ctypes.c_char_p * max(1, len(items)))(*items)
+    keep.append(arr)
+    return arr, len(items)
+
+
+def c_path(path, what="path"):
+    """A path (str, bytes or os.PathLike) as the bytes of a C string. TypeError for anything
+    else (an int would be a file descriptor to open()); ValueError for a NUL byte."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"{what} must be a path (str, bytes or os.PathLike), not {type(path).__name__}")
+    return c_str(os.fsencode(os.fspath(path)), what)
+
+
+# Graphviz (libgvc) keeps global state and is not reentrant: every call that can reach it (a
+# report rendered as svg, a flame HTML page with its Graph view) runs holding this lock.
+graphviz_lock = threading.Lock()
 
 
 def set_fields(struct, values, prefix=""):
@@ -152,8 +207,8 @@ def set_fields(struct, values, prefix=""):
             setattr(struct, k, c_integer(v, t, prefix + k))
 
 
-def fspath_bytes(path):
-    return c_str(os.fsencode(os.fspath(path)), "path")
+def fspath_bytes(path, what="path"):
+    return c_path(path, what)
 
 
 def write_options(compress="gzip", level=0, threads=0):

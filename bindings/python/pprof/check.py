@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional
 
 from . import _lib
-from ._core import PprofError, c_integer, fspath_bytes
+from ._core import PprofError, c_integer, c_str_list, fspath_bytes
 from ._lib import lib
 
 SEVERITIES = ("note", "warning", "error")
@@ -89,7 +89,9 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
     paths = list(paths)
     max_findings = c_integer(max_findings, ctypes.c_uint64, "max_findings")
     ids = [r.id for r in rules()]
-    mask = _enabled_mask(ids, list(disable), list(enable))
+    disable = [n.decode() for n in c_str_list(disable, "disable")]  # one str: TypeError, not letters
+    enable = [n.decode() for n in c_str_list(enable, "enable")]
+    mask = _enabled_mask(ids, disable, enable)
     opts = _lib.CheckOptions()
     lib.pprof_check_options_init(ctypes.byref(opts))
     opts.enabled = ctypes.cast(mask, ctypes.POINTER(ctypes.c_bool))

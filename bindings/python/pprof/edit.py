@@ -4,7 +4,7 @@ import numbers
 from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32, c_void_p
 
 from . import _lib
-from ._core import PprofError, c_integer, c_real, c_str, check, fspath_bytes, take_buffer, write_options
+from ._core import PprofError, c_integer, c_real, c_str, c_str_array, check, fspath_bytes, take_buffer, write_options
 from ._lib import lib
 from .profile import Profile
 
@@ -90,15 +90,6 @@ _GRANULARITY = {None: 0, "": 0, "functions": 1, "filefunctions": 2, "files": 3, 
 _REDACT = {"files": 0x1, "mappings": 0x2, "labels": 0x4}
 
 
-def _strs(items, keep, what):
-    if isinstance(items, (str, bytes)):
-        raise TypeError(f"{what} takes a list of strings, not one string")
-    items = [c_str(x, f"{what}[{i}]") for i, x in enumerate(items)]
-    arr = (c_char_p * max(1, len(items)))(*items)
-    keep.append(arr)
-    return arr, len(items)
-
-
 def _scales(sc):
     """scale=F or {sample type: F} as (type or None, factor) pairs."""
     if isinstance(sc, dict):
@@ -123,9 +114,9 @@ def _options(ops, keep):
         getattr(o, n) for n in _STR_OPS[:7] + _TAG_OPS[:6])
     if "sample_types" in ops:
         st = ops.pop("sample_types")
-        o.sample_types, o.n_sample_types = _strs([st] if isinstance(st, str) else st, keep, "sample_types")
+        o.sample_types, o.n_sample_types = c_str_array([st] if isinstance(st, str) else st, "sample_types", keep)
     if "remove_labels" in ops:
-        o.remove_labels, o.n_remove_labels = _strs(ops.pop("remove_labels"), keep, "remove_labels")
+        o.remove_labels, o.n_remove_labels = c_str_array(ops.pop("remove_labels"), "remove_labels", keep)
     if "rename_labels" in ops:
         pairs = list(ops.pop("rename_labels").items())
         arr = (_Rename * max(1, len(pairs)))(*[_Rename(c_str(a, "rename_labels key"), c_str(b, f"rename_labels[{a!r}]")) for a, b in pairs])
@@ -167,7 +158,7 @@ def _options(ops, keep):
             raise ValueError("redact: files, mappings or label:KEY")
     if labels:
         o.redact |= _REDACT["labels"]
-        o.redact_labels, o.n_redact_labels = _strs(labels, keep, "redact_labels")
+        o.redact_labels, o.n_redact_labels = c_str_array(labels, "redact_labels", keep)
     key = ops.pop("redact_key", None)
     if key is not None:  # bytes with a length: any byte, NUL too, is part of the key
         if not isinstance(key, (str, bytes, bytearray, memoryview)):

@@ -1,11 +1,12 @@
 """pprof.flame(): flame graphs of a profile (pprof/flame.h), as pprof-flame draws them."""
+import contextlib
 import ctypes
 import json
 import os
 from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size_t, c_uint, c_void_p
 
 from . import _lib
-from ._core import check, fspath_bytes, take_buffer
+from ._core import c_integer, c_real, c_str, check, fspath_bytes, graphviz_lock, take_buffer
 from ._lib import lib
 from .profile import Profile
 
@@ -53,8 +54,18 @@ lib.pprof_flame_write_file.restype = c_int
 lib.pprof_flame_write_file.argtypes = [c_void_p, POINTER(_FlameWriteOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]
 
 
-def _b(s):
-    return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
+def _minwidth(v):
+    """minwidth= as (value, percent): pixels (a number, 0 to 10^6) or a percentage ("0.5%", 0
+    to 100), as pprof-flame --minwidth takes them."""
+    if isinstance(v, str):
+        if not v.endswith("%"):
+            raise TypeError(f"minwidth takes pixels (a number) or a percentage ('0.5%'), not {v!r}")
+        try:
+            d = float(v[:-1])
+        except ValueError:
+            raise ValueError(f"minwidth = {v!r} is not a percentage") from None
+        return c_real(d, "minwidth", 0, 100), True
+    return c_real(v, "minwidth", 0, 1e6), False
 
 
 def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines=False, reverse=False,
@@ -70,7 +81,8 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
     base: a Profile to compare with (normalize=True scales it to the profile's total first).
     minwidth: pixels (a number) or a percentage ("0.5%"). graph: the HTML page gets a Graph view,
     go tool pprof -svg's call graph drawn by Graphviz (not with a base; graph=False leaves it
-    out; Graphviz is not reentrant: two such pages must not be written on two threads at once).
+    out; Graphviz is not reentrant: the binding writes one such page at a time, whatever the
+    thread). width: SVG pixels, 100 to 10^6 (0: 1200).
     Filters, in pprof-edit's names with
     '_' for '-' (focus, ignore, hide, show, show_from, prune_from, tag_focus, ...), apply
     first through pprof.edit. Raises PprofError."""
@@ -78,12 +90,29 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
         raise TypeError("flame takes Profiles (pprof.read(path))")
     if normalize and base is None:
         raise ValueError("normalize needs a base")
+    cpath = fspath_bytes(path) if path is not None else None
     if format is None:
         name = os.fspath(path) if path is not None else ""
         format = next((f for f in ("svg", "json", "html") if str(name).endswith("." + f)),
                       "html" if path is not None else "json")
     if format not in _FORMATS:
         raise ValueError("format must be 'html', 'svg', 'json' or 'data'")
+    o = _FlameOptions()
+    o.struct_size = ctypes.sizeof(o)
+    o.sample_type = c_str(sample_type, "sample_type")
+    o.lines, o.reverse, o.normalize = bool(lines), bool(reverse), bool(normalize)
+    w = _FlameWriteOptions()
+    w.struct_size = ctypes.sizeof(w)
+    w.format = _FORMATS[format]
+    w.title = c_str(title, "title")
+    # 0 is the default (1200), else the range pprof-flame --width takes
+    lo, hi = (0, 0) if width == 0 else (100, 1000000)
+    w.width = c_integer(width, c_uint, "width", lo, hi)
+    w.minwidth, w.minwidth_percent = -1.0, False
+    if minwidth is not None:
+        w.minwidth, w.minwidth_percent = _minwidth(minwidth)
+    w.colors, w.hash, w.inverted = c_str(colors, "colors"), bool(hash), bool(inverted)
+    use_graphviz = bool(graph) and base is None and format == "html"
     filtered = []
     if filters:
         from .edit import edit
@@ -92,23 +121,10 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
         if base is not None:
             base = edit(base, **filters)
             filtered.append(base)
-    o = _FlameOptions()
-    o.struct_size = ctypes.sizeof(o)
-    o.sample_type, o.lines, o.reverse, o.normalize = _b(sample_type), bool(lines), bool(reverse), bool(normalize)
-    w = _FlameWriteOptions()
-    w.struct_size = ctypes.sizeof(w)
-    w.format = _FORMATS[format]
-    w.title, w.source = _b(title), _b(profile.name or "")
-    w.base_source = _b(base.name or "") if base is not None else None
-    w.width = int(width)
-    w.minwidth, w.minwidth_percent = -1.0, False
-    if minwidth is not None:
-        s = str(minwidth)
-        w.minwidth_percent = s.endswith("%")
-        w.minwidth = float(s.rstrip("%"))
-    w.colors, w.hash, w.inverted = _b(colors), bool(hash), bool(inverted)
-    if graph and base is None and format == "html":
-        w.graph, w.graph_sample_type = profile._handle(), _b(sample_type)
+    w.source = c_str(profile.name or "", "profile name")
+    w.base_source = c_str(base.name or "", "base profile name") if base is not None else None
+    if use_graphviz:
+        w.graph, w.graph_sample_type = profile._handle(), o.sample_type
     err = _lib.Error()
     tree = c_void_p()
     try:
@@ -116,11 +132,14 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
                                        ctypes.byref(o), ctypes.byref(tree), ctypes.byref(err)), err, profile.name)
         if path is None:
             buf = _lib.Buffer()
-            st = lib.pprof_flame_write(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+            with graphviz_lock if use_graphviz else contextlib.nullcontext():
+                st = lib.pprof_flame_write(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
             data = take_buffer(buf)
             check(st, err, profile.name)
             return json.loads(data.decode("utf-8")) if format in ("json", "data") else data.decode("utf-8")
-        check(lib.pprof_flame_write_file(tree, ctypes.byref(w), fspath_bytes(path), None, ctypes.byref(err)), err, path)
+        with graphviz_lock if use_graphviz else contextlib.nullcontext():
+            st = lib.pprof_flame_write_file(tree, ctypes.byref(w), cpath, None, ctypes.byref(err))
+        check(st, err, path)
         return None
     finally:
         lib.pprof_flame_tree_free(tree)

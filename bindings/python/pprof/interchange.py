@@ -6,7 +6,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_int, c_size_t, c_uint
 from typing import Optional, Union
 
 from . import _lib
-from ._core import PprofError, as_bytes, c_integer, check, take_buffer
+from ._core import PprofError, as_bytes, c_integer, c_str, check, fspath_bytes, take_buffer
 from ._lib import lib
 from .profile import Profile
 
@@ -38,10 +38,6 @@ lib.pprof_cpuprofile_write.restype = c_int
 lib.pprof_cpuprofile_write.argtypes = [c_void_p, POINTER(_CpuprofileWriteOptions), _B, _E]
 
 
-def _text(s):
-    return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
-
-
 def _write(fn, profile: Profile, opts) -> bytes:
     buf = _lib.Buffer()
     err = _lib.Error()
@@ -56,7 +52,7 @@ def to_speedscope(profile: Profile, name: Optional[str] = None, lines: bool = Fa
     """speedscope's JSON file of the profile (pprof-convert --to=speedscope): one sampled
     profile per sample type, each pprof sample one sample weighted by its value; name is the
     file's title (default "profile"), lines one frame per function and line."""
-    o = _SpeedscopeOptions(ctypes.sizeof(_SpeedscopeOptions), _text(name), bool(lines))
+    o = _SpeedscopeOptions(ctypes.sizeof(_SpeedscopeOptions), c_str(name, "name"), bool(lines))
     return _write(lib.pprof_speedscope_write, profile, o)
 
 
@@ -64,8 +60,8 @@ def to_cpuprofile(profile: Profile, sample_type: Optional[str] = None,
                   max_samples: int = 1 << 24) -> bytes:
     """The profile as a Chrome / Node .cpuprofile (pprof-convert --to=cpuprofile);
     sample_type names the type whose values become the time deltas."""
-    o = _CpuprofileWriteOptions(ctypes.sizeof(_CpuprofileWriteOptions), _text(sample_type),
-                                max_samples)
+    o = _CpuprofileWriteOptions(ctypes.sizeof(_CpuprofileWriteOptions), c_str(sample_type, "sample_type"),
+                                c_integer(max_samples, c_uint64, "max_samples"))
     return _write(lib.pprof_cpuprofile_write, profile, o)
 
 
@@ -78,7 +74,7 @@ def from_cpuprofile(source: Union[str, os.PathLike, bytes, bytearray, memoryview
     if isinstance(source, (bytes, bytearray, memoryview)):
         name, data = "<bytes>", source
     else:
-        name = os.fsdecode(os.fspath(source))
+        name = os.fsdecode(fspath_bytes(source, "source"))
         with open(source, "rb") as f:
             data = f.read()
     keep, ptr, n = as_bytes(data)

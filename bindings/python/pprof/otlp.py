@@ -7,7 +7,7 @@ from ctypes import POINTER, Structure, c_char_p, c_int, c_size_t, c_void_p
 from typing import Iterable, List, Mapping, Optional, Union
 
 from . import _lib
-from ._core import PprofError, as_bytes, c_str, check, fspath_bytes, read_options, take_buffer
+from ._core import PprofError, as_bytes, c_integer, c_str, check, fspath_bytes, read_options, take_buffer
 from ._lib import lib
 from .profile import Profile
 
@@ -95,15 +95,17 @@ def to_otlp(profiles: Union[Profile, Iterable[Profile]], *, resource: Optional[M
     w = OtlpWriteOptions()
     lib.pprof_otlp_write_options_init(ctypes.byref(w))
     w.format = _COMPRESS[compress]
-    w.level = int(level)
-    res = [c_str(f"{k}={v}".encode(), "resource") for k, v in (resource or {}).items()]
-    for k in (resource or {}):
-        if not k or "=" in k:
+    w.level = c_integer(level, ctypes.c_int, "level")
+    res = []
+    for k, v in (resource or {}).items():
+        kb, vb = c_str(k, "resource key"), c_str(v, f"resource[{k!r}]")
+        if not kb or b"=" in kb:
             raise ValueError(f"resource key {k!r} is empty or holds '='")
+        res.append(kb + b"=" + vb)
     arr_res = (c_char_p * max(1, len(res)))(*res)
     w.resource = arr_res
     w.n_resource = len(res)
-    w.service_name = c_str(service_name.encode(), "service_name") if service_name is not None else None
+    w.service_name = c_str(service_name, "service_name")
     hs = (c_void_p * max(1, len(profiles)))(*[p._handle() for p in profiles])
     buf = _lib.Buffer()
     err = _lib.Error()

@@ -6,7 +6,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_int, c_size_t, c_uint
 from typing import Iterable, Optional, Union
 
 from . import _lib
-from ._core import as_bytes, check, fspath_bytes
+from ._core import as_bytes, c_path, c_str_array, c_str_list, check, fspath_bytes
 from ._lib import lib
 from .profile import Profile
 
@@ -73,17 +73,22 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
     o = PerfOptions()
     lib.pprof_perf_options_init(ctypes.byref(o))
     o.input = _INPUTS[input]
-    for l in labels:
+    for l in c_str_list(labels, "labels"):
+        l = l.decode("utf-8", "replace")
         if l not in _LABELS:
             raise ValueError(f"unknown label {l!r} (pid, tid, comm, cpu)")
         o.labels |= _LABELS[l]
-    ev = [e.encode() for e in (events or [])]
-    ev_arr = (c_char_p * max(len(ev), 1))(*ev)
-    if ev:
-        o.events, o.n_events = ev_arr, len(ev)
+    ev_keep = []
+    ev_arr, n_ev = c_str_array(events if events is not None else [], "events", ev_keep)
+    if n_ev:
+        o.events, o.n_events = ev_arr, n_ev
     ks = None
     if kallsyms is not None:
-        ks = kallsyms if isinstance(kallsyms, bytes) else open(kallsyms, "rb").read()
+        if isinstance(kallsyms, (bytes, bytearray, memoryview)):
+            ks = bytes(kallsyms)
+        else:
+            with open(c_path(kallsyms, "kallsyms"), "rb") as f:
+                ks = f.read()
         ks_buf = ctypes.create_string_buffer(ks, len(ks))
         o.kallsyms, o.kallsyms_size = ctypes.cast(ks_buf, c_void_p), len(ks)
     st = PerfStats()
@@ -98,7 +103,7 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
     else:
         name = os.fsdecode(os.fspath(source))
         rc = lib.pprof_perf_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(out), ctypes.byref(st), ctypes.byref(err))
-    del ev_arr, ks
+    del ev_keep, ks
     check(rc, err, name)
     p = Profile(out, name)
     report = None

@@ -212,11 +212,15 @@ class Profile(_Closing):
 
     def samples(self) -> Iterator[Sample]:
         """Every sample with its values, its stack resolved into frames (leaf first) and its
-        labels. Locations are resolved once each."""
-        h = self._handle()
+        labels. Locations are resolved once each. Closing the profile ends the iteration
+        with ValueError at the next step."""
         cache = {}
-        for i in range(lib.pprof_profile_count(h, _lib.TABLE_SAMPLE)):
-            s = lib.pprof_profile_sample(h, i)
+        i = 0
+        # the handle is looked up again at every step: the profile may have been closed (its
+        # samples freed) while the caller held the iterator
+        while i < lib.pprof_profile_count(self._handle(), _lib.TABLE_SAMPLE):
+            s = lib.pprof_profile_sample(self._handle(), i)
+            i += 1
             ids = tuple(s.location_id[j] for j in range(s.n_location_id))
             frames = []
             for lid in ids:

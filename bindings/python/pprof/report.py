@@ -1,11 +1,12 @@
 """pprof.report.render(): go tool pprof's reports of a profile (pprof/report.h), as pprof-report
 prints them."""
+import contextlib
 import ctypes
 import json
 from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_int64, c_size_t
 
 from . import _lib
-from ._core import check, fspath_bytes, take_buffer
+from ._core import c_integer, c_real, c_str, check, fspath_bytes, graphviz_lock, take_buffer
 from ._lib import lib
 from .profile import Profile
 
@@ -47,10 +48,6 @@ lib.pprof_report_render_file.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions
                                          POINTER(_lib.Error)]
 
 
-def _b(s):
-    return None if s is None else (s.encode() if isinstance(s, str) else bytes(s))
-
-
 def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
            nodecount=-1, nodefraction=None, edgefraction=None, trim=True, compact_labels=False, symbol=None,
            source_path=None, trim_path=None, mean=False):
@@ -61,9 +58,10 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     (trim_path: ':'-separated prefixes); a source it cannot read is said in the text, and bytes
     of a source that are not UTF-8 come back as surrogate escapes. json_output=True gives the JSON form (docs/report.md) as
     Python objects. With path: writes the report there (atomically; "-" is standard output), long
-    reports as they are made, and returns None. "svg" is the dot graph laid out by Graphviz in this process; Graphviz is not
-    reentrant, so two svg renders must not run on two threads at once. mean=True is Go's -mean
-    (values divided by the first sample value). Raises PprofError."""
+    reports as they are made, and returns None. "svg" is the dot graph laid out by Graphviz in this
+    process; Graphviz is not reentrant, so the binding renders one svg at a time, whatever the
+    thread. nodecount: -1 (the format's default) or at least 0; nodefraction, edgefraction: 0 to
+    1. mean=True is Go's -mean (values divided by the first sample value). Raises PprofError."""
     if not isinstance(profile, Profile):
         raise TypeError("render takes a Profile (pprof.read(path))")
     if format not in FORMATS:
@@ -73,26 +71,33 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     o = _RenderOptions()
     o.struct_size = ctypes.sizeof(o)
     o.format = FORMATS[format]
-    o.sample_type = _b(sample_type)
+    o.sample_type = c_str(sample_type, "sample_type")
     o.granularity = _GRANULARITIES[granularity]
     o.cum_sort = bool(cum)
-    o.node_count = int(nodecount)
-    o.node_fraction = -1.0 if nodefraction is None else float(nodefraction)
-    o.edge_fraction = -1.0 if edgefraction is None else float(edgefraction)
+    # -1: the format's default; else the range pprof-report --nodecount and --*fraction take
+    o.node_count = c_integer(nodecount, c_int64, "nodecount", -1)
+    o.node_fraction = -1.0 if nodefraction is None else c_real(nodefraction, "nodefraction", 0, 1)
+    o.edge_fraction = -1.0 if edgefraction is None else c_real(edgefraction, "edgefraction", 0, 1)
     o.no_trim = not trim
     o.compact_labels = bool(compact_labels)
-    o.symbol = _b(symbol)
+    o.symbol = c_str(symbol, "symbol")
     o.mean = bool(mean)
-    o.source_path = _b(source_path)
-    o.trim_path = _b(trim_path)
+    o.source_path = c_str(source_path, "source_path")
+    o.trim_path = c_str(trim_path, "trim_path")
+    cpath = fspath_bytes(path) if path is not None else None
+    # Graphviz lays out the svg report and is not reentrant: one at a time, whatever the thread
+    gv = graphviz_lock if format == "svg" else contextlib.nullcontext()
     err = _lib.Error()
     if path is not None:
-        check(lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
-                                           fspath_bytes(path), None, ctypes.byref(err)), err, path)
+        with gv:
+            st = lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+                                              cpath, None, ctypes.byref(err))
+        check(st, err, path)
         return None
     buf = _lib.Buffer()
-    st = lib.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0, ctypes.byref(buf),
-                                 ctypes.byref(err))
+    with gv:
+        st = lib.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+                                     ctypes.byref(buf), ctypes.byref(err))
     data = take_buffer(buf)
     check(st, err, profile.name)
     text = data.decode("utf-8", "surrogateescape" if format == "list" else "strict")

@@ -4,7 +4,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_int, c_size_t, c_uint
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _lib
-from ._core import check
+from ._core import c_path, c_str_array, check
 from ._lib import lib
 from .profile import Profile
 
@@ -81,13 +81,6 @@ def _s(b):
     return (b or b"").decode("utf-8", "replace")
 
 
-def _strs(items, keep):
-    items = [x.encode() if isinstance(x, str) else bytes(x) for x in items]
-    arr = (c_char_p * max(1, len(items)))(*items)
-    keep.append(arr)
-    return arr, len(items)
-
-
 def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequence[str] = (),
               sysroot: Optional[str] = None, demangle: str = "full", force: bool = False,
               debuginfod_cache: Optional[str] = None) -> Tuple[Profile, List[SymbolizedMapping]]:
@@ -103,14 +96,14 @@ def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequen
     keep = []
     o = _Options()
     lib.pprof_symbolize_options_init(ctypes.byref(o))
-    o.binaries, o.n_binaries = _strs(binaries, keep)
-    o.debug_dirs, o.n_debug_dirs = _strs(debug_dirs, keep)
+    o.binaries, o.n_binaries = c_str_array(binaries, "binaries", keep, c_path)
+    o.debug_dirs, o.n_debug_dirs = c_str_array(debug_dirs, "debug_dirs", keep, c_path)
     if sysroot is not None:
-        o.sysroot = sysroot.encode()
+        o.sysroot = c_path(sysroot, "sysroot")
     if debuginfod_cache is not None:
-        o.debuginfod_cache = debuginfod_cache.encode()
+        o.debuginfod_cache = c_path(debuginfod_cache, "debuginfod_cache")
     o.demangle = 0 if demangle == "full" else 1
-    o.force = force
+    o.force = bool(force)
     out, rep = c_void_p(), c_void_p()
     err = _lib.Error()
     try:
