@@ -11,7 +11,7 @@ rep=$1
 # absolute: the reports run in the work directory
 src=$(cd "${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 case $rep in /*) ;; *) rep=$(pwd)/$rep ;; esac
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-list.XXXXXX")
@@ -97,7 +97,7 @@ done
 mv "$work/prog" "$work/gone"
 check heap "$work/heap.pb" '-list=main\.'
 check heap "$work/heap.pb" '-list=main\.' "-source_path=$work/gone"
-files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 for f in $files; do
     check "$(basename "$f")" "$f" '-list=main|Serve|alloc|e$'
     [ "${GO_LIST_QUICK:-0}" = 1 ] && continue

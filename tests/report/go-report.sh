@@ -12,7 +12,7 @@ rep=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-report.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -88,7 +88,7 @@ check() {
         fail=$((fail + 1))
     fi
 }
-files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 [ -n "$files" ] || skip_all "no corpus"
 if [ -n "$gen" ] && [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"

@@ -7,7 +7,7 @@ set -u
 top=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-top.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -45,7 +45,7 @@ check() {
         fail=$((fail + 1))
     fi
 }
-files=$(ls "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 [ -n "$files" ] || skip_all "no real corpus at $corpus"
 if [ -n "$gen" ] && [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"
@@ -59,7 +59,7 @@ for f in $files; do
 done
 # every granularity on a few profiles with inlining, files and lines
 for f in "$corpus"/parca/parca-alloc_objects.pb.gz "$corpus"/parca/query-fib.pb.gz \
-    "$corpus"/pyroscope/pprof-heap "$corpus"/pyroscope/og-convert-jfr-process_cpu_cpu_nanoseconds_cpu_nanoseconds.pb.gz; do
+    "$corpus"/generated/java-alloc.pb.gz "$corpus"/generated/java-cpu.pb.gz; do
     [ -f "$f" ] || continue
     b=$(basename "$f")
     for g in filefunctions files lines addresses; do
