@@ -98,6 +98,9 @@ peek_rx='main|Serve|alloc|e$'
 for f in $files; do
     b=$(basename "$f")
     for fmt in $formats; do
+        # A name that is not UTF-8 reaches Go's dot as raw bytes, drawn as Latin-1; our SVG is
+        # UTF-8 XML, such bytes U+FFFD (docs/report.md, "Strings in the dot graph").
+        [ "$fmt" = svg ] && [ "$b" = invalid-utf8.pb.gz ] && continue
         check "$b" "$f" "$fmt"
         # -mean on a heap profile with labels (a count first, bytes after; dot's tags): the
         # other profiles were checked by hand (docs/report.md), go-top.sh keeps top on all
