@@ -2,6 +2,7 @@
  * of the merger, which absorbs them in list order on the calling thread. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -27,6 +28,15 @@
 #define MAX_THREADS 256
 #define NO_SIZE UINT64_MAX
 
+/* A finding of a decoding thread's check, kept for the calling thread to deliver. */
+typedef struct kept_finding {
+    pprof_rule rule;
+    const char *rule_id; /* static */
+    pprof_severity severity;
+    uint64_t offset;
+    char *path, *message;
+} kept_finding;
+
 typedef struct file_slot {
     pprof_merge_input *in; /* the usual way in: samples decoded while absorbed */
     pprof_profile *p;      /* with check, which needs the whole profile */
@@ -35,6 +45,10 @@ typedef struct file_slot {
     pprof_error err;
     uint64_t bytes; /* the file's size, NO_SIZE when unknown */
     uint64_t check_errors;
+    /* The check's findings, delivered in list order when the file is absorbed: which later
+     * files a decoding thread had checked when the merge stopped must not change the output. */
+    kept_finding *found;
+    size_t n_found, cap_found;
     bool done;
 } file_slot;
 
@@ -78,28 +92,84 @@ may_take(const file_pool *pl)
     return ahead < pl->window_min || (ahead < pl->window_max && pl->ahead_bytes < WINDOW_BYTES);
 }
 
-typedef struct finding_relay {
-    const pprof_merge_files_options *o;
-    const char *path;
-} finding_relay;
+typedef struct finding_keep {
+    file_slot *s;
+    bool nomem;
+} finding_keep;
 
-/* The caller's finding callback, with the finding's file set to the path checked. */
-static bool
-relay_finding(void *ctx, const pprof_finding *f)
+static char *
+copy_str(const char *s)
 {
-    const finding_relay *r = ctx;
-    pprof_finding g = *f;
-    g.file = r->path;
-    return r->o->on_finding ? r->o->on_finding(r->o->finding_ctx, &g) : true;
+    size_t n = strlen(s ? s : "") + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s ? s : "", n);
+    return d;
+}
+
+/* Keeps a copy of the finding in the slot (the strings live only during the call). */
+static bool
+keep_finding(void *ctx, const pprof_finding *f)
+{
+    finding_keep *k = ctx;
+    file_slot *s = k->s;
+    if (s->n_found == s->cap_found) {
+        size_t cap = s->cap_found ? 2 * s->cap_found : 16;
+        kept_finding *v = realloc(s->found, cap * sizeof(*v));
+        if (!v)
+            return !(k->nomem = true);
+        s->found = v;
+        s->cap_found = cap;
+    }
+    kept_finding *g = &s->found[s->n_found];
+    *g = (kept_finding){f->rule,   f->rule_id,        f->severity,
+                        f->offset, copy_str(f->path), copy_str(f->message)};
+    if (!g->path || !g->message) {
+        free(g->path);
+        free(g->message);
+        return !(k->nomem = true);
+    }
+    s->n_found++;
+    return true;
 }
 
 static void
-check_whole(file_pool *pl, file_slot *s, const char *path)
+free_found(file_slot *s)
 {
-    finding_relay r = {pl->o, path};
+    for (size_t i = 0; i < s->n_found; i++) {
+        free(s->found[i].path);
+        free(s->found[i].message);
+    }
+    free(s->found);
+    s->found = NULL;
+    s->n_found = s->cap_found = 0;
+}
+
+/* The kept findings to the caller's callback, with their file set to the path checked, on the
+ * calling thread; a false from the callback drops the rest of the file's. */
+static void
+deliver_found(const pprof_merge_files_options *o, file_slot *s, const char *path)
+{
+    for (size_t i = 0; o->on_finding && i < s->n_found; i++) {
+        const kept_finding *k = &s->found[i];
+        pprof_finding g = {k->rule, k->rule_id, k->severity, path, k->offset, k->path, k->message};
+        if (!o->on_finding(o->finding_ctx, &g))
+            break;
+    }
+    free_found(s);
+}
+
+static void
+check_whole(file_pool *pl, file_slot *s)
+{
+    finding_keep k = {s, false};
     pprof_check_summary sum;
     s->stage = PPROF_MERGE_FILE_CHECK;
-    s->st = pprof_check(s->p, pl->o->check_options, relay_finding, &r, &sum, &s->err);
+    s->st = pprof_check(s->p, pl->o->check_options, pl->o->on_finding ? keep_finding : NULL, &k,
+                        &sum, &s->err);
+    if (s->st == PPROF_OK && k.nomem)
+        s->st = pprof__error(&s->err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "",
+                             "out of memory keeping the check's findings");
     if (s->st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR]) {
         s->check_errors = sum.count[PPROF_SEVERITY_ERROR];
         s->st = PPROF_E_INVALID;
@@ -125,7 +195,7 @@ decode_one(file_pool *pl, size_t i)
     }
     s->st = pprof_profile_read_file(path, pl->ro, &s->p, &s->err);
     if (s->st == PPROF_OK)
-        check_whole(pl, s, path);
+        check_whole(pl, s);
 }
 
 static void
@@ -190,6 +260,7 @@ absorb(pprof_merger *m, file_pool *pl, size_t i)
 {
     file_slot *s = &pl->slots[i];
     const char *path = pl->paths[i];
+    deliver_found(pl->o, s, path);
     if (s->st == PPROF_OK) {
         s->stage = PPROF_MERGE_FILE_ADD;
         s->st = s->in ? pprof_merger_add_input(m, s->in, path, &s->err)
@@ -311,6 +382,7 @@ pprof_merger_add_files(pprof_merger *m, const char *const *paths, size_t n,
     for (size_t k = 0; k < n; k++) {
         pprof_merge_input_free(pl.slots[k].in);
         pprof_profile_free(pl.slots[k].p);
+        free_found(&pl.slots[k]);
     }
     if (sum) {
         pprof_merge_files_summary s = {sum->struct_size, st ? i - 1 : i, waited};

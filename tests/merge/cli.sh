@@ -58,5 +58,22 @@ else
 fi
 n=$((n + 1))
 if cmp -s "$work/a.pb.gz" "$work/keep.pb.gz"; then echo "ok $n - a failed merge leaves the old output intact"; else echo "not ok $n - output clobbered"; fail=$((fail + 1)); fi
+# --check stops at the first input with errors: the findings printed are that input's, whatever
+# later inputs the decoding threads had already checked (the output may not depend on timing)
+bad=$corpus/generated/dotnet-function-id-zero.pb.gz
+for k in 1 2 3 4 5 6 7 8; do cp "$bad" "$work/bad$k.pb.gz"; done
+for round in 1 2 3; do
+    t 1 "--check -j 2 of eight broken inputs exits 1 (round $round)" "$merge" --check -j 2 \
+        -o "$work/never.pb.gz" "$work"/bad1.pb.gz "$work"/bad2.pb.gz "$work"/bad3.pb.gz \
+        "$work"/bad4.pb.gz "$work"/bad5.pb.gz "$work"/bad6.pb.gz "$work"/bad7.pb.gz "$work"/bad8.pb.gz
+    n=$((n + 1))
+    if grep -q "bad1.pb.gz" "$work/err" && ! grep -q "bad[2-8].pb.gz" "$work/err"; then
+        echo "ok $n - only the first broken input's findings are printed (round $round)"
+    else
+        echo "not ok $n - findings of inputs after the first broken one (round $round)"
+        grep -o "bad[0-9].pb.gz" "$work/err" | sort | uniq -c | sed 's/^/# /'
+        fail=$((fail + 1))
+    fi
+done
 echo "1..$n"
 [ $fail -eq 0 ]

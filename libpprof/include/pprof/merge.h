@@ -125,7 +125,9 @@ typedef struct pprof_merge_files_options {
     const pprof_read_options *read; /* NULL: the defaults */
     /* Read whole profiles and run pprof_check on each (with check_options, may be NULL) before
      * it is added; stop at the first with error-level findings. Findings go to on_finding with
-     * their file set to the path, from the decoding threads. */
+     * their file set to the path, on the calling thread, file by file in list order before each
+     * file's on_file: the files after the first that fails give none, however far the
+     * decoding threads had read. */
     bool check;
     const pprof_check_options *check_options;
     pprof_finding_fn on_finding;
