@@ -15,6 +15,11 @@ import re
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import Tap  # noqa: E402
+
+T = Tap()
+ok = T.ok
 
 # Every hostile string is "<A>" + payload + "<Z>": a string kept on one line shows both marks
 # on the same line.
@@ -42,19 +47,6 @@ FILES = [b"main.go"] + [b"f" + mark(i, p) + b".go" for i, p in enumerate(PAYLOAD
 VALUES = [3 + i for i in range(len(PAYLOADS))]  # sample i: main -> FUNCS[i + 1]
 TOTAL = sum(VALUES)
 
-n = 0
-failed = 0
-
-
-def ok(cond, desc, diag=""):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", n, desc))
-    if not cond and diag:
-        for line in str(diag).splitlines()[:8]:
-            print("# " + line)
 
 
 # ---- a minimal protobuf encoder and decoder for the profile
@@ -320,8 +312,7 @@ def main():
     ok(r.returncode == 0 and r2.returncode == 0 and out == b"".join(sorted(plain.splitlines(True))),
        "folded: ordinary names (backslashes, \\x41, UTF-8) read and written unchanged", out)
 
-    print("1..%d" % n)
-    return 1 if failed else 0
+    return T.done()
 
 
 if __name__ == "__main__":

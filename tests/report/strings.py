@@ -15,6 +15,11 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tap import Tap  # noqa: E402
+
+T = Tap()
+ok = T.ok
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'corpus', 'tools'))
@@ -26,20 +31,6 @@ SVG = '{http://www.w3.org/2000/svg}'
 # the attributes of the dot text pprof writes (graph.ComposeDot)
 OURS = {'style', 'fillcolor', 'shape', 'fontsize', 'label', 'id', 'tooltip', 'color', 'weight',
         'penwidth', 'labeltooltip', 'minlen'}
-n = failed = 0
-
-
-def ok(cond, desc, diag=''):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(('ok' if cond else 'not ok') + ' %d - %s' % (n, desc))
-    if not cond and diag:
-        for line in str(diag)[:1500].splitlines():
-            print('# ' + line)
-    sys.stdout.flush()
-    return cond
 
 
 def dot_attributes(text):
@@ -168,7 +159,4 @@ with tempfile.TemporaryDirectory() as d:
     size = len(base64.b64decode(m.group(1))) if m else -1
     ok(0 < size < 100_000, '1 MiB name: the Graph view holds the name cut (%d bytes)' % size)
 
-print('1..%d' % n)
-if failed:
-    print('# %d of %d failed' % (failed, n))
-sys.exit(1 if failed else 0)
+sys.exit(T.done())
