@@ -1,0 +1,113 @@
+"""What `import pprof` loads: the core (libpprof.so.0) only, until a call needs libpprof-analyze,
+-formats or -symbolize (README.md, "What loads when"). Each case runs in a fresh interpreter
+and reads its /proc/self/maps."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import SRC
+
+# the libraries above the core and what they bring in
+HEAVY = ("libgvc", "libcgraph", "libdw", "libelf", "libre2", "libstdc++", "libjansson",
+         "libpprof-analyze", "libpprof-formats", "libpprof-symbolize")
+
+PRELUDE = """
+import json, sys
+import pprof
+
+def mapped():
+    names = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6:
+                names.add(parts[5].rsplit("/", 1)[-1])
+    return sorted(names)
+
+args = sys.argv[1:]
+"""
+
+
+def run_py(body, *args):
+    if not os.path.exists("/proc/self/maps"):
+        pytest.skip("no /proc/self/maps")
+    env = dict(os.environ, PYTHONPATH=str(SRC / "bindings" / "python"))
+    r = subprocess.run([sys.executable, "-c", PRELUDE + body + "\nprint(json.dumps(mapped()))"]
+                       + [str(a) for a in args], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.splitlines()[-1])
+
+
+def heavy(names):
+    return sorted(n for n in names if n.startswith(HEAVY))
+
+
+def test_read_samples_maps_only_the_core(examples):
+    names = run_py("assert len(list(pprof.read(args[0]).samples())) == 120",
+                   examples / "query-fib.pb.gz")
+    assert any(n.startswith("libpprof.so") for n in names), names  # the maps are the right ones
+    assert heavy(names) == []
+
+
+def test_core_operations_map_only_the_core(examples, tmp_path):
+    body = """
+p = pprof.read(args[0])
+assert pprof.check([args[0], args[1]]) is not None
+m = pprof.merge([args[0], args[1], p])
+assert len(pprof.merge_to_bytes([args[0], open(args[1], "rb").read()])) > 0
+b = pprof.Builder([("samples", "count")])
+b.add_frames([1], [("f", "f.py", 1)])
+assert pprof.read(b.serialize()).counts["samples"] == 1
+p.write(args[2])
+assert pprof.read(args[2]) == p
+"""
+    names = run_py(body, examples / "query-fib.pb.gz", examples / "parca-labels.pb.gz", tmp_path / "w.pb.gz")
+    assert heavy(names) == []
+
+
+def test_report_maps_libpprof_analyze(examples):
+    names = run_py("assert pprof.report.render(pprof.read(args[0]), 'top')", examples / "query-fib.pb.gz")
+    assert "libpprof-analyze.so.0" in heavy(names) and "libre2" in " ".join(heavy(names))
+    assert not [n for n in heavy(names) if n.startswith(("libpprof-formats", "libjansson", "libdw"))]
+
+
+def test_otlp_by_name_and_by_content_maps_libpprof_formats(src, tmp_path):
+    otlp = (src / "tests" / "otlp" / "in" / "group.otlp").read_bytes()
+    (tmp_path / "a.pb").write_bytes(otlp)  # a name that says nothing
+    body = """
+first = pprof.read(args[0])
+assert first == pprof.read_otlp(args[0])[0]
+assert pprof.read(open(args[0], "rb").read()) == first
+assert pprof.merge([args[0]]).counts["samples"] == first.counts["samples"]
+"""
+    names = run_py(body, tmp_path / "a.pb")
+    assert "libpprof-formats.so.0" in heavy(names)
+    assert not [n for n in heavy(names) if n.startswith(("libpprof-analyze", "libre2", "libdw"))]
+
+
+def _drop_frames_profile(pattern):
+    """The smallest pprof profile whose drop_frames is pattern: string_table ["", pattern],
+    drop_frames = 1."""
+    p = pattern.encode()
+    return b"\x32\x00" + b"\x32" + bytes([len(p)]) + p + b"\x38\x01"
+
+
+def test_check_maps_libpprof_analyze_only_for_frames_regexps(tmp_path):
+    bad = tmp_path / "bad.pb"
+    bad.write_bytes(_drop_frames_profile("a("))
+    good = tmp_path / "good.pb"
+    good.write_bytes(_drop_frames_profile("runtime\\..*"))
+    body = """
+rules = lambda path: sorted({f.rule for f in pprof.check(path)})
+print(json.dumps([rules(args[0]), rules(args[1])]))
+"""
+    r = subprocess.run([sys.executable, "-c", PRELUDE + body + "\nprint(json.dumps(mapped()))", str(bad), str(good)],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(SRC / "bindings" / "python")))
+    assert r.returncode == 0, r.stderr
+    found, names = (json.loads(x) for x in r.stdout.splitlines()[-2:])
+    assert "S14-frames-regex" in found[0]  # RE2's answer, as pprof-check gives it
+    assert "S14-frames-regex" not in found[1]
+    assert "libpprof-analyze.so.0" in heavy(names)
