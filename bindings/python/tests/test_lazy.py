@@ -44,6 +44,10 @@ def heavy(names):
     return sorted(n for n in names if n.startswith(HEAVY))
 
 
+def has(names, prefix):
+    return any(n.startswith(prefix) for n in names)
+
+
 def test_read_samples_maps_only_the_core(examples):
     names = run_py("assert len(list(pprof.read(args[0]).samples())) == 120",
                    examples / "query-fib.pb.gz")
@@ -69,12 +73,12 @@ assert pprof.read(args[2]) == p
 
 def test_report_maps_libpprof_analyze(examples):
     names = run_py("assert pprof.report.render(pprof.read(args[0]), 'top')", examples / "query-fib.pb.gz")
-    assert "libpprof-analyze.so.0" in heavy(names) and "libre2" in " ".join(heavy(names))
+    assert has(names, "libpprof-analyze.so") and has(names, "libre2")
     assert not [n for n in heavy(names) if n.startswith(("libpprof-formats", "libjansson", "libdw"))]
 
 
 def test_otlp_by_name_and_by_content_maps_libpprof_formats(src, tmp_path):
-    otlp = (src / "tests" / "otlp" / "in" / "group.otlp").read_bytes()
+    otlp = (src / "corpus" / "otlp" / "clean.otlp").read_bytes()
     (tmp_path / "a.pb").write_bytes(otlp)  # a name that says nothing
     body = """
 first = pprof.read(args[0])
@@ -83,7 +87,7 @@ assert pprof.read(open(args[0], "rb").read()) == first
 assert pprof.merge([args[0]]).counts["samples"] == first.counts["samples"]
 """
     names = run_py(body, tmp_path / "a.pb")
-    assert "libpprof-formats.so.0" in heavy(names)
+    assert has(names, "libpprof-formats.so") and has(names, "libjansson")
     assert not [n for n in heavy(names) if n.startswith(("libpprof-analyze", "libre2", "libdw"))]
 
 
@@ -110,4 +114,4 @@ print(json.dumps([rules(args[0]), rules(args[1])]))
     found, names = (json.loads(x) for x in r.stdout.splitlines()[-2:])
     assert "S14-frames-regex" in found[0]  # RE2's answer, as pprof-check gives it
     assert "S14-frames-regex" not in found[1]
-    assert "libpprof-analyze.so.0" in heavy(names)
+    assert has(names, "libpprof-analyze.so")
