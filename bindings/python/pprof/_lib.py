@@ -575,8 +575,10 @@ class Library:
             # case dladdr could not say where the core is)
             dirs.append(os.path.dirname(os.path.abspath(env)))
         for x in dirs:
-            seen.add(os.path.join(x, self.soname))
-            yield os.path.join(x, self.soname)
+            name = os.path.join(x, self.soname)
+            if name not in seen:
+                seen.add(name)
+                yield name
         if env:
             return
         # where the core would be looked for, lazily: pkg-config runs only when needed
@@ -601,9 +603,9 @@ class Library:
                         tried.append(f"{name}: {e}")
                 else:
                     raise ImportError(
-                        f"lib{self.name} shared library not found (libpprof is "
-                        f"{_core_dir() or 'loaded from an unknown directory'}); it is installed "
-                        f"beside libpprof.so.0 (tried: " + "; ".join(tried) + ")")
+                        f"lib{self.name} shared library not found; it is installed beside "
+                        f"libpprof.so.0 (loaded from {_core_dir() or 'an unknown directory'}; "
+                        f"tried: " + "; ".join(tried) + ")")
                 _declare(c, self.prototypes)
                 self._cdll = c
         return self._cdll
@@ -625,6 +627,13 @@ formats.declare({"pprof_formats_readers": (c_void_p, [])})
 analyze.declare({"pprof_regex_check": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)])})
 
 
-def formats_readers():
-    """libpprof-formats' table of readers (pprof_read_options.readers), loading it."""
-    return formats.pprof_formats_readers()
+def formats_readers(required=True):
+    """libpprof-formats' table of readers (pprof_read_options.readers), loading it. Without
+    the library: ImportError, or None when not required (a second read that would only try
+    the other formats: the core's answer stands)."""
+    try:
+        return formats.pprof_formats_readers()
+    except ImportError:
+        if required:
+            raise
+        return None

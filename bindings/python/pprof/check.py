@@ -155,8 +155,10 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
                     raise PprofError.from_c(err, name)
                 if decoded.value or opts.readers:
                     break
+                opts.readers = _lib.formats_readers(required=False)
+                if not opts.readers:
+                    break  # no other format to try: the core's findings stand
                 del findings[before:]
-                opts.readers = _lib.formats_readers()
     finally:
         if idx:
             lib.pprof_inline_index_free(idx)

@@ -56,8 +56,9 @@ class _Merger:
             ro.readers = _lib.formats_readers()
         inp, st, name = self._read(item, ro, err)
         if st != _lib.OK and not ro.readers and other_format_possible(st):
-            ro.readers = _lib.formats_readers()  # OTLP, say (pprof.read)
-            inp, st, name = self._read(item, ro, err)
+            ro.readers = _lib.formats_readers(required=False)  # OTLP, say (pprof.read)
+            if ro.readers:
+                inp, st, name = self._read(item, ro, err)
         check(st, err, name)
         try:
             check(lib.pprof_merger_add_input(self.m, inp, c_str(name, "input name"), ctypes.byref(err)), err, name)

@@ -291,8 +291,9 @@ def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits
         o.readers = _lib.formats_readers()
     p, e = _read(source, o)
     if e is not None and not o.readers and other_format_possible(e.code):
-        o.readers = _lib.formats_readers()
-        p, e = _read(source, o)
+        o.readers = _lib.formats_readers(required=False)
+        if o.readers:
+            p, e = _read(source, o)
     if e is not None:
         raise e
     return p

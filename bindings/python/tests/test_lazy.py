@@ -115,3 +115,34 @@ print(json.dumps([rules(args[0]), rules(args[1])]))
     assert "S14-frames-regex" in found[0]  # RE2's answer, as pprof-check gives it
     assert "S14-frames-regex" not in found[1]
     assert has(names, "libpprof-analyze.so")
+
+
+def test_core_alone_works_and_a_missing_library_is_an_import_error(build, examples, tmp_path):
+    """With libpprof.so.0 alone in its directory: what needs only the core works, bytes the
+    core refuses keep its error, and a call that needs another library raises ImportError
+    naming where it looked."""
+    core = build / "libpprof" / "libpprof.so.0"
+    if not core.exists():
+        pytest.skip(f"{core} is not built")
+    alone = tmp_path / "lib"
+    alone.mkdir()
+    (alone / "libpprof.so.0").write_bytes(core.read_bytes())
+    body = """
+p = pprof.read(args[0])
+assert len(p) == 120 and pprof.check(args[0]) == []
+try:
+    pprof.read(args[1])
+except pprof.PprofError as e:
+    assert e.code_name == "PPROF_E_WIRE", e
+for call in (lambda: pprof.report.render(p, "top"), lambda: pprof.read(args[2])):
+    try:
+        call()
+        raise AssertionError("no ImportError")
+    except ImportError as e:
+        assert args[3] in str(e), e
+"""
+    env = dict(os.environ, PYTHONPATH=str(SRC / "bindings" / "python"), PPROF_LIBRARY=str(alone / "libpprof.so.0"))
+    r = subprocess.run([sys.executable, "-c", PRELUDE + body, str(examples / "query-fib.pb.gz"),
+                        str(SRC / "README.md"), str(SRC / "corpus" / "otlp" / "clean.otlp"), str(alone)],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
