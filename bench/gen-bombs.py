@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
-corpus = os.environ.get("PPROF_REAL_CORPUS", os.path.join(os.path.dirname(__file__), "../../shared/corpus/real"))
+corpus = os.environ.get("PPROF_REAL_CORPUS", os.path.join(os.path.dirname(__file__), "..", "corpus", "real"))
 with open(os.path.join(corpus, "parca/query-single-stack.pb.gz"), "rb") as f:
     real = gzip.decompress(f.read())
 G = 1 << 30

@@ -34,7 +34,7 @@ fuzz_seed_dirs() {
 fuzz_setup() {
     local dir=$1 engine=$2 cc cxx h only
     only=${*:3}
-    # The C++ compiler (libpprof/regex-re2.cc, and the linker of every harness) must be the C
+    # The C++ compiler (libpprof/edit/regex-re2.cc, and the linker of every harness) must be the C
     # compiler's pair: g++ does not know -fsanitize=fuzzer.
     case $engine in
     libfuzzer) cc=${FUZZ_CC:-clang} cxx=${FUZZ_CXX:-clang++} ;;

@@ -2,10 +2,13 @@
  * gives folded text that reads again and writes to the same bytes (the writer's output is a
  * fixed point), and a report of the profile can be built and printed, its JSON valid. Input
  * that is a pprof profile instead is written as folded stacks with options picked by its hash
- * (a sample type, line numbers, label roots): that text reads as folded stacks and writes
- * again to the same bytes. An accepted input gives a profile the checker finds no error in
- * (valid UTF-8 names: S23), and a refused one an error naming its line once, in the path. */
+ * (a sample type, line numbers, label roots): that text reads as folded stacks (within the
+ * limits) and writes again to the same bytes. Folded text read, written and read again names
+ * the same functions. An accepted input gives a profile the checker finds no error in (but
+ * S23: an escape may name a byte that is not UTF-8), and a refused one an error naming its
+ * line once, in the path. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -21,6 +24,9 @@ check_errors(pprof_profile *p)
     bool on[PPROF_RULE_COUNT];
     for (unsigned r = 0; r < PPROF_RULE_COUNT; r++)
         on[r] = pprof_rule_get((pprof_rule)r)->severity == PPROF_SEVERITY_ERROR;
+    /* raw text must be UTF-8, but an escape \xHH gives any byte on purpose (what the writer
+     * escaped reads back as it was) */
+    on[PPROF_RULE_S23_UTF8] = false;
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     co.enabled = on;
     co.n_enabled = PPROF_RULE_COUNT;
@@ -30,6 +36,38 @@ check_errors(pprof_profile *p)
     FUZZ_CHECK(pprof_check(p, &co, NULL, NULL, &sum, &err) == PPROF_OK, "check failed: %s",
                err.message);
     return sum.count[PPROF_SEVERITY_ERROR];
+}
+
+static int
+str_cmp(const void *x, const void *y)
+{
+    const pprof_string *a = x, *b = y;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->data, b->data, n) : 0;
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* Whether p and q name the same functions: folded text read back gives every name as it was,
+ * whatever bytes it holds (the writer's escape and the reader's unescape undo each other). */
+static bool
+same_names(const pprof_profile *p, const pprof_profile *q)
+{
+    size_t n = pprof_profile_count(p, PPROF_TABLE_FUNCTION);
+    if (n != pprof_profile_count(q, PPROF_TABLE_FUNCTION))
+        return false;
+    pprof_string *a = calloc(2 * n + 1, sizeof(pprof_string));
+    FUZZ_CHECK(a != NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        pprof_profile_string(p, pprof_profile_function(p, i).name, &a[i]);
+        pprof_profile_string(q, pprof_profile_function(q, i).name, &a[n + i]);
+    }
+    qsort(a, n, sizeof(*a), str_cmp);
+    qsort(a + n, n, sizeof(*a), str_cmp);
+    bool same = true;
+    for (size_t i = 0; i < n && same; i++)
+        same = !str_cmp(&a[i], &a[n + i]);
+    free(a);
+    return same;
 }
 
 /* A pprof profile written as folded stacks with options from h. */
@@ -58,7 +96,12 @@ check_profile(const uint8_t *data, size_t size, const pprof_folded_read_options 
     pprof_error err;
     pprof_status st = pprof_folded_write(p, &wo, &a, &err);
     FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]), "error without a message");
-    if (st == PPROF_OK && pprof_folded_read(a.data, a.len, ro, &q, &err) == PPROF_OK) {
+    pprof_status rst = st == PPROF_OK ? pprof_folded_read(a.data, a.len, ro, &q, &err) : st;
+    /* what the writer gives reads back (names with controls, NUL or bytes that are not UTF-8
+     * are escaped), unless it is past the harness's limits */
+    FUZZ_CHECK(st != PPROF_OK || rst == PPROF_OK || rst == PPROF_E_LIMIT,
+               "the folded text written does not read back: %s: %s", err.path, err.message);
+    if (rst == PPROF_OK) {
         FUZZ_CHECK(pprof_folded_write(q, NULL, &b, &err) == PPROF_OK, "rewriting failed: %s",
                    err.message);
         FUZZ_CHECK(a.len == b.len && (a.len == 0 || !memcmp(a.data, b.data, a.len)),
@@ -135,6 +178,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(st == PPROF_OK, "writing again failed: %s", err.message);
     FUZZ_CHECK(a.len == b.len && (a.len == 0 || !memcmp(a.data, b.data, a.len)),
                "folded -> profile -> folded changed the bytes (%zu -> %zu)", a.len, b.len);
+    FUZZ_CHECK(same_names(p, q), "folded -> profile -> folded -> profile changed the names");
     pprof_report *rep = NULL;
     st = pprof_report_new(p, NULL, &rep, &err);
     FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_OVERFLOW, "report failed: %s", err.message);

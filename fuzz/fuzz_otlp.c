@@ -99,11 +99,11 @@ otlp_errors(const pprof_otlp *o, uint64_t h)
 static void
 small_limits(const uint8_t *data, size_t size, uint64_t h)
 {
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 9; k++) {
         pprof_read_options ro = fuzz_read_options();
         uint64_t *limits[] = {&ro.max_strings,   &ro.max_samples,  &ro.max_locations,
                               &ro.max_functions, &ro.max_mappings, &ro.max_lines,
-                              &ro.max_labels,    &ro.max_values};
+                              &ro.max_labels,    &ro.max_values,   &ro.max_profiles};
         *limits[k] = (h >> (2 * k)) % 3;
         pprof_otlp *o = NULL;
         pprof_error err;
@@ -145,6 +145,26 @@ as_profile(const uint8_t *data, size_t size, pprof_status conv, pprof_profile *c
 /* pprof input: written as OTLP, it reads back and breaks no error-level rule. */
 static void writer_options(const pprof_profile *p, uint64_t h);
 
+static bool
+count_rule(void *ctx, const pprof_finding *f)
+{
+    uint64_t *c = ctx; /* c[0]: the rule, c[1]: its findings */
+    c[1] += (uint64_t)f->rule == c[0];
+    return true;
+}
+
+/* Findings of rule r in p (pprof) or o (OTLP). */
+static uint64_t
+rule_count(pprof_profile *p, const pprof_otlp *o, pprof_rule r)
+{
+    uint64_t c[2] = {(uint64_t)r, 0};
+    if (p)
+        pprof_check(p, NULL, count_rule, c, NULL, NULL);
+    else
+        pprof_otlp_check(o, NULL, count_rule, c, NULL, NULL);
+    return c[1];
+}
+
 static void
 from_pprof(const uint8_t *data, size_t size)
 {
@@ -165,7 +185,12 @@ from_pprof(const uint8_t *data, size_t size)
         FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_LIMIT, "the writer's OTLP does not read: %s: %s",
                    err.path, err.message);
         if (o) {
-            FUZZ_CHECK(otlp_errors(o, size) == 0, "the writer's OTLP breaks an error-level rule");
+            /* strings are written as they are: one that is not UTF-8 (S23) stays so (O14) */
+            uint64_t utf8 = rule_count(p, NULL, PPROF_RULE_S23_UTF8)
+                                ? rule_count(NULL, o, PPROF_RULE_O14_UTF8)
+                                : 0;
+            FUZZ_CHECK(otlp_errors(o, size) == utf8,
+                       "the writer's OTLP breaks an error-level rule");
             pprof_profile **v = NULL;
             size_t n = 0;
             st = pprof_otlp_to_pprof(o, &v, &n, &err);

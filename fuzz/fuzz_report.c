@@ -527,6 +527,21 @@ render_full_device(const pprof_profile *p)
     pprof_buffer_free(&mem);
 }
 
+/* Where a text render holds a control byte other than newline and tab, or -1: profile strings
+ * go through the text escape, so none comes from the profile (list prints source files, dot
+ * and svg have their own escapes: not looked at). */
+static long
+control_at(pprof_report_format f, const pprof_buffer *b)
+{
+    if (f != PPROF_REPORT_TRACES && f != PPROF_REPORT_TAGS && f != PPROF_REPORT_TREE &&
+        f != PPROF_REPORT_PEEK && f != PPROF_REPORT_CALLGRIND)
+        return -1;
+    for (size_t i = 0; i < b->len; i++)
+        if ((b->data[i] < 0x20 && b->data[i] != '\n' && b->data[i] != '\t') || b->data[i] == 0x7f)
+            return (long)i;
+    return -1;
+}
+
 /* pprof_report_render: every format, text and JSON, with options drawn from the input; an
  * error must say why, a second render must give the same bytes, and the render with one
  * allocation failing gives PPROF_E_NOMEM. */
@@ -562,6 +577,9 @@ render(const pprof_profile *p, size_t size, uint64_t h)
                            "second render: %s", err.message);
                 FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
                            "render %d/%d differs between two runs", f, j);
+                long at = pf == PPROF_PRINT_TEXT ? control_at(o.format, &a) : -1;
+                FUZZ_CHECK(at < 0, "render %d: control byte 0x%02x at %ld (not escaped)", f,
+                           at < 0 ? 0 : a.data[at], at);
                 /* every format of a small profile, one of a large one (time) */
                 if (small || (size_t)(f * 2 + j) == (h >> 40) % 14)
                     render_nomem(p, o, pf, &a, h >> (f + 3 * j));

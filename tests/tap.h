@@ -68,12 +68,13 @@ tap_skip_all(const char *fmt, ...)
     return 0;
 }
 
-/* Path of the shared real corpus, from the environment that meson test sets. */
+/* Path of the real corpus (corpus/real of the source tree), from the environment that meson test
+ * sets; run by hand from the source root, the relative default finds it. */
 static inline const char *
 tap_real_corpus(void)
 {
     const char *d = getenv("PPROF_REAL_CORPUS");
-    return d && *d ? d : "../shared/corpus/real";
+    return d && *d ? d : "corpus/real";
 }
 
 #endif

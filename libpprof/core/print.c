@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "profile-private.h"
+#include "text-private.h"
 #include "utf8-private.h"
 
 typedef struct out {
@@ -176,14 +177,16 @@ print_json(out *o, const pprof_profile *p)
     P(o, "\n  ]\n}\n");
 }
 
-/* Text: a string shown as itself, or as <bad string N> when the index dangles. */
+/* Text: a string shown as itself (control characters escaped, so that each record stays on its
+ * line), or as <bad string N> when the index dangles. */
 static void
 text_sidx(out *o, const pprof_profile *p, int64_t idx)
 {
     pprof_string s;
-    if (pprof__str(p, idx, &s))
-        raw(o, s.data, s.len);
-    else if (idx != 0)
+    if (pprof__str(p, idx, &s)) {
+        if (o->st == PPROF_OK)
+            o->st = pprof__text_escape(o->b, s.data, s.len);
+    } else if (idx != 0)
         P(o, "<bad string %" PRId64 ">", idx);
 }
 

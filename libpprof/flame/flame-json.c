@@ -79,31 +79,73 @@ swap_f(float *a, float *b)
     *b = t;
 }
 
-/* The k-th largest of v[0..n) (0-based), reordering v. */
-static float
-kth_largest(float *v, size_t n, size_t k)
+/* v[lo..hi) reordered into the values above p, those equal to it, those below it; *eq and *lt
+ * get where the second and third parts start. Equal values (many leaves with the same share)
+ * form one part, so that a selection among them is done in one pass. */
+static void
+partition3(float *v, size_t lo, size_t hi, float p, size_t *eq, size_t *lt)
 {
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] > v[lo])
-            swap_f(&v[mid], &v[lo]);
-        if (v[hi] > v[lo])
-            swap_f(&v[hi], &v[lo]);
-        if (v[mid] > v[hi])
-            swap_f(&v[mid], &v[hi]);
-        float pivot = v[hi]; /* median of three, at hi */
-        size_t i = lo;
-        for (size_t j = lo; j < hi; j++)
-            if (v[j] > pivot)
-                swap_f(&v[i++], &v[j]);
-        swap_f(&v[i], &v[hi]);
-        if (i == k)
-            return v[i];
-        if (i < k)
-            lo = i + 1;
+    size_t a = lo, i = lo, b = hi;
+    while (i < b) {
+        if (v[i] > p)
+            swap_f(&v[a++], &v[i++]);
+        else if (v[i] < p)
+            swap_f(&v[i], &v[--b]);
         else
-            hi = i - 1;
+            i++;
+    }
+    *eq = a;
+    *lt = b;
+}
+
+static float
+median3(float a, float b, float c)
+{
+    if (a > b) {
+        float t = a;
+        a = b;
+        b = t;
+    }
+    return c <= a ? a : c >= b ? b : c;
+}
+
+/* The median of the medians of groups of five (reorders v): a pivot that leaves at least 3/10
+ * of the values on each side. */
+static float
+median_of_medians(float *v, size_t n)
+{
+    size_t g = 0;
+    for (size_t i = 0; i < n; i += 5) {
+        size_t m = n - i < 5 ? n - i : 5;
+        for (size_t x = i + 1; x < i + m; x++)
+            for (size_t y = x; y > i && v[y] > v[y - 1]; y--)
+                swap_f(&v[y], &v[y - 1]);
+        swap_f(&v[g++], &v[i + m / 2]);
+    }
+    return pprof__flame_kth_largest(v, g, g / 2);
+}
+
+float
+pprof__flame_kth_largest(float *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n;
+    /* median-of-three pivots while they shrink the range; past this budget of rounds, the
+     * median of medians, which bounds the whole selection to linear time */
+    unsigned budget = 8;
+    for (size_t m = n; m > 1; m >>= 1)
+        budget += 2;
+    while (hi - lo > 1) {
+        size_t len = hi - lo, eq, lt;
+        float p =
+            budget ? median3(v[lo], v[lo + len / 2], v[hi - 1]) : median_of_medians(v + lo, len);
+        budget -= budget > 0;
+        partition3(v, lo, hi, p, &eq, &lt);
+        if (k < eq)
+            hi = eq;
+        else if (k < lt)
+            return p;
+        else
+            lo = lt;
     }
     return v[lo];
 }
@@ -153,7 +195,7 @@ pprof__flame_keep_select(const pprof_flame_tree *t, double frac, size_t max_node
             return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
         }
         memcpy(c, m, n * sizeof(float));
-        cut = kth_largest(c, n, max_nodes - 1);
+        cut = pprof__flame_kth_largest(c, n, max_nodes - 1);
         pprof__free(a, c);
         count = 0;
         for (size_t i = 0; i < n; i++)

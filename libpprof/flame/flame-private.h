@@ -67,6 +67,8 @@ pprof_status pprof__flame_keep_select(const pprof_flame_tree *t, double frac, si
                                       const pprof_allocator *a, pprof__flame_keep *k,
                                       pprof_error *err);
 void pprof__flame_keep_free(const pprof_allocator *a, pprof__flame_keep *k);
+/* The k-th largest of v[0..n) (0-based, k < n), reordering v; linear time, ties included. */
+float pprof__flame_kth_largest(float *v, size_t n, size_t k);
 
 /* XML text or attribute content: &, <, >, ", ' as entities; characters XML 1.0 forbids (control
  * bytes, U+FFFE/U+FFFF) and invalid UTF-8 as U+FFFD. At most max bytes of s (then "..."). */

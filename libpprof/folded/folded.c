@@ -11,37 +11,68 @@
 #include "validate-private.h"
 #include "utf8-private.h"
 
-/* ---- escaping */
+/* ---- escaping
+ *
+ * A byte that cannot stand in a folded line as itself is written \xHH (two lowercase hex
+ * digits): ';' (it separates frames), NUL and the C0 controls but tab (a newline ends the line;
+ * the reader refuses the others as binary data) and every byte that is not part of valid UTF-8
+ * (the reader takes UTF-8 only). A backslash is written \x5c only where the text after it would
+ * read as one of these escapes, and a byte-order mark only at the start of the text (where the
+ * reader skips one). Everything else, a tab and DEL included, is written as it is, so that an
+ * ordinary name is byte for byte what flamegraph.pl and the stackcollapse scripts write; a
+ * folded file read the same before escapes as after unless it holds, as text, a backslash, 'x'
+ * and two lowercase hex digits naming one of the escaped bytes. */
 
-static bool
-is_escape(const char *s, size_t n)
+/* The byte that \xHH at s names when it is one of the escapes, else -1. */
+static int
+escape_at(const char *s, size_t n)
 {
-    return n >= 4 && s[0] == '\\' && s[1] == 'x' &&
-           ((s[2] == '3' && s[3] == 'b') || (s[2] == '0' && (s[3] == 'a' || s[3] == 'd')) ||
-            (s[2] == '5' && s[3] == 'c'));
+    if (n < 4 || s[0] != '\\' || s[1] != 'x')
+        return -1;
+    int v = 0;
+    for (int i = 2; i < 4; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    bool escaped = (v < 0x20 && v != '\t') || v == ';' || v == '\\' || v >= 0x80;
+    return escaped ? v : -1;
 }
 
 static pprof_status
+put_byte_escape(pprof_buffer *b, unsigned char c)
+{
+    static const char hex[] = "0123456789abcdef";
+    char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    return pprof__buffer_append(b, e, 4);
+}
+
+/* The one escape of folded names (the comment above). */
+static pprof_status
 put_escaped(pprof_buffer *b, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     size_t run = 0;
     pprof_status st = PPROF_OK;
-    for (size_t i = 0; i < n && !st; i++) {
-        const char *rep = NULL;
-        if (s[i] == ';')
-            rep = "\\x3b";
-        else if (s[i] == '\n')
-            rep = "\\x0a";
-        else if (s[i] == '\r')
-            rep = "\\x0d";
-        else if (s[i] == '\\' && is_escape(s + i, n - i))
-            rep = "\\x5c";
-        if (!rep)
+    for (size_t i = 0; i < n && !st;) {
+        unsigned char c = u[i];
+        bool esc;
+        size_t k = 1;
+        if (c >= 0x80)
+            esc = (k = pprof__utf8_seq_len(u + i, n - i)) == 0;
+        else
+            esc =
+                (c < 0x20 && c != '\t') || c == ';' || (c == '\\' && escape_at(s + i, n - i) >= 0);
+        if (!esc) {
+            i += k;
             continue;
+        }
         st = pprof__buffer_append(b, s + run, i - run);
         if (!st)
-            st = pprof__buffer_append(b, rep, 4);
-        run = i + 1;
+            st = put_byte_escape(b, c);
+        run = ++i;
     }
     if (!st)
         st = pprof__buffer_append(b, s + run, n - run);
@@ -54,9 +85,9 @@ unescape(char *s, size_t n)
 {
     size_t w = 0;
     for (size_t r = 0; r < n;) {
-        if (is_escape(s + r, n - r)) {
-            char c = s[r + 2] == '3' ? ';' : s[r + 2] == '5' ? '\\' : s[r + 3] == 'a' ? '\n' : '\r';
-            s[w++] = c;
+        int c = escape_at(s + r, n - r);
+        if (c >= 0) {
+            s[w++] = (char)c;
             r += 4;
         } else {
             s[w++] = s[r++];
@@ -253,7 +284,15 @@ pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opt
             break;
         }
         if (sum) {
-            st = pprof__buffer_append(out, w.text.data + l[i].off, l[i].len);
+            const uint8_t *t = w.text.data + l[i].off;
+            size_t skip = 0;
+            /* a leading byte-order mark would be skipped by the reader: escaped there only */
+            if (out->len == 0 && l[i].len >= 3 && !memcmp(t, "\xef\xbb\xbf", 3)) {
+                for (; skip < 3 && !st; skip++)
+                    st = put_byte_escape(out, t[skip]);
+            }
+            if (!st)
+                st = pprof__buffer_append(out, t + skip, l[i].len - skip);
             if (!st)
                 st = pprof__buffer_printf(out, " %" PRId64 "\n", sum);
             if (st)
@@ -339,7 +378,8 @@ printable8(const char *s)
 
 /* No control bytes (binary data) and valid UTF-8, in one pass that takes plain ASCII 8 bytes at
  * a time. Invalid UTF-8 is refused, not repaired: replacing bad bytes could make two distinct
- * names one frame, and profile strings must be UTF-8 (checker rule S23). */
+ * names one frame, and profile strings must be UTF-8 (checker rule S23). Only an escape (\xHH)
+ * gives such a byte, on purpose: a name written with it reads back as it was. */
 static pprof_status
 check_bytes(const char *s, size_t n, size_t line, size_t off, pprof_error *err)
 {

@@ -359,15 +359,17 @@ new_builder(rctx *r, json_t *root)
     bo.n_sample_types = 2;
     bo.period_type = types[1];
     bo.max_samples = bo.max_locations = bo.max_functions = r->n + 1;
-    bo.max_strings = 2 * r->n + 2;
+    /* a name and a URL per node, "", and the four strings of the sample types */
+    bo.max_strings = 2 * r->n + 5;
     bo.max_string_bytes = r->o->max_input_bytes;
     bo.allocator = r->o->allocator;
     pprof_status st = pprof_builder_new(&bo, &r->b, r->err);
     json_int_t start = 0, end = 0;
     if (!st && !(st = get_int(root, "startTime", false, &start, "", r->err)) &&
         !(st = get_int(root, "endTime", false, &end, "", r->err)) && end > start &&
-        end - start < INT64_MAX / 1000)
-        st = pprof_builder_set_time(r->b, 0, (int64_t)(end - start) * 1000, r->err);
+        (uint64_t)end - (uint64_t)start < INT64_MAX / 1000)
+        st = pprof_builder_set_time(r->b, 0, (int64_t)((uint64_t)end - (uint64_t)start) * 1000,
+                                    r->err);
     return st;
 }
 
@@ -432,15 +434,22 @@ pprof_cpuprofile_read(const void *data, size_t size, const pprof_cpuprofile_read
     if (size > o.max_input_bytes)
         return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "",
                             "%zu bytes of .cpuprofile, more than the limit", size);
+    /* a UTF-8 byte order mark, as editors on Windows save JSON; offsets stay the input's */
+    size_t bom = size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    data = (const char *)data + bom;
+    size -= bom;
     if (!size)
         return pprof__error(err, PPROF_E_EMPTY, PPROF_NO_OFFSET, "", "empty input");
     pprof_status st = check_nesting(data, size, o.max_nesting, err);
-    if (st)
+    if (st) {
+        if (err && err->offset != PPROF_NO_OFFSET)
+            err->offset += bom;
         return st;
+    }
     json_error_t je;
     json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!root)
-        return pprof__error(err, PPROF_E_INVALID, (uint64_t)je.position, "",
+        return pprof__error(err, PPROF_E_INVALID, (uint64_t)je.position + bom, "",
                             "not JSON: %s (line %d, column %d)", je.text, je.line, je.column);
     rctx r = {&o, err, NULL, 0, NULL, NULL};
     st = read_tree(&r, root);

@@ -154,6 +154,43 @@ attr_list(ock *k, pprof__otlp_range r, uint64_t off, const char *where)
     return st;
 }
 
+/* O14 for one string at path. */
+static void utf8(ock *k, pprof_string v, uint64_t off, const char *pathfmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+utf8(ock *k, pprof_string v, uint64_t off, const char *pathfmt, ...)
+{
+    size_t bad;
+    if (pprof__utf8_valid((const uint8_t *)v.data, v.len, &bad) ||
+        !pprof__ck_take(&k->c, PPROF_RULE_O14_UTF8))
+        return;
+    char path[160], msg[160];
+    va_list ap;
+    va_start(ap, pathfmt);
+    vsnprintf(path, sizeof(path), pathfmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof(msg),
+             "byte %zu (0x%02x) of this %zu-byte string is not valid UTF-8; expected UTF-8 text",
+             bad, (unsigned)(uint8_t)v.data[bad], v.len);
+    pprof__ck_emit(&k->c, PPROF_RULE_O14_UTF8, off, path, msg);
+}
+
+/* The string values of an attribute (an array's elements too) are UTF-8 (O14). */
+static void
+attr_utf8(ock *k, const pprof__otlp_attr *a, const char *where)
+{
+    if (a->value.kind == PPROF__ANY_STRING)
+        utf8(k, a->value.s, a->off, "%s.value.string_value", where);
+    if (a->value.kind != PPROF__ANY_ARRAY)
+        return;
+    const uint8_t *p = (const uint8_t *)a->value.s.data, *end = p + a->value.s.len;
+    pprof__any v;
+    for (unsigned j = 0; pprof__otlp_array_next(&p, end, &v); j++)
+        if (v.kind == PPROF__ANY_STRING)
+            utf8(k, v.s, a->off, "%s.value.array_value.values[%u].string_value", where, j);
+}
+
 static void
 check_dictionary(ock *k)
 {
@@ -217,6 +254,9 @@ check_dictionary(ock *k)
                 "index 0 holds a value; expected the table's zero value", "dictionary.%s[0]",
                 table_name[t]);
     }
+    for (size_t i = 0; i < o->strings.len; i++)
+        utf8(k, PPROF__AT(o->strings, pprof_string, i), PPROF_NO_OFFSET,
+             "dictionary.string_table[%zu]", i);
     for (size_t i = 0; i < o->mappings.len; i++) {
         const pprof__otlp_mapping *m = &PPROF__AT(o->mappings, pprof__otlp_mapping, i);
         char w[64];
@@ -254,6 +294,7 @@ check_dictionary(ock *k)
         ref(k, U_STR, a->unit, a->off, "%s.unit_strindex", w);
         if (a->value.kind == PPROF__ANY_STRINDEX)
             ref(k, U_STR, a->value.i, a->off, "%s.value.string_value_strindex", w);
+        attr_utf8(k, a, w);
         if (i > 0 && key && otlp_str_of(o, a->key).len == 0)
             put(k, PPROF_RULE_O8_ATTRIBUTE_KEY, a->off, "the key is empty; expected a name",
                 "%s.key_strindex", w);
@@ -262,6 +303,17 @@ check_dictionary(ock *k)
             put(k, PPROF_RULE_O12_UNIT, a->off,
                 "a unit on a value that is not a number; expected an int or double value",
                 "%s.unit_strindex", w);
+    }
+    for (size_t i = 1; i < o->links.len; i++) {
+        const pprof__otlp_link *l = &PPROF__AT(o->links, pprof__otlp_link, i);
+        bool trace = l->trace_id.len != 16;
+        if (trace || l->span_id.len != 8) {
+            char msg[120];
+            snprintf(msg, sizeof(msg), "%zu bytes; expected %d",
+                     (size_t)(trace ? l->trace_id.len : l->span_id.len), trace ? 16 : 8);
+            put(k, PPROF_RULE_O13_LINK_ID, l->off, msg, "dictionary.link_table[%zu].%s", i,
+                trace ? "trace_id" : "span_id");
+        }
     }
     for (size_t i = 0; i < o->stacks.len; i++) {
         const pprof__otlp_stack *s = &PPROF__AT(o->stacks, pprof__otlp_stack, i);
@@ -317,17 +369,25 @@ check_profiles(ock *k)
                          s->n_val, s->n_ts);
                 put(k, PPROF_RULE_O5_VALUES_COUNT, PPROF_NO_OFFSET, msg, "%s.values", sw);
             }
+            /* the window's end when it has one: none when duration_nano is 0 (not known) or
+             * the end is past the largest timestamp */
+            bool bounded = pr->duration && pr->time + pr->duration > pr->time;
             for (uint32_t q = 0; q < s->n_ts && pr->time; q++) {
                 uint64_t t = PPROF__AT(o->times, uint64_t, s->ts_off + q);
                 bool before = t < pr->time;
-                bool after = pr->duration && t - pr->time >= pr->duration;
+                bool after = bounded && t - pr->time >= pr->duration;
                 if (before || after) {
                     char msg[200];
-                    snprintf(msg, sizeof(msg),
-                             "%llu is %s the profile's window; expected within [%llu, %llu)",
-                             (unsigned long long)t, before ? "before" : "after",
-                             (unsigned long long)pr->time,
-                             (unsigned long long)(pr->time + pr->duration));
+                    if (bounded)
+                        snprintf(msg, sizeof(msg),
+                                 "%llu is %s the profile's window; expected within [%llu, %llu)",
+                                 (unsigned long long)t, before ? "before" : "after",
+                                 (unsigned long long)pr->time,
+                                 (unsigned long long)(pr->time + pr->duration));
+                    else
+                        snprintf(msg, sizeof(msg),
+                                 "%llu is before the profile's start; expected at or after %llu",
+                                 (unsigned long long)t, (unsigned long long)pr->time);
                     put(k, PPROF_RULE_O6_TIMESTAMP_WINDOW, PPROF_NO_OFFSET, msg,
                         "%s.timestamps_unix_nano[%u]", sw, q);
                 }

@@ -622,8 +622,10 @@ rd_profile(odec *d, const char *pre, size_t i, const uint8_t *p, const uint8_t *
 {
     where w = {pre, i, NULL, 0};
     pprof_otlp *o = d->o;
-    if (o->profiles.len >= d->ro->max_samples)
-        return over(d, &w, NULL, p, "profiles", d->ro->max_samples);
+    if (o->profiles.len >= d->ro->max_profiles)
+        return failw(d, &w, NULL, p, PPROF_E_LIMIT,
+                     "more profiles than the limit of %llu (max_profiles)",
+                     (unsigned long long)d->ro->max_profiles);
     char spre[128];
     pprof__path(spre, "%s[%zu].samples", pre, i);
     pr->sample_off = (uint32_t)o->samples.len;

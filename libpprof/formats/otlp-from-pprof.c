@@ -497,7 +497,9 @@ find_special(pconv *c, const pprof_sample *s)
         const pprof_label *l = &s->label[j];
         int *slot = NULL;
         if (l->key == c->s_ts && c->s_ts > 0)
-            slot = l->num_unit == c->s_ns && c->s_ns > 0 && !l->str ? &sp.ts : NULL;
+            /* a negative one is no OTLP timestamp (they are unsigned, and the reader refuses
+             * those past int64): it stays an attribute */
+            slot = l->num_unit == c->s_ns && c->s_ns > 0 && !l->str && l->num >= 0 ? &sp.ts : NULL;
         else if (l->key == c->s_trace && c->s_trace > 0)
             slot = &sp.trace;
         else if (l->key == c->s_span && c->s_span > 0)

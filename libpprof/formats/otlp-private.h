@@ -159,6 +159,11 @@ pprof_status pprof__otlp_from_buffer(uint8_t *buf, size_t len, pprof_format fmt,
 pprof_status pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt,
                                   const pprof_read_options *ro, pprof_profile **out,
                                   pprof_error *err);
+/* The one pprof profile o converts to, when its profiles form one group (*n_groups is 1); when
+ * they form several (or none), *n_groups says how many and nothing is converted, so that a
+ * refusal costs no pprof state per profile. */
+pprof_status pprof__otlp_to_one(const pprof_otlp *o, pprof_profile **out, size_t *n_groups,
+                                pprof_error *err);
 /* The same for merge inputs (merge-input.c), which decode pprof bytes lazily: *buf (taken) is
  * replaced by the raw pprof encoding of that profile, allocated with ro's allocator. */
 pprof_status pprof__otlp_reencode(uint8_t **buf, size_t *len, pprof_format fmt,

@@ -54,6 +54,23 @@ bad(conv *c, uint64_t off, const char *fmt, ...)
     return pprof__error(c->err, PPROF_E_INVALID, off, path, "index out of range of its table");
 }
 
+static pprof_status too_late(conv *c, uint64_t t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A time (fmt's arguments form the path) past what pprof's int64 fields and labels hold. */
+static pprof_status
+too_late(conv *c, uint64_t t, const char *fmt, ...)
+{
+    char path[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof(path), fmt, ap);
+    va_end(ap);
+    return pprof__error(c->err, PPROF_E_INVALID, PPROF_NO_OFFSET, path,
+                        "%llu is above %lld, the largest time pprof holds (int64 nanoseconds)",
+                        (unsigned long long)t, (long long)INT64_MAX);
+}
+
 static bool
 in(int64_t i, size_t n)
 {
@@ -306,6 +323,7 @@ header(conv *c, const pprof__otlp_profile *pr, const char *pre)
     size_t ns = o->strings.len ? o->strings.len : 1;
     if (!in(pr->period_type.type, ns) || !in(pr->period_type.unit, ns))
         return bad(c, PPROF_NO_OFFSET, "%s.period_type", pre);
+    /* past int64 they are read back as the negative pprof times the writer wrote them from */
     p->hdr.time_nanos = (int64_t)pr->time;
     p->hdr.duration_nanos = (int64_t)pr->duration;
     p->hdr.period_type = (pprof_value_type){pr->period_type.type, pr->period_type.unit};
@@ -492,7 +510,7 @@ shared_labels(conv *c, const pprof__otlp_sample *s)
     return PPROF_OK;
 }
 
-/* Checks the indices of member g's sample k. */
+/* Checks the indices of member g's sample k, its link's IDs and its timestamps. */
 static pprof_status
 check_sample(conv *c, const pprof__otlp_sample *s, const char *pre, uint32_t k)
 {
@@ -508,6 +526,24 @@ check_sample(conv *c, const pprof__otlp_sample *s, const char *pre, uint32_t k)
             return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].attribute_indices[%u]", pre, k, j);
     if (!in(s->link, o->links.len ? o->links.len : 1))
         return bad(c, PPROF_NO_OFFSET, "%s.samples[%u].link_index", pre, k);
+    if (s->link > 0) {
+        /* any other length is no trace or span (rule O13): its hex label would look like one */
+        const pprof__otlp_link *ln = &PPROF__AT(o->links, pprof__otlp_link, s->link);
+        bool trace = ln->trace_id.len != 16;
+        if (trace || ln->span_id.len != 8) {
+            char path[64];
+            snprintf(path, sizeof(path), "dictionary.link_table[%d].%s", s->link,
+                     trace ? "trace_id" : "span_id");
+            return pprof__error(c->err, PPROF_E_INVALID, ln->off, path,
+                                "%zu bytes (linked from %s.samples[%u]); expected %d",
+                                (size_t)(trace ? ln->trace_id.len : ln->span_id.len), pre, k,
+                                trace ? 16 : 8);
+        }
+    }
+    for (uint32_t j = 0; j < s->n_ts; j++)
+        if (PPROF__AT(o->times, uint64_t, s->ts_off + j) > INT64_MAX)
+            return too_late(c, PPROF__AT(o->times, uint64_t, s->ts_off + j),
+                            "%s.samples[%u].timestamps_unix_nano[%u]", pre, k, j);
     return PPROF_OK;
 }
 
@@ -716,13 +752,24 @@ done:
     return PPROF_OK;
 }
 
-pprof_status
-pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pprof_error *err)
+/* Which profiles form each pprof profile: group g's members, in order, are
+ * members[start(g)..end[g]) where start(g) is end[g - 1] (0 for the first). */
+typedef struct groups {
+    uint32_t *members, *end;
+    size_t n;
+} groups;
+
+static void
+groups_free(groups *gr)
 {
-    if (!o || !out || !n_out)
-        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
-    *out = NULL;
-    *n_out = 0;
+    free(gr->members);
+    free(gr->end);
+}
+
+static pprof_status
+group_profiles(const pprof_otlp *o, groups *gr, pprof_error *err)
+{
+    memset(gr, 0, sizeof(*gr));
     size_t np = o->profiles.len;
     /* group[i]: the group profile i joins; members listed in order of their first profile */
     uint32_t *group = malloc((np ? np : 1) * sizeof(uint32_t));
@@ -731,14 +778,12 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
     /* prev[i]: the member of i's group before it; tail[g]: group g's last member */
     uint32_t *prev = malloc((np ? np : 1) * sizeof(uint32_t));
     uint32_t *tail = malloc((np ? np : 1) * sizeof(uint32_t));
-    pprof_profile **res = calloc(np ? np : 1, sizeof(pprof_profile *));
-    if (!group || !lead || !members || !prev || !tail || !res) {
+    if (!group || !lead || !members || !prev || !tail) {
         free(group);
         free(lead);
         free(members);
         free(prev);
         free(tail);
-        free(res);
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     }
     size_t ng = 0;
@@ -770,7 +815,7 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
         prev[i] = tail[g - 1];
         tail[g - 1] = (uint32_t)i;
     }
-    /* members of group g at members[lead[g]..): a counting sort (lead becomes the starts) */
+    /* members of group g at members[lead[g]..): a counting sort (lead becomes the ends) */
     memset(lead, 0, (np ? np : 1) * sizeof(uint32_t));
     for (size_t i = 0; i < np; i++)
         lead[group[i]]++;
@@ -782,19 +827,39 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
     }
     for (size_t i = 0; i < np; i++)
         members[lead[group[i]]++] = (uint32_t)i;
-    pprof_status st = PPROF_OK;
-    size_t done = 0;
-    for (size_t g = 0, start = 0; g < ng && !st; g++) {
-        st = convert_group(o, members + start, lead[g] - start, &res[done], err);
-        start = lead[g];
-        if (!st)
-            done++;
-    }
     free(group);
     free(prev);
     free(tail);
-    free(lead);
-    free(members);
+    gr->members = members;
+    gr->end = lead;
+    gr->n = ng;
+    return PPROF_OK;
+}
+
+pprof_status
+pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pprof_error *err)
+{
+    if (!o || !out || !n_out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
+    *out = NULL;
+    *n_out = 0;
+    groups gr;
+    pprof_status st = group_profiles(o, &gr, err);
+    if (st)
+        return st;
+    pprof_profile **res = calloc(gr.n ? gr.n : 1, sizeof(pprof_profile *));
+    if (!res) {
+        groups_free(&gr);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    size_t done = 0;
+    for (size_t g = 0, start = 0; g < gr.n && !st; g++) {
+        st = convert_group(o, gr.members + start, gr.end[g] - start, &res[done], err);
+        start = gr.end[g];
+        if (!st)
+            done++;
+    }
+    groups_free(&gr);
     if (st) {
         pprof_otlp_profiles_free(res, done);
         return st;
@@ -802,4 +867,19 @@ pprof_otlp_to_pprof(const pprof_otlp *o, pprof_profile ***out, size_t *n_out, pp
     *out = res;
     *n_out = done;
     return PPROF_OK;
+}
+
+pprof_status
+pprof__otlp_to_one(const pprof_otlp *o, pprof_profile **out, size_t *n_groups, pprof_error *err)
+{
+    *out = NULL;
+    groups gr;
+    pprof_status st = group_profiles(o, &gr, err);
+    if (st)
+        return st;
+    *n_groups = gr.n;
+    if (gr.n == 1)
+        st = convert_group(o, gr.members, gr.end[0], out, err);
+    groups_free(&gr);
+    return st;
 }

@@ -223,22 +223,19 @@ pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt, const pprof_rea
     pprof_status st = pprof__otlp_from_buffer(buf, len, fmt, ro, &o, err);
     if (st)
         return st;
-    pprof_profile **v = NULL;
+    pprof_profile *p = NULL;
     size_t n = 0;
-    st = pprof_otlp_to_pprof(o, &v, &n, err);
+    st = pprof__otlp_to_one(o, &p, &n, err);
     pprof_otlp_free(o);
     if (st)
         return st;
-    if (n != 1) {
-        pprof_otlp_profiles_free(v, n);
+    if (n != 1)
         return pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
                             "the OTLP input holds %zu profiles that do not combine into one "
                             "pprof profile (pprof-convert --from=otlp --profile N picks one)",
                             n);
-    }
-    v[0]->source_format = fmt;
-    *out = v[0];
-    free(v);
+    p->source_format = fmt;
+    *out = p;
     return PPROF_OK;
 }
 

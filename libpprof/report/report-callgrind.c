@@ -4,9 +4,12 @@
 #include <stdlib.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 /* callgrindName: a name's first use defines "(N) name", later ones say "(N)". Names are
- * copied into the arena and found through a hash table. */
+ * copied into the arena and found through a hash table. The format has no quoting: a name is
+ * the rest of its line, so it goes through the text escape (a newline in it would start a
+ * record). */
 typedef struct cg_names {
     pprof_allocator a;
     pprof__arena *arena;
@@ -36,7 +39,7 @@ cg_name(cg_names *t, const char *s, size_t n, pprof_buffer *out)
     *slot = (pprof_string){copy, n};
     pprof__htab_insert_at(&t->h, &pr, (uint32_t)(t->s.len - 1));
     pprof_status st = pprof__buffer_printf(out, "(%zu) ", t->s.len);
-    return st ? st : pprof__buffer_append(out, s, n);
+    return st ? st : pprof__text_escape(out, s, n);
 }
 
 static void
@@ -161,8 +164,15 @@ pprof__render_callgrind(pprof__rctx *c, pprof_buffer *out)
     }
     for (size_t i = 0; i < g.n; i++)
         pos[g.order[i]] = (uint32_t)(i + 1);
-    st = pprof__buffer_printf(out, "positions: instr line\nevents: %s(%s)\n", c->type,
-                              c->output_unit);
+    st = pprof__buffer_printf(out, "positions: instr line\nevents: ");
+    if (!st)
+        st = pprof__text_escape(out, c->type, strlen(c->type));
+    if (!st)
+        st = pprof__buffer_append(out, "(", 1);
+    if (!st)
+        st = pprof__text_escape(out, c->output_unit, strlen(c->output_unit));
+    if (!st)
+        st = pprof__buffer_append(out, ")\n", 2);
     const pprof__node_info *prev = NULL;
     const pprof__gedge *E = g.edges.data;
     for (size_t i = 0; i < g.n && !st; i++) {

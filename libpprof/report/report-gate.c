@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "report-private.h"
+#include "text-private.h"
 
 /* ---- printing */
 
@@ -64,7 +65,11 @@ static pprof_status
 print_text(const pprof_diff *d, size_t n, pprof_buffer *b)
 {
     pprof_diff_summary s = pprof_diff_get_summary(d);
-    const char *u = diff_unit(d, n), *su = s.sample_unit;
+    /* the type and an unknown unit (printed after each value) escaped, as names are */
+    char u[256], su[256], type[256];
+    pprof__text_escape_cstr(u, sizeof(u), diff_unit(d, n));
+    pprof__text_escape_cstr(su, sizeof(su), s.sample_unit);
+    pprof__text_escape_cstr(type, sizeof(type), s.sample_type);
     char t1[64], t2[64], t3[64], t4[64], t5[64], t6[64], p1[32], p2[32];
     pprof__scaled_label(t1, sizeof(t1), s.base_total, su, u);
     pprof__scaled_label(t2, sizeof(t2), s.new_total, su, u);
@@ -75,7 +80,7 @@ print_text(const pprof_diff *d, size_t n, pprof_buffer *b)
                                            "delta: %s (%s)\nShowing %zu of %zu nodes, by the "
                                            "largest change of flat or cum; delta%% is of the base "
                                            "total\n",
-                                           s.sample_type, t1, t2, t3, p1, n, pprof_diff_count(d));
+                                           type, t1, t2, t3, p1, n, pprof_diff_count(d));
     if (!st)
         st = pprof__buffer_printf(b, "%10s %10s %10s %8s %10s %10s %10s %8s  %s\n", "base flat",
                                   "new flat", "delta", "delta%", "base cum", "new cum", "delta",
@@ -93,7 +98,7 @@ print_text(const pprof_diff *d, size_t n, pprof_buffer *b)
         st = pprof__buffer_printf(b, "%10s %10s %10s %8s %10s %10s %10s %8s  ", t1, t2, t3, p1, t4,
                                   t5, t6, p2);
         if (!st)
-            st = pprof__buffer_append(b, x.name, x.name_len);
+            st = pprof__text_escape(b, x.name, x.name_len);
         if (!st)
             st = pprof__buffer_append(b, "\n", 1);
     }

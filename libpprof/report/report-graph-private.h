@@ -142,6 +142,9 @@ pprof_status pprof__graph_all_edges(const pprof__graph *g, uint32_t **out, size_
 int pprof__graph_edge_cmp(const pprof__graph *g, uint32_t a, uint32_t b);
 /* Names of the nodes computed for all nodes (traces); done by pprof__graph_build too. */
 pprof_status pprof__graph_names(pprof__graph *g);
+/* The names rewritten through the text escape (text-private.h), for a text report that writes
+ * them as they are; after pprof__graph_build, since sorting and matching take the real names. */
+pprof_status pprof__graph_names_text(pprof__graph *g);
 
 /* report.selectOutputUnit over the graph's nodes; sets c->output_unit. */
 void pprof__select_output_unit(pprof__rctx *c, const pprof__graph *g);

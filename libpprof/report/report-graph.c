@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 static pprof_status
 nomem(const pprof__rctx *c)
@@ -54,6 +55,49 @@ pprof__graph_names(pprof__graph *g)
         if (!copy)
             return PPROF_E_NOMEM;
     }
+    return st;
+}
+
+pprof_status
+pprof__graph_names_text(pprof__graph *g)
+{
+    size_t n = g->nodes.n, nl;
+    bool any = false;
+    for (size_t i = 0; i < n && !any; i++) {
+        const char *s = pprof__gname(g, (uint32_t)i, &nl);
+        any = pprof__text_needs_escape(s, nl);
+    }
+    if (!any)
+        return PPROF_OK;
+    pprof_buffer b = {0};
+    pprof_status st = PPROF_OK;
+    uint32_t *off = pprof__malloc(&g->a, (n + 1) * sizeof(uint32_t));
+    if (!off)
+        return PPROF_E_NOMEM;
+    for (size_t i = 0; i < n && !st; i++) {
+        if (b.len > UINT32_MAX - 4096) {
+            st = PPROF_E_LIMIT;
+            break;
+        }
+        off[i] = (uint32_t)b.len;
+        const char *s = pprof__gname(g, (uint32_t)i, &nl);
+        st = pprof__text_escape(&b, s, nl);
+        if (!st)
+            st = pprof__buffer_append(&b, "", 1);
+    }
+    off[n] = (uint32_t)b.len;
+    char *copy = st ? NULL : pprof__malloc(&g->a, b.len ? b.len : 1);
+    if (copy) {
+        memcpy(copy, b.data, b.len);
+        pprof__free(&g->a, g->name_buf);
+        pprof__free(&g->a, g->name_off);
+        g->name_buf = copy;
+        g->name_off = off;
+    } else {
+        pprof__free(&g->a, off);
+        st = st ? st : PPROF_E_NOMEM;
+    }
+    pprof_buffer_free(&b);
     return st;
 }
 

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 pprof_status
 pprof__lines_add(pprof__lines *l, const char *fmt, ...)
@@ -37,6 +38,18 @@ pprof__lines_free(pprof__lines *l)
 {
     pprof_buffer_free(&l->b);
     l->n = 0;
+}
+
+/* A line of prefix and a profile string, escaped (a comment holding a newline stays one line). */
+static pprof_status
+lines_add_text(pprof__lines *l, const char *prefix, const char *s, size_t n)
+{
+    pprof_buffer b = {0};
+    pprof_status st = pprof__text_escape(&b, s, n);
+    if (!st)
+        st = pprof__lines_add(l, "%s%.*s", prefix, (int)b.len, b.len ? (const char *)b.data : "");
+    pprof_buffer_free(&b);
+    return st;
 }
 
 /* time.Format "Jan 2, 2006 at 3:04pm (MST)" in the local zone. */
@@ -80,20 +93,20 @@ pprof__profile_labels(const pprof_profile *p, const char *type, int64_t total,
                 s--;
             if (n == 1 && f.data[0] == '/')
                 s = 0;
-            st = pprof__lines_add(out, "File: %.*s", (int)(n - s), f.data + s);
+            st = lines_add_text(out, "File: ", f.data + s, n - s);
         }
         if (!st && b.len)
-            st = pprof__lines_add(out, "Build ID: %.*s", (int)b.len, b.data);
+            st = lines_add_text(out, "Build ID: ", b.data, b.len);
     }
     pprof_header h = pprof_profile_header(p);
     for (size_t i = 0; i < h.n_comment && !st; i++) {
         pprof_string c = {"", 0};
         pprof_profile_string(p, h.comment[i], &c);
         if (!c.len || c.data[0] != '#')
-            st = pprof__lines_add(out, "%.*s", (int)c.len, c.data);
+            st = lines_add_text(out, "", c.data, c.len);
     }
     if (!st && *type)
-        st = pprof__lines_add(out, "Type: %s", type);
+        st = lines_add_text(out, "Type: ", type, strlen(type));
     if (!st && h.time_nanos) {
         char t[96];
         go_time(t, sizeof(t), h.time_nanos);
@@ -109,7 +122,9 @@ pprof__profile_labels(const pprof_profile *p, const char *type, int64_t total,
             pprof__percentage(pct, sizeof(pct), (int64_t)ns, h.duration_nanos);
             snprintf(ratio, sizeof(ratio), "(%s)", pct);
         }
-        st = pprof__lines_add(out, "Duration: %s, Total samples = %s %s", d, tot, ratio);
+        char line[256]; /* tot carries the sample unit when it is no known one */
+        snprintf(line, sizeof(line), "Duration: %s, Total samples = %s %s", d, tot, ratio);
+        st = lines_add_text(out, "", line, strlen(line));
     }
     return st;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 /* Go's lines before the first sample and after the last. */
 enum { MARGIN = 5 };
@@ -121,7 +122,10 @@ open_source(const pprof__rctx *c, pprof_string file, const char *search, int *fd
         if (*fd < 0) {
             char e[64];
             errno_text(errno, e, sizeof(e));
-            st = pprof__buffer_printf(msg, "open %.*s: %s", (int)path.len, path.data, e);
+            /* the path appended, not printed: it may hold a NUL byte */
+            if (!(st = pprof__buffer_append(msg, "open ", 5)) &&
+                !(st = pprof__buffer_append(msg, path.data, path.len)))
+                st = pprof__buffer_printf(msg, ": %s", e);
         }
         goto out;
     }
@@ -155,9 +159,9 @@ open_source(const pprof__rctx *c, pprof_string file, const char *search, int *fd
         }
         d += n + (d[n] == ':');
     }
-    if (*fd < 0)
-        st = pprof__buffer_printf(msg, "could not find file %.*s on path %s", (int)path.len,
-                                  path.data, search);
+    if (*fd < 0 && !(st = pprof__buffer_append(msg, "could not find file ", 20)) &&
+        !(st = pprof__buffer_append(msg, path.data, path.len)))
+        st = pprof__buffer_printf(msg, " on path %s", search);
 out:
     pprof_buffer_free(&dir);
     pprof_buffer_free(&parent);
@@ -307,17 +311,22 @@ print_routine(pprof__rctx *c, const lnode *ls, const routine *r, const char *sea
     if (!st)
         st = pprof__buffer_printf(out, "ROUTINE ======================== ");
     if (!st)
-        st = pprof__buffer_append(out, ns[0].name.data, ns[0].name.len);
+        st = pprof__text_escape(out, ns[0].name.data, ns[0].name.len);
     if (!st)
         st = pprof__buffer_append(out, " in ", 4);
     if (!st)
-        st = pprof__buffer_append(out, ns[0].file.data, ns[0].file.len);
+        st = pprof__text_escape(out, ns[0].file.data, ns[0].file.len);
     if (!st)
         st = pprof__buffer_append(out, "\n", 1);
     if (!st)
         st = pprof__buffer_printf(out, "%10s %10s (flat, cum) %s of Total\n", v1, v2, pc);
-    if (!st && fd < 0 && r->say)
-        st = pprof__buffer_printf(out, " Error: %.*s\n", (int)msg.len, (const char *)msg.data);
+    if (!st && fd < 0 && r->say) { /* the message names the file: a profile string */
+        st = pprof__buffer_printf(out, " Error: ");
+        if (!st)
+            st = pprof__text_escape(out, (const char *)msg.data, msg.len);
+        if (!st)
+            st = pprof__buffer_append(out, "\n", 1);
+    }
     pprof_buffer_free(&msg);
     if (st || fd < 0 || !r->reads) {
         if (fd >= 0)
@@ -481,7 +490,7 @@ pprof__render_list(pprof__rctx *c, pprof_buffer *out)
         }
         st = pprof__buffer_printf(out, "No source information for ");
         if (!st)
-            st = pprof__buffer_append(out, ls[rs[i].k].name.data, ls[rs[i].k].name.len);
+            st = pprof__text_escape(out, ls[rs[i].k].name.data, ls[rs[i].k].name.len);
         if (!st)
             st = pprof__buffer_append(out, "\n", 1);
     }

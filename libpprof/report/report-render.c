@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 void
 pprof_report_render_options_init(pprof_report_render_options *opts)
@@ -133,6 +134,14 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     snprintf(c.unit, sizeof(c.unit), "%.*s", (int)u.len, u.data);
     for (char *s = c.unit; *s; s++)
         *s = (char)(*s >= 'A' && *s <= 'Z' ? *s + 32 : *s);
+    /* a unit that is no known one is printed after each value of a text report: escaped, as
+     * names are (a known unit has nothing to escape; JSON escapes its own) */
+    if (format == PPROF_PRINT_TEXT && pprof__text_needs_escape(c.unit, strlen(c.unit))) {
+        pprof_buffer eb = {0};
+        if (!pprof__text_escape(&eb, c.unit, strlen(c.unit)))
+            snprintf(c.unit, sizeof(c.unit), "%.*s", (int)eb.len, (const char *)eb.data);
+        pprof_buffer_free(&eb);
+    }
     size_t ui = c.index;
     if (o.unfiltered && (st = pprof_sample_type_find(o.unfiltered, o.sample_type, &ui, err)))
         return st;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 #include "utf8-private.h"
 
 static pprof_status
@@ -192,7 +193,7 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
         size_t pad = k.len < 10 ? 10 - k.len : 0;
         st = pprof__buffer_append(tmp, spaces, pad);
         if (!st)
-            st = pprof__buffer_append(tmp, k.data, k.len);
+            st = pprof__text_escape(tmp, k.data, k.len);
         if (!st)
             st = pprof__buffer_append(tmp, ":  ", 3);
         bool first = true;
@@ -220,7 +221,7 @@ trace_labels(const pprof__rctx *c, const num_units *nu, const pprof__sample *s, 
                 st = pprof__buffer_append(tmp, v, strlen(v));
             } else {
                 pprof_string v = pstr(p, l[q].str);
-                st = pprof__buffer_append(tmp, v.data, v.len);
+                st = pprof__text_escape(tmp, v.data, v.len);
             }
         }
         if (!st)
@@ -529,7 +530,8 @@ pprof__render_traces(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
     }
     sample_set ms;
     memset(&ms, 0, sizeof(ms));
-    if (pprof__graph_names(&g) || (st = num_units_build(c, &nu)) || merge_samples(c, &ms) ||
+    if (pprof__graph_names(&g) || (f == PPROF_PRINT_TEXT && pprof__graph_names_text(&g)) ||
+        (st = num_units_build(c, &nu)) || merge_samples(c, &ms) ||
         !(idx = pprof__malloc(&c->a, (max_depth + 1) * sizeof(uint32_t)))) {
         st = st ? st : nomem(c);
         goto out;
@@ -951,18 +953,23 @@ pprof__render_tags(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
         }
         const char *u;
         double fv = pprof__scale(total, c->unit, c->output_unit, &u);
-        st = pprof__buffer_printf(&text, "%.*s:\t Total %.1f%s\n", (int)k->key.len, k->key.data, fv,
-                                  u);
+        /* a tab in a key or value would make a cell of the tabwriter: escaped with the rest */
+        st = pprof__text_escape(&text, k->key.data, k->key.len);
+        if (!st)
+            st = pprof__buffer_printf(&text, ":\t Total %.1f%s\n", fv, u);
         for (size_t i = 0; i < k->n && !st; i++) {
             fv = pprof__scale(k->v[i].w, c->unit, c->output_unit, &u);
             if (total > 0) {
                 char pct[40];
                 pprof__percentage(pct, sizeof(pct), k->v[i].w, total);
-                st =
-                    pprof__buffer_printf(&text, " \t%.1f%s (%s):\t %s\n", fv, u, pct, k->v[i].name);
+                st = pprof__buffer_printf(&text, " \t%.1f%s (%s):\t ", fv, u, pct);
             } else {
-                st = pprof__buffer_printf(&text, " \t%.1f%s:\t %s\n", fv, u, k->v[i].name);
+                st = pprof__buffer_printf(&text, " \t%.1f%s:\t ", fv, u);
             }
+            if (!st)
+                st = pprof__text_escape(&text, k->v[i].name, k->v[i].name_len);
+            if (!st)
+                st = pprof__buffer_append(&text, "\n", 1);
         }
         if (!st)
             st = pprof__buffer_append(&text, "\n", 1);
@@ -1047,7 +1054,7 @@ tree_edges(const pprof__rctx *c, const pprof__graph *g, uint32_t n, bool in, ppr
         pprof__percentage(pct, sizeof(pct), x->w, pprof__cum_value(&g->nodes, n));
         st = pprof__buffer_printf(out, "%50s %s |   ", v, pct);
         if (!st)
-            st = pprof__buffer_append(out, name, nl);
+            st = pprof__text_escape(out, name, nl);
         if (!st)
             st = pprof__buffer_printf(out, "%s\n", x->is_inline ? " (inline)" : "");
     }
@@ -1177,7 +1184,7 @@ pprof__render_tree(pprof__rctx *c, pprof_print_format f, pprof_buffer *out)
             st = pprof__buffer_printf(out, "%10s %s %s %10s %s                | ", v1, p1, p2, v2,
                                       p3);
         if (!st)
-            st = pprof__buffer_append(out, name, nl);
+            st = pprof__text_escape(out, name, nl);
         if (!st)
             st = pprof__buffer_append(out, "\n", 1);
         if (!st)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "report-graph-private.h"
+#include "text-private.h"
 
 typedef struct rnode {
     char *name;
@@ -466,7 +467,11 @@ print_text(const pprof_report *r, pprof_buffer *b)
 {
     pprof_status st = PPROF_OK;
     char v1[64], v2[64], v3[64], p1[40], p2[40], p3[40];
-    const char *su = r->sum.sample_unit, *ou = r->output_unit;
+    /* a unit that is no known one is printed after each value: escaped, as names are (known
+     * units have nothing to escape, so the scaling is the same) */
+    char su[256], ou[256];
+    pprof__text_escape_cstr(su, sizeof(su), r->sum.sample_unit);
+    pprof__text_escape_cstr(ou, sizeof(ou), r->output_unit);
     for (size_t i = 0; i < r->n_labels && !st; i++)
         st = pprof__buffer_printf(b, "%s\n", r->labels[i]);
     pprof__scaled_label(v1, sizeof(v1), r->sum.flat_shown, su, ou);
@@ -505,7 +510,7 @@ print_text(const pprof_report *r, pprof_buffer *b)
                                                                   : "";
         st = pprof__buffer_printf(b, "%10s %s %s %10s %s  ", v1, p1, p2, v2, p3);
         if (!st)
-            st = pprof__buffer_append(b, n->name, n->name_len);
+            st = pprof__text_escape(b, n->name, n->name_len);
         if (!st)
             st = pprof__buffer_printf(b, "%s\n", mark);
     }

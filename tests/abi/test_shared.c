@@ -34,7 +34,7 @@ main(void)
 
     const char *dir = getenv("PPROF_REAL_CORPUS");
     char path[1024];
-    snprintf(path, sizeof(path), "%s/parca/query-fib.pb.gz", dir ? dir : "../shared/corpus/real");
+    snprintf(path, sizeof(path), "%s/parca/query-fib.pb.gz", dir ? dir : "corpus/real");
     pprof_profile *p = NULL, *q = NULL;
     pprof_error err;
     pprof_status st = pprof_profile_read_file(path, NULL, &p, &err);

@@ -4,7 +4,7 @@
 conv=$1
 dump=$2
 . "$(dirname "$0")/tap.sh"
-src="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-fib.pb.gz"
+src="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}/parca/query-fib.pb.gz"
 if [ ! -f "$src" ]; then
     skip_all "no corpus file $src"
 fi

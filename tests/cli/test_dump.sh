@@ -4,7 +4,7 @@
 dump=$1
 conv=$2
 . "$(dirname "$0")/tap.sh"
-corpus="${PPROF_REAL_CORPUS:-../shared/corpus/real}"
+corpus="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}"
 src="$corpus/parca/query-profile-with-labels.pb.gz"
 if [ ! -f "$src" ]; then
     skip_all "no corpus file $src"

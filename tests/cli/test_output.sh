@@ -7,7 +7,7 @@ dump=$2
 check=$3
 merge=$4
 . "$(dirname "$0")/tap.sh"
-src="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-fib.pb.gz"
+src="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}/parca/query-fib.pb.gz"
 if [ ! -f "$src" ]; then
     skip_all "no corpus file $src"
 fi

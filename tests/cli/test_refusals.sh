@@ -9,7 +9,7 @@ edit=$3
 check=$4
 dump=$5
 . "$(dirname "$0")/tap.sh"
-corpus="${PPROF_REAL_CORPUS:-../shared/corpus/real}"
+corpus="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}"
 src="$corpus/parca/query-single-stack.pb.gz"
 if [ ! -f "$src" ]; then
     skip_all "no corpus file $src"

@@ -4,7 +4,7 @@
 edit=$1
 check=$2
 . "$PPROF_SOURCE_ROOT/tests/cli/tap.sh"
-src="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-profile-with-labels.pb.gz"
+src="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}/parca/query-profile-with-labels.pb.gz"
 if [ ! -f "$src" ]; then
     skip_all "no corpus file $src"
 fi
@@ -59,7 +59,7 @@ has "$err" 'warning: Focus expression matched no samples' "Go's warning"
 # Go's regexp is RE2, linear time: a pattern PCRE2 gave up on ("hit the match limit") answers,
 # and the answer is that of the simpler pattern it equals for a search; (a{2}){600} is refused
 # as Go refuses it.
-fg="${PPROF_REAL_CORPUS:-../shared/corpus/real}/parca/query-fgprof.pb.gz"
+fg="${PPROF_REAL_CORPUS:-${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}/corpus/real}/parca/query-fgprof.pb.gz"
 run "$edit" "$fg" --focus '([a-z]+/?)+\.go' -o "$tmp/bt.pb"
 expect_rc 0 "([a-z]+/?)+\.go answers on a real profile"
 "$edit" "$fg" --focus '[a-z]/?\.go' -o "$tmp/bt2.pb" 2>/dev/null

@@ -14,7 +14,7 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 edit=$1
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 go_only=${EQUIV_GO_ONLY:-0}
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 [ -d /usr/share/gocode/src/github.com/google/pprof/profile ] ||
@@ -230,13 +230,12 @@ if [ -x "$gen" ]; then
     "$gen" --preset medium --seed 13 -o "$work/gm.pb" && gm=$work/gm.pb
 fi
 
-# the real corpus (read in place: pyroscope's files may not be copied)
-p=$corpus/parca y=$corpus/pyroscope
+# the real corpus (parca/) and the shapes of other producers made by corpus/tools/shapes.py
+p=$corpus/parca y=$corpus/generated
 labels=$p/query-profile-with-labels.pb.gz heap=$p/parca-alloc_objects.pb.gz
-fgprof=$p/query-fgprof.pb.gz golab=$y/pprof-go.cpu.labels.pprof java=$y/pprof-profile_java
-span=$y/pprof-single_group_with_optional_span_id.pb.gz dotnet=$y/pprof-dotnet.labels.pprof
-node=$y/og-convert-pprof-nodejs-wall.pb.gz sym=$p/symbolizer-profile.pb.gz
-ruby=$y/pprof-profile_ruby pyheap=$y/pprof-heap
+fgprof=$p/query-fgprof.pb.gz java=$y/java-cpu.pb.gz alloc=$y/java-alloc.pb.gz
+dotnet=$y/dotnet-labels.pb.gz node=$y/nodejs-heap.pb.gz sym=$p/symbolizer-profile.pb.gz
+ruby=$y/ruby.pb.gz
 have() { [ -f "$1" ]; }
 
 # EQUIV_CASES=FILE: run the check/reject lines of FILE (sh, with the variables above) instead
@@ -422,31 +421,28 @@ have "$delta" && check "corpus delta (negative values): scale, rounding" "$delta
 have "$delta" && check "corpus delta: normalize to itself" "$delta" "normalize=$delta"
 have "$fgprof" && check "corpus fgprof: focus + prune_from" "$fgprof" 'focus=profilestore' 'prune_from=Ingest'
 have "$fgprof" && check "corpus fgprof: aggregate files" "$fgprof" 'aggregate=files'
-have "$golab" && check "corpus go labels: tagfocus key=regex" "$golab" 'tagfocus=function=slow'
-have "$golab" && check "corpus go labels: tagroot + tagleaf" "$golab" 'tagroot=function' 'tagleaf=foo'
-have "$golab" && check "corpus go labels: show" "$golab" 'show=^main\.'
-have "$golab" && check "corpus go labels: rename label" "$golab" 'renamelabel=function=fn'
-have "$java" && check "corpus java (no mappings): focus" "$java" 'focus=java/io'
+have "$java" && check "corpus java (no mappings): focus" "$java" 'focus=Worker1'
 have "$java" && check "corpus java: scale, duplicate input samples (summed on load)" "$java" 'scale=0.5'
-have "$java" && check "corpus java: scale after a Go filter, duplicate input samples" "$java" 'show_from=no_Java_frame' 'scale=cpu=0.1'
-have "$java" && check "corpus java: hide + aggregate functions" "$java" 'hide=^java/lang' 'aggregate=functions'
-have "$span" && check "corpus span_id: tagfocus span_id" "$span" 'tagfocus=span_id=.'
-have "$span" && check "corpus span_id: tagshow" "$span" 'tagshow=span|function'
-have "$dotnet" && check "corpus dotnet: focus + tagroot" "$dotnet" 'focus=CpuController' 'tagroot=pod'
-have "$dotnet" && check "corpus dotnet: sample types" "$dotnet" 'types=alloc_size,cpu'
+have "$java" && check "corpus java: scale after a Go filter, duplicate input samples" "$java" 'show_from=Worker2' 'scale=cpu=0.1'
+have "$java" && check "corpus java: hide + aggregate functions" "$java" 'hide=^java\.lang' 'aggregate=functions'
+have "$java" && check "corpus java: tagfocus thread" "$java" 'tagfocus=thread=thread-[12]'
+have "$dotnet" && check "corpus dotnet: tagfocus span_id" "$dotnet" 'tagfocus=span_id=.'
+have "$dotnet" && check "corpus dotnet: tagshow" "$dotnet" 'tagshow=span|thread'
+have "$dotnet" && check "corpus dotnet: focus + tagroot" "$dotnet" 'focus=Controller1' 'tagroot=thread_name'
+have "$dotnet" && check "corpus dotnet: sample types" "$dotnet" 'types=exception,cpu'
 have "$node" && check "corpus node (system names): ignore" "$node" 'ignore=node:'
 have "$node" && check "corpus node: aggregate functions" "$node" 'aggregate=functions'
 have "$sym" && check "corpus unsymbolized: focus mapping" "$sym" 'focus=kallsyms'
 have "$sym" && check "corpus unsymbolized: hide mapping" "$sym" 'hide=kallsyms'
 # names with invalid UTF-8: Go reads an invalid byte as U+FFFD, and so does libpprof
-utf=$y/og-convert-pprof-invalid_utf8.pb.gz
-have "$utf" && check "corpus invalid UTF-8: a valid character matches" "$utf" 'focus=~'
+utf=$y/invalid-utf8.pb.gz
+have "$utf" && check "corpus invalid UTF-8: a valid character matches" "$utf" 'focus=ok'
 have "$utf" && check "corpus invalid UTF-8: U+FFFD matches an invalid byte, as in Go" "$utf" 'focus=\x{FFFD}'
 # a pattern a backtracking engine gives up on (PCRE2 hit its match limit): RE2 answers
 have "$fgprof" && check "corpus fgprof: focus ([a-z]+/?)+\.go, Go's answer" "$fgprof" 'focus=([a-z]+/?)+\.go'
 have "$fgprof" && check "corpus fgprof: ignore (a+)+\$" "$fgprof" 'ignore=(a+)+$' 
-have "$ruby" && check "corpus ruby: show_from" "$ruby" 'show_from=find_nearest_vehicle'
-have "$pyheap" && check "corpus large heap: tagfocus + ignore" "$pyheap" 'tagfocus=bytes=4kb:' 'ignore=grpc'
-have "$pyheap" && check "corpus large heap: drop_frames" "$pyheap" 'prune=google\.golang\.org/grpc\..*'
+have "$ruby" && check "corpus ruby: show_from" "$ruby" 'show_from=Handler1[0-9]#'
+have "$alloc" && check "corpus java alloc: ignore" "$alloc" 'ignore=Worker2'
+have "$alloc" && check "corpus java alloc: drop_frames" "$alloc" 'prune=org\.example\.service\.Worker1.*'
 echo "1..$n"
 [ $fail -eq 0 ]

@@ -10,7 +10,7 @@ set -u
 edit=$1 check=$2 dump=$3
 gen=${4:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 work=$(mktemp -d "${TMPDIR:-/tmp}/edit-props.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0
@@ -39,7 +39,7 @@ if [ -n "$gen" ] && [ -x "$gen" ]; then
         inputs="$work/labels.pb $work/deep.pb.gz"
 fi
 for f in parca/query-profile-with-labels.pb.gz parca/parca-alloc_objects.pb.gz \
-    pyroscope/pprof-go.cpu.labels.pprof pyroscope/pprof-profile_java; do
+    generated/dotnet-labels.pb.gz generated/java-cpu.pb.gz; do
     [ -f "$corpus/$f" ] && inputs="$inputs $corpus/$f"
 done
 [ -n "$inputs" ] || skip_all "no inputs (no pprof-gen, no corpus)"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-private.h"
 #include "pprof/flame.h"
 #include "pprof/report.h"
 #include "tap.h"
@@ -333,10 +334,61 @@ walk_dir(tap *t, const char *dir, int depth)
     }
 }
 
+static int
+float_desc(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x < y) - (x > y);
+}
+
+/* The pruning's selection against a sort: all equal (the case that was quadratic), few
+ * distinct values, ascending, descending and organ-pipe runs, every k of small arrays and a
+ * few k of large ones. */
+static void
+test_kth_largest(tap *t)
+{
+    enum { N = 20000 };
+    float *v = malloc(N * sizeof(float)), *w = malloc(N * sizeof(float)),
+          *sorted = malloc(N * sizeof(float));
+    uint64_t seed = 42;
+    size_t bad = 0, checks = 0;
+    for (int shape = 0; shape < 6; shape++) {
+        for (size_t n = 1; n <= N; n = n < 64 ? n + 1 : n * 7) {
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                float r = (float)(seed >> 40);
+                v[i] = shape == 0   ? 1.0f
+                       : shape == 1 ? (float)((seed >> 33) % 3)
+                       : shape == 2 ? (float)i
+                       : shape == 3 ? (float)(n - i)
+                       : shape == 4 ? (float)(i < n / 2 ? i : n - i)
+                                    : r;
+            }
+            memcpy(sorted, v, n * sizeof(float));
+            qsort(sorted, n, sizeof(float), float_desc);
+            size_t step = n <= 64 ? 1 : n / 5;
+            for (size_t k = 0; k < n; k += step) {
+                memcpy(w, v, n * sizeof(float));
+                checks++;
+                bad += pprof__flame_kth_largest(w, n, k) != sorted[k];
+            }
+            memcpy(w, v, n * sizeof(float));
+            checks++;
+            bad += pprof__flame_kth_largest(w, n, n - 1) != sorted[n - 1];
+        }
+    }
+    tap_ok(t, bad == 0, "kth_largest equals the k-th of a sort in %zu of %zu cases (ties included)",
+           checks - bad, checks);
+    free(v);
+    free(w);
+    free(sorted);
+}
+
 int
 main(void)
 {
     tap t = {0};
+    test_kth_largest(&t);
     test_small(&t);
     test_diff(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");

@@ -22,7 +22,7 @@ import make_page  # noqa: E402
 
 ROOT = os.environ.get('PPROF_SOURCE_ROOT') or os.path.normpath(os.path.join(HERE, '..', '..'))
 BUILD = os.environ.get('PPROF_BUILD_ROOT') or os.path.join(ROOT, 'build')
-CORPUS = os.environ.get('PPROF_REAL_CORPUS') or os.path.join(ROOT, '..', 'shared', 'corpus', 'real')
+CORPUS = os.environ.get('PPROF_REAL_CORPUS') or os.path.join(ROOT, 'corpus', 'real')
 TOOLS = os.path.join(BUILD, 'tools')
 FIB = os.path.join(CORPUS, 'parca', 'query-fib.pb.gz')
 TEMPLATE_ELEMENTS = ['META', 'META', 'META', 'META', 'LINK', 'STYLE', 'SCRIPT', 'SCRIPT']

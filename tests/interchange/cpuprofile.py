@@ -215,12 +215,44 @@ def check_bounded(conv, work):
        (err, names, d.get("samples"), d.get("timeDeltas")))
 
 
+TWO = (b'{"nodes": [{"id": 1, "callFrame": {"functionName": "main", "url": "m.js"},'
+       b' "children": [2]}, {"id": 2, "callFrame": {"functionName": "leaf", "url": "l.js"}}],'
+       b' "samples": [2, 2, 1], "timeDeltas": [10, 10, 10]')
+
+
+def check_hostile(conv, dump, work):
+    def convert(name, data):
+        f = os.path.join(work, name + ".cpuprofile")
+        with open(f, "wb") as fh:
+            fh.write(data)
+        out = os.path.join(work, name + ".pb.gz")
+        rc, _, err = run([conv, f, "--from=cpuprofile", "-o", out])
+        if rc:
+            return rc, err, ""
+        rc, text, err2 = run([dump, out])
+        return rc, err + err2, text.decode("utf-8", "replace")
+
+    rc, err, text = convert("two", TWO + b"}")
+    ok(rc == 0 and "leaf" in text and "main" in text and "Sanitizer" not in err,
+       "a two-node tree whose root is not '(root)' is read (every node a frame)", (rc, err))
+    rc2, err2, text2 = convert("bom", b"\xef\xbb\xbf" + TWO + b"}")
+    ok(rc2 == 0 and text2 == text and "Sanitizer" not in err2,
+       "a UTF-8 byte order mark is skipped: the same profile", (rc2, err2))
+    rc, err, text = convert("times", TWO + b', "startTime": -9223372036854775808,'
+                            b' "endTime": 9223372036854775807}')
+    ok(rc == 0 and "Duration: 0\n" in text and "Sanitizer" not in err and
+       "runtime error" not in err,
+       "startTime INT64_MIN, endTime INT64_MAX: no overflow, no duration (it does not fit)",
+       (rc, err, [x for x in text.splitlines() if x.startswith("Duration")]))
+
+
 def main():
     conv, top, dump = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="cpuprofile-test.") as work:
         check_real(conv, top, dump, work)
         check_bad(conv, work)
         check_bounded(conv, work)
+        check_hostile(conv, dump, work)
 
 
 if __name__ == "__main__":

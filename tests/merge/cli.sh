@@ -5,7 +5,7 @@
 set -u
 . "$(dirname "$0")/../tap.sh"
 merge=$1
-corpus=${PPROF_REAL_CORPUS:-$(dirname "$0")/../../../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$(dirname "$0")/../../corpus/real}
 work=$(mktemp -d "${TMPDIR:-/tmp}/merge-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 n=0

@@ -8,7 +8,7 @@ set -u
 merge=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 [ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || skip_all "no google/pprof Go package"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-equiv.XXXXXX")
@@ -42,7 +42,7 @@ check_group() { # name, files...
 }
 
 # groups of the real corpus by (sample types, period type)
-files=$(ls "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 "$goref" sig $files | grep -v '^invalid ' | sort > "$work/sigs"
 for sig in $(cut -d' ' -f1 "$work/sigs" | sort -u); do
     # shellcheck disable=SC2046

@@ -6,7 +6,7 @@
 #include "pprof/otlp.h"
 
 typedef struct got {
-    char rule[32], path[160];
+    char rule[32], path[160], msg[256];
     pprof_severity sev;
 } got;
 
@@ -22,6 +22,7 @@ collect(void *ctx, const pprof_finding *f)
     if (c->n < 64) {
         snprintf(c->f[c->n].rule, sizeof(c->f[0].rule), "%s", f->rule_id);
         snprintf(c->f[c->n].path, sizeof(c->f[0].path), "%s", f->path);
+        snprintf(c->f[c->n].msg, sizeof(c->f[0].msg), "%s", f->message);
         c->f[c->n].sev = f->severity;
         c->n++;
     }
@@ -31,27 +32,41 @@ collect(void *ctx, const pprof_finding *f)
 static const struct {
     const char *rule, *path;
     const char *file; /* NULL: RULE.otlp */
+    const char *msg;  /* NULL, or what the message must hold */
 } CASES[] = {
-    {"O1-zero-value", "dictionary.string_table[0]", NULL},
-    {"O2-index-range", "dictionary.location_table[1].mapping_index", NULL},
-    {"O3-duplicate-entry", "dictionary.string_table[4]", NULL},
-    {"O4-orphan-entry", "dictionary.function_table[2]", NULL},
+    {"O1-zero-value", "dictionary.string_table[0]", NULL, NULL},
+    {"O2-index-range", "dictionary.location_table[1].mapping_index", NULL, NULL},
+    {"O3-duplicate-entry", "dictionary.string_table[4]", NULL, NULL},
+    {"O4-orphan-entry", "dictionary.function_table[2]", NULL, NULL},
     {"O5-values-count", "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].values",
-     NULL},
+     NULL, NULL},
     {"O6-timestamp-window",
-     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].timestamps_unix_nano[0]", NULL},
-    {"O7-stack-entry", "dictionary.stack_table[2].location_indices[1]", NULL},
+     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].timestamps_unix_nano[0]", NULL,
+     "expected within [1000, 1100)"},
+    /* time_unix_nano + duration_nano past 2^64: the window has no end, the message no wrapped one
+     */
+    {"O6-timestamp-window",
+     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].timestamps_unix_nano[0]",
+     "O6-timestamp-window-wrap",
+     "10 is before the profile's start; expected at or after "
+     "18446744073709551610"},
+    {"O7-stack-entry", "dictionary.stack_table[2].location_indices[1]", NULL, NULL},
     {"O8-attribute-key",
-     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].attribute_indices[1]", NULL},
+     "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].attribute_indices[1]", NULL,
+     NULL},
     /* a list long enough to go through the key table */
     {"O8-attribute-key",
      "resource_profiles[0].scope_profiles[0].profiles[0].samples[0].attribute_indices[40]",
-     "O8-attribute-key-long"},
-    {"O9-function-name", "dictionary.function_table[2]", NULL},
-    {"O10-decode", "dictionary", NULL},
+     "O8-attribute-key-long", NULL},
+    {"O9-function-name", "dictionary.function_table[2]", NULL, NULL},
+    {"O10-decode", "dictionary", NULL, NULL},
     {"O11-original-payload", "resource_profiles[0].scope_profiles[0].profiles[0].original_payload",
-     NULL},
-    {"O12-unit", "dictionary.attribute_table[1].unit_strindex", NULL},
+     NULL, NULL},
+    {"O12-unit", "dictionary.attribute_table[1].unit_strindex", NULL, NULL},
+    {"O13-link-id", "dictionary.link_table[1].trace_id", NULL, "4 bytes; expected 16"},
+    {"O13-link-id", "dictionary.link_table[2].span_id", NULL, "3 bytes; expected 8"},
+    {"O14-utf8", "dictionary.string_table[3]", NULL, "byte 2 (0xff)"},
+    {"O14-utf8", "dictionary.attribute_table[1].value.string_value", NULL, "byte 1 (0xc3)"},
 };
 
 /* Reads and checks a file; a read failure becomes O10 as pprof-check reports it. */
@@ -73,7 +88,8 @@ static void
 dump(const coll *c)
 {
     for (size_t i = 0; i < c->n; i++)
-        tap_diag("  %s %s at %s", pprof_severity_name(c->f[i].sev), c->f[i].rule, c->f[i].path);
+        tap_diag("  %s %s at %s: %s", pprof_severity_name(c->f[i].sev), c->f[i].rule, c->f[i].path,
+                 c->f[i].msg);
 }
 
 int
@@ -91,7 +107,8 @@ main(void)
         bool found = false;
         for (size_t j = 0; j < c.n; j++)
             found = found || (strcmp(c.f[j].rule, CASES[i].rule) == 0 &&
-                              strcmp(c.f[j].path, CASES[i].path) == 0);
+                              strcmp(c.f[j].path, CASES[i].path) == 0 &&
+                              (!CASES[i].msg || strstr(c.f[j].msg, CASES[i].msg)));
         pprof_rule r;
         if (pprof_rule_find(CASES[i].rule, &r) && found)
             covered[r] = true;

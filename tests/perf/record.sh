@@ -7,8 +7,8 @@
 #  - the folded stacks of `pprof-from-perf --symbolize` (inline frames folded into their
 #    caller, `pprof-convert --to=folded --labels comm`) equal those of
 #    `perf script | stackcollapse-perf.pl`, stack by stack with their periods, after the name
-#    normalisation of folded-norm.awk and aliases.sh (docs/perf.md); stackcollapse-perf.pl is run from
-#    ../shared/peers beside the source root, skipped when absent;
+#    normalisation of folded-norm.awk and aliases.sh (docs/perf.md); stackcollapse-perf.pl is run from the
+#    directory PPROF_PEERS names (opt-in: never copied into the project), skipped when unset;
 #  - per event of a two-event recording, samples and period totals equal perf report's;
 #  - a dlopen'ed library's samples are in its mapping; the threads give distinct tids.
 # Skips (TAP: 1..0 # SKIP, exit 0) with the reason when perf is absent or the kernel forbids recording.
@@ -50,7 +50,8 @@ fi
 agg() {
     awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort
 }
-peers="$PPROF_SOURCE_ROOT/../shared/peers"
+# The FlameGraph scripts are another project's (CDDL): run from where the user keeps them
+peers=${PPROF_PEERS:-}
 for f in threads dl pipe; do
     data="$tmp/$f.data"
     run "$conv" "$data" -o "$tmp/$f.pb.gz" --labels pid,tid,comm,cpu
@@ -71,7 +72,7 @@ for f in threads dl pipe; do
     ours_p=$(awk '/^Samples:/ {s = 1; next} s && /^ *[0-9]+ +[0-9]+ *:/ {t += $2} /^Locations/ {s = 0} END {print t + 0}' "$tmp/$f.dump")
     [ "$ours_p" = "$rep_p" ]
     ok $? "$f: cpu total $ours_p ns, perf report's event count ${rep_p:-?}"
-    if [ -f "$peers/stackcollapse-perf.pl" ]; then
+    if [ -n "$peers" ] && [ -f "$peers/stackcollapse-perf.pl" ]; then
         sc_n=$(perf script -i "$data" 2>/dev/null | perl "$peers/stackcollapse-perf.pl" --all | awk '{n += $NF} END {print n + 0}')
         [ "$ours_p" = "$sc_n" ]
         ok $? "$f: stackcollapse-perf.pl sums periods to $sc_n, ours $ours_p"
@@ -95,7 +96,11 @@ for f in threads dl pipe; do
         ok $? "$f: the frames are named, the comm at the root (...;main;... stacks)"
         grep -q '^[a-z]*;[a-z_]*;main;' "$tmp/$f.folded" || diag "$(head -3 "$tmp/$f.folded")"
     else
-        skip "$f: stackcollapse-perf.pl" "not found in $peers"
+        if [ -z "$peers" ]; then
+            skip "$f: stackcollapse-perf.pl" "PPROF_PEERS unset (the directory of FlameGraph's scripts)"
+        else
+            skip "$f: stackcollapse-perf.pl" "not found in PPROF_PEERS=$peers"
+        fi
     fi
 done
 

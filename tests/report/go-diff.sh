@@ -8,7 +8,7 @@ set -u
 diff=$1 top=$2
 gen=${PPROF_BUILD_ROOT:-}/bench/pprof-gen
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 [ -d /usr/share/gocode/src/github.com/google/pprof/profile ] || skip_all "no google/pprof Go package"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-diff.XXXXXX")

@@ -12,7 +12,7 @@ rep=$1
 gen=${2:-${PPROF_BUILD_ROOT:-}/bench/pprof-gen}
 src=${PPROF_SOURCE_ROOT:-$(dirname "$0")/../..}
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=${PPROF_REAL_CORPUS:-$src/../shared/corpus/real}
+corpus=${PPROF_REAL_CORPUS:-$src/corpus/real}
 command -v go >/dev/null 2>&1 || skip_all "go not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/go-report.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -25,6 +25,11 @@ formats=${GO_REPORT_FORMATS:-traces tags tree peek dot svg callgrind}
 # the traces of a -traces output, one line each, sorted
 blocks() {
     awk '/^-----------\+/ { if (b != "") print b; b = ""; next } { b = b "|" $0 } END { if (b != "") print b }' "$1" | sort
+}
+# our output with its escapes of control characters undone (libpprof/text.c; docs/report.md,
+# differences): Go prints those characters raw
+unescape_text() {
+    perl -MEncode -0777 -pe 's/\\x(0[0-8a-f]|1[0-9a-f]|7f)/chr(hex($1))/ge; s/\\u(00[89][0-9a-f]|202[89])/encode_utf8(chr(hex($1)))/ge' "$1"
 }
 # check NAME FILE FORMAT GOFLAGS...: ours gets the same flags with two dashes
 check() {
@@ -75,13 +80,15 @@ check() {
         # Go's own order of calls whose weights differ only in sign varies from run to run
         # (a Go map's iteration; docs/report.md): equal once such ties are sorted
         echo "ok $n - $name $fmt $* (equal up to the order of calls tied by |weight|)"
+    elif unescape_text "$work/ours.txt" | cmp -s "$work/go.txt" -; then
+        echo "ok $n - $name $fmt $* (equal once our escapes of control characters are undone)"
     else
         echo "not ok $n - $name $fmt $*: output differs"
         diff "$work/go.txt" "$work/ours.txt" | head -10 | sed 's/^/# /'
         fail=$((fail + 1))
     fi
 }
-files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/pyroscope/* 2>/dev/null | grep -v SOURCES.txt)
+files=$(ls "$src"/corpus/examples/*.pb.gz "$corpus"/parca/* "$corpus"/generated/* 2>/dev/null | grep -v SOURCES.txt)
 [ -n "$files" ] || skip_all "no corpus"
 if [ -n "$gen" ] && [ -x "$gen" ]; then
     "$gen" --preset deep --seed 7 -o "$work/deep.pb" 2>/dev/null && files="$files $work/deep.pb"
@@ -91,6 +98,9 @@ peek_rx='main|Serve|alloc|e$'
 for f in $files; do
     b=$(basename "$f")
     for fmt in $formats; do
+        # A name that is not UTF-8 reaches Go's dot as raw bytes, drawn as Latin-1; our SVG is
+        # UTF-8 XML, such bytes U+FFFD (docs/report.md, "Strings in the dot graph").
+        [ "$fmt" = svg ] && [ "$b" = invalid-utf8.pb.gz ] && continue
         check "$b" "$f" "$fmt"
         # -mean on a heap profile with labels (a count first, bytes after; dot's tags): the
         # other profiles were checked by hand (docs/report.md), go-top.sh keeps top on all

@@ -10,8 +10,8 @@ static const char *const FILES[] = {
     "parca/query-single-stack.pb.gz",
     "parca/symbolizer-profile.pb.gz",
     "parca/query-fib.pb.gz",
-    "pyroscope/og-convert-pprof-invalid_utf8.pb.gz",
-    "pyroscope/pprof-malformed-no_addr_no_line.pb.gz",
+    "generated/invalid-utf8.pb.gz",
+    "generated/no-address-no-line.pb.gz",
 };
 
 typedef struct tally {

@@ -80,6 +80,7 @@ class ReadOptions(Structure):
         ("max_values", c_uint64),
         ("allocator", Allocator),
         ("relax", c_uint32),
+        ("max_profiles", c_uint64),
         # const pprof_reader *const *: libpprof-formats' pprof_formats_readers(), or NULL
         ("readers", c_void_p),
         # room for fields a newer library's pprof_read_options_init may write

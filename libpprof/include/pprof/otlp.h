@@ -30,7 +30,8 @@ PPROF_API bool pprof_otlp_path_is_otlp(const char *path);
 
 /* Reads raw, gzip or zstd OTLP within the limits of opts (NULL: defaults): max_strings,
  * max_mappings, max_locations, max_functions and max_lines bound the dictionary tables,
- * max_samples the samples, stacks, links and profiles, max_labels the attribute table and all
+ * max_samples the samples, stacks and links, max_profiles the Profile messages (each becomes
+ * pprof state of its own), max_labels the attribute table and all
  * attribute indices, max_stack_entries the stacks' location indices, max_values the values and
  * timestamps. Errors carry a path such as "dictionary.location_table[3].mapping_index" and a
  * byte offset. On failure *out is NULL. */
@@ -57,7 +58,8 @@ PPROF_API size_t pprof_otlp_profile_count(const pprof_otlp *otlp);
  * sample, and a value a profile does not have is 0. A Sample with several observations (values
  * or timestamps) gives one observation each; each timestamp becomes the numeric label
  * "timestamp_unix_nano" (unit "nanoseconds") of its sample; a Link becomes the string labels
- * "trace_id" and "span_id" (lower-case hex). *out is an array of *n profiles, released with
+ * "trace_id" and "span_id" (lower-case hex). A timestamp past INT64_MAX, or a Link whose
+ * trace_id is not 16 bytes or span_id not 8, is PPROF_E_INVALID with its path. *out is an array of *n profiles, released with
  * pprof_otlp_profiles_free. PPROF_E_INVALID with a path when an index is out of range. */
 PPROF_API pprof_status pprof_otlp_to_pprof(const pprof_otlp *otlp, pprof_profile ***out, size_t *n,
                                            pprof_error *err);

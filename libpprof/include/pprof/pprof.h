@@ -105,6 +105,10 @@ typedef struct pprof_read_options {
      * read keeps 0; one that only reports or lists (pprof-check, pprof-dump) may relax them
      * and leave the finding to pprof_check. */
     uint32_t relax;
+    /* OTLP input: Profile messages over all resources and scopes. Each becomes pprof state of
+     * its own (a profile, or a sample type of one), so many tiny ones cost far more memory than
+     * their bytes: this bound is far below max_samples. */
+    uint64_t max_profiles;
     /* Formats read besides pprof, tried in order: a NULL-terminated list of readers such as
      * libpprof-formats' pprof_formats_readers(). NULL: pprof only (the core knows no other). */
     const struct pprof_reader *const *readers;
@@ -123,7 +127,7 @@ typedef struct pprof_read_options {
         sizeof(pprof_read_options), UINT64_C(1) << 32, UINT64_C(2) << 30, 1000,                    \
             UINT64_C(64) << 20, UINT64_C(1) << 26, UINT64_C(1) << 28, UINT64_C(1) << 26,           \
             UINT64_C(1) << 26, UINT64_C(1) << 24, UINT64_C(1) << 28, UINT64_C(1) << 28,            \
-            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0, NULL                            \
+            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0, UINT64_C(1) << 14, NULL         \
     }
 
 PPROF_API void pprof_read_options_init(pprof_read_options *opts);
