@@ -458,20 +458,25 @@ _PROTOTYPES = {
 }
 
 
+# The sonames' ABI counter (libpprof/meson.build's pprof_soversion): every library has it.
+SOVERSION = "1"
+CORE = f"libpprof.so.{SOVERSION}"
+
+
 def _candidates():
     env = os.environ.get("PPROF_LIBRARY")
     if env:
         return [env]  # an explicit choice is never second-guessed
-    names = ["libpprof.so.0"]
+    names = [CORE]
     found = ctypes.util.find_library("pprof")
-    if found:
+    if found and os.path.basename(found) == CORE:  # another soname is another ABI
         names.append(found)
     # `meson install` installs this package beside the library and records the library's
     # directory in _where.py; a pip-installed copy has no such file
     try:
         from . import _where
 
-        names.append(os.path.join(_where.LIBDIR, "libpprof.so.0"))
+        names.append(os.path.join(_where.LIBDIR, CORE))
     except ImportError:
         pass
     # a prefix the loader does not search (meson install --prefix=$HOME/.local, say)
@@ -484,13 +489,13 @@ def _candidates():
         except (OSError, subprocess.SubprocessError):
             libdir = ""
         if libdir:
-            names.append(os.path.join(libdir, "libpprof.so.0"))
+            names.append(os.path.join(libdir, CORE))
     # meson's default libdirs under the prefixes people install to without root
     arch = sysconfig.get_config_var("MULTIARCH") or ""
     for prefix in (os.path.expanduser("~/.local"), "/usr/local", sys.prefix):
         for sub in ("lib/" + arch if arch else None, "lib64", "lib"):
             if sub:
-                names.append(os.path.join(prefix, sub, "libpprof.so.0"))
+                names.append(os.path.join(prefix, sub, CORE))
     return names
 
 
@@ -512,7 +517,7 @@ def _load():
     else:
         raise ImportError(
             "libpprof shared library not found; install libpprof (meson install) or set "
-            "PPROF_LIBRARY to the path of libpprof.so.0 (tried: " + "; ".join(tried) + ")"
+            f"PPROF_LIBRARY to the path of {CORE} (tried: " + "; ".join(tried) + ")"
         )
     _declare(lib, _PROTOTYPES)
     return lib
@@ -526,7 +531,7 @@ class _DlInfo(Structure):
 
 
 def _core_dir():
-    """The directory of the libpprof.so.0 this process loaded (dladdr on one of its functions),
+    """The directory of the libpprof.so.1 this process loaded (dladdr on one of its functions),
     or None."""
     try:
         dladdr = ctypes.CDLL(None).dladdr
@@ -551,7 +556,7 @@ class Library:
 
     def __init__(self, name):
         self.name = name  # "pprof-analyze"
-        self.soname = f"lib{name}.so.0"
+        self.soname = f"lib{name}.so.{SOVERSION}"
         self.prototypes = {}
         self._cdll = None
         self._lock = threading.Lock()
@@ -562,9 +567,6 @@ class Library:
             self.prototypes.update(prototypes)
             if self._cdll is not None:
                 _declare(self._cdll, prototypes)
-
-    def loaded(self):
-        return self._cdll is not None
 
     def _candidates(self):
         seen = set()
@@ -605,7 +607,7 @@ class Library:
                 else:
                     raise ImportError(
                         f"lib{self.name} shared library not found; it is installed beside "
-                        f"libpprof.so.0 (loaded from {_core_dir() or 'an unknown directory'}; "
+                        f"{CORE} (loaded from {_core_dir() or 'an unknown directory'}; "
                         f"tried: " + "; ".join(tried) + ")")
                 _declare(c, self.prototypes)
                 self._cdll = c
