@@ -149,11 +149,24 @@ for call in (lambda: pprof.report.render(p, "top"), lambda: pprof.read(args[2]))
 
 
 def test_sonames_are_the_built_ones(build):
-    """The binding's sonames (pprof._lib.SOVERSION) are those meson gives the libraries."""
+    """The binding's sonames (pprof._lib.SOVERSION) are those meson gives the libraries (the
+    DT_SONAME of each built file: a stale link of an older build would not say)."""
+    import re
+    import shutil
+
     from pprof import _lib
 
     d = build / "libpprof"
-    if not d.is_dir():
-        pytest.skip(f"{d} is not built")
+    readelf = shutil.which("readelf")
+    if not d.is_dir() or not readelf:
+        pytest.skip(f"{d} is not built or there is no readelf")
     for name in [_lib.CORE] + [x.soname for x in _lib.LIBRARIES]:
-        assert (d / name).exists(), f"{name} is not in {d}: {sorted(p.name for p in d.glob('lib*.so.*'))}"
+        base = name.split(".so.")[0]
+        files = [p for p in d.glob(base + ".so.*.*") if p.is_file() and not p.is_symlink()]
+        assert files, f"no {base}.so.X.Y.Z in {d}"
+        for f in files:
+            if f.stat().st_mtime < max(p.stat().st_mtime for p in files):
+                continue  # an older build's file
+            out = subprocess.run([readelf, "-d", str(f)], capture_output=True, text=True).stdout
+            m = re.search(r"\(SONAME\).*\[(.*)\]", out)
+            assert m and m.group(1) == name, (f, m and m.group(1))
