@@ -1,7 +1,8 @@
 """Python binding of libpprof: read, check, merge and build pprof profiles.
 
-The shared library is found through PPROF_LIBRARY (a path to libpprof.so.0), else the
-system's loader path, else pkg-config's libdir for libpprof. Everything here calls the
+The shared library is found through PPROF_LIBRARY (a path to libpprof.so.1), else the
+system's loader path, else pkg-config's libdir for libpprof. libpprof-analyze, -formats and
+-symbolize load beside it on first use (README.md, "What loads when"). Everything here calls the
 library's public C API; nothing about the format is re-implemented in Python.
 """
 from ._core import ArgumentRangeError, PprofError
@@ -9,36 +10,17 @@ from ._lib import lib as _clib
 from .builder import Builder, BuilderStats
 from .check import Finding, Rule, check, rules
 from .merge import MergeSummary, MergeWarning, merge, merge_to_bytes
-try:  # pprof/edit.h, when the library has it
-    from .edit import edit
-except AttributeError:  # an older libpprof without pprof_edit
-    pass
-try:  # pprof/flame.h, when the library has it
-    from .flame import flame
-except AttributeError:  # an older libpprof without flame graphs
-    pass
-try:  # pprof_report_render (pprof/report.h), when the library has it
-    from . import report
-except AttributeError:  # an older libpprof without rendered reports
-    pass
-try:  # pprof/symbolize.h, when the library has it
-    from .symbolize import SymbolizedMapping, symbolize
-except AttributeError:  # an older libpprof without pprof_symbolize
-    pass
 from .profile import Frame, Header, Label, Mapping, Profile, Sample, ValueType, read
-try:  # pprof/otlp.h, when the library has it
-    from .otlp import is_otlp, read_otlp, to_otlp, write_otlp
-except AttributeError:  # an older libpprof without OTLP
-    pass
-try:  # pprof/perf.h, when the library has it
-    from .perf import from_perf
-except AttributeError:  # an older libpprof without pprof_perf_read_file
-    pass
-
-try:  # pprof/interchange.h, when the library has it
-    from .interchange import from_cpuprofile, to_cpuprofile, to_speedscope
-except AttributeError:  # an older libpprof without speedscope and .cpuprofile
-    pass
+# Each of these modules loads its library on first use, not here (pprof._lib.Library):
+# libpprof-analyze (edit, report, flame), libpprof-formats (OTLP, perf, .cpuprofile,
+# speedscope), libpprof-symbolize.
+from .edit import edit
+from .flame import flame
+from . import report
+from .symbolize import SymbolizedMapping, symbolize
+from .otlp import is_otlp, read_otlp, to_otlp, write_otlp
+from .perf import from_perf
+from .interchange import from_cpuprofile, to_cpuprofile, to_speedscope
 
 __version__ = _clib.pprof_version_string().decode()
 

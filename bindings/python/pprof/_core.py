@@ -4,6 +4,7 @@ import math
 import numbers
 import operator
 import os
+import stat
 import threading
 
 from . import _lib
@@ -231,6 +232,39 @@ def read_options(limits):
             raise TypeError(f"unknown read limit {k!r}")
     set_fields(o, limits)
     return o
+
+
+# ---- formats other than pprof (libpprof-formats' readers, pprof_read_options.readers)
+# A read tries the core alone first, so that pprof reads never load libpprof-formats (and
+# Jansson); the core, which reads only pprof, takes another format for malformed pprof, so a
+# read it refuses is made again with the readers, which answer exactly as one read with them
+# would have (bytes no reader claims fail the same way). These statuses come before the
+# readers are consulted or do not depend on the format: no second read.
+_FINAL = {_lib.OK, _lib.E_ARG, _lib.E_NOMEM, _lib.E_IO, _lib.E_COMPRESSION}
+
+
+def other_format_possible(status):
+    """Whether the readers of libpprof-formats could still read what the core refused."""
+    return status not in _FINAL
+
+
+def readers_first(source):
+    """Whether a read of source must have the readers from the start: a name that says OTLP
+    (the readers believe the name over the content, as pprof_otlp_path_is_otlp: .otlp,
+    .otlp.gz, .otlp.zst), or a path that cannot be read twice (standard input, a pipe)."""
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        return False  # bytes to read, or a wrong argument that the read reports
+    path = os.fsencode(os.fspath(source))
+    for ext in (b".gz", b".zst"):
+        if path.endswith(ext):
+            path = path[: -len(ext)]
+            break
+    if path.endswith(b".otlp") or os.fsencode(os.fspath(source)) == b"-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(os.fspath(source)).st_mode)
+    except (OSError, ValueError):
+        return False  # the core reports it
 
 
 def take_buffer(buf):

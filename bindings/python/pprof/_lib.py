@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
 from ctypes import (
     POINTER,
     Structure,
@@ -31,7 +32,7 @@ NO_OFFSET = 2**64 - 1
 
 # pprof_status
 OK = 0
-E_ARG, E_NOMEM, E_IO = 1, 2, 3
+E_ARG, E_NOMEM, E_IO, E_EMPTY, E_WIRE, E_LIMIT, E_COMPRESSION, E_INVALID = 1, 2, 3, 4, 5, 6, 7, 8
 
 FORMAT_RAW, FORMAT_GZIP, FORMAT_ZSTD = 0, 1, 2
 TABLE_STRING, TABLE_SAMPLE_TYPE, TABLE_SAMPLE, TABLE_MAPPING, TABLE_LOCATION, TABLE_FUNCTION = range(6)
@@ -80,6 +81,8 @@ class ReadOptions(Structure):
         ("allocator", Allocator),
         ("relax", c_uint32),
         ("max_profiles", c_uint64),
+        # const pprof_reader *const *: libpprof-formats' pprof_formats_readers(), or NULL
+        ("readers", c_void_p),
         # room for fields a newer library's pprof_read_options_init may write
         ("_reserved", c_uint8 * 256),
     ]
@@ -228,6 +231,8 @@ class Finding(Structure):
 
 
 FINDING_FN = ctypes.CFUNCTYPE(c_bool, c_void_p, POINTER(Finding))
+# pprof_check_options.regex_check: 0 valid, 1 invalid (*why: the reason), -1 without memory
+REGEX_CHECK_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_size_t, POINTER(c_char_p))
 
 
 class CheckOptions(Structure):
@@ -236,6 +241,8 @@ class CheckOptions(Structure):
         ("max_findings", c_uint64),
         ("enabled", POINTER(c_bool)),
         ("n_enabled", c_size_t),
+        ("regex_check", REGEX_CHECK_FN),
+        ("readers", c_void_p),
         ("_reserved", c_uint8 * 256),
     ]
 
@@ -360,7 +367,8 @@ class BuilderStats(Structure):
 E = POINTER(Error)
 P = c_void_p  # opaque handles
 
-# name: (restype, argtypes)
+# libpprof's (the core's) functions, name: (restype, argtypes); the other libraries' are
+# declared by the modules that use them (declare())
 _PROTOTYPES = {
     "pprof_status_name": (c_char_p, [c_int]),
     "pprof_version_string": (c_char_p, []),
@@ -450,20 +458,25 @@ _PROTOTYPES = {
 }
 
 
+# The sonames' ABI counter (libpprof/meson.build's pprof_soversion): every library has it.
+SOVERSION = "1"
+CORE = f"libpprof.so.{SOVERSION}"
+
+
 def _candidates():
     env = os.environ.get("PPROF_LIBRARY")
     if env:
         return [env]  # an explicit choice is never second-guessed
-    names = ["libpprof.so.0"]
+    names = [CORE]
     found = ctypes.util.find_library("pprof")
-    if found:
+    if found and os.path.basename(found) == CORE:  # another soname is another ABI
         names.append(found)
     # `meson install` installs this package beside the library and records the library's
     # directory in _where.py; a pip-installed copy has no such file
     try:
         from . import _where
 
-        names.append(os.path.join(_where.LIBDIR, "libpprof.so.0"))
+        names.append(os.path.join(_where.LIBDIR, CORE))
     except ImportError:
         pass
     # a prefix the loader does not search (meson install --prefix=$HOME/.local, say)
@@ -476,14 +489,21 @@ def _candidates():
         except (OSError, subprocess.SubprocessError):
             libdir = ""
         if libdir:
-            names.append(os.path.join(libdir, "libpprof.so.0"))
+            names.append(os.path.join(libdir, CORE))
     # meson's default libdirs under the prefixes people install to without root
     arch = sysconfig.get_config_var("MULTIARCH") or ""
     for prefix in (os.path.expanduser("~/.local"), "/usr/local", sys.prefix):
         for sub in ("lib/" + arch if arch else None, "lib64", "lib"):
             if sub:
-                names.append(os.path.join(prefix, sub, "libpprof.so.0"))
+                names.append(os.path.join(prefix, sub, CORE))
     return names
+
+
+def _declare(cdll, prototypes):
+    for fname, (res, args) in prototypes.items():
+        f = getattr(cdll, fname)
+        f.restype = res
+        f.argtypes = args
 
 
 def _load():
@@ -497,13 +517,126 @@ def _load():
     else:
         raise ImportError(
             "libpprof shared library not found; install libpprof (meson install) or set "
-            "PPROF_LIBRARY to the path of libpprof.so.0 (tried: " + "; ".join(tried) + ")"
+            f"PPROF_LIBRARY to the path of {CORE} (tried: " + "; ".join(tried) + ")"
         )
-    for fname, (res, args) in _PROTOTYPES.items():
-        f = getattr(lib, fname)
-        f.restype = res
-        f.argtypes = args
+    _declare(lib, _PROTOTYPES)
     return lib
 
 
 lib = _load()
+
+
+class _DlInfo(Structure):
+    _fields_ = [("fname", c_char_p), ("fbase", c_void_p), ("sname", c_char_p), ("saddr", c_void_p)]
+
+
+def _core_dir():
+    """The directory of the libpprof.so.1 this process loaded (dladdr on one of its functions),
+    or None."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+    except (OSError, AttributeError):
+        return None
+    dladdr.restype = c_int
+    dladdr.argtypes = [c_void_p, POINTER(_DlInfo)]
+    info = _DlInfo()
+    if not dladdr(ctypes.cast(lib.pprof_version_string, c_void_p), ctypes.byref(info)) or not info.fname:
+        return None
+    path = os.fsdecode(info.fname)
+    return os.path.dirname(os.path.realpath(path)) if os.path.isabs(path) else None
+
+
+class Library:
+    """One of the libraries above the core (libpprof-analyze, -formats, -symbolize), loaded on
+    first use: `import pprof` and what only needs the core (read, samples, check, merge,
+    Builder) map none of their dependencies (RE2, libstdc++, Graphviz, Jansson, libdw...).
+    The modules that use a library declare its functions (declare()); they get their types
+    when it loads. It is looked for beside the core first, so that the two match; without
+    PPROF_LIBRARY, then everywhere the core is."""
+
+    def __init__(self, name):
+        self.name = name  # "pprof-analyze"
+        self.soname = f"lib{name}.so.{SOVERSION}"
+        self.prototypes = {}
+        self._cdll = None
+        self._lock = threading.Lock()
+
+    def declare(self, prototypes):
+        """name: (restype, argtypes) of functions of this library."""
+        with self._lock:
+            self.prototypes.update(prototypes)
+            if self._cdll is not None:
+                _declare(self._cdll, prototypes)
+
+    def _candidates(self):
+        seen = set()
+        d = _core_dir()
+        env = os.environ.get("PPROF_LIBRARY")
+        dirs = [d] if d else []
+        if env:
+            # beside the explicit choice and nowhere else (its directory as given, too, in
+            # case dladdr could not say where the core is)
+            dirs.append(os.path.dirname(os.path.abspath(env)))
+        for x in dirs:
+            name = os.path.join(x, self.soname)
+            if name not in seen:
+                seen.add(name)
+                yield name
+        if env:
+            return
+        # where the core would be looked for, lazily: pkg-config runs only when needed
+        for c in _candidates():
+            name = os.path.join(os.path.dirname(c), self.soname)
+            if name not in seen:
+                seen.add(name)
+                yield name
+
+    def cdll(self):
+        """The loaded library (loading it on the first call); ImportError when not found."""
+        if self._cdll is not None:
+            return self._cdll
+        with self._lock:
+            if self._cdll is None:
+                tried = []
+                for name in self._candidates():
+                    try:
+                        c = ctypes.CDLL(name)
+                        break
+                    except OSError as e:
+                        tried.append(f"{name}: {e}")
+                else:
+                    raise ImportError(
+                        f"lib{self.name} shared library not found; it is installed beside "
+                        f"{CORE} (loaded from {_core_dir() or 'an unknown directory'}; "
+                        f"tried: " + "; ".join(tried) + ")")
+                _declare(c, self.prototypes)
+                self._cdll = c
+        return self._cdll
+
+    def __getattr__(self, fname):
+        # only the library's functions (pprof_*) come here: attributes set in __init__ do not
+        if not fname.startswith("pprof_"):
+            raise AttributeError(fname)
+        return getattr(self.cdll(), fname)
+
+
+analyze = Library("pprof-analyze")  # edit, reports, flame graphs, the regexp check
+formats = Library("pprof-formats")  # OTLP, perf, .cpuprofile and speedscope
+symbolize = Library("pprof-symbolize")  # ELF and DWARF
+LIBRARIES = (analyze, formats, symbolize)
+
+formats.declare({"pprof_formats_readers": (c_void_p, [])})
+# the pattern as a pointer: it comes from pprof_check_options.regex_check, with its length
+analyze.declare({"pprof_regex_check": (c_int, [c_void_p, c_size_t, POINTER(c_char_p)])})
+
+
+def formats_readers(required=True):
+    """libpprof-formats' table of readers (pprof_read_options.readers), loading it. Without
+    the library: ImportError, or None when not required (a second read that would only try
+    the other formats: the core's answer stands)."""
+    try:
+        return formats.pprof_formats_readers()
+    except ImportError:
+        if required:
+            raise
+        return None

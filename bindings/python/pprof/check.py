@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional
 
 from . import _lib
-from ._core import PprofError, c_integer, c_str_list, fspath_bytes
-from ._lib import lib
+from ._core import PprofError, c_integer, c_str_list, fspath_bytes, readers_first
+from ._lib import analyze, lib
 
 SEVERITIES = ("note", "warning", "error")
 
@@ -114,6 +114,18 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
         return True
 
     cb = _lib.FINDING_FN(on_finding)
+    # Rule S14 (drop_frames / keep_frames are Go regexps) takes RE2, in libpprof-analyze: the
+    # checker calls this only for a profile that has either, and only then is the library loaded
+    load_error = []
+
+    def regex_check(pattern, n, why):
+        try:
+            return analyze.pprof_regex_check(pattern, n, why)
+        except BaseException as e:  # raised once pprof_check_path returns
+            load_error.append(e)
+            return -1
+
+    opts.regex_check = _lib.REGEX_CHECK_FN(regex_check)
     idx = None
     if cross_file and len(paths) > 1:
         h = ctypes.c_void_p()
@@ -126,12 +138,27 @@ def check(paths, disable: Iterable[str] = (), enable: Iterable[str] = (), max_fi
             # as pprof-check (pprof_check_path): pprof or OTLP, undecodable bytes as a finding
             name = os.fsdecode(os.fspath(path))
             current[0] = name
-            err = _lib.Error()
-            decoded = ctypes.c_bool()
-            opts.max_findings = max(0, max_findings - len(findings))
-            if lib.pprof_check_path(fspath_bytes(path), ctypes.byref(opts), idx, cb, None, None,
-                                    ctypes.byref(decoded), ctypes.byref(err)) != _lib.OK:
-                raise PprofError.from_c(err, name)
+            cpath = fspath_bytes(path)
+            # the core alone first (pprof.read): bytes that do not decode as pprof are checked
+            # again with libpprof-formats' readers, and only that answer is kept
+            opts.readers = _lib.formats_readers() if readers_first(path) else None
+            while True:
+                before = len(findings)
+                err = _lib.Error()
+                decoded = ctypes.c_bool()
+                opts.max_findings = max(0, max_findings - len(findings))
+                st = lib.pprof_check_path(cpath, ctypes.byref(opts), idx, cb, None, None,
+                                          ctypes.byref(decoded), ctypes.byref(err))
+                if load_error:
+                    raise load_error[0]
+                if st != _lib.OK:
+                    raise PprofError.from_c(err, name)
+                if decoded.value or opts.readers:
+                    break
+                opts.readers = _lib.formats_readers(required=False)
+                if not opts.readers:
+                    break  # no other format to try: the core's findings stand
+                del findings[before:]
     finally:
         if idx:
             lib.pprof_inline_index_free(idx)

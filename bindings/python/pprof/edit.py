@@ -5,7 +5,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size
 
 from . import _lib
 from ._core import PprofError, c_integer, c_real, c_str, c_str_array, check, fspath_bytes, take_buffer, write_options
-from ._lib import lib
+from ._lib import analyze, lib
 from .profile import Profile
 
 
@@ -77,14 +77,12 @@ class _EditOptions(Structure):
     )
 
 
-lib.pprof_edit_options_init.restype = None
-lib.pprof_edit_options_init.argtypes = [POINTER(_EditOptions)]
-lib.pprof_edit.restype = c_int
-lib.pprof_edit.argtypes = [c_void_p, POINTER(_EditOptions), POINTER(c_void_p), POINTER(_lib.Error)]
-lib.pprof_edit_write_file.restype = c_int
-lib.pprof_edit_write_file.argtypes = [c_void_p, POINTER(_EditOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]
-lib.pprof_edit_write_memory.restype = c_int
-lib.pprof_edit_write_memory.argtypes = [c_void_p, POINTER(_EditOptions), POINTER(_lib.WriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]
+analyze.declare({
+    "pprof_edit_options_init": (None, [POINTER(_EditOptions)]),
+    "pprof_edit": (c_int, [c_void_p, POINTER(_EditOptions), POINTER(c_void_p), POINTER(_lib.Error)]),
+    "pprof_edit_write_file": (c_int, [c_void_p, POINTER(_EditOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]),
+    "pprof_edit_write_memory": (c_int, [c_void_p, POINTER(_EditOptions), POINTER(_lib.WriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]),
+})
 
 _GRANULARITY = {None: 0, "": 0, "functions": 1, "filefunctions": 2, "files": 3, "lines": 4, "addresses": 5}
 _REDACT = {"files": 0x1, "mappings": 0x2, "labels": 0x4}
@@ -101,7 +99,7 @@ def _scales(sc):
 
 def _options(ops, keep):
     o = _EditOptions()
-    lib.pprof_edit_options_init(ctypes.byref(o))
+    analyze.pprof_edit_options_init(ctypes.byref(o))
     ops = dict(ops)
     for n in _STR_OPS + _TAG_OPS:
         v = ops.pop(n, None)
@@ -200,17 +198,17 @@ def edit(profile: Profile, out=None, compress="gzip", level=0, warn=None, **ops)
     try:
         if out is None:
             p = c_void_p()
-            check(lib.pprof_edit(profile._handle(), ctypes.byref(o), ctypes.byref(p), ctypes.byref(err)), err, profile.name)
+            check(analyze.pprof_edit(profile._handle(), ctypes.byref(o), ctypes.byref(p), ctypes.byref(err)), err, profile.name)
             return Profile(p, "<edited>")
         w = write_options(compress, level)
         if out is bytes:
             buf = _lib.Buffer()
-            st = lib.pprof_edit_write_memory(profile._handle(), ctypes.byref(o), ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+            st = analyze.pprof_edit_write_memory(profile._handle(), ctypes.byref(o), ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
             if st != _lib.OK:
                 lib.pprof_buffer_free(ctypes.byref(buf))
                 raise PprofError.from_c(err, profile.name)
             return take_buffer(buf)
-        check(lib.pprof_edit_write_file(profile._handle(), ctypes.byref(o), fspath_bytes(out), ctypes.byref(w), ctypes.byref(err)), err, out)
+        check(analyze.pprof_edit_write_file(profile._handle(), ctypes.byref(o), fspath_bytes(out), ctypes.byref(w), ctypes.byref(err)), err, out)
         return None
     finally:
         if warn is not None:

@@ -7,7 +7,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_size
 
 from . import _lib
 from ._core import c_integer, c_real, c_str, check, fspath_bytes, graphviz_lock, take_buffer
-from ._lib import lib
+from ._lib import analyze
 from .profile import Profile
 
 
@@ -44,14 +44,12 @@ class _FlameWriteOptions(Structure):
 
 _FORMATS = {"html": 0, "svg": 1, "json": 2, "data": 3}
 
-lib.pprof_flame_tree_new.restype = c_int
-lib.pprof_flame_tree_new.argtypes = [c_void_p, c_void_p, POINTER(_FlameOptions), POINTER(c_void_p), POINTER(_lib.Error)]
-lib.pprof_flame_tree_free.restype = None
-lib.pprof_flame_tree_free.argtypes = [c_void_p]
-lib.pprof_flame_write.restype = c_int
-lib.pprof_flame_write.argtypes = [c_void_p, POINTER(_FlameWriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]
-lib.pprof_flame_write_file.restype = c_int
-lib.pprof_flame_write_file.argtypes = [c_void_p, POINTER(_FlameWriteOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]
+analyze.declare({
+    "pprof_flame_tree_new": (c_int, [c_void_p, c_void_p, POINTER(_FlameOptions), POINTER(c_void_p), POINTER(_lib.Error)]),
+    "pprof_flame_tree_free": (None, [c_void_p]),
+    "pprof_flame_write": (c_int, [c_void_p, POINTER(_FlameWriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]),
+    "pprof_flame_write_file": (c_int, [c_void_p, POINTER(_FlameWriteOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]),
+})
 
 
 def _minwidth(v):
@@ -128,21 +126,21 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
     err = _lib.Error()
     tree = c_void_p()
     try:
-        check(lib.pprof_flame_tree_new(profile._handle(), base._handle() if base is not None else None,
+        check(analyze.pprof_flame_tree_new(profile._handle(), base._handle() if base is not None else None,
                                        ctypes.byref(o), ctypes.byref(tree), ctypes.byref(err)), err, profile.name)
         if path is None:
             buf = _lib.Buffer()
             with graphviz_lock if use_graphviz else contextlib.nullcontext():
-                st = lib.pprof_flame_write(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+                st = analyze.pprof_flame_write(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
             data = take_buffer(buf)
             check(st, err, profile.name)
             return json.loads(data.decode("utf-8")) if format in ("json", "data") else data.decode("utf-8")
         with graphviz_lock if use_graphviz else contextlib.nullcontext():
-            st = lib.pprof_flame_write_file(tree, ctypes.byref(w), cpath, None, ctypes.byref(err))
+            st = analyze.pprof_flame_write_file(tree, ctypes.byref(w), cpath, None, ctypes.byref(err))
         check(st, err, path)
         return None
     finally:
-        lib.pprof_flame_tree_free(tree)
+        analyze.pprof_flame_tree_free(tree)
         for p in filtered:
             p.close()
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
 from . import _lib
-from ._core import PprofError, as_bytes, c_integer, c_str, check, fspath_bytes, read_options, take_buffer, write_options
+from ._core import (PprofError, as_bytes, c_integer, c_str, check, fspath_bytes, other_format_possible, read_options,
+                    readers_first, take_buffer, write_options)
 from ._lib import lib
 from .profile import Profile
 
@@ -51,21 +52,29 @@ class _Merger:
             check(lib.pprof_merger_add(self.m, item._handle(), name, ctypes.byref(err)), err, item.name)
             return
         ro = read_options(limits)
-        inp = ctypes.c_void_p()
-        if isinstance(item, (bytes, bytearray, memoryview)):
-            name = "<bytes>"
-            keep, ptr, n = as_bytes(item)
-            st = lib.pprof_merge_input_read_memory(ptr, n, ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
-            del keep
-        else:
-            path = fspath_bytes(item)
-            name = os.fsdecode(os.fspath(item))
-            st = lib.pprof_merge_input_read_file(path, ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
+        if readers_first(item):
+            ro.readers = _lib.formats_readers()
+        inp, st, name = self._read(item, ro, err)
+        if st != _lib.OK and not ro.readers and other_format_possible(st):
+            ro.readers = _lib.formats_readers(required=False)  # OTLP, say (pprof.read)
+            if ro.readers:
+                inp, st, name = self._read(item, ro, err)
         check(st, err, name)
         try:
             check(lib.pprof_merger_add_input(self.m, inp, c_str(name, "input name"), ctypes.byref(err)), err, name)
         finally:
             lib.pprof_merge_input_free(inp)
+
+    @staticmethod
+    def _read(item, ro, err):
+        inp = ctypes.c_void_p()
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            keep, ptr, n = as_bytes(item)
+            st = lib.pprof_merge_input_read_memory(ptr, n, ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
+            del keep
+            return inp, st, "<bytes>"
+        st = lib.pprof_merge_input_read_file(fspath_bytes(item), ctypes.byref(ro), ctypes.byref(inp), ctypes.byref(err))
+        return inp, st, os.fsdecode(os.fspath(item))
 
     def count(self):
         return lib.pprof_merger_count(self.m)

@@ -8,7 +8,7 @@ from typing import Iterable, List, Mapping, Optional, Union
 
 from . import _lib
 from ._core import PprofError, as_bytes, c_integer, c_str, check, fspath_bytes, read_options, take_buffer
-from ._lib import lib
+from ._lib import formats, lib
 from .profile import Profile
 
 class OtlpWriteOptions(Structure):
@@ -24,22 +24,16 @@ class OtlpWriteOptions(Structure):
 
 _E = POINTER(_lib.Error)
 _PP = POINTER(c_void_p)
-lib.pprof_otlp_read_memory.restype = c_int
-lib.pprof_otlp_read_memory.argtypes = [c_void_p, c_size_t, POINTER(_lib.ReadOptions), POINTER(c_void_p), _E]
-lib.pprof_otlp_read_file.restype = c_int
-lib.pprof_otlp_read_file.argtypes = [c_char_p, POINTER(_lib.ReadOptions), POINTER(c_void_p), _E]
-lib.pprof_otlp_free.restype = None
-lib.pprof_otlp_free.argtypes = [c_void_p]
-lib.pprof_otlp_to_pprof.restype = c_int
-lib.pprof_otlp_to_pprof.argtypes = [c_void_p, POINTER(_PP), POINTER(c_size_t), _E]
-lib.pprof_otlp_profiles_free.restype = None
-lib.pprof_otlp_profiles_free.argtypes = [_PP, c_size_t]
-lib.pprof_otlp_write_options_init.restype = None
-lib.pprof_otlp_write_options_init.argtypes = [POINTER(OtlpWriteOptions)]
-lib.pprof_otlp_write_memory.restype = c_int
-lib.pprof_otlp_write_memory.argtypes = [POINTER(c_void_p), c_size_t, POINTER(OtlpWriteOptions), POINTER(_lib.Buffer), _E]
-lib.pprof_otlp_detect.restype = ctypes.c_bool
-lib.pprof_otlp_detect.argtypes = [c_void_p, c_size_t]
+formats.declare({
+    "pprof_otlp_read_memory": (c_int, [c_void_p, c_size_t, POINTER(_lib.ReadOptions), POINTER(c_void_p), _E]),
+    "pprof_otlp_read_file": (c_int, [c_char_p, POINTER(_lib.ReadOptions), POINTER(c_void_p), _E]),
+    "pprof_otlp_free": (None, [c_void_p]),
+    "pprof_otlp_to_pprof": (c_int, [c_void_p, POINTER(_PP), POINTER(c_size_t), _E]),
+    "pprof_otlp_profiles_free": (None, [_PP, c_size_t]),
+    "pprof_otlp_write_options_init": (None, [POINTER(OtlpWriteOptions)]),
+    "pprof_otlp_write_memory": (c_int, [POINTER(c_void_p), c_size_t, POINTER(OtlpWriteOptions), POINTER(_lib.Buffer), _E]),
+    "pprof_otlp_detect": (ctypes.c_bool, [c_void_p, c_size_t]),
+})
 
 _COMPRESS = {"none": 0, "gzip": 1, "zstd": 2}
 
@@ -56,28 +50,28 @@ def read_otlp(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **l
     if isinstance(source, (bytes, bytearray, memoryview)):
         name = "<bytes>"
         keep, ptr, n = as_bytes(source)
-        st = lib.pprof_otlp_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(h), ctypes.byref(err))
+        st = formats.pprof_otlp_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(h), ctypes.byref(err))
         del keep
     else:
         name = os.fsdecode(os.fspath(source))
-        st = lib.pprof_otlp_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(h), ctypes.byref(err))
+        st = formats.pprof_otlp_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(h), ctypes.byref(err))
     check(st, err, name)
     arr = _PP()
     n = c_size_t()
     try:
-        check(lib.pprof_otlp_to_pprof(h, ctypes.byref(arr), ctypes.byref(n), ctypes.byref(err)), err, name)
+        check(formats.pprof_otlp_to_pprof(h, ctypes.byref(arr), ctypes.byref(n), ctypes.byref(err)), err, name)
     finally:
-        lib.pprof_otlp_free(h)
+        formats.pprof_otlp_free(h)
     try:
         return [Profile(c_void_p(arr[i]), name) for i in range(n.value)]
     finally:
-        lib.pprof_otlp_profiles_free(arr, 0)  # the array only: the Profiles own their handles
+        formats.pprof_otlp_profiles_free(arr, 0)  # the array only: the Profiles own their handles
 
 
 def is_otlp(data: Union[bytes, bytearray, memoryview]) -> bool:
     """Whether the bytes are OTLP by content (pprof_otlp_detect's rule: only when certain)."""
     keep, ptr, n = as_bytes(data)
-    r = bool(lib.pprof_otlp_detect(ptr, n))
+    r = bool(formats.pprof_otlp_detect(ptr, n))
     del keep
     return r
 
@@ -93,7 +87,7 @@ def to_otlp(profiles: Union[Profile, Iterable[Profile]], *, resource: Optional[M
     if compress not in _COMPRESS:
         raise ValueError(f"compress must be 'gzip', 'zstd' or 'none', not {compress!r}")
     w = OtlpWriteOptions()
-    lib.pprof_otlp_write_options_init(ctypes.byref(w))
+    formats.pprof_otlp_write_options_init(ctypes.byref(w))
     w.format = _COMPRESS[compress]
     w.level = c_integer(level, ctypes.c_int, "level")
     res = []
@@ -109,7 +103,7 @@ def to_otlp(profiles: Union[Profile, Iterable[Profile]], *, resource: Optional[M
     hs = (c_void_p * max(1, len(profiles)))(*[p._handle() for p in profiles])
     buf = _lib.Buffer()
     err = _lib.Error()
-    st = lib.pprof_otlp_write_memory(hs, len(profiles), ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+    st = formats.pprof_otlp_write_memory(hs, len(profiles), ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
     if st != _lib.OK:
         lib.pprof_buffer_free(ctypes.byref(buf))
         raise PprofError.from_c(err, profiles[0].name if profiles else None)

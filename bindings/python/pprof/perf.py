@@ -7,7 +7,7 @@ from typing import Iterable, Optional, Union
 
 from . import _lib
 from ._core import as_bytes, c_path, c_str_array, c_str_list, check, fspath_bytes
-from ._lib import lib
+from ._lib import formats
 from .profile import Profile
 
 _INPUTS = {None: 0, "auto": 0, "perf-data": 1, "perf-script": 2}
@@ -45,14 +45,12 @@ class PerfStats(Structure):
 
 
 _E = POINTER(_lib.Error)
-lib.pprof_perf_options_init.restype = None
-lib.pprof_perf_options_init.argtypes = [POINTER(PerfOptions)]
-lib.pprof_perf_read_memory.restype = c_int
-lib.pprof_perf_read_memory.argtypes = [c_void_p, c_size_t, POINTER(PerfOptions), POINTER(c_void_p), POINTER(PerfStats), _E]
-lib.pprof_perf_read_file.restype = c_int
-lib.pprof_perf_read_file.argtypes = [c_char_p, POINTER(PerfOptions), POINTER(c_void_p), POINTER(PerfStats), _E]
-lib.pprof_perf_warning.restype = c_size_t
-lib.pprof_perf_warning.argtypes = [POINTER(PerfStats), c_char_p, c_size_t]
+formats.declare({
+    "pprof_perf_options_init": (None, [POINTER(PerfOptions)]),
+    "pprof_perf_read_memory": (c_int, [c_void_p, c_size_t, POINTER(PerfOptions), POINTER(c_void_p), POINTER(PerfStats), _E]),
+    "pprof_perf_read_file": (c_int, [c_char_p, POINTER(PerfOptions), POINTER(c_void_p), POINTER(PerfStats), _E]),
+    "pprof_perf_warning": (c_size_t, [POINTER(PerfStats), c_char_p, c_size_t]),
+})
 
 
 def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
@@ -71,7 +69,7 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
     if input not in _INPUTS:
         raise ValueError(f"input must be 'perf-data', 'perf-script' or None, not {input!r}")
     o = PerfOptions()
-    lib.pprof_perf_options_init(ctypes.byref(o))
+    formats.pprof_perf_options_init(ctypes.byref(o))
     o.input = _INPUTS[input]
     for l in c_str_list(labels, "labels"):
         l = l.decode("utf-8", "replace")
@@ -97,12 +95,12 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
     err = _lib.Error()
     if isinstance(source, (bytes, bytearray, memoryview)):
         keep, ptr, n = as_bytes(source)
-        rc = lib.pprof_perf_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(st), ctypes.byref(err))
+        rc = formats.pprof_perf_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(st), ctypes.byref(err))
         del keep
         name = "<bytes>"
     else:
         name = os.fsdecode(os.fspath(source))
-        rc = lib.pprof_perf_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(out), ctypes.byref(st), ctypes.byref(err))
+        rc = formats.pprof_perf_read_file(fspath_bytes(source), ctypes.byref(o), ctypes.byref(out), ctypes.byref(st), ctypes.byref(err))
     del ev_keep, ks
     check(rc, err, name)
     p = Profile(out, name)
@@ -116,7 +114,7 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
         return p
     d = {n: getattr(st, n) for n in ["pipe_mode", "swapped", "script_text"] + _COUNTS}
     buf = ctypes.create_string_buffer(2048)
-    lib.pprof_perf_warning(ctypes.byref(st), buf, len(buf))
+    formats.pprof_perf_warning(ctypes.byref(st), buf, len(buf))
     d["warning"] = buf.value.decode("utf-8", "replace")
     if report is not None:
         d["symbolized"] = report

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple, Union
 
 from . import _lib
-from ._core import _Closing, FORMAT_NAMES, PprofError, as_bytes, c_integer, check, fspath_bytes, read_options, take_buffer, write_options
+from ._core import (_Closing, FORMAT_NAMES, PprofError, as_bytes, c_integer, check, fspath_bytes, other_format_possible,
+                    read_options, readers_first, take_buffer, write_options)
 from ._goread import refuse_invalid
 from ._lib import lib
 
@@ -286,6 +287,20 @@ def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits
     samples would resolve to wrong frames; relax= bits do not change that (they are for
     readers that only report). pprof.check() reports such profiles instead."""
     o = read_options(limits)
+    if readers_first(source):
+        o.readers = _lib.formats_readers()
+    p, e = _read(source, o)
+    if e is not None and not o.readers and other_format_possible(e.code):
+        o.readers = _lib.formats_readers(required=False)
+        if o.readers:
+            p, e = _read(source, o)
+    if e is not None:
+        raise e
+    return p
+
+
+def _read(source, o):
+    """(Profile, None) or (None, PprofError): one read with the options o."""
     out = ctypes.c_void_p()
     err = _lib.Error()
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -293,15 +308,19 @@ def read(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits
         keep, ptr, n = as_bytes(source)
         st = lib.pprof_profile_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err))
         del keep
-        check(st, err, name)
     else:
         path = fspath_bytes(source)
         name = os.fsdecode(os.fspath(source))
-        check(lib.pprof_profile_read_file(path, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err)), err, name)
+        st = lib.pprof_profile_read_file(path, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err))
+    if st != _lib.OK:
+        return None, PprofError.from_c(err, name)
     p = Profile(out, name)
     try:
         refuse_invalid(p._handle(), name)
+    except PprofError as e:
+        p.close()
+        return None, e
     except BaseException:
         p.close()
         raise
-    return p
+    return p, None

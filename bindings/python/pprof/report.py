@@ -7,7 +7,7 @@ from ctypes import POINTER, Structure, c_bool, c_char_p, c_double, c_int, c_int6
 
 from . import _lib
 from ._core import c_integer, c_real, c_str, check, fspath_bytes, graphviz_lock, take_buffer
-from ._lib import lib
+from ._lib import analyze
 from .profile import Profile
 
 
@@ -40,12 +40,10 @@ FORMATS = {"top": 0, "traces": 1, "tags": 2, "tree": 3, "peek": 4, "dot": 5, "ca
 # pprof_granularity: 0 is "the format's default"
 _GRANULARITIES = {None: 0, "functions": 1, "filefunctions": 2, "files": 3, "lines": 4, "addresses": 5}
 
-lib.pprof_report_render.restype = c_int
-lib.pprof_report_render.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer),
-                                    POINTER(_lib.Error)]
-lib.pprof_report_render_file.restype = c_int
-lib.pprof_report_render_file.argtypes = [ctypes.c_void_p, POINTER(_RenderOptions), c_int, c_char_p, ctypes.c_void_p,
-                                         POINTER(_lib.Error)]
+analyze.declare({
+    "pprof_report_render": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer), POINTER(_lib.Error)]),
+    "pprof_report_render_file": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, c_char_p, ctypes.c_void_p, POINTER(_lib.Error)]),
+})
 
 
 def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
@@ -90,13 +88,13 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     err = _lib.Error()
     if path is not None:
         with gv:
-            st = lib.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+            st = analyze.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
                                               cpath, None, ctypes.byref(err))
         check(st, err, path)
         return None
     buf = _lib.Buffer()
     with gv:
-        st = lib.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+        st = analyze.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
                                      ctypes.byref(buf), ctypes.byref(err))
     data = take_buffer(buf)
     check(st, err, profile.name)

@@ -5,7 +5,7 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _lib
 from ._core import c_path, c_str_array, check
-from ._lib import lib
+from ._lib import symbolize as _symbolize_lib
 from .profile import Profile
 
 
@@ -45,18 +45,14 @@ class _Mapping(Structure):
     ]
 
 
-lib.pprof_symbolize_options_init.restype = None
-lib.pprof_symbolize_options_init.argtypes = [POINTER(_Options)]
-lib.pprof_symbolize.restype = c_int
-lib.pprof_symbolize.argtypes = [c_void_p, POINTER(_Options), POINTER(c_void_p), POINTER(c_void_p), POINTER(_lib.Error)]
-lib.pprof_symbolize_report_count.restype = c_size_t
-lib.pprof_symbolize_report_count.argtypes = [c_void_p]
-lib.pprof_symbolize_report_mapping.restype = _Mapping
-lib.pprof_symbolize_report_mapping.argtypes = [c_void_p, c_size_t]
-lib.pprof_symbolize_report_free.restype = None
-lib.pprof_symbolize_report_free.argtypes = [c_void_p]
-lib.pprof_symbolize_result_name.restype = c_char_p
-lib.pprof_symbolize_result_name.argtypes = [c_int]
+_symbolize_lib.declare({
+    "pprof_symbolize_options_init": (None, [POINTER(_Options)]),
+    "pprof_symbolize": (c_int, [c_void_p, POINTER(_Options), POINTER(c_void_p), POINTER(c_void_p), POINTER(_lib.Error)]),
+    "pprof_symbolize_report_count": (c_size_t, [c_void_p]),
+    "pprof_symbolize_report_mapping": (_Mapping, [c_void_p, c_size_t]),
+    "pprof_symbolize_report_free": (None, [c_void_p]),
+    "pprof_symbolize_result_name": (c_char_p, [c_int]),
+})
 
 
 class SymbolizedMapping(NamedTuple):
@@ -95,7 +91,7 @@ def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequen
         raise ValueError("demangle: 'full' or 'none'")
     keep = []
     o = _Options()
-    lib.pprof_symbolize_options_init(ctypes.byref(o))
+    _symbolize_lib.pprof_symbolize_options_init(ctypes.byref(o))
     o.binaries, o.n_binaries = c_str_array(binaries, "binaries", keep, c_path)
     o.debug_dirs, o.n_debug_dirs = c_str_array(debug_dirs, "debug_dirs", keep, c_path)
     if sysroot is not None:
@@ -107,15 +103,15 @@ def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequen
     out, rep = c_void_p(), c_void_p()
     err = _lib.Error()
     try:
-        check(lib.pprof_symbolize(profile._handle(), ctypes.byref(o), ctypes.byref(out), ctypes.byref(rep),
+        check(_symbolize_lib.pprof_symbolize(profile._handle(), ctypes.byref(o), ctypes.byref(out), ctypes.byref(rep),
                                   ctypes.byref(err)), err, profile.name)
         maps = []
-        for i in range(lib.pprof_symbolize_report_count(rep)):
-            m = lib.pprof_symbolize_report_mapping(rep, i)
+        for i in range(_symbolize_lib.pprof_symbolize_report_count(rep)):
+            m = _symbolize_lib.pprof_symbolize_report_mapping(rep, i)
             maps.append(SymbolizedMapping(
-                m.mapping_id, _s(m.mapping_file), _s(m.build_id), _s(lib.pprof_symbolize_result_name(m.result)),
+                m.mapping_id, _s(m.mapping_file), _s(m.build_id), _s(_symbolize_lib.pprof_symbolize_result_name(m.result)),
                 _s(m.file), _s(m.found_by), _s(m.debug_file), _s(m.reason), bool(m.dwarf), m.addresses,
                 m.resolved, m.kept, tuple(m.unresolved[k] for k in range(m.n_unresolved))))
         return Profile(out, "<symbolized>"), maps
     finally:
-        lib.pprof_symbolize_report_free(rep)
+        _symbolize_lib.pprof_symbolize_report_free(rep)

@@ -76,25 +76,35 @@ def test_prototypes_match_headers(src):
     for m in re.finditer(r"PPROF_API\s+([^;(]*?)\b(pprof_\w+)\s*\(([^;]*?)\)\s*;", text, re.S):
         params = " ".join(m.group(3).split())
         decls[m.group(2)] = 0 if params in ("void", "") else params.count(",") + 1
+    import pprof  # noqa: F401 (every module declares its library's functions on import)
+
     protos = {name: len(args) for name, (_, args) in L._PROTOTYPES.items()}
-    if "pprof_edit" in decls:
-        importlib.import_module("pprof.edit")
-        for name in ("pprof_edit_options_init", "pprof_edit", "pprof_edit_write_file", "pprof_edit_write_memory"):
-            protos[name] = len(getattr(L.lib, name).argtypes)
-    if "pprof_flame_write" in decls:
-        importlib.import_module("pprof.flame")
-        for name in ("pprof_flame_tree_new", "pprof_flame_tree_free", "pprof_flame_write", "pprof_flame_write_file"):
-            protos[name] = len(getattr(L.lib, name).argtypes)
-    if "pprof_report_render" in decls:
-        importlib.import_module("pprof.report")
-        for name in ("pprof_report_render", "pprof_report_render_file"):
-            protos[name] = len(getattr(L.lib, name).argtypes)
-    if "pprof_symbolize" in decls:
-        importlib.import_module("pprof.symbolize")
-        for name in ("pprof_symbolize_options_init", "pprof_symbolize", "pprof_symbolize_report_count",
-                     "pprof_symbolize_report_mapping", "pprof_symbolize_report_free", "pprof_symbolize_result_name"):
-            protos[name] = len(getattr(L.lib, name).argtypes)
+    for library in L.LIBRARIES:
+        protos.update({name: len(args) for name, (_, args) in library.prototypes.items()})
     missing = sorted(set(protos) - set(decls))
     assert not missing, f"not in the headers: {missing}"
     wrong = {n: (decls[n], k) for n, k in protos.items() if decls[n] != k}
     assert not wrong, f"parameters in C vs in ctypes: {wrong}"
+
+
+def test_prototypes_grouped_by_library(src):
+    """Each function is declared with the library whose header has it (the header's first
+    line names its library): a function declared with another library would be looked up in
+    a library that does not export it, or load one that is not needed."""
+    import glob
+    import re
+
+    import pprof  # noqa: F401
+
+    owner = {}
+    for f in glob.glob(str(src / "libpprof" / "include" / "pprof" / "*.h")):
+        text = open(f).read()
+        lib = re.match(r"/\* \[(lib[\w-]+)\]", text)
+        assert lib, f"{f}: the first line does not name its library"
+        for m in re.finditer(r"PPROF_API\s+[^;(]*?\b(pprof_\w+)\s*\(", text):
+            owner[m.group(1)] = lib.group(1)
+    declared = {name: "libpprof" for name in L._PROTOTYPES}
+    for library in L.LIBRARIES:
+        declared.update({name: "lib" + library.name for name in library.prototypes})
+    wrong = {n: (owner.get(n), lib) for n, lib in declared.items() if owner.get(n) != lib}
+    assert not wrong, f"function: (its header's library, the library the binding declares it in): {wrong}"
