@@ -3,6 +3,7 @@
  * and a refusal of several profiles that builds no pprof state for them). The inputs are
  * built here on the wire, the largest (a million Profiles, 2 MB) too. */
 #include "../unit/testutil.h"
+#include "pprof/formats.h"
 #include "pprof/otlp.h"
 
 typedef struct wb {
@@ -118,8 +119,13 @@ profile(uint64_t t0, uint64_t ts, uint32_t link)
 static pprof_status
 read1(const wb *b, const pprof_read_options *ro, pprof_error *err)
 {
+    pprof_read_options o;
+    pprof_read_options_init(&o);
+    if (ro)
+        o = *ro;
+    o.readers = pprof_formats_readers(); /* the tools' readers: OTLP besides pprof */
     pprof_profile *p = NULL;
-    pprof_status st = pprof_profile_read_memory(b->p, b->n, ro, &p, err);
+    pprof_status st = pprof_profile_read_memory(b->p, b->n, &o, &p, err);
     pprof_profile_free(p);
     return st;
 }
