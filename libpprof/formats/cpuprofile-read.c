@@ -436,8 +436,10 @@ pprof_cpuprofile_read(const void *data, size_t size, const pprof_cpuprofile_read
                             "%zu bytes of .cpuprofile, more than the limit", size);
     /* a UTF-8 byte order mark, as editors on Windows save JSON; offsets stay the input's */
     size_t bom = size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    data = (const char *)data + bom;
-    size -= bom;
+    if (bom) { /* never an offset on a NULL data of size 0 */
+        data = (const char *)data + bom;
+        size -= bom;
+    }
     if (!size)
         return pprof__error(err, PPROF_E_EMPTY, PPROF_NO_OFFSET, "", "empty input");
     pprof_status st = check_nesting(data, size, o.max_nesting, err);
