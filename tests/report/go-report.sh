@@ -98,9 +98,12 @@ peek_rx='main|Serve|alloc|e$'
 for f in $files; do
     b=$(basename "$f")
     for fmt in $formats; do
-        # A name that is not UTF-8 reaches Go's dot as raw bytes, drawn as Latin-1; our SVG is
-        # UTF-8 XML, such bytes U+FFFD (docs/report.md, "Strings in the dot graph").
-        [ "$fmt" = svg ] && [ "$b" = invalid-utf8.pb.gz ] && continue
+        # The generated shapes (corpus/real/generated) are call graphs no real program has:
+        # java-alloc's workers all call each other, and dot's layout of that graph runs for many
+        # minutes under Go and here alike. Their dot text is compared; the drawing is left to the
+        # real profiles. (One of them also has names that are not UTF-8, which reach Go's dot as
+        # raw bytes drawn as Latin-1, where our SVG is UTF-8 XML: docs/report.md.)
+        case $f in */generated/*) [ "$fmt" = svg ] && continue ;; esac
         check "$b" "$f" "$fmt"
         # -mean on a heap profile with labels (a count first, bytes after; dot's tags): the
         # other profiles were checked by hand (docs/report.md), go-top.sh keeps top on all
