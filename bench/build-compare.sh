@@ -26,8 +26,9 @@ while [ $i -lt 100 ]; do
     [ -f "$f" ] || "$gen" --preset host --host $i --compress gzip -o "$f"
     i=$((i + 1))
 done
-# a function of the big profile that holds some of its samples, for --focus
-fn=$("$new/tools/pprof-top" --nodecount 5 "$big" 2>/dev/null | awk 'NR > 6 && NF >= 6 {print $6; exit}')
+# a function of the big profile that holds some of its samples, for --focus (its last name
+# part: no regexp syntax)
+fn=$("$new/tools/pprof-top" --nodecount 5 "$big" 2>/dev/null | awk '$1 == "flat" {t = 1; next} t && $6 != "runtime.goexit" {sub(/.*\./, "", $6); print $6; exit}')
 
 measure() { # build, output file, tool, args... -> "wall cpu rss_mb"
     b=$1 out=$2 tool=$3
