@@ -203,7 +203,7 @@ reserve_for(pprof_merger *m, const pprof_profile *p, bool continues)
 /* Stage 1 visits an input's tables in the order its samples name them, and another thread
  * decoded them, so nearly every first visit would be a cache miss (a location, its lines, their
  * functions, their strings). Reading the tables as streams first lets those visits hit; it pays
- * for many small inputs (docs/bench.md). Tables beyond any cache gain nothing and are left. */
+ * for many small inputs (docs/bench/core.md). Tables beyond any cache gain nothing and are left. */
 #define WARM_MAX ((size_t)16 << 20)
 
 static void

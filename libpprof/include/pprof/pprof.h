@@ -315,7 +315,7 @@ typedef struct pprof_write_options {
 
 /* One default gzip level for every writer (every tool, the library, the Python binding):
  * profiles are written far more often than they are stored for long, and level 1 writes
- * them fastest for a few per cent more bytes (docs/bench.md, "one gzip level"). */
+ * them fastest for a few per cent more bytes (docs/bench/core.md, "one gzip level"). */
 #define PPROF_GZIP_DEFAULT_LEVEL 1
 
 /* Whether opts can be written: a known format and a level in its range (gzip 1-12 as
