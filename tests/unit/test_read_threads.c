@@ -46,10 +46,18 @@ enum {
     E_COUNT
 };
 static const char *const entry_name[E_COUNT] = {
-    "pprof_check",          "pprof_validate",         "pprof_report_new",
-    "pprof_report_render top", "pprof_report_render dot", "pprof_flame_tree_new",
-    "pprof_folded_write",   "pprof_speedscope_write", "pprof_cpuprofile_write",
-    "pprof_otlp_write_memory", "pprof_edit",          "pprof_symbolize",
+    "pprof_check",
+    "pprof_validate",
+    "pprof_report_new",
+    "pprof_report_render top",
+    "pprof_report_render dot",
+    "pprof_flame_tree_new",
+    "pprof_folded_write",
+    "pprof_speedscope_write",
+    "pprof_cpuprofile_write",
+    "pprof_otlp_write_memory",
+    "pprof_edit",
+    "pprof_symbolize",
     "pprof_merger_add",
 };
 
@@ -228,8 +236,7 @@ run_entry(int e, pprof_profile *p, bool symbolize, pprof_buffer *out)
             put_u64(out, sum.count[k]);
         return st;
     }
-    case E_VALIDATE:
-        return pprof_validate(p, NULL, NULL, 0, NULL, &err);
+    case E_VALIDATE: return pprof_validate(p, NULL, NULL, 0, NULL, &err);
     case E_REPORT: {
         pprof_report *r = NULL;
         pprof_status st = pprof_report_new(p, NULL, &r, &err);
@@ -254,12 +261,9 @@ run_entry(int e, pprof_profile *p, bool symbolize, pprof_buffer *out)
         pprof_flame_tree_free(t);
         return st;
     }
-    case E_FOLDED:
-        return pprof_folded_write(p, NULL, out, &err);
-    case E_SPEEDSCOPE:
-        return pprof_speedscope_write(p, NULL, out, &err);
-    case E_CPUPROFILE:
-        return pprof_cpuprofile_write(p, NULL, out, &err);
+    case E_FOLDED: return pprof_folded_write(p, NULL, out, &err);
+    case E_SPEEDSCOPE: return pprof_speedscope_write(p, NULL, out, &err);
+    case E_CPUPROFILE: return pprof_cpuprofile_write(p, NULL, out, &err);
     case E_OTLP: {
         const pprof_profile *ps[1] = {p};
         return pprof_otlp_write_memory(ps, 1, NULL, out, &err);
