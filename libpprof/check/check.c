@@ -16,7 +16,7 @@ pprof__cmp_u64pair(const void *a, const void *b)
 /* ---------------------------------------------------------------- entry points */
 
 pprof_status
-pprof_check(pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+pprof_check(const pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
             pprof_check_summary *summary, pprof_error *err)
 {
     if (summary)

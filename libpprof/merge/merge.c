@@ -273,8 +273,7 @@ add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool 
         snprintf(anon, sizeof(anon), "input #%zu", m->n_inputs + 1);
         name = anon;
     }
-    /* The id index is a cache: building it does not change what the profile means. */
-    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    pprof_status st = pprof__profile_index(p, err);
     if (st)
         return st;
 

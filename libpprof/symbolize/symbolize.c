@@ -682,7 +682,7 @@ cache_dir(sz_ctx *x)
 static pprof_status
 run(sz_ctx *x)
 {
-    pprof_status st = pprof__profile_index((pprof_profile *)x->p, x->err);
+    pprof_status st = pprof__profile_index(x->p, x->err);
     if (st)
         return st;
     const pprof_function *f = x->c->functions.data;

@@ -10,9 +10,8 @@
  * Go's reason; any other gets Go's answer, in time linear in the name (RE2: no backtracking,
  * no match limit). Each pattern is matched at most once per distinct string of the profile.
  *
- * Thread rule: as for the whole library. pprof_edit never modifies its input, but builds the
- * input's id indices on first use (as pprof_merger_add does), so the first call on a profile
- * needs exclusive use of it.
+ * Thread rule: as for the whole library. pprof_edit never modifies its input: many threads may
+ * edit one profile at once.
  */
 #ifndef PPROF_EDIT_H
 #define PPROF_EDIT_H
@@ -176,8 +175,9 @@ PPROF_API pprof_status pprof_edit_write_memory(const pprof_profile *in,
  * edited a batch at a time, so the input's whole sample table is never decoded at once and
  * only one batch's edited copy exists; the result is the same bytes as editing the fully read
  * profile. Operations that need every sample (normalize, tag ranges' units, min_fraction)
- * read the samples once more per need. The call needs exclusive use of the input (its batches
- * are decoded into it, and may be rewritten there); it may be edited or merged again afterwards. */
+ * read the samples once more per need. The call modifies the merge input (its batches are
+ * decoded into it, and may be rewritten there), so one thread uses it at a time; it may be
+ * edited or merged again afterwards. */
 PPROF_API pprof_status pprof_edit_input(pprof_merge_input *in, const pprof_edit_options *opts,
                                         pprof_profile **out, pprof_error *err);
 PPROF_API pprof_status pprof_edit_input_write_file(pprof_merge_input *in,

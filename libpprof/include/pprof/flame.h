@@ -12,9 +12,9 @@
  * the tree does not depend on the order of the samples. Values are exact int64 sums: the root's
  * value is the profile's total per type, negative values (diff profiles) are kept.
  *
- * Thread rule: the library's (see pprof.h). Building needs exclusive use of the profile the
- * first time its id index is built; a finished tree refers to nothing in the profile and may be
- * read (and written out) from many threads at once.
+ * Thread rule: the library's (see pprof.h): many threads may build trees of one profile at
+ * once; a finished tree refers to nothing in the profile and may be read (and written out)
+ * from many threads at once.
  */
 #ifndef PPROF_FLAME_H
 #define PPROF_FLAME_H

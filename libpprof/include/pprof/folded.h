@@ -7,8 +7,7 @@
  * one of these four sequences (or "\x5c") is written "\x5c". The reader undoes exactly these
  * sequences, so folded -> profile -> folded gives the same bytes for output of the writer.
  *
- * Thread rule: the library's (see pprof.h); writing needs exclusive use of the profile the
- * first time its id index is built.
+ * Thread rule: the library's (see pprof.h): many threads may write one profile at once.
  */
 #ifndef PPROF_FOLDED_H
 #define PPROF_FOLDED_H

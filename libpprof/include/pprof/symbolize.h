@@ -36,8 +36,8 @@
  * larger than max_file_bytes are refused, and libelf/libdw read through a read-only mapping;
  * a malformed file gets a reason in the report, never a crash.
  *
- * Thread rule: as for the whole library. The input profile's id indices are built on first use
- * (as pprof_edit does), so the first call on a profile needs exclusive use of it.
+ * Thread rule: as for the whole library. The input profile is only read: many threads may
+ * symbolize one profile at once.
  */
 #ifndef PPROF_SYMBOLIZE_H
 #define PPROF_SYMBOLIZE_H
