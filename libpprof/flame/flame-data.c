@@ -315,7 +315,7 @@ time_block(dctx *d)
     const pprof_flame_tree *t = d->t;
     const pprof_allocator *a = &d->o->allocator;
     size_t n = t->n_timed, nt = t->nt;
-    size_t cap = d->o->max_time_samples ? d->o->max_time_samples : 1000000;
+    size_t cap = d->o->max_time_samples ? d->o->max_time_samples : 250000;
     bool coarse = n > cap;
     int64_t t0 = t->tm_time[0];
     int64_t tick = coarse ? 20000000 : 1000;

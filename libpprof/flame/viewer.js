@@ -956,7 +956,14 @@
   // ---- Time (docs/flame.md "Time"): the samples' times, one entry per sample (or per frame and
   // 20 ms slice) as ticks since the entry before and the key of its (node, ends there, values).
   // A range keeps the entries in [from, to) and sums them up the tree again.
-  const TM = decodeTime(D.time);
+  // decoded on first use: a page opened without a range pays only for JSON.parse
+  const hasTime = !!D.time && typeof D.time === 'object' && Array.isArray(D.time.samples) && D.time.samples.length > 0;
+  let TM;
+  let timeErr = ''; // why the times could not be read, shown in the status line
+  function timeData() {
+    if (TM === undefined) TM = hasTime ? decodeTime(D.time) : null;
+    return TM;
+  }
   function decodeTime(T) {
     if (!T || typeof T !== 'object') return null;
     const k = T.keys || {};
@@ -964,7 +971,7 @@
     const nt = types.length;
     const nk = Array.isArray(k.node) ? k.node.length : -1;
     const fail = (why) => {
-      say('The times in this page cannot be read: ' + why + '; the Time view is left out.');
+      timeErr = 'The times in this page cannot be read: ' + why + '; the Time view is left out.';
       return null;
     };
     if (nk < 0 || !Array.isArray(k.self) || k.self.length !== nk || !Array.isArray(k.value) || k.value.length !== nt ||
@@ -991,7 +998,7 @@
     const slice = T.slice > 0 ? T.slice / 1e9 : 0;
     return { n, t, key, kNode, kSelf, kVal, dur: t[n - 1] + (slice || 1e-9), start: String(T.start || '') };
   }
-  if (TM) $('views').querySelector('[data-view="time"]').classList.remove('hidden');
+  if (hasTime) $('views').querySelector('[data-view="time"]').classList.remove('hidden');
 
   function parseRange(s) {
     const m = /^(\d+(?:\.\d*)?|\.\d+)-(\d+(?:\.\d*)?|\.\d+)$/.exec(s || '');
@@ -1011,25 +1018,27 @@
   }
   // the first entry at or after time x (times are sorted)
   function lowerBound(x) {
+    const T = timeData();
     let lo = 0;
-    let hi = TM.n;
+    let hi = T.n;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (TM.t[mid] < x) lo = mid + 1;
+      if (T.t[mid] < x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
   function rangeValues(t, r) {
+    const T = timeData();
     const v = new Float64Array(N);
     const s = new Float64Array(N);
-    const kv = TM.kVal[t];
+    const kv = T.kVal[t];
     const end_ = lowerBound(r[1]);
     for (let i = lowerBound(r[0]); i < end_; i++) {
-      const k = TM.key[i];
-      const node = TM.kNode[k];
+      const k = T.key[i];
+      const node = T.kNode[k];
       v[node] += kv[k];
-      if (TM.kSelf[k]) s[node] += kv[k];
+      if (T.kSelf[k]) s[node] += kv[k];
     }
     for (let i = N - 1; i > 0; i--) v[parent[i]] += v[i];
     return { v, s };
@@ -1060,13 +1069,14 @@
   const ROWS = 50;
   const hm = { cols: 0, cw: 0, ch: 8, cells: null, max: 0, type: -1, drag: null };
   function heatCells() {
+    const T = timeData();
     if (hm.type === st.type && hm.cells) return;
-    hm.cols = Math.max(1, Math.ceil(TM.dur));
+    hm.cols = Math.max(1, Math.ceil(T.dur));
     hm.cells = new Float64Array(hm.cols * ROWS);
-    const kv = TM.kVal[st.type];
-    for (let i = 0; i < TM.n; i++) {
-      const c = Math.min(hm.cols * ROWS - 1, Math.floor(TM.t[i] * ROWS));
-      hm.cells[c] += kv[TM.key[i]];
+    const kv = T.kVal[st.type];
+    for (let i = 0; i < T.n; i++) {
+      const c = Math.min(hm.cols * ROWS - 1, Math.floor(T.t[i] * ROWS));
+      hm.cells[c] += kv[T.key[i]];
     }
     hm.max = 0;
     for (const x of hm.cells) hm.max = Math.max(hm.max, Math.abs(x));
@@ -1079,12 +1089,13 @@
     return 'rgb(255,' + o + ',' + Math.round(o * 0.85) + ')';
   }
   function renderTime() {
+    const T = timeData();
     heatCells();
     const box = $('heat-box');
     const W = Math.max(200, box.clientWidth);
-    hm.cw = Math.max(6, Math.min(40, Math.floor((W - 1) / hm.cols)));
-    const w = hm.cols * hm.cw + 1;
-    const h = ROWS * hm.ch + 1;
+    hm.cw = Math.max(6, Math.min(60, Math.floor((W - 1) / hm.cols)));
+    const w = Math.max(hm.cols * hm.cw + 1, 60);
+    const h = ROWS * hm.ch + 1 + 16; // and a line of second marks below
     const dpr = window.devicePixelRatio || 1;
     for (const c of [$('heat'), $('heat-over')]) {
       c.width = Math.round(w * dpr);
@@ -1102,12 +1113,19 @@
         g.fillRect(c * hm.cw + 1, r * hm.ch + 1, hm.cw - 1, hm.ch - 1);
       }
     }
+    g.fillStyle = '#fff';
+    g.fillRect(0, ROWS * hm.ch + 1, w, 16);
+    g.fillStyle = '#444';
+    g.font = '10px sans-serif';
+    g.textBaseline = 'top';
+    const every = Math.max(1, Math.ceil(30 / hm.cw)); // a mark every 30 px at least
+    for (let c = 0; c < hm.cols; c += every) g.fillText(c + ' s', c * hm.cw + 2, ROWS * hm.ch + 3);
     const ty = types[st.type] || { type: '' };
     $('heat').dataset.cols = String(hm.cols);
     $('heat').dataset.rows = String(ROWS);
     $('heat').dataset.cw = String(hm.cw);
     $('heat').dataset.ch = String(hm.ch);
-    $('time-note').textContent = TM.n + ' samples over ' + num(TM.dur) + ' s; colour: ' + ty.type +
+    $('time-note').textContent = T.n + ' samples over ' + num(T.dur) + ' s; colour: ' + ty.type +
       ' per 20 ms. ' + (st.time ? 'Range ' + rangeText(st.time) + (st.tbase ? ', base ' + rangeText(st.tbase) : '') +
         ': the other views show it.' : 'Drag across the map to choose a range.');
     $('time-base').disabled = !st.time;
@@ -1212,9 +1230,9 @@
       if (i >= 0) st.type = i;
     }
     const v = q.get('view');
-    if (['flame', 'icicle', 'top', 'callers'].includes(v) || (v === 'graph' && graphOk) || (v === 'time' && TM)) st.view = v;
-    st.time = TM ? parseRange(q.get('time')) : null;
-    st.tbase = TM ? parseRange(q.get('tbase')) : null;
+    if (['flame', 'icicle', 'top', 'callers'].includes(v) || (v === 'graph' && graphOk) || (v === 'time' && hasTime)) st.view = v;
+    st.time = hasTime ? parseRange(q.get('time')) : null;
+    st.tbase = hasTime ? parseRange(q.get('tbase')) : null;
     const z = Number(q.get('zoom'));
     st.zoom = Number.isInteger(z) && z >= 0 && z < N ? z : 0;
     const fn = q.get('fn');
@@ -1275,13 +1293,22 @@
     return N <= 1 && D.total.every((x) => x === 0);
   }
   function render() {
+    if ((st.time || st.tbase || st.view === 'time') && !timeData()) {
+      // the times could not be read (the message says why): the whole profile instead
+      st.time = st.tbase = null;
+      if (st.view === 'time') st.view = 'flame';
+      $('views').querySelector('[data-view="time"]').classList.add('hidden');
+    }
     td = st.time ? rangeTd() : typeData(st.type);
     const t = types[st.type] || { type: '', unit: 'count' };
     $('type').value = String(st.type);
     const total = curTotal();
     $('total').textContent = 'Total: ' + label(total, t.unit) + ' ' + t.type;
     const rg = $('range');
-    if (st.time || st.tbase) {
+    if (timeErr) {
+      rg.textContent = timeErr;
+      rg.classList.remove('hidden');
+    } else if (st.time || st.tbase) {
       rg.textContent = st.time ? 'Time: ' + rangeText(st.time) + (st.tbase ? ' against base ' + rangeText(st.tbase) : '')
         : 'Time base: ' + rangeText(st.tbase) + ' (drag a range in Time to compare)';
       rg.classList.remove('hidden');

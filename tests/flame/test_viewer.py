@@ -1151,6 +1151,16 @@ def case_time_hostile(b, d):
     check_clean(b, url)
     assert b.js("return document.querySelectorAll('img, iframe, svg, object, embed').length") == 0
     assert b.js("return document.scripts.length") == 2
+    # a time block that names no node: a message, the whole profile, no Time tab
+    doc['time']['keys']['node'][0] = 10 ** 6
+    page2 = page_from_doc(doc, d, 'broken.html')
+    open_page(b, page2, 'view=time&time=0-1')
+    assert text(b, '#range').startswith('The times in this page cannot be read'), text(b, '#range')
+    assert b.js("return document.getElementById('range').classList.contains('hidden')") is False
+    h = hash_params(b)
+    assert h['view'] == 'flame' and 'time' not in h, h
+    assert b.js("return document.querySelector('#views button[data-view=time]').classList.contains('hidden')")
+    check_clean(b, 'file://' + os.path.abspath(page2))
 
 
 CASES = {k[5:]: f for k, f in globals().items() if k.startswith('case_')}

@@ -150,7 +150,7 @@ typedef struct pprof_flame_write_options {
     /* HTML and DATA: the samples with a "timestamp_unix_nano" label are carried with their
      * times for the Time view (docs/flame.md "Time"), to the microsecond while there are at
      * most this many; past it, samples ending at the same frame within the same 20 ms slice
-     * are summed into one. 0 = 1,000,000; SIZE_MAX = never summed. No times with a base. */
+     * are summed into one. 0 = 250,000; SIZE_MAX = never summed. No times with a base. */
     size_t max_time_samples;
 } pprof_flame_write_options;
 
