@@ -1093,7 +1093,9 @@
     heatCells();
     const box = $('heat-box');
     const W = Math.max(200, box.clientWidth);
-    hm.cw = Math.max(6, Math.min(60, Math.floor((W - 1) / hm.cols)));
+    // cells fill the pane up to 60 px wide, are at least 6 px, and narrower only for recordings
+    // so long that the canvas would pass 30,000 px (browsers stop drawing past about 32k)
+    hm.cw = Math.max(1, Math.min(60, Math.max(Math.floor((W - 1) / hm.cols), Math.min(6, Math.floor(30000 / hm.cols)))));
     const w = Math.max(hm.cols * hm.cw + 1, 60);
     const h = ROWS * hm.ch + 1 + 16; // and a line of second marks below
     const dpr = window.devicePixelRatio || 1;
@@ -1110,7 +1112,7 @@
     for (let c = 0; c < hm.cols; c++) {
       for (let r = 0; r < ROWS; r++) {
         g.fillStyle = cellColor(hm.cells[c * ROWS + r]);
-        g.fillRect(c * hm.cw + 1, r * hm.ch + 1, hm.cw - 1, hm.ch - 1);
+        g.fillRect(c * hm.cw + 1, r * hm.ch + 1, Math.max(1, hm.cw - 1), hm.ch - 1);
       }
     }
     g.fillStyle = '#fff';
