@@ -1,5 +1,5 @@
-/* [libpprof-analyze] libpprof edit: rewrite a profile (filter, prune, sample types, labels, scale, aggregate,
- * trim, redact) into a new, valid, compacted profile.
+/* [libpprof-analyze] libpprof edit: rewrite a profile (filter, prune, sample types, labels, scale,
+ * aggregate, trim, redact) into a new, valid, compacted profile.
  *
  * Semantics follow google/pprof's profile package and `go tool pprof -proto` as Debian's
  * golang-go ships it; docs/edit.md gives, per operation, the Go function or flag it matches, the
@@ -146,6 +146,18 @@ typedef struct pprof_edit_options {
     void *step_ctx;
     pprof_allocator allocator;
     unsigned threads; /* as pprof_merge_options.threads; the result never depends on it */
+
+    /* Time: keep only the samples whose numeric label "timestamp_unix_nano" (the first one of
+     * the sample) lies in [time_from, time_to). Each is an RFC 3339 time
+     * ("2026-12-07T10:00:00.5Z", "...+01:00") or seconds (decimals allowed) from the first,
+     * i.e. earliest, sample's time ("1.5"); NULL or "" leaves that side open. With either set,
+     * samples without the label are dropped, and a profile none of whose samples has one is
+     * PPROF_E_ARG. Applied right after normalize (docs/edit.md). */
+    const char *time_from;
+    const char *time_to;
+    /* Remove every "timestamp_unix_nano" label, so that samples equal but for their times fold
+     * into one (applied with the label operations). */
+    bool drop_timestamps;
 } pprof_edit_options;
 
 PPROF_API void pprof_edit_options_init(pprof_edit_options *opts);

@@ -1,6 +1,6 @@
-/* [libpprof-analyze] libpprof flame graphs: the stack tree of a profile and its writers (d3-flame-graph JSON, an
- * interactive SVG, a self-contained HTML page). docs/flame.md describes the tree and the data
- * the HTML page carries.
+/* [libpprof-analyze] libpprof flame graphs: the stack tree of a profile and its writers
+ * (d3-flame-graph JSON, an interactive SVG, a self-contained HTML page). docs/flame.md describes
+ * the tree and the data the HTML page carries.
  *
  * The tree: node 0 is the root; every other node is a frame at one position of the stacks, its
  * value the sum of the samples whose stack passes through that position and its self value the
@@ -147,12 +147,17 @@ typedef struct pprof_flame_write_options {
      * pprof_report_render). */
     const pprof_profile *graph;
     const char *graph_sample_type;
+    /* HTML and DATA: the samples with a "timestamp_unix_nano" label are carried with their
+     * times for the Time view (docs/flame.md "Time"), to the microsecond while there are at
+     * most this many; past it, samples ending at the same frame within the same 20 ms slice
+     * are summed into one. 0 = 250,000; SIZE_MAX = never summed. No times with a base. */
+    size_t max_time_samples;
 } pprof_flame_write_options;
 
 #define PPROF_FLAME_WRITE_OPTIONS_INIT                                                             \
     {                                                                                              \
         sizeof(pprof_flame_write_options), PPROF_FLAME_HTML, NULL, NULL, NULL, 0, -1.0, false,     \
-            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL                            \
+            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL, 0                         \
     }
 
 /* The palettes' names, NULL-terminated, for option parsing and completions. */
