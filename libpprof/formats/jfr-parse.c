@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "jfr-private.h"
+#include "utf8-private.h"
 
 static uint64_t
 be(const uint8_t *p, int n)
@@ -178,8 +179,18 @@ jfr__string(jfr_parser *ps, jfr_chunk *c, jfr_in *in, pprof__vec *out, bool *is_
             return false;
         const uint8_t *s = in->p + in->pos;
         in->pos += n;
-        if (enc == 3)
+        if (enc == 3 && pprof__utf8_valid(s, n, NULL))
             return put_bytes(a, out, s, n) && terminate(a, out);
+        if (enc == 3) {
+            /* profile strings are UTF-8: a byte that is not stands as U+FFFD */
+            for (uint32_t i = 0; i < n;) {
+                size_t k = pprof__utf8_seq_len(s + i, n - i);
+                if (!(k ? put_bytes(a, out, s + i, k) : put_utf8(a, out, 0xfffd)))
+                    return false;
+                i += k ? (uint32_t)k : 1;
+            }
+            return terminate(a, out);
+        }
         for (uint32_t i = 0; i < n; i++)
             if (!put_utf8(a, out, s[i]))
                 return false;
