@@ -196,6 +196,19 @@ text_cstr(pprof__vec *v)
     return v->len ? (const char *)v->data : "";
 }
 
+/* A field read as a 64-bit value when it is an integer, a boolean or a pool key (*got), else
+ * skipped: a writer may declare fields of other types under the names read here. */
+static bool
+scalar_or_skip(jfr_reader *r, jfr_in *in, const jfr_field *f, uint64_t *v, bool *got)
+{
+    jfr_prim p = PPROF__AT(r->c.classes, jfr_class, f->cls).prim;
+    *got = !f->array &&
+           (f->pool || (p != JFR_STRUCT && p != JFR_FLOAT && p != JFR_DOUBLE && p != JFR_STRING));
+    if (*got)
+        return jfr__scalar(&r->c, in, f, v);
+    return jfr__skip_field(&r->ps, &r->c, in, f, 1);
+}
+
 /* ---------------------------------------------------------------- caches */
 
 static pprof_status
@@ -327,21 +340,22 @@ add_frame(jfr_reader *r, uint32_t fcls, jfr_in *in)
     bool has_method = false;
     for (uint32_t i = 0; i < k->n_fields; i++) {
         const jfr_field *f = jfr__field(c, fcls, i);
-        bool ok;
-        if (!f->array && !strcmp(f->name, "method")) {
-            ok = jfr__scalar(c, in, f, &method);
-            mcls = f->cls;
-            has_method = f->pool;
-        } else if (!f->array && !strcmp(f->name, "lineNumber")) {
-            ok = jfr__scalar(c, in, f, &line);
-        } else if (!f->array && !strcmp(f->name, "type") && f->pool) {
-            ok = jfr__scalar(c, in, f, &type);
-            tcls = f->cls;
-        } else {
-            ok = jfr__skip_field(&r->ps, c, in, f, 1);
-        }
+        uint64_t v = 0;
+        bool got, ok = scalar_or_skip(r, in, f, &v, &got);
         if (!ok)
             return bad_entry(r, in, "stack frame");
+        if (!got)
+            continue;
+        if (!strcmp(f->name, "method") && f->pool) {
+            method = v;
+            mcls = f->cls;
+            has_method = true;
+        } else if (!strcmp(f->name, "lineNumber")) {
+            line = v;
+        } else if (!strcmp(f->name, "type") && f->pool) {
+            type = v;
+            tcls = f->cls;
+        }
     }
     pprof_builder_line *ln = pprof__vec_push(&r->ps.a, &r->lines, sizeof(*ln));
     if (!ln)
@@ -390,11 +404,12 @@ stack_of(jfr_reader *r, uint32_t scls, uint64_t key, stack_info *out)
     const jfr_class *k = &PPROF__AT(c->classes, jfr_class, scls);
     for (uint32_t fi = 0; fi < k->n_fields; fi++) {
         const jfr_field *f = jfr__field(c, scls, fi);
-        if (!strcmp(f->name, "truncated") && !f->array) {
-            uint64_t v;
-            if (!jfr__scalar(c, &in, f, &v))
+        if (!strcmp(f->name, "truncated")) {
+            uint64_t v = 0;
+            bool got;
+            if (!scalar_or_skip(r, &in, f, &v, &got))
                 return bad_entry(r, &in, "stack trace");
-            truncated |= v != 0;
+            truncated |= got && v != 0;
             continue;
         }
         if (strcmp(f->name, "frames") || !f->array ||
@@ -652,10 +667,10 @@ one_event(jfr_reader *r, uint32_t cls, int kind, uint64_t at, uint64_t body, uin
         const jfr_field *f = jfr__field(c, cls, i);
         uint8_t role = r->roles[k->first_field + i];
         bool ok;
-        if (role && role != R_NAME && role != R_VALUE &&
-            (f->pool || PPROF__AT(c->classes, jfr_class, f->cls).prim != JFR_STRUCT)) {
-            ok = jfr__scalar(c, &in, f, &v[role]);
-            has[role] = ok;
+        if (role && role != R_NAME && role != R_VALUE) {
+            bool got;
+            ok = scalar_or_skip(r, &in, f, &v[role], &got);
+            has[role] = ok && got;
             fld[role] = f;
         } else {
             ok = jfr__skip_field(&r->ps, c, &in, f, 1);
@@ -689,8 +704,9 @@ one_event(jfr_reader *r, uint32_t cls, int kind, uint64_t at, uint64_t body, uin
             return st;
         if (ti.has_name)
             labels[nl++] = (pprof_builder_label){r->k_thread, ti.name, 0, PPROF_BUILDER_NONE};
-        labels[nl++] =
-            (pprof_builder_label){r->k_thread_id, PPROF_BUILDER_NONE, ti.id, PPROF_BUILDER_NONE};
+        if (ti.has_name || ti.id)
+            labels[nl++] = (pprof_builder_label){r->k_thread_id, PPROF_BUILDER_NONE, ti.id,
+                                                 PPROF_BUILDER_NONE};
     }
     bool has_class = false;
     pprof_builder_str cs;
