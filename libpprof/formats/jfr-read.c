@@ -733,8 +733,9 @@ one_event(jfr_reader *r, uint32_t cls, int kind, uint64_t at, uint64_t body, uin
     case K_PARK: r->values[slot + 1] = ticks_to_ns(c, (int64_t)v[R_DURATION]); break;
     }
     if ((st = pprof_builder_add_sample(r->b, r->values, r->n_values,
-                                       (const pprof_builder_loc *)r->locs.data + si.first, si.n,
-                                       labels, nl, r->ps.err)))
+                                       si.n ? (const pprof_builder_loc *)r->locs.data + si.first
+                                            : NULL,
+                                       si.n, labels, nl, r->ps.err)))
         return st;
     if (r->st)
         r->st->events_kept++;
