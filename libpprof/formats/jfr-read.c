@@ -154,11 +154,12 @@ text_of_field(jfr_reader *r, jfr_in *in, const jfr_field *f, pprof__vec *out, in
     if (off == UINT64_MAX)
         return true;
     jfr_in sub = jfr__in(&r->ps, c, off, r->ps.size);
-    size_t keep = out->len;
     if (!text_of_class(r, &sub, f->cls, out, depth + 1)) {
-        if (!sub.bad)
-            return false;
-        out->len = keep; /* an entry that does not read: no text, as a missing one */
+        if (sub.bad) {
+            in->bad = true;
+            in->err_pos = sub.err_pos;
+        }
+        return false;
     }
     return true;
 }

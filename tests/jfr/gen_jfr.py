@@ -66,6 +66,7 @@ class W:
 LONG, INT, BOOL, STRING = 1, 2, 3, 4
 SYMBOL, CLASS, PACKAGE, METHOD, FRAMETYPE, FRAME, STACK, THREAD, STATE = range(100, 109)
 EXEC, TLAB_IN, TLAB_OUT, MONITOR, PARK, SETTING, LOG = range(20, 27)
+LOOP = 110
 
 # (id, name, [(field, type, pool, array)])
 CLASSES = [
@@ -101,6 +102,7 @@ CLASSES = [
                                     ("eventThread", THREAD, 1, 0), ("stackTrace", STACK, 1, 0),
                                     ("id", LONG, 0, 0), ("name", STRING, 0, 0), ("value", STRING, 0, 0)]),
     (LOG, "profiler.Log", [("startTime", LONG, 0, 0), ("level", STRING, 0, 0), ("message", STRING, 0, 0)]),
+    (LOOP, "x.Loop", [("next", LOOP, 0, 0)]),
 ]
 
 SYMBOLS = {1: "java/util/HashMap", 2: "get", 3: "(Ljava/lang/Object;)Ljava/lang/Object;", 4: 1,
@@ -130,6 +132,12 @@ SAMPLES = [(1, 1)] * 3 + [(2, 2)] * 2 + [(3, 3)]  # (thread, stack)
 TLAB = [(1, 1, 4, 100, 1000)] * 2  # thread, stack, class, size, tlab size
 OUTSIDE = [(2, 2, 1, 5000)]
 LOCKS = [(MONITOR, 2, 3, 2_000_000, 5), (PARK, 1, 1, 3_000_000, 5)]  # kind, thread, stack, ns, class
+
+
+# Damage a variant may ask for (see HOSTILE): a struct that holds itself (with a pool entry
+# of it), a java.lang.String pool entry that refers to itself, a stack trace claiming more
+# frames than there are bytes, an event claiming more bytes than its chunk.
+DAMAGE = set()
 
 
 def event(w_c, etype, body, pad):
@@ -194,7 +202,10 @@ def checkpoint(c):
             w.long(k).raw(body)
         pools.append(w.b)
 
-    pool(STRING, [(k, W(c).string(v).b) for k, v in STRINGS.items()])
+    pool(STRING, [(k, W(c).string(1, 2).b if "string-cycle" in DAMAGE else W(c).string(v).b)
+                  for k, v in STRINGS.items()])
+    if "self-struct" in DAMAGE:
+        pool(LOOP, [(1, W(c).byte(0).b * 64)])
     pool(SYMBOL, [(k, W(c).string(v, 2 if isinstance(v, int) else 3).b) for k, v in SYMBOLS.items()])
     pool(PACKAGE, [(k, W(c).long(v).b) for k, v in PACKAGES.items()])
     pool(CLASS, [(k, W(c).long(sym).long(pkg).int(1).b) for k, (sym, pkg) in CLASSES_POOL.items()])
@@ -202,7 +213,7 @@ def checkpoint(c):
     pool(FRAMETYPE, [(k, W(c).string(v).b) for k, v in FRAMETYPES.items()])
     st = []
     for k, (trunc, frames) in STACKS.items():
-        w = W(c).byte(1 if trunc else 0).int(len(frames))
+        w = W(c).byte(1 if trunc else 0).int(0xFFFFFFF if "huge-count" in DAMAGE else len(frames))
         for m, line, ft in frames:
             w.long(m).int(line).int(0).long(ft)
         st.append((k, w.b))
@@ -233,6 +244,8 @@ def events(c, pad):
         w.long(0).long(0).long(0) if kind == PARK else w.long(0).long(0)
         out.append(event(c, kind, w.b if kind == MONITOR else w.long(0).b, pad))
     out.append(event(c, LOG, W(c).long(t).string("INFO").string("a message the reader skips").b, pad))
+    if "event-past-chunk" in DAMAGE:
+        out.append(varint(1 << 20) + varint(LOG))
     return b"".join(out)
 
 
@@ -278,9 +291,25 @@ VARIANTS = {
     "two-chunks": ([(0, True, False, 0), (1, True, True, 4)]),
 }
 
+# Recordings the reader must refuse (exit 1), with what its message says.
+HOSTILE = {
+    "self-struct": "nested deeper|malformed constant pool",
+    "string-cycle": "malformed",
+    "huge-count": "malformed",
+    "event-past-chunk": "runs past its chunk",
+}
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    for name, says in HOSTILE.items():
+        DAMAGE.clear()
+        DAMAGE.add(name)
+        with open(os.path.join(out, "bad-" + name + ".jfr"), "wb") as f:
+            f.write(chunk(0, True, False, 0))
+        with open(os.path.join(out, "bad-" + name + ".says"), "w", encoding="utf-8") as f:
+            f.write(says + "\n")
+    DAMAGE.clear()
     for name, chunks in VARIANTS.items():
         with open(os.path.join(out, name + ".jfr"), "wb") as f:
             for args in chunks:

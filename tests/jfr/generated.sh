@@ -72,4 +72,12 @@ run "$conv" "$tmp/cut.jfr" --allow-truncated -o "$tmp/cut.pb"
 is "$rc" 0 "--allow-truncated reads it"
 printf '%s' "$err" | grep -q "events kept"
 ok $? "--allow-truncated says how many events were kept"
+# damaged on purpose: refused with exit 1, naming the byte
+for f in "$tmp"/bad-*.jfr; do
+    name=$(basename "$f" .jfr)
+    run "$conv" "$f" -o "$tmp/bad.pb"
+    is "$rc" 1 "$name: refused"
+    printf '%s' "$err" | grep -Eq "$(cat "$tmp/$name.says").*\(byte [0-9]+\)"
+    ok $? "$name: the message says what and where ($err)"
+done
 done_testing
