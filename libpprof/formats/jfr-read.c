@@ -395,11 +395,8 @@ stack_of(jfr_reader *r, uint32_t scls, uint64_t key, stack_info *out)
     uint64_t off = jfr__pool_get(c, scls, key);
     bool truncated = false;
     pprof_status st;
-    if (off == UINT64_MAX) {
-        if (r->st)
-            r->st->events_dropped++;
-        return PPROF_E_EMPTY; /* not an error: the caller drops the event */
-    }
+    if (off == UINT64_MAX)
+        return PPROF_E_EMPTY; /* not an error: the caller keeps the event without a stack */
     uint64_t max_depth = r->ps.o->max_stack_depth ? r->ps.o->max_stack_depth : 1u << 14;
     jfr_in in = jfr__in(&r->ps, c, off, r->ps.size);
     const jfr_class *k = &PPROF__AT(c->classes, jfr_class, scls);
@@ -683,18 +680,18 @@ one_event(jfr_reader *r, uint32_t cls, int kind, uint64_t at, uint64_t body, uin
                                 "past its size)",
                                 kind_name[kind], (unsigned long long)at);
     }
+    /* An event with no stack trace (a compiler thread's allocation) or one in no pool still
+     * counts, with an empty stack: the totals stay those of the recording. */
     stack_info si = {0, 0};
-    pprof_status st;
-    if (has[R_STACK] && fld[R_STACK]->pool) {
+    pprof_status st = PPROF_E_EMPTY;
+    if (has[R_STACK] && fld[R_STACK]->pool)
         st = stack_of(r, fld[R_STACK]->cls, v[R_STACK], &si);
-        if (st == PPROF_E_EMPTY)
-            return PPROF_OK;
-        if (st)
-            return st;
-    } else {
+    if (st == PPROF_E_EMPTY) {
+        si.n = 0;
         if (r->st)
-            r->st->events_dropped++;
-        return PPROF_OK;
+            r->st->events_no_stack++;
+    } else if (st) {
+        return st;
     }
     pprof_builder_label labels[4];
     size_t nl = 0;

@@ -130,7 +130,7 @@ PERIOD_MS = 20
 
 SAMPLES = [(1, 1)] * 3 + [(2, 2)] * 2 + [(3, 3)]  # (thread, stack)
 TLAB = [(1, 1, 4, 100, 1000)] * 2  # thread, stack, class, size, tlab size
-OUTSIDE = [(2, 2, 1, 5000)]
+OUTSIDE = [(2, 2, 1, 5000), (3, 0, 4, 700)]  # stack 0: no stack trace (a compiler thread's)
 LOCKS = [(MONITOR, 2, 3, 2_000_000, 5), (PARK, 1, 1, 3_000_000, 5)]  # kind, thread, stack, ns, class
 
 

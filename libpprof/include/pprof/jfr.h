@@ -35,10 +35,11 @@ extern "C" {
 typedef struct pprof_jfr_stats {
     size_t struct_size; /* sizeof(pprof_jfr_stats), set by the caller */
     uint64_t chunks;
-    uint64_t events;         /* events read (all types) */
-    uint64_t events_kept;    /* events that became samples */
-    uint64_t events_dropped; /* of a kept type whose stack or thread is in no constant pool */
-    bool truncated;          /* the recording ends inside a chunk (allow_truncated) */
+    uint64_t events;      /* events read (all types) */
+    uint64_t events_kept; /* events that became samples */
+    /* kept with an empty stack: no stack trace, or one in no constant pool */
+    uint64_t events_no_stack;
+    bool truncated; /* the recording ends inside a chunk (allow_truncated) */
     uint16_t version_major, version_minor;
 } pprof_jfr_stats;
 
