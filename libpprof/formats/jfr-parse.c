@@ -692,6 +692,8 @@ parse_checkpoint(jfr_parser *ps, jfr_chunk *c, uint64_t at, uint64_t body, uint6
     if (in.bad || !count_fits(&in, pools))
         return bad_at(ps, &in, "checkpoint", "malformed checkpoint event");
     uint64_t max = ps->o->max_pool_entries ? ps->o->max_pool_entries : UINT64_C(1) << 24;
+    if (max > UINT32_MAX - 1)
+        max = UINT32_MAX - 1; /* the pools' maps hold 32-bit indices */
     for (uint32_t p = 0; p < pools; p++) {
         uint64_t tat = in.pos;
         uint64_t type = jfr__long(&in);
