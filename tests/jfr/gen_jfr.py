@@ -65,7 +65,7 @@ class W:
 
 LONG, INT, BOOL, STRING = 1, 2, 3, 4
 SYMBOL, CLASS, PACKAGE, METHOD, FRAMETYPE, FRAME, STACK, THREAD, STATE = range(100, 109)
-EXEC, TLAB_IN, TLAB_OUT, MONITOR, PARK, SETTING, LOG = range(20, 27)
+EXEC, TLAB_IN, TLAB_OUT, MONITOR, PARK, SETTING, LOG, NATIVE = range(20, 28)
 LOOP = 110
 
 # (id, name, [(field, type, pool, array)])
@@ -102,6 +102,8 @@ CLASSES = [
                                     ("eventThread", THREAD, 1, 0), ("stackTrace", STACK, 1, 0),
                                     ("id", LONG, 0, 0), ("name", STRING, 0, 0), ("value", STRING, 0, 0)]),
     (LOG, "profiler.Log", [("startTime", LONG, 0, 0), ("level", STRING, 0, 0), ("message", STRING, 0, 0)]),
+    (NATIVE, "jdk.NativeMethodSample", [("startTime", LONG, 0, 0), ("sampledThread", THREAD, 1, 0),
+                                        ("stackTrace", STACK, 1, 0), ("state", STATE, 1, 0)]),
     (LOOP, "x.Loop", [("next", LOOP, 0, 0)]),
 ]
 
@@ -129,6 +131,7 @@ START_NANOS = 1_700_000_000_000_000_000
 PERIOD_MS = 20
 
 SAMPLES = [(1, 1)] * 3 + [(2, 2)] * 2 + [(3, 3)]  # (thread, stack)
+NATIVE_SAMPLES = [(3, 3)] * 2
 TLAB = [(1, 1, 4, 100, 1000)] * 2  # thread, stack, class, size, tlab size
 OUTSIDE = [(2, 2, 1, 5000), (3, 0, 4, 700)]  # stack 0: no stack trace (a compiler thread's)
 LOCKS = [(MONITOR, 2, 3, 2_000_000, 5), (PARK, 1, 1, 3_000_000, 5)]  # kind, thread, stack, ns, class
@@ -235,6 +238,8 @@ def events(c, pad):
     for th, stk in SAMPLES:
         t += 1000
         out.append(event(c, EXEC, W(c).long(t).long(th).long(stk).long(1).b, pad))
+    for th, stk in NATIVE_SAMPLES:
+        out.append(event(c, NATIVE, W(c).long(t).long(th).long(stk).long(1).b, pad))
     for th, stk, cls, size, tlab in TLAB:
         out.append(event(c, TLAB_IN, W(c).long(t).long(th).long(stk).long(cls).long(size).long(tlab).b, pad))
     for th, stk, cls, size in OUTSIDE:
@@ -273,7 +278,7 @@ def expected(chunks):
         key = ";".join(["thread=" + THREAD_LABEL[th]] + (["truncated"] if trunc else []) + names)
         stacks[key] = stacks.get(key, 0) + chunks
     lines = sorted("%s %d" % kv for kv in stacks.items())
-    totals = {"samples": len(SAMPLES), "cpu": len(SAMPLES) * PERIOD_MS * 1_000_000,
+    totals = {"samples": len(SAMPLES), "native": len(NATIVE_SAMPLES), "cpu": len(SAMPLES) * PERIOD_MS * 1_000_000,
               "alloc_objects": len(TLAB) + len(OUTSIDE),
               "alloc_space": sum(x[4] for x in TLAB) + sum(x[3] for x in OUTSIDE),
               "contentions": len(LOCKS), "delay": sum(x[3] for x in LOCKS)}

@@ -26,7 +26,7 @@ for v in asprof-2.0 jdk-2.1 fixed-2.1 two-chunks; do
     ok $? "$v: the stacks, counts and thread names the generator wrote"
     [ $rc -ne 0 ] && diag "$err"
     : >"$tmp/$v.gottotals"
-    for t in alloc_objects alloc_space contentions cpu delay samples; do
+    for t in alloc_objects alloc_space contentions cpu delay native samples; do
         "$conv" "$f" --to=folded --sample-type $t |
             awk -v t=$t '{s += $NF} END {printf "%s %d\n", t, s}' >>"$tmp/$v.gottotals"
     done
@@ -46,6 +46,8 @@ run "$conv" "$f" --event cpu -o "$tmp/cpu.pb"
 "$dump" "$tmp/cpu.pb" >"$tmp/cpu.txt" 2>&1
 grep -q '^samples/count cpu/nanoseconds$' "$tmp/cpu.txt"
 ok $? "--event cpu: only the CPU sample types"
+run "$conv" "$f" --event native --to=folded --sample-type native --labels thread
+is "$out" "thread=native-os;java.lang.Thread.run;Main.work;__GI_read 2" "--event native: jdk.NativeMethodSample"
 run "$conv" "$f" --event jdk.ThreadPark --to=folded --sample-type delay
 is "$out" "Main.main;Main.compute;java.util.HashMap.get 3000000" "--event jdk.ThreadPark"
 run "$conv" "$f" --event no.such.Event -o "$tmp/x.pb"

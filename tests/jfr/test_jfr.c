@@ -56,12 +56,12 @@ main(void)
     pprof_status s = pprof_jfr_read_memory(d, n, &a, &p, &err);
     tap_ok(&t, s == PPROF_OK && p, "reads the recording (%s)", s ? err.message : "");
     tap_ok(&t,
-           st.chunks == 1 && st.events_kept == 12 && st.events_no_stack == 1 &&
+           st.chunks == 1 && st.events_kept == 14 && st.events_no_stack == 1 &&
                st.events > st.events_kept && st.version_major == 2 && st.version_minor == 0 &&
                !st.truncated,
-           "stats: 1 chunk, 12 events kept (1 without a stack) of %llu, version 2.0",
+           "stats: 1 chunk, 14 events kept (1 without a stack) of %llu, version 2.0",
            (unsigned long long)st.events);
-    tap_ok(&t, p && types(p) == 6, "six sample types (cpu, alloc, lock)");
+    tap_ok(&t, p && types(p) == 7, "seven sample types (cpu, native, alloc, lock)");
 
     /* an older caller's smaller struct: the fields it has, defaults for the rest */
     pprof_jfr_read_options old = PPROF_JFR_READ_OPTIONS_INIT;
@@ -123,7 +123,7 @@ main(void)
     lim.event = "jdk.NoSuchEvent";
     s = pprof_jfr_read_memory(d, n, &lim, &p, &err);
     tap_ok(&t, s == PPROF_E_ARG, "an unknown event: PPROF_E_ARG");
-    lim.event = "native";
+    lim.event = "jdk.ObjectAllocationSample";
     s = pprof_jfr_read_memory(d, n, &lim, &p, &err);
     tap_ok(&t, s == PPROF_E_ARG && strstr(err.message, "holds no"),
            "an event the recording does not hold: PPROF_E_ARG");
