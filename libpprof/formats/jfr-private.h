@@ -133,4 +133,64 @@ jfr__in(const jfr_parser *ps, const jfr_chunk *c, uint64_t pos, uint64_t end)
     return in;
 }
 
+/* ---- the reader (jfr-read.c: events and the profile; jfr-resolve.c: what their pool keys
+ * stand for, resolved once per chunk) */
+enum { JFR_G_CPU, JFR_G_NATIVE, JFR_G_ALLOC, JFR_G_LOCK, JFR_G_COUNT };
+
+typedef struct thread_info {
+    pprof_builder_str name;
+    int64_t id;
+    bool has_name;
+} thread_info;
+
+typedef struct frame_kind {
+    pprof_builder_map map;
+    bool inlined;
+} frame_kind;
+
+typedef struct stack_info {
+    uint32_t first, n;
+} stack_info;
+
+typedef struct jfr_reader {
+    jfr_parser ps;
+    pprof_jfr_stats *st;
+    pprof_builder *b;
+    unsigned use; /* kinds turned into samples */
+    int slot[JFR_G_COUNT];
+    size_t n_values;
+    int64_t values[8];
+    int64_t period_ns; /* of jdk.ExecutionSample in the current chunk */
+    int64_t profile_period;
+    bool have_period;
+    int64_t time_start, time_end;
+    bool have_time;
+    jfr_chunk c;
+    uint8_t *kinds; /* per class of the chunk */
+    uint8_t *roles; /* per field of the chunk */
+    /* per-chunk caches: pool key -> index into the vectors beside them */
+    pprof__u64map m_method, m_thread, m_frame, m_stack, m_class;
+    pprof__vec fns, threads, frames, stacks, class_strs, locs, lines, text, text2;
+    pprof_builder_str k_thread, k_thread_id, k_class, k_ts, u_ns;
+    pprof_builder_loc truncated;
+} jfr_reader;
+
+pprof_status jfr__nomem(jfr_reader *r);
+bool jfr__text_of_field(jfr_reader *r, jfr_in *in, const jfr_field *f, pprof__vec *out, int depth);
+bool jfr__scalar_or_skip(jfr_reader *r, jfr_in *in, const jfr_field *f, uint64_t *v, bool *got);
+/* The locations of a stack trace, leaf first, in r->locs; PPROF_E_EMPTY when no pool has it. */
+pprof_status jfr__stack_of(jfr_reader *r, uint32_t scls, uint64_t key, stack_info *out);
+pprof_status jfr__thread_of(jfr_reader *r, uint32_t tcls, uint64_t key, thread_info *out);
+pprof_status jfr__class_label(jfr_reader *r, const jfr_field *f, uint64_t key,
+                              pprof_builder_str *out, bool *has);
+pprof_status jfr__caches_init(jfr_reader *r);
+void jfr__caches_reset(jfr_reader *r);
+pprof_status jfr__read_all(jfr_reader *r, pprof_profile **out);
+
+static inline const char *
+jfr__text_cstr(pprof__vec *v)
+{
+    return v->len ? (const char *)v->data : "";
+}
+
 #endif

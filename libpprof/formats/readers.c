@@ -29,12 +29,12 @@ static const pprof_reader otlp_reader = {
     otlp_check,
 };
 
-static const pprof_reader jfr_reader = {
+static const pprof_reader jfr_format_reader = {
     sizeof(pprof_reader), "jfr", pprof__jfr_detect_raw, pprof__jfr_path_says, pprof__jfr_read_one,
     pprof__jfr_reencode,  NULL,
 };
 
-static const pprof_reader *const readers[] = {&otlp_reader, &jfr_reader, NULL};
+static const pprof_reader *const readers[] = {&otlp_reader, &jfr_format_reader, NULL};
 
 const pprof_reader *const *
 pprof_formats_readers(void)
