@@ -33,6 +33,22 @@ pprof_jfr_read_memory(const void *data, size_t size, const pprof_jfr_read_option
     pprof_jfr_stats local = PPROF_JFR_STATS_INIT;
     if (!size)
         return pprof__error(err, PPROF_E_EMPTY, 0, "", "empty input");
+    /* a gzip or zstd file holding the recording: offsets are then in the decompressed bytes */
+    pprof_format container = pprof_detect_format(data, size);
+    if (container == PPROF_FORMAT_GZIP || container == PPROF_FORMAT_ZSTD) {
+        pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+        ro.allocator = o.allocator;
+        if (o.max_input_bytes)
+            ro.max_decompressed_bytes = o.max_input_bytes;
+        uint8_t *raw = NULL;
+        size_t len = 0;
+        pprof_status st = pprof__decompress(data, size, container, &ro, &raw, &len, err);
+        if (st)
+            return st;
+        st = pprof_jfr_read_memory(raw, len, &o, out, err);
+        pprof__free(&o.allocator, raw);
+        return st;
+    }
     jfr_reader r;
     memset(&r, 0, sizeof(r));
     r.ps.a = o.allocator;

@@ -55,6 +55,11 @@ is "$rc" 2 "--event with an unknown name is a usage error"
 run "$conv" "$f" --timestamps --to=folded --sample-type samples --labels timestamp_unix_nano
 printf '%s\n' "$out" | grep -q '^timestamp_unix_nano=1700000000000000505;'
 ok $? "--timestamps: ticks mapped to wall time through the chunk header"
+python3 -c "import gzip, sys; sys.stdout.buffer.write(gzip.compress(open(sys.argv[1], 'rb').read()))" \
+    "$f" >"$tmp/a.jfr.gz"
+run "$conv" "$tmp/a.jfr.gz" --event cpu --to=folded --sample-type samples
+printf '%s\n' "$out" | grep -q '^Main.main;Main.compute;java.util.HashMap.get 3$'
+ok $? "a gzipped recording with --event (and so --from=jfr)"
 run "$conv" "$f" --to=otlp -o "$tmp/a.otlp"
 is "$rc" 0 "--to=otlp straight from JFR"
 run "$conv" "$tmp/a.otlp" --to=folded --sample-type samples

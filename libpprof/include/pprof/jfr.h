@@ -82,11 +82,11 @@ PPROF_API void pprof_jfr_read_options_init(pprof_jfr_read_options *opts);
 /* Whether data starts as a JFR chunk ("FLR\0"). */
 PPROF_API bool pprof_jfr_detect(const void *data, size_t size);
 
-/* Reads a recording from memory into a new profile (*out, on success only). Errors carry the
- * byte offset in the recording: PPROF_E_INVALID (a malformed chunk, event, metadata or pool;
- * a recording cut mid-chunk), PPROF_E_UNSUPPORTED (a version other than 1.x or 2.x),
- * PPROF_E_EMPTY (no bytes), PPROF_E_ARG (an unknown event name; an event the recording does
- * not hold), PPROF_E_LIMIT. */
+/* Reads a recording (raw, or in a gzip or zstd file) from memory into a new profile (*out, on
+ * success only). Errors carry the byte offset in the (decompressed) recording: PPROF_E_INVALID (a
+ * malformed chunk, event, metadata or pool; a recording cut mid-chunk), PPROF_E_UNSUPPORTED (a
+ * version other than 1.x or 2.x), PPROF_E_EMPTY (no bytes), PPROF_E_ARG (an unknown event name; an
+ * event the recording does not hold), PPROF_E_LIMIT. */
 PPROF_API pprof_status pprof_jfr_read_memory(const void *data, size_t size,
                                              const pprof_jfr_read_options *opts,
                                              pprof_profile **out, pprof_error *err);
