@@ -65,7 +65,9 @@ print_text(const pprof_symbolize_mapping *m, pprof_buffer *b)
         st = pprof__buffer_printf(b, "  file: %s%s%s%s\n", m->file, m->found_by[0] ? " (by " : "",
                                   m->found_by, m->found_by[0] ? ")" : "");
     if (!st && m->debug_file[0])
-        st = pprof__buffer_printf(b, "  debug file: %s\n", m->debug_file);
+        st = pprof__buffer_printf(b, "  debug file: %s%s%s%s\n", m->debug_file,
+                                  m->debug_found_by[0] ? " (by " : "", m->debug_found_by,
+                                  m->debug_found_by[0] ? ")" : "");
     if (!st && m->result != PPROF_SYMBOLIZE_NOTHING_TO_DO)
         st = pprof__buffer_printf(
             b, "  addresses: %" PRIu64 " resolved of %" PRIu64 "%s\n", m->resolved, m->addresses,
@@ -110,6 +112,8 @@ print_json(const pprof_symbolize_mapping *m, pprof_buffer *b)
         st = json_field(b, "found_by", m->found_by);
     if (!st)
         st = json_field(b, "debug_file", m->debug_file);
+    if (!st)
+        st = json_field(b, "debug_found_by", m->debug_found_by);
     if (!st)
         st = json_field(b, "reason", m->reason);
     if (!st)
