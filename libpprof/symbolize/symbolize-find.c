@@ -32,6 +32,9 @@ void
 pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj)
 {
     pprof__sz_unit_free(a, &obj->unit);
+    if (obj->mini)
+        elf_end(obj->mini);
+    pprof__free(a, obj->mini_image);
     if (obj->dw)
         dwarf_end(obj->dw);
     if (obj->alt_dw)

@@ -102,6 +102,8 @@ typedef struct pprof__sz_object {
     bool guessed_segments;      /* only a debug file: file offsets taken as vaddr - first vaddr */
     bool go;               /* a Go binary (.gopclntab or .go.buildinfo): names as Go prints them */
     pprof__sz_gotab gotab; /* frames where DWARF has none */
+    Elf *mini;             /* .gnu_debugdata's ELF (MiniDebugInfo), or NULL */
+    char *mini_image;      /* its decompressed bytes (pprof__malloc'd) */
 } pprof__sz_object;
 
 /* One frame as the files spell it; pointers into libelf/libdw data of the object. */
@@ -171,6 +173,16 @@ bool pprof__sz_go_load(pprof__sz_object *obj);
 /* The frames of vaddr from .gopclntab, innermost first (room for PPROF__SZ_MAX_FRAMES); 0 when
  * no function holds it. */
 int pprof__sz_go_frames(const pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames);
+
+/* ---- symbolize-xz.c */
+
+/* Decompresses the xz stream in[0, n) into *out (pprof__malloc'd, *out_n bytes, at most cap).
+ * False: not xz, corrupt, truncated, larger than cap, or out of memory. */
+bool pprof__sz_xz_decode(const pprof_allocator *a, const void *in, size_t n, size_t cap, char **out,
+                         size_t *out_n);
+/* The ELF file of elf's .gnu_debugdata, decompressed into *image (free both with elf_end and
+ * pprof__free), or NULL when there is none usable. */
+Elf *pprof__sz_minidebuginfo(const pprof_allocator *a, Elf *elf, size_t cap, char **image);
 
 /* ---- symbolize-names.c */
 
