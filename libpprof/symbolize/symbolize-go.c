@@ -207,9 +207,8 @@ pprof__sz_go_load(pprof__sz_object *obj)
     return true;
 }
 
-/* The entry of function i (i == nfunc: the end of the last). */
-static uint64_t
-func_entry(const pprof__sz_gotab *g, uint64_t i)
+uint64_t
+pprof__sz_go_entry(const pprof__sz_gotab *g, uint64_t i)
 {
     if (g->version >= GO118)
         return g->text + rd32(g->functab + 8 * i);
@@ -364,18 +363,18 @@ int
 pprof__sz_go_frames(const pprof__sz_object *obj, uint64_t pc, pprof__sz_frame *frames)
 {
     const pprof__sz_gotab *g = &obj->gotab;
-    if (!g->ok || pc < func_entry(g, 0) || pc >= func_entry(g, g->nfunc))
+    if (!g->ok || pc < pprof__sz_go_entry(g, 0) || pc >= pprof__sz_go_entry(g, g->nfunc))
         return 0;
     uint64_t lo = 0, hi = g->nfunc; /* the last function whose entry is <= pc */
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (func_entry(g, mid) <= pc)
+        if (pprof__sz_go_entry(g, mid) <= pc)
             lo = mid;
         else
             hi = mid;
     }
     go_func f;
-    if (!read_func(g, func_off(g, lo), func_entry(g, lo), &f))
+    if (!read_func(g, func_off(g, lo), pprof__sz_go_entry(g, lo), &f))
         return 0;
     size_t tree_len = 0;
     const uint8_t *tree = f.npcdata > PCDATA_INLTREE ? inline_tree(obj, &f, &tree_len) : NULL;

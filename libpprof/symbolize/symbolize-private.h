@@ -173,6 +173,8 @@ bool pprof__sz_go_load(pprof__sz_object *obj);
 /* The frames of vaddr from .gopclntab, innermost first (room for PPROF__SZ_MAX_FRAMES); 0 when
  * no function holds it. */
 int pprof__sz_go_frames(const pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames);
+/* The entry address of function i of a loaded table (i == nfunc: the end of the last). */
+uint64_t pprof__sz_go_entry(const pprof__sz_gotab *g, uint64_t i);
 
 /* ---- symbolize-xz.c */
 
