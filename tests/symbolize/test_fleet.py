@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """What distributions ship: a stripped C++ program whose local functions are only in its
 MiniDebugInfo (.gnu_debugdata, made as Fedora's find-debuginfo makes it), every instruction of
-its functions named by the enclosing symbol; a corrupt .gnu_debugdata is only ignored.
+its functions named by the enclosing symbol; a corrupt .gnu_debugdata is only ignored. OTLP in,
+OTLP out: the same frames as the pprof path; a mapping found by the build ID the OpenTelemetry
+eBPF profiler writes (process.executable.build_id.gnu).
 
-usage: test_fleet.py SYMBOLIZE DUMP MKPROFILE WORKDIR"""
+usage: test_fleet.py SYMBOLIZE DUMP MKPROFILE WORKDIR CONVERT"""
 import os
+import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import symtest as st  # noqa: E402
 
-SYM, DUMP, MK, WORK = sys.argv[1:5]
+SYM, DUMP, MK, WORK, CONVERT = sys.argv[1:6]
 SRC = os.path.dirname(os.path.abspath(__file__))
 st.need("gcc", "g++", "objdump", "readelf", "objcopy", "strip", "nm", "xz")
 tap = st.Tap()
@@ -114,4 +117,46 @@ for tag, bad in (("truncated", data[: len(data) // 2]), ("corrupt", data[:32] + 
     fr = st.frames_by_address(st.dump(DUMP, W(tag + ".sym.pb.gz")))[0] if r.returncode == 0 else {}
     tap.ok(r.returncode == 0 and not any((fr.get(base + a) or [("",)])[-1][0] == "fib" for a in local),
            "a %s .gnu_debugdata is ignored (exit %d)" % (tag, r.returncode))
+
+# ---- OTLP in, OTLP out
+otlp = W("mdi.otlp")
+st.check_run([CONVERT, prof, "--to=otlp", "-o", otlp])
+r = st.run([SYM, otlp, "-o", W("mdi.sym.otlp"), "--demangle=none", "--no-default-dirs"], env=ENV)
+back = W("mdi.back.pb.gz")
+r2 = st.run([CONVERT, W("mdi.sym.otlp"), "--from=otlp", "-o", back])
+with open(W("mdi.sym.otlp"), "rb") as f:
+    head = f.read(2)
+fr = st.frames_by_address(st.dump(DUMP, back))[0] if r.returncode == 0 and r2.returncode == 0 else {}
+key = lambda fr: [(n, f, ln) for (n, _s, f, ln, _c, _st) in fr]  # noqa: E731
+tap.ok(r.returncode == 0 and head != b"\x1f\x8b" and fr and all(key(fr.get(base + a, [])) == key(ours.get(base + a, [])) for a in addrs),
+       "OTLP in, OTLP out: the frames of the pprof path at all %d addresses" % len(addrs))
+protoc = shutil.which("protoc")
+proto = os.path.join(os.environ.get("PPROF_SOURCE_ROOT", ""), "tests", "otlp", "proto")
+if not protoc or not os.path.isdir(proto):
+    tap.skip("OTLP: a mapping by process.executable.build_id.gnu", "protoc or tests/otlp/proto missing")
+else:
+    # as the eBPF profiler writes it: the build ID under the semantic conventions' key, the
+    # mapping's path one that is not on this machine; the file is found by build ID only
+    msg = "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest"
+    files = [os.path.relpath(os.path.join(dp, f), proto) for dp, _d, fs in os.walk(proto) for f in fs if f.endswith(".proto")]
+    with open(otlp, "rb") as f:
+        text = subprocess.run([protoc, "-I", proto, "--decode=" + msg] + files, input=f.read(), capture_output=True,
+                              check=True).stdout.decode()
+    text = text.replace('"pprof.build_id"', '"process.executable.build_id.gnu"').replace('"%s"' % prog, '"/nonexistent/mdi"')
+    enc = subprocess.run([protoc, "-I", proto, "--encode=" + msg] + files, input=text.encode(), capture_output=True, check=True).stdout
+    ebpf = W("ebpf.otlp")
+    with open(ebpf, "wb") as f:
+        f.write(enc)
+    pid = st.build_id(prog)
+    os.makedirs(W("bid", ".build-id", pid[:2]), exist_ok=True)
+    link = W("bid", ".build-id", pid[:2], pid[2:])
+    if not os.path.lexists(link):
+        os.symlink(prog, link)
+    r = st.run([SYM, ebpf, "-o", W("ebpf.sym.otlp"), "--demangle=none", "--no-default-dirs", "--debug-dir", W("bid")], env=ENV)
+    r2 = st.run([CONVERT, W("ebpf.sym.otlp"), "--from=otlp", "-o", W("ebpf.back.pb.gz")])
+    fr = st.frames_by_address(st.dump(DUMP, W("ebpf.back.pb.gz")))[0] if r.returncode == 0 and r2.returncode == 0 else {}
+    n = sum(1 for a in addrs if fr.get(base + a) and key(fr[base + a]) == key(ours.get(base + a, [])))
+    tap.ok(n == len(addrs), "OTLP with process.executable.build_id.gnu: found by build ID, %d of %d addresses" % (n, len(addrs)))
+    if r.stderr:
+        tap.diag(r.stderr[:600])
 tap.done()
