@@ -198,9 +198,9 @@ pprof__sz_go_load(pprof__sz_object *obj)
         !part(g, w[k + 3], &g->pctab, &g->pctab_len) ||
         !part(g, w[k + 4], &g->functab, &g->functab_len))
         return false;
-    /* nfunc + 1 (entry, offset) pairs then... the last is the end of the text */
+    /* nfunc + 1 (entry, offset) pairs: the last entry is the end of the text */
     uint64_t pair = g->version >= GO118 ? 8 : 2 * (uint64_t)g->ptr;
-    if (!g->nfunc || g->nfunc > g->functab_len / pair - 1)
+    if (!g->nfunc || g->functab_len / pair < 2 || g->nfunc > g->functab_len / pair - 1)
         return false;
     find_gofunc(obj);
     g->ok = true;
