@@ -595,6 +595,7 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
             rep->debug_file = pprof__sz_report_str(x->r, e->obj.dbg.fd >= 0 ? e->obj.dbg.path : "");
             rep->debug_found_by = e->obj.dbg.fd >= 0 ? e->obj.debug_found_by : "";
             rep->dwarf = e->obj.dw != NULL;
+            rep->lines = rep->dwarf || e->obj.gotab.ok;
         }
     }
     kept = 0;

@@ -68,10 +68,12 @@ for tag, flags in (("exe", ()), ("pie", ("-buildmode=pie",))):
            "%s: the -s -w build has neither DWARF nor .symtab" % tag)
     total = same_n = 0
     inl = False
+    lines_flag = True
     for p in profs:
         r = st.run([SYM, p + ".raw", "--binary", sw, "-o", p + ".gosym", "--report=json"])
         if r.returncode:
             tap.diag(r.stderr)
+        lines_flag = lines_flag and '"lines":true' in r.stderr and '"dwarf":false' in r.stderr
         orig, _ = st.frames_by_address(st.dump(DUMP, p))
         back, _ = st.frames_by_address(st.dump(DUMP, p + ".gosym"))
         same = [a for a in orig if key(orig[a]) == key(back.get(a, []))]
@@ -83,6 +85,7 @@ for tag, flags in (("exe", ()), ("pie", ("-buildmode=pie",))):
     tap.ok(total > 40 and same_n >= 0.999 * total,
            "%s -s -w: %d of %d locations (heap and CPU) have the runtime's frames from .gopclntab" % (tag, same_n, total))
     tap.ok(inl, "%s -s -w: inline chains from the inline tree" % tag)
+    tap.ok(lines_flag, "%s -s -w: the report says lines are known without DWARF" % tag)
 
 # Every instruction, as far as 20,000: .gopclntab (the binary stripped of DWARF and symbols,
 # its code where it was) against DWARF. Where they differ by convention only, the runtime's

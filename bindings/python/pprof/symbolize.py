@@ -44,6 +44,7 @@ class _Mapping(Structure):
         ("unresolved", POINTER(c_uint64)),
         ("n_unresolved", c_size_t),
         ("debug_found_by", c_char_p),
+        ("lines", c_bool),
     ]
 
 

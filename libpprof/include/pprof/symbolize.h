@@ -120,6 +120,7 @@ typedef struct pprof_symbolize_mapping {
     size_t n_unresolved;
     /* how debug_file was found: "build-id", "debuglink", "debuginfod-cache"; "" when none */
     const char *debug_found_by;
+    bool lines; /* files and lines known: from DWARF, or from Go's .gopclntab */
 } pprof_symbolize_mapping;
 
 typedef struct pprof_symbolize_report pprof_symbolize_report;
