@@ -1,5 +1,5 @@
-/* [libpprof] libpprof folded stacks: Brendan Gregg's collapsed format ("root;caller;leaf VALUE", one line
- * per distinct stack), which flamegraph.pl, inferno and speedscope read and which perf +
+/* [libpprof] libpprof folded stacks: Brendan Gregg's collapsed format ("root;caller;leaf VALUE",
+ * one line per distinct stack), which flamegraph.pl, inferno and speedscope read and which perf +
  * stackcollapse, py-spy and async-profiler write.
  *
  * Escaping (docs/report.md): a frame name never holds ';' or a line break in the output:
@@ -40,7 +40,9 @@ typedef struct pprof_folded_write_options {
 /* Appends the folded stacks of p: frames root first, inline frames expanded (one frame per
  * line of a location, the caller first), one line per distinct stack with the values of the
  * sample type summed, sorted bytewise, stacks summing to zero left out. A frame is the
- * function name; a location without lines is "0xADDRESS" (or "[BINARY]", "<unknown>").
+ * function name; a location without lines is "0xADDRESS" inside its mapping, "[unknown]" outside
+ * every mapping (as perf and stackcollapse-perf.pl print it); one whose line has no function
+ * name is "[BINARY]" or "<unknown>".
  * PPROF_E_INVALID when a stack sums to a negative value (folded values are counts). */
 PPROF_API pprof_status pprof_folded_write(const pprof_profile *p,
                                           const pprof_folded_write_options *opts, pprof_buffer *out,
