@@ -2,15 +2,22 @@
 # Seeds for the legacy readers: records small C programs with Debian's gperftools
 # (libgoogle-perftools-dev): a CPU profile through libprofiler (CPUPROFILE) and heap profiles
 # through libtcmalloc (HEAPPROFILE). Writes into OUTDIR (default corpus/legacy).
-# Usage: record.sh [OUTDIR]
+# With KEEP=1 the programs stay in OUTDIR/bin, where the profiles' mappings name them (for
+# symbolization); otherwise they are built in a temporary directory that is removed.
+# Usage: [KEEP=1] record.sh [OUTDIR]
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$src/corpus/legacy}
 lib=$(dirname "$(find /usr/lib -name libprofiler.so -print -quit 2>/dev/null)")
 [ -n "$lib" ] && [ -e "$lib/libtcmalloc.so" ] || { echo "gperftools not installed (scripts/deps)" >&2; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/legacy-record.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
+if [ "${KEEP:-0}" = 1 ]; then
+    work=$(cd "$out" && pwd)/bin
+    mkdir -p "$work"
+else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/legacy-record.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+fi
 
 cat > "$work/spin.c" <<'C'
 #include <stdlib.h>
