@@ -399,13 +399,12 @@ print_text(out *o, const pprof_profile *p)
         P(o, "Comment: ");
         text_sidx(o, p, h.comment[i]);
     }
-    if (h.period_type.type || h.period_type.unit) {
-        LINE();
-        P(o, "PeriodType: ");
-        text_sidx(o, p, h.period_type.type);
-        P(o, " ");
-        text_sidx(o, p, h.period_type.unit);
-    }
+    /* Go's decoder gives every profile a period type, an empty one when there is none */
+    LINE();
+    P(o, "PeriodType: ");
+    text_sidx(o, p, h.period_type.type);
+    P(o, " ");
+    text_sidx(o, p, h.period_type.unit);
     LINE();
     P(o, "Period: %" PRId64, h.period);
     if (h.time_nanos) {
