@@ -213,11 +213,12 @@ lg_invalid(lg *g, uint64_t off, const char *fmt, ...)
     return LG_ERROR;
 }
 
+/* The text always has a byte more than it holds: its data is never NULL once a string is in. */
 bool
 lg_text(lg *g, const char *p, size_t n, lg_str *out)
 {
     if (g->text.len + n >= UINT32_MAX ||
-        !pprof__vec_grow(&g->o.allocator, &g->text, 1, g->text.len + n))
+        !pprof__vec_grow(&g->o.allocator, &g->text, 1, g->text.len + n + 1))
         return false;
     out->off = (uint32_t)g->text.len;
     out->len = (uint32_t)n;
