@@ -656,6 +656,35 @@ lg_reset(lg *g)
     g->size = size;
 }
 
+/* Go's merge takes the main binary's mapping (the first of the memory map after Go's
+ * heuristics) first, then the others in order of use; the builder numbers them in order of
+ * use only. Moves the main mapping to the front when it is used but not first; whether it
+ * did. */
+static bool
+main_mapping_first(pprof_profile *p, const lg_map *m0)
+{
+    pprof_mapping *m = p->mappings.data;
+    size_t n = p->mappings.len, k = 0;
+    while (k < n && !(m[k].memory_start == m0->start && m[k].memory_limit == m0->limit &&
+                      m[k].file_offset == m0->offset))
+        k++;
+    if (k == 0 || k == n)
+        return false;
+    pprof_mapping first = m[k];
+    memmove(m + 1, m, k * sizeof(*m));
+    m[0] = first;
+    for (size_t i = 0; i < n; i++)
+        m[i].id = i + 1;
+    for (size_t i = 0; i < p->locations.len; i++) {
+        pprof__location *l = &PPROF__AT(p->locations, pprof__location, i);
+        if (l->mapping_id == k + 1)
+            l->mapping_id = 1;
+        else if (l->mapping_id && l->mapping_id <= k)
+            l->mapping_id++;
+    }
+    return true;
+}
+
 static pprof_status
 read_raw(const uint8_t *data, size_t size, const pprof_legacy_read_options *o, pprof_profile **out,
          pprof_error *err)
@@ -686,11 +715,24 @@ read_raw(const uint8_t *data, size_t size, const pprof_legacy_read_options *o, p
     pprof_buffer buf = {0};
     if (!st)
         st = emit_profile(&g, &buf);
+    bool has_main = g.maps.len > 0;
+    lg_map main_map = has_main ? PPROF__AT(g.maps, lg_map, 0) : (lg_map){0};
     lg_free(&g);
-    if (!st) {
-        pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
-        ro.allocator = o->allocator;
+    pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+    ro.allocator = o->allocator;
+    if (!st)
         st = pprof_profile_read_memory(buf.data, buf.len, &ro, out, err);
+    if (!st && has_main && main_mapping_first(*out, &main_map)) {
+        /* written and read again so that no index of the profile holds the old ids */
+        pprof_buffer again = {0};
+        pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+        wo.format = PPROF_FORMAT_RAW;
+        st = pprof_profile_write_memory(*out, &wo, &again, err);
+        pprof_profile_free(*out);
+        *out = NULL;
+        if (!st)
+            st = pprof_profile_read_memory(again.data, again.len, &ro, out, err);
+        pprof_buffer_free(&again);
     }
     pprof_buffer_free(&buf);
     if (st == PPROF_OK && !err)
