@@ -56,7 +56,7 @@ lg_cpu_samples(lg *g, const uint8_t *b, size_t n, size_t word, bool big, bool ad
 
 /* Go's removal of up to two second frames that most samples share: a frame the signal
  * handler pushed. */
-static void
+static int
 strip_handler_frames(lg *g)
 {
     size_t ns = g->samples.len;
@@ -64,7 +64,7 @@ strip_handler_frames(lg *g)
     pprof__u64map counts;
     for (int iter = 0; iter < 2; iter++) {
         if (!pprof__u64map_init(&counts, &g->o.allocator, 64))
-            return;
+            return lg_nomem(g), LG_ERROR;
         pprof__vec tally = {0};
         uint64_t found = 0;
         bool have = false;
@@ -77,12 +77,15 @@ strip_handler_frames(lg *g)
             uint32_t old;
             bool added;
             uint32_t *c = NULL;
-            if (!pprof__u64map_put(&counts, &g->o.allocator, a, (uint32_t)tally.len, &old, &added))
-                break;
+            if (!pprof__u64map_put(&counts, &g->o.allocator, a, (uint32_t)tally.len, &old,
+                                   &added) ||
+                (added && !(c = pprof__vec_push(&g->o.allocator, &tally, sizeof(uint32_t))))) {
+                /* a skipped heuristic would be a wrong profile: out of memory is an error */
+                pprof__free(&g->o.allocator, tally.data);
+                pprof__u64map_free(&counts, &g->o.allocator);
+                return lg_nomem(g), LG_ERROR;
+            }
             if (added) {
-                c = pprof__vec_push(&g->o.allocator, &tally, sizeof(uint32_t));
-                if (!c)
-                    break;
                 *c = 0;
             } else {
                 c = &PPROF__AT(tally, uint32_t, old);
@@ -107,6 +110,7 @@ strip_handler_frames(lg *g)
                 lg_drop_frame(g, s, 1);
         }
     }
+    return LG_OK;
 }
 
 int
@@ -133,7 +137,8 @@ lg_parse_cpu(lg *g, const uint8_t *b, size_t n)
             size_t end = 0;
             if (lg_cpu_samples(g, b, n, word, big, true, &end))
                 return LG_ERROR;
-            strip_handler_frames(g);
+            if (strip_handler_frames(g))
+                return LG_ERROR;
             lg_scan s;
             lg_scan_init(&s, (const char *)b, (const char *)b + end, (const char *)b + n);
             if (lg_parse_maps(g, &s))

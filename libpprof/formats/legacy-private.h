@@ -123,6 +123,10 @@ int lg_additional_sections(lg *g, lg_scan *s);
 /* Assigns every location its mapping (Go's remapMappingIDs); done once, after the map. */
 void lg_assign_mappings(lg *g);
 
+/* Whether a line begins a thread profile (Go's threadzStartRE or threadStartRE, anywhere in
+ * it). */
+bool lg_thread_header(const char *p, size_t n);
+
 /* The families, each LG_OK, LG_NOT_MINE or LG_ERROR. */
 int lg_parse_cpu(lg *g, const uint8_t *b, size_t n);
 int lg_parse_heap(lg *g, const char *b, size_t n);

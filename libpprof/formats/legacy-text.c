@@ -356,6 +356,12 @@ threadz_start(const char *p, size_t n)
     return false;
 }
 
+bool
+lg_thread_header(const char *p, size_t n)
+{
+    return threadz_start(p, n) || thread_start(p, n);
+}
+
 int
 lg_parse_thread(lg *g, const char *b, size_t n)
 {

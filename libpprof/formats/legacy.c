@@ -626,7 +626,7 @@ pprof_legacy_detect(const void *data, size_t size)
             return true;
     }
     if (first_text_line(p, look, true, &l, &n))
-        return lg_contains(l, n, "--- threadz ") || lg_has_prefix(l, n, "--- Thread ") ||
+        return lg_thread_header(l, n) ||
                (lg_contains(l, n, " profile: total ") && l[0] != ' ' && l[0] != '\t');
     return false;
 }
