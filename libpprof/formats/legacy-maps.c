@@ -276,6 +276,11 @@ parse_line(lg *g, attrs *at, const char *p, size_t n, uint64_t lineoff)
     size_t kn = (size_t)(eq - p), vn = n - kn - 1;
     lg_trim(&k, &kn);
     lg_trim(&v, &vn);
+    /* every later line is matched against every definition: a bound keeps that linear */
+    if (at->defs.len / 2 >= 256)
+        return pprof__error(g->err, PPROF_E_LIMIT, lineoff, "",
+                            "more than 256 $name=value definitions in the memory map"),
+               LG_ERROR;
     lg_str ks, vs;
     /* the key gets its '$' in the text: copy "$" then the key contiguously */
     if (!lg_text(g, "$", 1, &ks) || !lg_text(g, k, kn, &vs) || !lg_text(g, v, vn, &vs))
