@@ -206,8 +206,8 @@ main(void)
             pprof_profile *p = NULL;
             pprof_error err;
             pprof_status st = pprof_legacy_read_memory(bad[i], strlen(bad[i]), NULL, &p, &err);
-            tap_ok(&t, st == PPROF_E_INVALID && !p && err.message[0], "refused: %.40s... (%s)",
-                   bad[i], err.message);
+            tap_ok(&t, st == PPROF_E_INVALID && !p && err.message[0],
+                   "refused: hand-made input %zu (%s)", i, err.message);
         }
     }
     return tap_done(&t);
