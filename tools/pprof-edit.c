@@ -42,7 +42,9 @@ static const char usage[] =
     "  --tag-leaf KEY[,KEY]    label values as frames at the leaf (--tagleaf)\n"
     "  --set-label KEY=VALUE   set a string label on every sample (repeatable)\n"
     "  --remove-label KEY      remove a label key (repeatable)\n"
-    "  --rename-label OLD=NEW  rename a label key (repeatable)\n"
+    "  --rename-label OLD=NEW  rename a label key (repeatable)\n";
+/* in two parts: C limits one string literal to 4095 bytes */
+static const char usage2[] =
     "Time (the samples' timestamp_unix_nano labels, pprof-from-perf --timestamps):\n"
     "  --time-from T           keep samples at or after T: RFC 3339 (2026-12-07T10:00:00.5Z)\n"
     "                          or seconds from the first sample (1.5)\n"
@@ -468,6 +470,7 @@ run(int argc, char **argv, edit_cli *c)
         }
         if (tool_opt_is(opt, "-h", "--help")) {
             fputs(usage, stdout);
+            fputs(usage2, stdout);
             return TOOL_EXIT_OK;
         }
         if (tool_opt_is(opt, NULL, "--version")) {
