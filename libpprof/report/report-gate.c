@@ -242,7 +242,7 @@ parse_subject(pprof_diff_rule *r, const char *text, size_t op, pprof_error *err)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     if (rc) {
         char msg[160];
-        snprintf(msg, sizeof(msg), "not a valid Go regular expression (%s)", why);
+        snprintf(msg, sizeof(msg), "not a valid Go regular expression (%s)", why ? why : "refused");
         return rule_error(err, text, k, msg);
     }
     return pprof__regex_new(text + k, n, "fail-if", &r->a, &r->rx, err);
