@@ -77,39 +77,18 @@ typedef struct out {
     char cwd[4096]; /* for SARIF URIs; "" when unknown */
 } out;
 
+/* A JSON string, quoted as every JSON output of the library (pprof_json_string_write). */
 static void
 json_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            fputc('\\', f);
-            fputc((int)c, f);
-            p++;
-        } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-            p++;
-        } else if (c < 0x80) {
-            fputc((int)c, f);
-            p++;
-        } else {
-            /* Copy a valid UTF-8 sequence, else emit U+FFFD for the byte. */
-            size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-            size_t k = 1;
-            while (len && k < len && (p[k] & 0xc0) == 0x80)
-                k++;
-            if (len && k == len) {
-                fwrite(p, 1, len, f);
-                p += len;
-            } else {
-                fputs("\\ufffd", f);
-                p++;
-            }
-        }
+    pprof_buffer b = {0};
+    if (pprof_json_string_write(s, strlen(s), &b, NULL)) {
+        /* no memory for one string: the document cannot be finished */
+        fprintf(stderr, "pprof-check: out of memory\n");
+        exit(TOOL_EXIT_IO);
     }
-    fputc('"', f);
+    fwrite(b.data, 1, b.len, f);
+    pprof_buffer_free(&b);
 }
 
 /* Text output must stay one line per finding: control bytes from profile strings are escaped. */

@@ -72,11 +72,15 @@ PPROF_PRIVATE_API pprof_status pprof__buffer_printf(pprof_buffer *b, const char 
 
 /* ---- JSON strings (json.c) */
 
-/* Bytes that are not UTF-8 come out as \u00XX so that the document stays valid JSON (the
- * reports' and pprof-dump's policy). */
+/* Appends s (n bytes) as a JSON string literal, with the one policy of every JSON the library
+ * and the tools write (pprof_json_string_write, pprof.h): '"' and '\\' escaped with a
+ * backslash, U+0000 to U+001F as \u00XX, U+2028 and U+2029 as \u2028 and \u2029 (JavaScript
+ * before ES2019 reads them as line ends), each byte that is not part of valid UTF-8 as \ufffd
+ * (U+FFFD, one per byte, as Go reads such a string); everything else as it is. */
 PPROF_PRIVATE_API pprof_status pprof__json_string(pprof_buffer *b, const char *s, size_t n);
-/* JSON string literal with the contract's escaping (docs/flame.md): <, >, & as \u003c..., U+2028
- * and U+2029 escaped, control bytes as \u00XX, invalid UTF-8 as U+FFFD. */
-PPROF_PRIVATE_API pprof_status pprof__flame_json_str(pprof_buffer *b, const char *s, size_t n);
+/* The same, and '<', '>' and '&' as \u003c, \u003e and \u0026, so that the literal is safe
+ * inside an HTML <script> element (the flame page's data block, docs/flame.md "Contract"): the
+ * flame data and JSON, speedscope and cpuprofile. */
+PPROF_PRIVATE_API pprof_status pprof__json_string_html(pprof_buffer *b, const char *s, size_t n);
 
 #endif

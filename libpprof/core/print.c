@@ -7,7 +7,6 @@
 
 #include "profile-private.h"
 #include "text-private.h"
-#include "utf8-private.h"
 
 typedef struct out {
     pprof_buffer *b;
@@ -27,41 +26,12 @@ raw(out *o, const void *d, size_t n)
         o->st = pprof__buffer_append(o->b, d, n);
 }
 
-/* A JSON string; bytes that are not UTF-8 come out as \u00XX so the document stays valid. */
+/* A JSON string, quoted as every JSON output of the library (common/json.c). */
 static void
 json_str(out *o, const char *s, size_t n)
 {
-    const uint8_t *u = (const uint8_t *)s;
-    raw(o, "\"", 1);
-    size_t i = 0;
-    while (i < n) {
-        size_t run = i;
-        while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
-            run++;
-        raw(o, s + i, run - i);
-        i = run;
-        if (i >= n)
-            break;
-        uint8_t c = u[i];
-        size_t l = c >= 0x80 ? pprof__utf8_seq_len(u + i, n - i) : 0;
-        if (l) {
-            raw(o, s + i, l);
-            i += l;
-            continue;
-        }
-        if (c == '"')
-            raw(o, "\\\"", 2);
-        else if (c == '\\')
-            raw(o, "\\\\", 2);
-        else if (c == '\n')
-            raw(o, "\\n", 2);
-        else if (c == '\t')
-            raw(o, "\\t", 2);
-        else
-            P(o, "\\u%04x", c);
-        i++;
-    }
-    raw(o, "\"", 1);
+    if (o->st == PPROF_OK)
+        o->st = pprof__json_string(o->b, s, n);
 }
 
 static void

@@ -24,7 +24,7 @@ lit(pprof_buffer *b, const char *s)
 static pprof_status
 str(pprof_buffer *b, const char *s)
 {
-    return pprof__flame_json_str(b, s ? s : "", s ? strlen(s) : 0);
+    return pprof__json_string_html(b, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* [a, b, ...] of one int64 per kept node (per name when per_name) from arr[i * nt + type]. */
@@ -152,7 +152,7 @@ header(dctx *d)
         if (i)
             st = lit(b, ",");
         if (!st)
-            st = pprof__flame_json_str(b, t->names[i].name, t->names[i].name_len);
+            st = pprof__json_string_html(b, t->names[i].name, t->names[i].name_len);
     }
     if (!st)
         st = lit(b, "],\"files\":[");
@@ -160,7 +160,7 @@ header(dctx *d)
         if (i)
             st = lit(b, ",");
         if (!st)
-            st = pprof__flame_json_str(b, t->names[i].file, t->names[i].file_len);
+            st = pprof__json_string_html(b, t->names[i].file, t->names[i].file_len);
     }
     return st ? st : lit(b, "]");
 }

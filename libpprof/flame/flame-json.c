@@ -10,7 +10,6 @@
 
 /* ---- escaping */
 
-
 pprof_status
 pprof__flame_xml_str(pprof_buffer *b, const char *str, size_t n, size_t max)
 {
@@ -258,7 +257,7 @@ pprof__flame_write_json(const pprof_flame_tree *t, const pprof_flame_write_optio
             out->data[out->len++] = ',';
         memcpy(out->data + out->len, "{\"name\":", 8);
         out->len += 8;
-        if ((st = pprof__flame_json_str(out, nm->name, nm->name_len)))
+        if ((st = pprof__json_string_html(out, nm->name, nm->name_len)))
             break;
         if (!pprof__buffer_reserve(out, 120)) {
             st = PPROF_E_NOMEM;

@@ -9,7 +9,6 @@
 #include "pprof/interchange.h"
 #include "pprof/report.h"
 #include "validate-private.h"
-#include "validate-private.h"
 
 typedef struct tnode {
     uint32_t parent, first_child, last_child, next_sibling;
@@ -243,11 +242,11 @@ put_call_frame(const wctx *w, const tnode *n, pprof_buffer *b)
     }
     pprof_status st = pprof__buffer_append(b, "\"callFrame\":{\"functionName\":", 28);
     if (!st)
-        st = pprof__flame_json_str(b, name.data, name.len);
+        st = pprof__json_string_html(b, name.data, name.len);
     if (!st)
         st = pprof__buffer_append(b, ",\"scriptId\":\"0\",\"url\":", 22);
     if (!st)
-        st = pprof__flame_json_str(b, url.data, url.len);
+        st = pprof__json_string_html(b, url.data, url.len);
     if (!st)
         st = pprof__buffer_printf(b, ",\"lineNumber\":%" PRId64 ",\"columnNumber\":%" PRId64 "}",
                                   n->line > 0 ? n->line - 1 : -1,

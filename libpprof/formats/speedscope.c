@@ -10,7 +10,6 @@
 #include "pprof/interchange.h"
 #include "pprof/report.h"
 #include "validate-private.h"
-#include "validate-private.h"
 
 typedef struct frame_key {
     uint64_t fi;  /* function index */
@@ -122,7 +121,7 @@ static pprof_status
 put_kv_str(pprof_buffer *b, const char *key, pprof_string v)
 {
     pprof_status st = pprof__buffer_printf(b, ",\"%s\":", key);
-    return st ? st : pprof__flame_json_str(b, v.data, v.len);
+    return st ? st : pprof__json_string_html(b, v.data, v.len);
 }
 
 /* A location without lines: its address and the file of its mapping. */
@@ -159,7 +158,7 @@ put_frames(const sctx *s, pprof_buffer *b)
             name = (pprof_string){"<unknown>", 9};
         st = pprof__buffer_append(b, f ? ",{\"name\":" : "{\"name\":", f ? 9 : 8);
         if (!st)
-            st = pprof__flame_json_str(b, name.data, name.len);
+            st = pprof__json_string_html(b, name.data, name.len);
         if (!st && file.len)
             st = put_kv_str(b, "file", file);
         if (!st && k->line > 0)
@@ -219,7 +218,7 @@ put_profile(sctx *s, size_t t, pprof_buffer *b, pprof_buffer *weights, pprof_err
     static const char head[] = ",{\"type\":\"sampled\",\"name\":";
     pprof_status st = pprof__buffer_append(b, head + !t, sizeof(head) - 1 - !t);
     if (!st)
-        st = pprof__flame_json_str(b, name, strlen(name));
+        st = pprof__json_string_html(b, name, strlen(name));
     if (!st)
         st = pprof__buffer_printf(b, ",\"unit\":\"%s\",\"startValue\":0,\"samples\":[",
                                   speedscope_unit(unit));
@@ -285,7 +284,7 @@ put_file(sctx *s, pprof_buffer *out, pprof_error *err)
                               "\"exporter\":\"libpprof %s\",\"name\":",
                               pprof_version_string());
     if (!st)
-        st = pprof__flame_json_str(out, name, strlen(name));
+        st = pprof__json_string_html(out, name, strlen(name));
     if (!st)
         st = pprof__buffer_printf(out, ",\"activeProfileIndex\":%zu,", active);
     if (!st)

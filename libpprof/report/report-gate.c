@@ -1,10 +1,10 @@
 /* Printing a diff table and the --fail-if rules over it (grammar in report.h and
- * docs/report.md). Regular expressions are POSIX extended ones from the C library. */
+ * docs/report.md). Regular expressions are Go's (RE2), as every other pattern of the library. */
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "regex-private.h"
 #include "report-private.h"
 #include "text-private.h"
 
@@ -162,8 +162,7 @@ struct pprof_diff_rule {
     pprof_allocator a;
     char *text;
     subject subj;
-    bool has_rx;
-    regex_t rx;
+    pprof__regex *rx; /* NULL for 'total' */
     bool greater, or_equal;
     double threshold;
     measure meas;
@@ -234,22 +233,19 @@ parse_subject(pprof_diff_rule *r, const char *text, size_t op, pprof_error *err)
     } else {
         return rule_error(err, text, b, "expected 'total', 'flat:REGEX' or 'cum:REGEX'");
     }
-    char rx[1024];
-    if (op - k >= sizeof(rx))
-        return rule_error(err, text, k, "regular expression too long");
-    memcpy(rx, text + k, op - k);
     size_t n = op - k;
-    while (n > 0 && rx[n - 1] == ' ')
+    while (n > 0 && text[k + n - 1] == ' ')
         n--;
-    rx[n] = 0;
-    int rc = regcomp(&r->rx, rx, REG_EXTENDED | REG_NOSUB);
+    const char *why = NULL;
+    int rc = pprof__re2_check(text + k, n, &why);
+    if (rc < 0)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     if (rc) {
-        char msg[128];
-        regerror(rc, &r->rx, msg, sizeof(msg));
+        char msg[160];
+        snprintf(msg, sizeof(msg), "not a valid Go regular expression (%s)", why ? why : "refused");
         return rule_error(err, text, k, msg);
     }
-    r->has_rx = true;
-    return PPROF_OK;
+    return pprof__regex_new(text + k, n, "fail-if", &r->a, &r->rx, err);
 }
 
 pprof_status
@@ -294,8 +290,7 @@ pprof_diff_rule_free(pprof_diff_rule *r)
 {
     if (!r)
         return;
-    if (r->has_rx)
-        regfree(&r->rx);
+    pprof__regex_free(r->rx);
     pprof_allocator a = r->a;
     pprof__free(&a, r);
 }
@@ -368,7 +363,10 @@ pprof_diff_rule_eval(const pprof_diff_rule *r, const pprof_diff *d, pprof_buffer
     } else {
         for (size_t i = 0; i < pprof_diff_count(d) && !st; i++) {
             pprof_diff_node x = pprof_diff_node_at(d, i);
-            if (regexec(&r->rx, x.name, 0, NULL, 0) != 0)
+            int hit = pprof__regex_match(r->rx, x.name, x.name_len);
+            if (hit < 0)
+                st = PPROF_E_NOMEM;
+            if (hit != 1)
                 continue;
             int64_t base = r->subj == SUBJ_FLAT ? x.base_flat : x.base_cum;
             int64_t cur = r->subj == SUBJ_FLAT ? x.new_flat : x.new_cum;

@@ -111,6 +111,17 @@ else
 fi
 t 0 "the same, by the gate" "$diff" -q --normalize --fail-if 'flat:.>0' --fail-if 'flat:.<0' \
     --fail-if 'cum:.>0' --fail-if 'cum:.<0' "$below" "$below"
+# REGEX is Go's syntax (RE2), as every other pattern: (?i), \pL and named groups, on
+# cpu-fib (the demo's query-fib) against itself
+for rule in 'cum:^main\.calculateFib$>=0' 'cum:(?i)^MAIN\.calculateFib$>=0' \
+    'flat:(?P<pkg>fib)\.Fibonacci$>=0' 'cum:^\pL+\.calculateFib$<=0'; do
+    t 1 "Go regexp rule '$rule' fires" "$diff" -q --fail-if "$rule" "$fib" "$fib"
+    grep_err "fired: (cum|flat) of [^ ]*(main\.calculateFib|fib\.Fibonacci) went from" "rule '$rule' names the node"
+done
+t 0 "(?i) does not make a rule match what it does not" "$diff" -q --fail-if 'cum:(?i)^MAIN\.nosuch$>=0' "$fib" "$fib"
+t 2 "a rule with a regexp Go refuses" "$diff" --fail-if 'cum:a**>0' "$fib" "$fib"
+grep_err "rule 'cum:a\*\*>0': not a valid Go regular expression \(invalid nested repetition operator\) at character 5" \
+    "a refused regexp gives Go's reason and the character"
 for bad in 'total' 'total>' 'total>abc' 'total>5%%' 'sum:x>1' 'cum:(>1' 'cum:>1' 'total>5 pq'; do
     t 2 "malformed rule '$bad'" "$diff" --fail-if "$bad" "$base" "$new"
 done

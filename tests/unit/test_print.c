@@ -310,11 +310,56 @@ test_corpus(tap *t)
     tu_files_free(&fl);
 }
 
+/* The one JSON string policy (pprof.h), byte for byte. */
+static void
+test_json_string(tap *t)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"", "\"\""},
+        {"caf\xe9", "\"caf\\ufffd\""},      /* Latin-1: one U+FFFD, not \u00e9 (another letter) */
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""}, /* UTF-8 as it is */
+        {"q\"b\\s", "\"q\\\"b\\\\s\""},
+        {"\n\t\x01\x1f\x7f", "\"\\u000a\\u0009\\u0001\\u001f\x7f\""},
+        {"a\xe2\x80\xa8z\xe2\x80\xa9", "\"a\\u2028z\\u2029\""},
+        {"<b>&", "\"<b>&\""},
+        /* a cut sequence, an overlong form, a surrogate, past U+10FFFF: one U+FFFD per byte */
+        {"\xe2\x82.\xc0\xaf.\xed\xa0\x80.\xf4\x90\x80\x80",
+         "\"\\ufffd\\ufffd.\\ufffd\\ufffd.\\ufffd\\ufffd\\ufffd.\\ufffd\\ufffd\\ufffd\\ufffd\""},
+        {"\xef\xbf\xbd\xf0\x9f\x94\xa5", "\"\xef\xbf\xbd\xf0\x9f\x94\xa5\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pprof_buffer b = {0};
+        pprof_error err;
+        bool ok = pprof_json_string_write(cases[i].in, strlen(cases[i].in), &b, &err) == PPROF_OK &&
+                  b.len == strlen(cases[i].want) && !memcmp(b.data, cases[i].want, b.len);
+        if (!tap_ok(t, ok, "JSON string %zu as the policy says", i))
+            tap_diag("got %.*s want %s", (int)b.len, b.data ? (const char *)b.data : "",
+                     cases[i].want);
+        pprof_buffer_free(&b);
+    }
+    /* a NUL inside the string is data too; appending keeps what the buffer held */
+    pprof_buffer b = {0};
+    bool ok = pprof_json_string_write("x", 1, &b, NULL) == PPROF_OK &&
+              pprof_json_string_write("a\0b", 3, &b, NULL) == PPROF_OK && b.len == 13 &&
+              !memcmp(b.data, "\"x\"\"a\\u0000b\"", 13);
+    tap_ok(t, ok, "NUL as \\u0000, and the writer appends");
+    pprof_error err;
+    tap_ok(t,
+           pprof_json_string_write(NULL, 1, &b, &err) == PPROF_E_ARG &&
+               pprof_json_string_write("x", 1, NULL, &err) == PPROF_E_ARG &&
+               pprof_json_string_write(NULL, 0, &b, &err) == PPROF_OK,
+           "no output or a NULL string of some length: PPROF_E_ARG");
+    pprof_buffer_free(&b);
+}
+
 int
 main(void)
 {
     tap t = {0};
     test_validator(&t);
+    test_json_string(&t);
     test_odd_strings(&t);
     test_corpus(&t);
     return tap_done(&t);

@@ -440,6 +440,15 @@ typedef enum pprof_print_format {
 PPROF_API pprof_status pprof_profile_print(const pprof_profile *p, pprof_print_format format,
                                            pprof_buffer *out, pprof_error *err);
 
+/* Appends s (n bytes, any bytes) to *out as a JSON string literal, as every JSON output of the
+ * library quotes its strings: '"' and '\\' escaped with a backslash, U+0000 to U+001F as
+ * \u00XX, U+2028 and U+2029 as \u2028 and \u2029, and each byte that is not part of valid
+ * UTF-8 as \ufffd (U+FFFD, one per byte, as Go and JSON readers take such bytes); the rest as
+ * it is. A name that is Latin-1 "caf\xe9" comes out as "caf\ufffd". Errors: PPROF_E_ARG (no
+ * output, or s NULL with n > 0), PPROF_E_NOMEM. */
+PPROF_API pprof_status pprof_json_string_write(const char *s, size_t n, pprof_buffer *out,
+                                               pprof_error *err);
+
 #ifdef __cplusplus
 }
 #endif

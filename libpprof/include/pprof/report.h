@@ -253,8 +253,10 @@ PPROF_API pprof_status pprof_diff_print(const pprof_diff *d, size_t n, pprof_pri
  *   OP      = ">" | ">=" | "<" | "<="
  *   CHANGE  = ["+" | "-"] NUMBER ("%" | "pp" | "")
  * "%" is percent of the subject's own base value, "pp" percentage points of BASE's total,
- * a bare number the change in the sample type's unit. REGEX (POSIX extended) is searched in
- * the node name; the rule fires when any matching node's change satisfies OP. */
+ * a bare number the change in the sample type's unit. REGEX (Go's syntax, RE2, as every other
+ * pattern of the library) is searched in the node name; the rule fires when any matching
+ * node's change satisfies OP. pprof_diff_rule_eval uses a scratch buffer of the rule for names
+ * that are not UTF-8: one thread at a time per rule. */
 typedef struct pprof_diff_rule pprof_diff_rule;
 
 /* PPROF_E_ARG with a message pointing at the offending character. */
