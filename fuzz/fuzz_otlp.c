@@ -240,7 +240,7 @@ writer_options(const pprof_profile *p, uint64_t h)
     FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(path, sizeof(path), "%s/p.otlp", dir);
     FUZZ_CHECK(pprof_otlp_path_is_otlp(path), "%s is not an OTLP name", path);
-    FUZZ_CHECK(pprof_otlp_write_file(in, n, path, &wo, &err) == PPROF_OK, "write file: %s",
+    FUZZ_CHECK(pprof_otlp_write_file(in, n, &wo, path, &err) == PPROF_OK, "write file: %s",
                err.message);
     pprof_read_options ro = fuzz_read_options();
     pprof_otlp *o = NULL;

@@ -465,7 +465,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
     pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
         st = pprof_repair(p, &q, &rs, &err);
-    if (st == PPROF_OK && (st = pprof_profile_write_file(q, o->output, &o->wopts, &err))) {
+    if (st == PPROF_OK && (st = pprof_profile_write_file(q, &o->wopts, o->output, &err))) {
         /* the output failed, not the input */
         tool_print_error(stderr, prog, strcmp(o->output, "-") ? o->output : "<stdout>", &err);
         pprof_profile_free(p);

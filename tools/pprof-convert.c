@@ -155,7 +155,7 @@ run(int argc, char **argv)
     co.max_findings = TOOL_GO_CHECK_SHOWN;
     pprof_convert_result res;
     pprof_error err;
-    pprof_status st = pprof_convert_file(o.in, o.out, &co, &res, &err);
+    pprof_status st = pprof_convert_file(o.in, &co, o.out, &res, &err);
     const char *in_name = strcmp(o.in, "-") ? o.in : "<stdin>";
     if (res.check_errors) {
         if (res.check_errors > TOOL_GO_CHECK_SHOWN)

@@ -287,7 +287,7 @@ run(int argc, char **argv)
     }
     if (!st) {
         /* streamed: a traces report can be far larger than the profile */
-        st = pprof_report_render_file(fp ? fp : p, &o.r, o.fmt, o.out, &w, &err);
+        st = pprof_report_write_file(fp ? fp : p, &o.r, o.fmt, &w, o.out, &err);
         if (st == PPROF_E_IO)
             where = strcmp(o.out, "-") ? o.out : "<stdout>";
     }

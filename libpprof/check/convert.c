@@ -431,7 +431,7 @@ pprof_convert_memory(const void *data, size_t size, const pprof_convert_options 
 }
 
 pprof_status
-pprof_convert_file(const char *in_path, const char *out_path, const pprof_convert_options *opts,
+pprof_convert_file(const char *in_path, const pprof_convert_options *opts, const char *out_path,
                    pprof_convert_result *res, pprof_error *err)
 {
     pprof_convert_result dummy;

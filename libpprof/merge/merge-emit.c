@@ -185,7 +185,7 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
 }
 
 pprof_status
-pprof_merger_write_file(pprof_merger *m, const char *path, const pprof_write_options *opts,
+pprof_merger_write_file(pprof_merger *m, const pprof_write_options *opts, const char *path,
                         pprof_merge_summary *sum, pprof_error *err)
 {
     if (!m || !path)

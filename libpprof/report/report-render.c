@@ -1,4 +1,4 @@
-/* pprof_report_render: the context every report starts from (sample type, total, units, Go's
+/* pprof_report_write_memory: the context every report starts from (sample type, total, units, Go's
  * per-format defaults) and the dispatch to the report's module. */
 #include <stdio.h>
 
@@ -59,16 +59,16 @@ static pprof_status render(const pprof_profile *p, const pprof_report_render_opt
                            pprof_error *err);
 
 pprof_status
-pprof_report_render(const pprof_profile *p, const pprof_report_render_options *opts,
-                    pprof_print_format format, pprof_buffer *out, pprof_error *err)
+pprof_report_write_memory(const pprof_profile *p, const pprof_report_render_options *opts,
+                          pprof_print_format format, pprof_buffer *out, pprof_error *err)
 {
     return render(p, opts, format, out, NULL, err);
 }
 
 pprof_status
-pprof_report_render_file(const pprof_profile *p, const pprof_report_render_options *opts,
-                         pprof_print_format format, const char *path, const pprof_write_options *wo,
-                         pprof_error *err)
+pprof_report_write_file(const pprof_profile *p, const pprof_report_render_options *opts,
+                        pprof_print_format format, const pprof_write_options *wo, const char *path,
+                        pprof_error *err)
 {
     if (!p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
@@ -176,4 +176,32 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     case PPROF_REPORT_SVG: return pprof__render_svg(&c, out);
     default: return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown report format");
     }
+}
+
+pprof_status
+pprof_report_write_stream(const pprof_profile *p, const pprof_report_render_options *opts,
+                          pprof_print_format format, FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_report_write_memory(p, opts, format, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
+}
+
+/* ---- deprecated names, kept for one release (report.h) */
+
+pprof_status
+pprof_report_render(const pprof_profile *p, const pprof_report_render_options *opts,
+                    pprof_print_format format, pprof_buffer *out, pprof_error *err)
+{
+    return pprof_report_write_memory(p, opts, format, out, err);
+}
+
+pprof_status
+pprof_report_render_file(const pprof_profile *p, const pprof_report_render_options *opts,
+                         pprof_print_format format, const char *path, const pprof_write_options *wo,
+                         pprof_error *err)
+{
+    return pprof_report_write_file(p, opts, format, wo, path, err);
 }

@@ -179,8 +179,8 @@ test_case(tap *t, const icase *c, const pprof_profile *good)
     pprof_diff_free(df);
 
     pprof_buffer fb = {0};
-    st = pprof_folded_write(p, NULL, &fb, &err);
-    say(t, refused(st, &err, c->rule), file, "pprof_folded_write", st, &err);
+    st = pprof_folded_write_memory(p, NULL, &fb, &err);
+    say(t, refused(st, &err, c->rule), file, "pprof_folded_write_memory", st, &err);
     pprof_buffer_free(&fb);
 
     pprof_merger *m = NULL;

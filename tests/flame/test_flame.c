@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flame-private.h"
+#include "pprof/check.h"
 #include "pprof/flame.h"
 #include "pprof/report.h"
 #include "tap.h"
@@ -213,7 +214,7 @@ test_diff(tap *t)
     pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FLAME_JSON;
     pprof_buffer out = {0};
-    tap_ok(t, pprof_flame_write(tr, &wo, &out, &err) == PPROF_OK, "JSON writes");
+    tap_ok(t, pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK, "JSON writes");
     const char *want = "{\"name\":\"root\",\"value\":65,\"delta\":-5,";
     tap_ok(t, out.len > strlen(want) && !memcmp(out.data, want, strlen(want)),
            "JSON root: value 65, delta 65 - 70 = -5");

@@ -238,7 +238,7 @@ check_direct_write(tap *t, pprof_profile *const *ps, size_t n, const pprof_merge
              (int)getpid());
     uint8_t *file = NULL;
     size_t flen = 0;
-    ok = ok && pprof_merger_write_file(m, path, &gz, NULL, &e) == PPROF_OK;
+    ok = ok && pprof_merger_write_file(m, &gz, path, NULL, &e) == PPROF_OK;
     FILE *fp = ok ? fopen(path, "rb") : NULL;
     if (fp) {
         file = malloc(gz_via.len + 1);

@@ -41,8 +41,8 @@ FORMATS = {"top": 0, "traces": 1, "tags": 2, "tree": 3, "peek": 4, "dot": 5, "ca
 _GRANULARITIES = {None: 0, "functions": 1, "filefunctions": 2, "files": 3, "lines": 4, "addresses": 5}
 
 analyze.declare({
-    "pprof_report_render": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer), POINTER(_lib.Error)]),
-    "pprof_report_render_file": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, c_char_p, ctypes.c_void_p, POINTER(_lib.Error)]),
+    "pprof_report_write_memory": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer), POINTER(_lib.Error)]),
+    "pprof_report_write_file": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, ctypes.c_void_p, c_char_p, POINTER(_lib.Error)]),
 })
 
 
@@ -88,13 +88,13 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     err = _lib.Error()
     if path is not None:
         with gv:
-            st = analyze.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
-                                              cpath, None, ctypes.byref(err))
+            st = analyze.pprof_report_write_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+                                              None, cpath, ctypes.byref(err))
         check(st, err, path)
         return None
     buf = _lib.Buffer()
     with gv:
-        st = analyze.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+        st = analyze.pprof_report_write_memory(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
                                      ctypes.byref(buf), ctypes.byref(err))
     data = take_buffer(buf)
     check(st, err, profile.name)

@@ -1,5 +1,5 @@
-/* [libpprof] libpprof folded stacks: Brendan Gregg's collapsed format ("root;caller;leaf VALUE", one line
- * per distinct stack), which flamegraph.pl, inferno and speedscope read and which perf +
+/* [libpprof] libpprof folded stacks: Brendan Gregg's collapsed format ("root;caller;leaf VALUE",
+ * one line per distinct stack), which flamegraph.pl, inferno and speedscope read and which perf +
  * stackcollapse, py-spy and async-profiler write.
  *
  * Escaping (docs/report.md): a frame name never holds ';' or a line break in the output:
@@ -12,6 +12,8 @@
  */
 #ifndef PPROF_FOLDED_H
 #define PPROF_FOLDED_H
+
+#include <stdio.h>
 
 #include "pprof.h"
 
@@ -43,9 +45,23 @@ typedef struct pprof_folded_write_options {
  * sample type summed, sorted bytewise, stacks summing to zero left out. A frame is the
  * function name; a location without lines is "0xADDRESS" (or "[BINARY]", "<unknown>").
  * PPROF_E_INVALID when a stack sums to a negative value (folded values are counts). */
+PPROF_API pprof_status pprof_folded_write_memory(const pprof_profile *p,
+                                                 const pprof_folded_write_options *opts,
+                                                 pprof_buffer *out, pprof_error *err);
+/* The same to a path as pprof_bytes_write_file writes it (wopts may be NULL), or to an open
+ * stream (flushed, not closed). */
+PPROF_API pprof_status pprof_folded_write_file(const pprof_profile *p,
+                                               const pprof_folded_write_options *opts,
+                                               const pprof_write_options *wopts, const char *path,
+                                               pprof_error *err);
+PPROF_API pprof_status pprof_folded_write_stream(const pprof_profile *p,
+                                                 const pprof_folded_write_options *opts,
+                                                 FILE *stream, pprof_error *err);
+/* Deprecated (one release): pprof_folded_write_memory. */
 PPROF_API pprof_status pprof_folded_write(const pprof_profile *p,
                                           const pprof_folded_write_options *opts, pprof_buffer *out,
-                                          pprof_error *err);
+                                          pprof_error *err)
+    PPROF_DEPRECATED("use pprof_folded_write_memory");
 
 typedef struct pprof_folded_read_options {
     size_t struct_size;      /* sizeof(pprof_folded_read_options) */
@@ -74,9 +90,18 @@ typedef struct pprof_folded_read_options {
  * int64, an empty frame, NUL or other control bytes, bytes that are not UTF-8 (refused, not
  * repaired: a replaced byte could make two names one frame), UTF-16 text. Limits give
  * PPROF_E_LIMIT, also with path "line[N]" when a line's stack passes one. */
+PPROF_API pprof_status pprof_folded_read_memory(const void *data, size_t size,
+                                                const pprof_folded_read_options *opts,
+                                                pprof_profile **out, pprof_error *err);
+/* The same from a path ("-" = standard input), at most opts->max_input_bytes of it. */
+PPROF_API pprof_status pprof_folded_read_file(const char *path,
+                                              const pprof_folded_read_options *opts,
+                                              pprof_profile **out, pprof_error *err);
+/* Deprecated (one release): pprof_folded_read_memory. */
 PPROF_API pprof_status pprof_folded_read(const void *data, size_t size,
                                          const pprof_folded_read_options *opts, pprof_profile **out,
-                                         pprof_error *err);
+                                         pprof_error *err)
+    PPROF_DEPRECATED("use pprof_folded_read_memory");
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,6 @@ typedef enum pprof_inline_conflict {
     PPROF_INLINE_ERROR = 2,   /* fail with PPROF_E_INVALID naming both inputs */
 } pprof_inline_conflict;
 
-/* Receives warnings (one line of text, no newline). ctx is the options' warn_ctx. */
-typedef void (*pprof_warn_fn)(void *ctx, const char *message);
-
 typedef struct pprof_merge_options {
     size_t struct_size; /* sizeof(pprof_merge_options) */
     /* Keep only the sample types (by type name) that every input has, like Go's
@@ -78,9 +75,8 @@ PPROF_API pprof_status pprof_merger_add(pprof_merger *m, const pprof_profile *p,
  * while pprof_merger_add_input absorbs them, so a large input never holds its whole sample
  * table decoded (several times the size of its encoding). Errors inside samples are therefore
  * reported by
- * pprof_merger_add_input, with the same codes, paths and byte offsets as a full read. */
-typedef struct pprof_merge_input pprof_merge_input;
-
+ * pprof_merger_add_input, with the same codes, paths and byte offsets as a full read. The
+ * type, pprof_merge_input, is declared in pprof.h (pprof_edit_input takes one too). */
 PPROF_API pprof_status pprof_merge_input_read_memory(const void *data, size_t size,
                                                      const pprof_read_options *opts,
                                                      pprof_merge_input **out, pprof_error *err);
@@ -177,9 +173,9 @@ typedef struct pprof_merge_summary {
  * pprof_profile_write_file (or _write_memory, appending to *out), without building the output's
  * sample table, which is most of the merged profile's memory: the samples are encoded straight
  * from the merger. The merger is not consumed. sum (may be NULL) receives the output's size. */
-PPROF_API pprof_status pprof_merger_write_file(pprof_merger *m, const char *path,
-                                               const pprof_write_options *opts,
-                                               pprof_merge_summary *sum, pprof_error *err);
+PPROF_API pprof_status pprof_merger_write_file(pprof_merger *m, const pprof_write_options *opts,
+                                               const char *path, pprof_merge_summary *sum,
+                                               pprof_error *err);
 PPROF_API pprof_status pprof_merger_write_memory(pprof_merger *m, const pprof_write_options *opts,
                                                  pprof_buffer *out, pprof_merge_summary *sum,
                                                  pprof_error *err);

@@ -1,5 +1,5 @@
-/* [libpprof-analyze] libpprof reports: flat and cumulative values per node (`go tool pprof -top`), the difference
- * of two profiles (`go tool pprof -diff_base`) and a regression gate over it.
+/* [libpprof-analyze] libpprof reports: flat and cumulative values per node (`go tool pprof -top`),
+ * the difference of two profiles (`go tool pprof -diff_base`) and a regression gate over it.
  *
  * Semantics follow google/pprof's internal/report and internal/graph (docs/report.md lists the
  * few deviations): a node is a function, a file, a source line or an address depending on the
@@ -13,14 +13,15 @@
 #ifndef PPROF_REPORT_H
 #define PPROF_REPORT_H
 
-#include "edit.h"
+#include <stdio.h>
+
 #include "pprof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* pprof_granularity comes from edit.h (one enum for the rewrite engine and the reports); a
+/* pprof_granularity is pprof.h's (one enum for the rewrite engine and the reports); a
  * report reads PPROF_GRANULARITY_NONE as PPROF_GRANULARITY_FUNCTIONS, Go's default for -top. */
 
 /* "functions", "filefunctions", "files", "lines" or "addresses". */
@@ -168,20 +169,38 @@ PPROF_API void pprof_report_render_options_init(pprof_report_render_options *opt
  * error reporting and plugin loading are process-wide), so the caller must make sure no other
  * PPROF_REPORT_SVG render, and no other use of Graphviz in the process, runs at the same time
  * (the library holds no lock of its own: it keeps no global state). */
+PPROF_API pprof_status pprof_report_write_memory(const pprof_profile *p,
+                                                 const pprof_report_render_options *opts,
+                                                 pprof_print_format format, pprof_buffer *out,
+                                                 pprof_error *err);
+
+/* pprof_report_write_memory written to path as pprof_bytes_write_file writes (a temporary file
+ * renamed over path once complete; "-" is standard output; wopts may be NULL), with the text
+ * of long reports (traces) written as it is made, a megabyte at a time, instead of held whole.
+ * Errors as pprof_report_write_memory, plus PPROF_E_IO (path cannot be written; path is left
+ * as it was). Thread safety as pprof_report_write_memory. */
+PPROF_API pprof_status pprof_report_write_file(const pprof_profile *p,
+                                               const pprof_report_render_options *opts,
+                                               pprof_print_format format,
+                                               const pprof_write_options *wopts, const char *path,
+                                               pprof_error *err);
+/* The same to an open stream (flushed, not closed). */
+PPROF_API pprof_status pprof_report_write_stream(const pprof_profile *p,
+                                                 const pprof_report_render_options *opts,
+                                                 pprof_print_format format, FILE *stream,
+                                                 pprof_error *err);
+/* Deprecated (one release): pprof_report_write_memory and pprof_report_write_file (whose
+ * path comes after the write options). */
 PPROF_API pprof_status pprof_report_render(const pprof_profile *p,
                                            const pprof_report_render_options *opts,
                                            pprof_print_format format, pprof_buffer *out,
-                                           pprof_error *err);
-
-/* pprof_report_render written to path as pprof_write_bytes_file writes (a temporary file
- * renamed over path once complete; "-" is standard output; wo may be NULL), with the text of
- * long reports (traces) written as it is made, a megabyte at a time, instead of held whole.
- * Errors as pprof_report_render, plus PPROF_E_IO (path cannot be written; path is left as it
- * was). Thread safety as pprof_report_render. */
+                                           pprof_error *err)
+    PPROF_DEPRECATED("use pprof_report_write_memory");
 PPROF_API pprof_status pprof_report_render_file(const pprof_profile *p,
                                                 const pprof_report_render_options *opts,
                                                 pprof_print_format format, const char *path,
-                                                const pprof_write_options *wo, pprof_error *err);
+                                                const pprof_write_options *wo, pprof_error *err)
+    PPROF_DEPRECATED("use pprof_report_write_file");
 
 /* ---------------------------------------------------------------- diff */
 
@@ -218,8 +237,9 @@ PPROF_API pprof_status pprof_diff_profile(const pprof_profile *base, const pprof
  * building the diff profile's sample table: the same bytes as pprof_diff_profile followed by
  * pprof_profile_write_file. wopts may be NULL (gzip). */
 PPROF_API pprof_status pprof_diff_write_file(const pprof_profile *base, const pprof_profile *cur,
-                                             const pprof_diff_options *opts, const char *path,
-                                             const pprof_write_options *wopts, pprof_error *err);
+                                             const pprof_diff_options *opts,
+                                             const pprof_write_options *wopts, const char *path,
+                                             pprof_error *err);
 
 typedef struct pprof_diff pprof_diff;
 
