@@ -264,7 +264,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     co.no_check = fuzz_hash(data, size) >> 8 & 1;
     pprof_buffer cb = {0};
     pprof_error cerr;
-    pprof_convert_result rm, rf;
+    pprof_convert_result rm = PPROF_CONVERT_RESULT_INIT, rf = PPROF_CONVERT_RESULT_INIT;
     pprof_status cm = pprof_convert_memory(data, size, &co, &cb, &rm, &cerr);
     pprof_status cf = pprof_convert_file(copy, &co, conv, &rf, &err);
     FUZZ_CHECK(cm == cf && rm.in_place == rf.in_place,

@@ -31,7 +31,7 @@ check_errors(pprof_profile *p)
     co.enabled = on;
     co.n_enabled = PPROF_RULE_COUNT;
     co.max_findings = 0;
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_error err;
     FUZZ_CHECK(pprof_check(p, &co, NULL, NULL, &sum, &err) == PPROF_OK, "check failed: %s",
                err.message);

@@ -84,7 +84,7 @@ report(const pprof_profile *p, size_t size, uint64_t h)
     ro.granularity = (pprof_granularity)(size % 5);
     ro.cum_sort = size & 8;
     ro.node_count = size % 7;
-    ro.node_fraction = size & 16 ? 0 : 0.005;
+    ro.node_fraction = size & 16 ? PPROF_REPORT_NO_CUTOFF : 0.005;
     pprof_report *r = NULL, *r2 = NULL;
     pprof_error err;
     if (pprof_report_new(p, &ro, &r, &err) != PPROF_OK) {
@@ -561,6 +561,8 @@ render(const pprof_profile *p, size_t size, uint64_t h)
         o.granularity = (pprof_granularity)((size >> 1) % 6);
         o.cum_sort = h & 1;
         o.node_count = (int64_t)((h >> 4) % 12) - 1;
+        if (o.node_count < 0)
+            o.node_count = PPROF_REPORT_ALL;
         o.no_trim = (h >> 20) & 1;
         o.symbol = rx[(h >> 24) % 4];
         o.trim_path = "/";
@@ -770,6 +772,8 @@ render_svg(const pprof_profile *p, uint64_t h)
     o.format = PPROF_REPORT_SVG;
     o.granularity = (pprof_granularity)((h >> 7) % 6);
     o.node_count = (int64_t)((h >> 11) % 10) - 1;
+    if (o.node_count < 0)
+        o.node_count = PPROF_REPORT_ALL;
     o.cum_sort = (h >> 2) & 1;
     pprof_buffer a = {0};
     pprof_error err;
@@ -809,8 +813,10 @@ render_file(const pprof_profile *p, uint64_t h)
     o.format = (pprof_report_format)(h % (PPROF_REPORT_CALLGRIND + 1));
     o.symbol = ".";
     o.node_count = (int64_t)((h >> 9) % 6) - 1;
-    o.node_fraction = (h >> 13) & 1 ? 0.1 : -1;
-    o.edge_fraction = (h >> 14) & 1 ? 0.1 : -1;
+    if (o.node_count < 0)
+        o.node_count = PPROF_REPORT_ALL;
+    o.node_fraction = (h >> 13) & 1 ? 0.1 : 0;
+    o.edge_fraction = (h >> 14) & 1 ? 0.1 : 0;
     o.compact_labels = (h >> 15) & 1;
     o.mean = (h >> 16) & 1;
     pprof_print_format pf = (h >> 17) & 1 ? PPROF_PRINT_JSON : PPROF_PRINT_TEXT;

@@ -460,7 +460,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
                 display_name(in));
         return TOOL_EXIT_INVALID;
     }
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     st = pprof_check(p, co, on_finding, w, &sum, &err);
     pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
@@ -492,7 +492,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
                         (unsigned long long)rs.count[i]);
     }
     /* The promise of --fix is an output free of errors; verify it rather than assume it. */
-    pprof_check_summary after;
+    pprof_check_summary after = PPROF_CHECK_SUMMARY_INIT;
     st = pprof_check(q, NULL, NULL, NULL, &after, &err);
     pprof_profile_free(p);
     pprof_profile_free(q);

@@ -342,7 +342,7 @@ merge_all(const merge_opts *o, const path_list *in)
     double t_absorbed = now();
     if (rc == TOOL_EXIT_OK) {
         /* Straight from the merger to the file: the output's sample table is never built. */
-        pprof_merge_summary sum;
+        pprof_merge_summary sum = PPROF_MERGE_SUMMARY_INIT;
         st = pprof_merger_write_file(m, &wo, o->out, &sum, &err);
         if (st == PPROF_OK && o->verbose)
             fprintf(stderr,

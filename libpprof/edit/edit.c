@@ -13,8 +13,8 @@ pprof_edit_options_init(pprof_edit_options *opts)
 {
     if (!opts)
         return;
-    memset(opts, 0, sizeof(*opts));
-    opts->struct_size = sizeof(*opts);
+    const pprof_edit_options def = PPROF_EDIT_OPTIONS_INIT;
+    *opts = def;
 }
 
 /* ---------------------------------------------------------------- working profile helpers */

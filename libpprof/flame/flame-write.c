@@ -252,3 +252,12 @@ pprof_flame_write(const pprof_flame_tree *t, const pprof_flame_write_options *op
 {
     return pprof_flame_write_memory(t, opts, out, err);
 }
+
+void
+pprof_flame_write_options_init(pprof_flame_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_flame_write_options def = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    *opts = def;
+}

@@ -598,3 +598,21 @@ pprof_folded_read(const void *data, size_t size, const pprof_folded_read_options
 {
     return pprof_folded_read_memory(data, size, opts, out, err);
 }
+
+void
+pprof_folded_write_options_init(pprof_folded_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_folded_write_options def = PPROF_FOLDED_WRITE_OPTIONS_INIT;
+    *opts = def;
+}
+
+void
+pprof_folded_read_options_init(pprof_folded_read_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_folded_read_options def = PPROF_FOLDED_READ_OPTIONS_INIT;
+    *opts = def;
+}

@@ -506,3 +506,12 @@ pprof_cpuprofile_read(const void *data, size_t size, const pprof_cpuprofile_read
 {
     return pprof_cpuprofile_read_memory(data, size, opts, out, err);
 }
+
+void
+pprof_cpuprofile_read_options_init(pprof_cpuprofile_read_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_cpuprofile_read_options def = PPROF_CPUPROFILE_READ_OPTIONS_INIT;
+    *opts = def;
+}

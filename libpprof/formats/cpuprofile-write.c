@@ -424,3 +424,12 @@ pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_opti
 {
     return pprof_cpuprofile_write_memory(p, opts, out, err);
 }
+
+void
+pprof_cpuprofile_write_options_init(pprof_cpuprofile_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_cpuprofile_write_options def = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
+    *opts = def;
+}

@@ -374,3 +374,12 @@ pprof_speedscope_write(const pprof_profile *p, const pprof_speedscope_options *o
 {
     return pprof_speedscope_write_memory(p, opts, out, err);
 }
+
+void
+pprof_speedscope_options_init(pprof_speedscope_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_speedscope_options def = PPROF_SPEEDSCOPE_OPTIONS_INIT;
+    *opts = def;
+}

@@ -22,12 +22,10 @@ render_top(const pprof_profile *p, const pprof_report_render_options *o, pprof_p
     ro.granularity = o->granularity;
     ro.cum_sort = o->cum_sort;
     ro.node_count = o->node_count > 0 && !o->no_trim ? (size_t)o->node_count : 0;
-    if (o->node_fraction >= 0)
-        ro.node_fraction = o->node_fraction;
-    if (o->edge_fraction >= 0)
-        ro.edge_fraction = o->edge_fraction;
+    ro.node_fraction = o->node_fraction;
+    ro.edge_fraction = o->edge_fraction;
     if (o->no_trim)
-        ro.node_fraction = ro.edge_fraction = 0;
+        ro.node_fraction = ro.edge_fraction = PPROF_REPORT_NO_CUTOFF;
     ro.allocator = o->allocator;
     ro.unfiltered = o->unfiltered;
     ro.active_filters = o->active_filters;
@@ -151,12 +149,13 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     if (o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST ||
         o.format == PPROF_REPORT_CALLGRIND)
         trim = false;
-    if (o.node_count < 0)
+    /* 0: the default; PPROF_REPORT_ALL and PPROF_REPORT_NO_CUTOFF: none, which is 0 below */
+    if (o.node_count == PPROF_REPORT_ALL)
+        o.node_count = 0;
+    else if (o.node_count <= 0)
         o.node_count = 80;
-    if (o.node_fraction < 0)
-        o.node_fraction = 0.005;
-    if (o.edge_fraction < 0)
-        o.edge_fraction = 0.001;
+    o.node_fraction = o.node_fraction == 0 ? 0.005 : o.node_fraction < 0 ? 0 : o.node_fraction;
+    o.edge_fraction = o.edge_fraction == 0 ? 0.001 : o.edge_fraction < 0 ? 0 : o.edge_fraction;
     if (o.format == PPROF_REPORT_CALLGRIND)
         o.granularity = PPROF_GRANULARITY_ADDRESSES;
     if (o.format == PPROF_REPORT_LIST)

@@ -274,7 +274,7 @@ check_file(tap *t, const char *path)
     tap_ok(t, consistent(tr, false), "%s: value = self + children everywhere", path);
     /* the per-name numbers are pprof-top's at function granularity */
     pprof_report_options ro = PPROF_REPORT_OPTIONS_INIT;
-    ro.node_fraction = 0;
+    ro.node_fraction = PPROF_REPORT_NO_CUTOFF;
     pprof_report *r = NULL;
     bool same = pprof_report_new(p, &ro, &r, &err) == PPROF_OK;
     size_t def = pprof_flame_default_type(tr), checked = 0;

@@ -198,7 +198,7 @@ sc_check(const fixture *fx, const pprof_allocator *a, pprof_error *err)
     pprof_profile *p = NULL;
     pprof_status st = read_with(&fx->raw, a, &p, err);
     if (st == PPROF_OK) {
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         st = pprof_check(p, NULL, NULL, NULL, &sum, err);
     }
     pprof_profile_free(p);

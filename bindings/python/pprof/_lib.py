@@ -201,7 +201,12 @@ class MergeOptions(Structure):
 
 
 class MergeSummary(Structure):
-    _fields_ = [("samples", c_size_t), ("locations", c_size_t), ("functions", c_size_t)]
+    _fields_ = [("struct_size", c_size_t), ("samples", c_size_t), ("locations", c_size_t),
+                ("functions", c_size_t)]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(self)
 
 
 # ------------------------------------------------------------------ check.h
@@ -248,7 +253,12 @@ class CheckOptions(Structure):
 
 
 class CheckSummary(Structure):
-    _fields_ = [("count", c_uint64 * 3), ("reported", c_uint64), ("truncated", c_bool)]
+    _fields_ = [("struct_size", c_size_t), ("count", c_uint64 * 3), ("reported", c_uint64),
+                ("truncated", c_bool)]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(self)
 
 
 # ------------------------------------------------------------------ builder.h

@@ -138,6 +138,15 @@ typedef struct pprof_edit_options {
     unsigned threads; /* as pprof_merge_options.threads; the result never depends on it */
 } pprof_edit_options;
 
+/* Every operation off: all fields 0 or NULL. */
+#define PPROF_EDIT_OPTIONS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(pprof_edit_options), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL,   \
+            NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, \
+            PPROF_GRANULARITY_NONE, false, 0, 0.0, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL,    \
+            {NULL, NULL, NULL, NULL}, 0                                                            \
+    }
+
 PPROF_API void pprof_edit_options_init(pprof_edit_options *opts);
 
 /* Returns a new profile: in, edited, with unreferenced strings, functions, locations and

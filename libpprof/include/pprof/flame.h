@@ -48,6 +48,9 @@ typedef struct pprof_flame_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_FLAME_OPTIONS_INIT. */
+PPROF_API void pprof_flame_options_init(pprof_flame_options *opts);
+
 /* Builds the tree of p in one pass over its samples. base may be NULL; otherwise the tree is
  * the union of p's and base's trees, every node with base's values at the same path too (0
  * where base has none). Errors: PPROF_E_ARG (NULL profile or output, unknown sample type),
@@ -156,6 +159,9 @@ typedef struct pprof_flame_write_options {
         sizeof(pprof_flame_write_options), PPROF_FLAME_HTML, NULL, NULL, NULL, 0, -1.0, false,     \
             NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL                            \
     }
+
+/* The defaults, as PPROF_FLAME_WRITE_OPTIONS_INIT. */
+PPROF_API void pprof_flame_write_options_init(pprof_flame_write_options *opts);
 
 /* The palettes' names, NULL-terminated, for option parsing and completions. */
 PPROF_API const char *const *pprof_flame_palettes(void);

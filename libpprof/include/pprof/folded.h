@@ -40,6 +40,9 @@ typedef struct pprof_folded_write_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_FOLDED_WRITE_OPTIONS_INIT. */
+PPROF_API void pprof_folded_write_options_init(pprof_folded_write_options *opts);
+
 /* Appends the folded stacks of p: frames root first, inline frames expanded (one frame per
  * line of a location, the caller first), one line per distinct stack with the values of the
  * sample type summed, sorted bytewise, stacks summing to zero left out. A frame is the
@@ -80,6 +83,9 @@ typedef struct pprof_folded_read_options {
             NULL, NULL, NULL, NULL                                                                 \
         }                                                                                          \
     }
+
+/* The defaults, as PPROF_FOLDED_READ_OPTIONS_INIT. */
+PPROF_API void pprof_folded_read_options_init(pprof_folded_read_options *opts);
 
 /* Reads folded stacks into a valid profile: one function per distinct frame name, one
  * location (no address, no mapping) per function, one sample per distinct stack. Empty lines

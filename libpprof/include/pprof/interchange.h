@@ -35,6 +35,9 @@ typedef struct pprof_speedscope_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_SPEEDSCOPE_OPTIONS_INIT. */
+PPROF_API void pprof_speedscope_options_init(pprof_speedscope_options *opts);
+
 /* Appends p as a speedscope file (https://www.speedscope.app/file-format-schema.json): one
  * "sampled" profile per sample type, in the profile's order, named "TYPE/UNIT", over one shared
  * frame table; "activeProfileIndex" is the default sample type (pprof_sample_type_find).
@@ -93,6 +96,9 @@ typedef struct pprof_cpuprofile_read_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_CPUPROFILE_READ_OPTIONS_INIT. */
+PPROF_API void pprof_cpuprofile_read_options_init(pprof_cpuprofile_read_options *opts);
+
 /* Reads a .cpuprofile into a valid profile with two sample types: samples/count (one per entry
  * of "samples") and cpu/nanoseconds (each sample's time delta, microseconds in the file, a
  * negative delta counting 0). One function per distinct callFrame (an empty functionName is
@@ -133,6 +139,9 @@ typedef struct pprof_cpuprofile_write_options {
             NULL, NULL, NULL, NULL                                                                 \
         }                                                                                          \
     }
+
+/* The defaults, as PPROF_CPUPROFILE_WRITE_OPTIONS_INIT. */
+PPROF_API void pprof_cpuprofile_write_options_init(pprof_cpuprofile_write_options *opts);
 
 /* Appends p as a .cpuprofile: one node per distinct call path (inlined frames are nodes of
  * their own; a node's callFrame is the function name, its file as url, the line and column of

@@ -146,6 +146,11 @@ typedef struct pprof_merge_files_summary {
     double wait_seconds; /* the calling thread waiting for decoding threads */
 } pprof_merge_files_summary;
 
+#define PPROF_MERGE_FILES_SUMMARY_INIT                                                             \
+    {                                                                                              \
+        sizeof(pprof_merge_files_summary), 0, 0.0                                                  \
+    }
+
 /* Adds the files at paths ("-" is standard input) to the merger, in list order, with what
  * pprof-merge does: the files are decoded as merge inputs on opts->threads threads (at nice 10,
  * so that the calling thread, which absorbs them and limits the run, keeps a core) into a
@@ -164,10 +169,17 @@ PPROF_API size_t pprof_merger_count(const pprof_merger *m);
  * added and finish called again. Fails with PPROF_E_ARG when nothing was added. */
 PPROF_API pprof_status pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err);
 
-/* The size of a merged profile written by pprof_merger_write_file or _write_memory. */
+/* The size of a merged profile written by pprof_merger_write_file or _write_memory, filled up
+ * to struct_size (set by the caller, e.g. with PPROF_MERGE_SUMMARY_INIT). */
 typedef struct pprof_merge_summary {
+    size_t struct_size; /* sizeof(pprof_merge_summary), set by the caller */
     size_t samples, locations, functions;
 } pprof_merge_summary;
+
+#define PPROF_MERGE_SUMMARY_INIT                                                                   \
+    {                                                                                              \
+        sizeof(pprof_merge_summary), 0, 0, 0                                                       \
+    }
 
 /* Writes the merged profile: the same bytes as pprof_merger_finish followed by
  * pprof_profile_write_file (or _write_memory, appending to *out), without building the output's

@@ -420,12 +420,22 @@ typedef struct pprof_convert_options {
         sizeof(pprof_convert_options), PPROF_CONVERT_AUTO, NULL, NULL, false, NULL, NULL, 0        \
     }
 
-/* What a conversion did, for callers that report it. */
+/* The defaults, as PPROF_CONVERT_OPTIONS_INIT. */
+PPROF_API void pprof_convert_options_init(pprof_convert_options *opts);
+
+/* What a conversion did, for callers that report it; filled up to struct_size (set by the
+ * caller, e.g. with PPROF_CONVERT_RESULT_INIT). */
 typedef struct pprof_convert_result {
+    size_t struct_size;    /* sizeof(pprof_convert_result), set by the caller */
     bool in_place;         /* the samples were copied in place */
     bool output_failed;    /* the error is about the output (writing it), not the input */
     uint64_t check_errors; /* findings of the check (PPROF_E_INVALID when not zero) */
 } pprof_convert_result;
+
+#define PPROF_CONVERT_RESULT_INIT                                                                  \
+    {                                                                                              \
+        sizeof(pprof_convert_result), false, false, 0                                              \
+    }
 
 /* Reads a profile (raw, gzip or zstd; "-" is standard input), checks it as pprof_validate does
  * unless opts->no_check, and writes it as pprof_profile_write_file does: the same bytes as

@@ -24,6 +24,12 @@ extern "C" {
 /* pprof_granularity is pprof.h's (one enum for the rewrite engine and the reports); a
  * report reads PPROF_GRANULARITY_NONE as PPROF_GRANULARITY_FUNCTIONS, Go's default for -top. */
 
+/* Option values where 0 is the default and so cannot also mean "none": node_count =
+ * PPROF_REPORT_ALL keeps every node; node_fraction or edge_fraction = PPROF_REPORT_NO_CUTOFF
+ * (any negative value) drops nothing. */
+#define PPROF_REPORT_ALL INT64_MAX
+#define PPROF_REPORT_NO_CUTOFF (-1.0)
+
 /* "functions", "filefunctions", "files", "lines" or "addresses". */
 PPROF_API bool pprof_granularity_parse(const char *name, pprof_granularity *out);
 
@@ -31,10 +37,12 @@ typedef struct pprof_report_options {
     size_t struct_size;      /* sizeof(pprof_report_options) */
     const char *sample_type; /* see pprof_sample_type_find; NULL = the default */
     pprof_granularity granularity;
-    bool cum_sort;        /* order by cum instead of flat (-cum) */
-    size_t node_count;    /* nodes kept after ordering; 0 = all (-nodecount) */
-    double node_fraction; /* drop nodes whose |cum| is below this share of the total */
-    double edge_fraction; /* edges below this share do not mark a node (inline) */
+    bool cum_sort;     /* order by cum instead of flat (-cum) */
+    size_t node_count; /* nodes kept after ordering (-nodecount); 0 = the default, all */
+    /* drop nodes whose |cum| is below this share of the total; 0 = the default, 0.005 */
+    double node_fraction;
+    /* edges below this share do not mark a node (inline); 0 = the default, 0.001 */
+    double edge_fraction;
     pprof_allocator allocator;
     /* When p is a filtered copy (pprof_edit) of a profile: that profile. Go takes the total
      * and the header lines before it applies -focus and the other filters, so percentages
@@ -51,7 +59,7 @@ typedef struct pprof_report_options {
 
 #define PPROF_REPORT_OPTIONS_INIT                                                                  \
     {                                                                                              \
-        sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0.005, 0.001,   \
+        sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0, 0,           \
             {NULL, NULL, NULL, NULL}, NULL, NULL, 0, false                                         \
     }
 
@@ -121,9 +129,9 @@ typedef struct pprof_report_render_options {
      * callgrind, which Go forces; lines for list, which Go forces) */
     pprof_granularity granularity;
     bool cum_sort;        /* -cum */
-    int64_t node_count;   /* -nodecount; -1: the format's default (80, 0 = all for top) */
-    double node_fraction; /* -nodefraction; negative: 0.005 */
-    double edge_fraction; /* -edgefraction; negative: 0.001 */
+    int64_t node_count;   /* -nodecount; 0: the format's default (80; all for top) */
+    double node_fraction; /* -nodefraction; 0: 0.005 */
+    double edge_fraction; /* -edgefraction; 0: 0.001 */
     bool no_trim;         /* -trim=false: no node count, no fractions */
     bool compact_labels;  /* -compact_labels: no profile header lines in tree and top */
     const char *symbol;   /* the regexp (Go syntax) of peek and list; NULL for the others */
@@ -147,7 +155,7 @@ typedef struct pprof_report_render_options {
 #define PPROF_REPORT_RENDER_OPTIONS_INIT                                                           \
     {                                                                                              \
         sizeof(pprof_report_render_options), PPROF_REPORT_TOP, NULL, PPROF_GRANULARITY_NONE,       \
-            false, -1, -1.0, -1.0, false, false, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, NULL, \
+            false, 0, 0.0, 0.0, false, false, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, NULL,    \
             NULL, 0, false                                                                         \
     }
 
