@@ -70,6 +70,27 @@ for h in "$inc"/*.h; do
         fi
     fi
 
+    # Deprecated aliases: a caller is warned (an error under -Werror), and only that.
+    old=$(awk '/^PPROF_API /{ if (match($0, /pprof_[a-z0-9_]*\(/)) last = substr($0, RSTART, RLENGTH - 1) }
+               /PPROF_DEPRECATED\("/ && !/^#define/ { print last }' "$h")
+    if [ -n "$old" ]; then
+        {
+            printf '#include "%s"\nvoid pprof_header_test_old(void);\nvoid pprof_header_test_old(void)\n{\n' "$name"
+            for f in $old; do printf '    (void)&%s;\n' "$f"; done
+            printf '}\n'
+        } >"$tmp/d.c"
+        $cc -std=c11 -Werror -Wall -I"$inc" -I"$inc/.." -I"$gen" -fsyntax-only "$tmp/d.c" \
+            >"$tmp/log" 2>&1
+        r1=$?
+        warned=$(grep -c 'deprecated' "$tmp/log")
+        $cc -std=c11 -Werror -Wall -Wno-deprecated-declarations -I"$inc" -I"$inc/.." -I"$gen" \
+            -fsyntax-only "$tmp/d.c" >"$tmp/log2" 2>&1
+        r2=$?
+        [ $r1 -ne 0 ] && [ "$warned" -ge "$(echo $old | wc -w)" ] && [ $r2 -eq 0 ]
+        ok $? "$name: the deprecated aliases warn ($(echo $old | tr '\n' ' '))"
+        [ $r2 -ne 0 ] && diag "$(cat "$tmp/log2")"
+    fi
+
     # The convention: struct_size first, an INIT macro, and for options an _init() function.
     # A summary returned by value (pprof_report_get_summary) is sized by the library itself.
     bad=
