@@ -158,14 +158,14 @@ typedef struct pprof_reader {
     /* Whether a file name says this format where the content alone is not certain; may be
      * NULL. */
     bool (*path_says)(const char *path);
-    /* raw (taken: freed with o's allocator whatever happens) into one new profile; container
+    /* raw (taken: freed with opts' allocator whatever happens) into one new profile; container
      * is what the bytes came in. */
     pprof_status (*read)(uint8_t *raw, size_t len, pprof_format container,
-                         const pprof_read_options *o, pprof_profile **out, pprof_error *err);
+                         const pprof_read_options *opts, pprof_profile **out, pprof_error *err);
     /* *raw (taken) replaced by the pprof encoding of the one profile it holds, allocated with
-     * o's allocator: the merge's inputs decode pprof bytes lazily. */
+     * opts' allocator: the merge's inputs decode pprof bytes lazily. */
     pprof_status (*to_pprof)(uint8_t **raw, size_t *len, pprof_format container,
-                             const pprof_read_options *o, pprof_error *err);
+                             const pprof_read_options *opts, pprof_error *err);
     /* Checks the file's bytes (any container) against the format's own rules, as pprof_check
      * does a profile; *decoded when the bytes decoded. NULL: checked as the profile read. */
     pprof_status (*check)(const uint8_t *data, size_t size, const struct pprof_check_options *opts,

@@ -207,7 +207,7 @@ PPROF_API pprof_status pprof_report_render(const pprof_profile *p,
 PPROF_API pprof_status pprof_report_render_file(const pprof_profile *p,
                                                 const pprof_report_render_options *opts,
                                                 pprof_print_format format, const char *path,
-                                                const pprof_write_options *wo, pprof_error *err)
+                                                const pprof_write_options *wopts, pprof_error *err)
     PPROF_DEPRECATED("use pprof_report_write_file");
 
 /* ---------------------------------------------------------------- diff */
