@@ -2,7 +2,7 @@
 # Benchmark (not a test): the tools of two builds (OLD, NEW: meson build directories, release
 # builds for figures that mean anything) on the same generated inputs, run alternately, best of
 # REPS (default 5) by wall time, with CPU time, the largest peak RSS, and `cmp` of the outputs.
-# A restructure must keep the bytes and not slow anything; the log is docs/bench.md.
+# A restructure must keep the bytes and not slow anything; the log is docs/bench/core.md.
 # Rows: merge of 100 host profiles (gzip) and of two 10 MB gzip CPU profiles, convert of one of
 # those to raw, edit --focus of one function of it, and the flame page of it.
 # Usage: bench/build-compare.sh OLD_BUILD NEW_BUILD WORK_DIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time to the first drawn frame of flame graph files in headless Chromium (docs/bench-flame.md).
+"""Time to the first drawn frame of flame graph files in headless Chromium (docs/bench/flame.md).
 
 usage: bench/flame-view-bench.py [--runs N] FILE...   (.html pages of pprof-flame, .svg of
                                                       flamegraph.pl or pprof-flame)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Benchmark (not a test): two pprof-merge binaries on the inputs of bench/merge-bench.sh, run
 # alternately, best of REPS (default 5) by wall time, and their outputs compared byte for byte.
-# Used to check that a change keeps the bytes and the speed; the log is docs/bench.md.
+# Used to check that a change keeps the bytes and the speed; the log is docs/bench/core.md.
 # Usage: bench/merge-compare.sh OLD_MERGE NEW_MERGE WORK_DIR   (WORK_DIR as merge-bench.sh
 # leaves it: a/a.pb, a/b.pb, b/h000.pb.gz ... b/h099.pb.gz)
 set -eu

@@ -1,5 +1,5 @@
 /* A busy multi-threaded program with deep, varied call stacks, recorded by perf for the
- * pprof-from-perf benchmark (docs/bench-perf.md): N threads recurse to depths 40..120 along
+ * pprof-from-perf benchmark (docs/bench/perf.md): N threads recurse to depths 40..120 along
  * 1024 different paths and spin at the leaf. Built with frame pointers. */
 #include <pthread.h>
 #include <stdint.h>

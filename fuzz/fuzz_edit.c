@@ -197,6 +197,14 @@ pick_ops(ops *p, uint64_t h)
         p->scale[0] = (pprof_edit_scale){NULL, ((h >> 23) % 7) * 0.37};
         p->o.n_scale = 1;
     }
+    /* time slices: relative, absolute, at int64's end, and not a time */
+    static const char *times[] = {"0", "0.001", "1970-01-01T00:00:00Z",
+                                  "2262-04-11T23:47:16.854775807Z", "x"};
+    if ((h >> 26) & 1)
+        p->o.time_from = times[(h >> 27) % 5];
+    if ((h >> 30) & 1)
+        p->o.time_to = times[(h >> 31) % 5];
+    p->o.drop_timestamps = (h >> 34) & 1;
 }
 
 static void

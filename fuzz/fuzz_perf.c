@@ -31,6 +31,7 @@ options(pprof_perf_input input, uint32_t labels)
     o.labels = labels;
     o.max_round_records = 64;
     o.max_processes = 256;
+    o.timestamps = (labels & PPROF_PERF_LABEL_TID) != 0; /* times too, on half the inputs */
     static const char ks[] = "ffffffff81000000 T _text\nffffffff81000100 t f [mod]\n";
     if (labels & PPROF_PERF_LABEL_CPU) {
         o.kallsyms = ks;
@@ -58,6 +59,7 @@ nomem(const uint8_t *data, size_t size, pprof_perf_options o, uint64_t points, u
     /* every label: their names and values are allocations too */
     o.labels =
         PPROF_PERF_LABEL_PID | PPROF_PERF_LABEL_TID | PPROF_PERF_LABEL_COMM | PPROF_PERF_LABEL_CPU;
+    o.timestamps = true;
     pprof_profile *p = NULL;
     pprof_error err;
     if (pprof_perf_read_memory(data, size, &o, &p, NULL, &err) != PPROF_OK)

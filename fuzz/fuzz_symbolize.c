@@ -1,9 +1,10 @@
-/* The symbolizer's reading of ELF and DWARF (symbolize-find.c, -elf.c, -dwarf.c, -names.c):
- * the input is an ELF image that libelf reads from memory. Every function symbol, every
- * compilation unit's ranges (their ends, then addresses through them) and every segment's first
- * bytes are looked up, and every name found is demangled; then all of it again with one
- * allocation failing, at up to 6 points. Nothing may crash, hang, leak or read outside the
- * image. */
+/* The symbolizer's reading of ELF and DWARF (symbolize-find.c, -elf.c, -dwarf.c, -names.c,
+ * -go.c, -xz.c): the input is an ELF image that libelf reads from memory. Every function
+ * symbol (MiniDebugInfo's too), every compilation unit's ranges (their ends, then addresses
+ * through them), every segment's first bytes and every .gopclntab function (entry, middle) are
+ * looked up, and every name found is demangled; then all of it again with one allocation
+ * failing, at up to 6 points. An input that is an xz stream is decoded (within 1 MiB).
+ * Nothing may crash, hang, leak or read outside the image. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -32,6 +33,14 @@ lookup(const pprof_allocator *a, pprof__sz_object *obj, uint64_t vaddr, pprof__s
         FUZZ_CHECK(s != NULL, "demangling ran out of memory");
         if (owned)
             free((void *)s);
+    }
+    n = pprof__sz_go_frames(obj, vaddr, frames);
+    FUZZ_CHECK(n >= 0 && n <= PPROF__SZ_MAX_FRAMES, "go frame count %d", n);
+    for (int i = 0; i < n; i++) {
+        if (frames[i].file)
+            FUZZ_CHECK(strlen(frames[i].file) < SIZE_MAX, "go file");
+        if (frames[i].name)
+            FUZZ_CHECK(strlen(frames[i].name) < SIZE_MAX, "go name");
     }
     const pprof__sz_sym *sym = pprof__sz_symbol(obj, vaddr);
     if (sym) {
@@ -69,6 +78,13 @@ scan(const pprof_allocator *a, const uint8_t *data, size_t size, pprof__sz_frame
             for (uint64_t v = c[i].lo + 1; v < c[i].hi - 1 && budget; v += step)
                 lookup(a, &obj, v, frames, &budget);
         }
+        /* .gopclntab: each function's entry and a byte past it, as far as the budget goes */
+        const pprof__sz_gotab *gt = &obj.gotab;
+        for (uint64_t i = 0; gt->ok && i < gt->nfunc && budget; i++) {
+            uint64_t e = pprof__sz_go_entry(gt, i);
+            lookup(a, &obj, e, frames, &budget);
+            lookup(a, &obj, e + 5, frames, &budget);
+        }
         const pprof__sz_seg *g = obj.segs.data;
         for (size_t i = 0; i < obj.segs.len; i++) {
             uint64_t v;
@@ -88,6 +104,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(frames, "out of memory");
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
     pprof_allocator a = fuzz_failing_allocator(&fa);
+    if (size >= 6 && !memcmp(data,
+                             "\xfd"
+                             "7zXZ",
+                             6)) {
+        char *out;
+        size_t n;
+        if (pprof__sz_xz_decode(&a, data, size, (size_t)1 << 20, &out, &n)) {
+            FUZZ_CHECK(n > 0 && n <= (size_t)1 << 20, "decoded %zu bytes", n);
+            pprof__free(&a, out);
+        }
+    }
     bool opened = scan(&a, data, size, frames);
     /* again with one allocation failing, at up to 6 points: a lookup gives -1 or fewer frames
      * (checked in lookup), and an object that only failed to allocate is not opened */

@@ -20,6 +20,11 @@ enum {
 const pprof_read_options *tool_read_options(pprof_read_options *ro);
 /* pprof_profile_read_file with those options. */
 pprof_status tool_read_profile(const char *path, pprof_profile **out, pprof_error *err);
+/* From now on tool_read_profile reads every input as JFR with these options (--from=jfr,
+ * --event, --timestamps, --allow-truncated; copied, event borrowed), and says on stderr, as
+ * prog, how many events a truncated recording kept. */
+struct pprof_jfr_read_options;
+void tool_read_jfr_with(const char *prog, const struct pprof_jfr_read_options *o);
 
 /* A cursor over argv. Options come as -x VALUE, --long VALUE or --long=VALUE; "-" and
  * anything after "--" are operands. Go's single-dash words (-nodecount=20, -sample_index cpu)

@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "convert-folded.h"
+#include "convert-jfr.h"
 #include "convert-json.h"
 #include "convert-otlp.h"
 
@@ -37,6 +38,13 @@ static const char usage[] =
     "  --resource KEY=VALUE  otlp out: a resource attribute (repeatable)\n"
     "  --service-name NAME   otlp out: the resource's service.name\n"
     "  --profile N           otlp in: the Nth profile (from 0) when it holds several\n"
+    "  --from=jfr            read a Java Flight Recorder recording (found without it too:\n"
+    "                        by content)\n"
+    "  --event NAME          jfr in: only cpu, native, alloc, lock or one JFR event\n"
+    "                        (jdk.ExecutionSample, jdk.ThreadPark...)\n"
+    "  --timestamps          jfr in: the label timestamp_unix_nano on every sample\n"
+    "  --allow-truncated     jfr in: read a recording that ends inside a chunk, saying\n"
+    "                        how many events were kept\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
@@ -62,9 +70,14 @@ run(int argc, char **argv)
     convert_folded fo = {0};
     convert_otlp ot;
     convert_otlp_init(&ot);
+    convert_jfr jf;
+    convert_jfr_init(&jf);
     int frc;
     while (tool_args_next(&a, &opt, &operand)) {
-        if (!operand && convert_otlp_opt(&ot, &a, opt, &frc)) {
+        if (!operand && convert_jfr_opt(&jf, &a, opt, &frc)) {
+            if (frc)
+                return frc;
+        } else if (!operand && convert_otlp_opt(&ot, &a, opt, &frc)) {
             if (frc)
                 return frc;
         } else if (!operand && convert_folded_opt(&fo, &a, opt, &frc)) {
@@ -139,8 +152,12 @@ run(int argc, char **argv)
         return rc;
     if (fo.from)
         return convert_folded_run(&fo, o.in, o.out, &o.w);
+    if (jf.on && ot.from)
+        return tool_usage_error(prog, "--from=otlp and JFR options together");
     if (ot.to || ot.from)
         return convert_otlp_run(&ot, o.in, o.out, &o.w, o.compress_given, o.no_check);
+    if (jf.on)
+        return convert_jfr_run(&jf, o.in, o.out, &o.w, o.no_check);
     /* the library's one validity decision, as tool_check_go_rules prints it */
     pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
     go_check g = {prog, o.in, "error", 0};

@@ -5,8 +5,9 @@
 
 static const char usage[] =
     "Usage: pprof-dump [options] FILE\n"
-    "Prints a pprof profile (raw, gzip or zstd; '-' for stdin): header, sample types,\n"
-    "samples with values and labels, locations with lines, functions and mappings.\n"
+    "Prints a profile (raw, gzip or zstd; '-' for stdin; legacy gperftools/tcmalloc\n"
+    "formats too) as `go tool pprof -raw -symbolize=none` does: header, sample types,\n"
+    "samples with values and labels, locations with lines and mappings.\n"
     "\n"
     "  --json                a complete JSON view instead of text\n"
     "  -o, --output FILE     write there instead of stdout (atomically); refused when FILE\n"

@@ -43,7 +43,14 @@ static const char usage[] =
     "  --tag-leaf KEY[,KEY]    label values as frames at the leaf (--tagleaf)\n"
     "  --set-label KEY=VALUE   set a string label on every sample (repeatable)\n"
     "  --remove-label KEY      remove a label key (repeatable)\n"
-    "  --rename-label OLD=NEW  rename a label key (repeatable)\n"
+    "  --rename-label OLD=NEW  rename a label key (repeatable)\n";
+/* in two parts: C limits one string literal to 4095 bytes */
+static const char usage2[] =
+    "Time (the samples' timestamp_unix_nano labels, pprof-from-perf --timestamps):\n"
+    "  --time-from T           keep samples at or after T: RFC 3339 (2026-12-07T10:00:00.5Z)\n"
+    "                          or seconds from the first sample (1.5)\n"
+    "  --time-to T             keep samples before T (the same forms)\n"
+    "  --drop-timestamps       remove the times, so that equal samples fold together\n"
     "Values:\n"
     "  --sample-types T[,T...] keep only these sample types, in this order\n"
     "  --scale [TYPE=]F        multiply values (Go's ScaleN rounding; repeatable)\n"
@@ -189,6 +196,8 @@ string_option(edit_cli *c, const char *opt)
         {"--tag-hide", "--taghide", offsetof(pprof_edit_options, tag_hide)},
         {"--tag-root", "--tagroot", offsetof(pprof_edit_options, tag_root)},
         {"--tag-leaf", "--tagleaf", offsetof(pprof_edit_options, tag_leaf)},
+        {"--time-from", NULL, offsetof(pprof_edit_options, time_from)},
+        {"--time-to", NULL, offsetof(pprof_edit_options, time_to)},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (tool_opt_is(opt, NULL, t[i].name) || (t[i].alias && tool_opt_is(opt, NULL, t[i].alias)))
@@ -209,6 +218,10 @@ parse_option(edit_cli *c, tool_args *a, const char *opt, size_t max)
     }
     if (tool_opt_is(opt, NULL, "--no-inlines") || tool_opt_is(opt, NULL, "--noinlines")) {
         c->e.no_inlines = true;
+        return TOOL_EXIT_OK;
+    }
+    if (tool_opt_is(opt, NULL, "--drop-timestamps")) {
+        c->e.drop_timestamps = true;
         return TOOL_EXIT_OK;
     }
     if (tool_opt_is(opt, "-v", "--verbose")) {
@@ -458,6 +471,7 @@ run(int argc, char **argv, edit_cli *c)
         }
         if (tool_opt_is(opt, "-h", "--help")) {
             fputs(usage, stdout);
+            fputs(usage2, stdout);
             return TOOL_EXIT_OK;
         }
         if (tool_opt_is(opt, NULL, "--version")) {

@@ -17,6 +17,9 @@ static const char usage[] =
     "  --event NAME          keep only this event's samples (repeatable)\n"
     "  --labels LIST         labels per sample, from pid,tid,comm,cpu\n"
     "  --kallsyms FILE       name kernel frames from this /proc/kallsyms copy\n"
+    "  --timestamps          label each sample with its time (timestamp_unix_nano, wall\n"
+    "                        clock with the recording's clock data, else perf's clock);\n"
+    "                        samples no longer fold together: a larger profile\n"
     "  --from=FORMAT         perf-data or perf-script (default: detected)\n"
     "  --symbolize           symbolize the addresses from the mappings' ELF files before\n"
     "                        writing (as pprof-symbolize), with:\n" SYMBOLIZE_OPTS_HELP
@@ -90,6 +93,8 @@ parse(int argc, char **argv, from_perf_opts *o)
             o->force = true;
         } else if (tool_opt_is(opt, "-q", "--quiet")) {
             o->quiet = true;
+        } else if (tool_opt_is(opt, NULL, "--timestamps")) {
+            o->p.timestamps = true;
         } else if (tool_opt_is(opt, NULL, "--compress") || tool_opt_is(opt, NULL, "--level") ||
                    tool_opt_is(opt, "-o", "--output") || tool_opt_is(opt, NULL, "--event") ||
                    tool_opt_is(opt, NULL, "--labels") || tool_opt_is(opt, NULL, "--kallsyms") ||

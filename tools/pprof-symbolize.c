@@ -1,15 +1,18 @@
 /* pprof-symbolize: fills in function names, files and lines of a native profile's addresses
  * from the ELF files (and DWARF) of its mappings, offline. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "otlp.h"
 #include "symbolize-opts.h"
 
 static const char usage[] =
     "Usage: pprof-symbolize [options] IN\n"
     "Symbolizes the locations of a profile that have an address but no lines, from the ELF\n"
     "files of their mappings (DWARF with inline frames, else .symtab/.dynsym), and writes the\n"
-    "symbolized profile. Nothing is fetched from the network.\n"
+    "symbolized profile. Nothing is fetched from the network. An OTLP profile (by content or a\n"
+    "'.otlp' name) is written back as OTLP.\n"
     "\n"
     "  -o, --output FILE     output path ('-' = stdout, the default)\n" SYMBOLIZE_OPTS_HELP
     "  --force               symbolize locations that already have lines too; write a binary\n"
@@ -21,8 +24,9 @@ static const char usage[] =
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
-    "Files are looked for by build ID in each --debug-dir (.build-id/ab/cdef.debug), in the\n"
-    "debuginfod client cache ($DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client),\n"
+    "Files are looked for by build ID in each --debug-dir (.build-id/ab/cdef.debug), then in\n"
+    "/usr/lib/debug and the debuginfod client cache ($DEBUGINFOD_CACHE_PATH, else\n"
+    "$XDG_CACHE_HOME/debuginfod_client) unless --no-default-dirs,\n"
     "among the --binary files, then at the mapping's path (under --sysroot); debug files\n"
     "through .gnu_debuglink and .gnu_debugaltlink. A file whose build ID differs from the\n"
     "mapping's is never used.\n"
@@ -109,6 +113,60 @@ write_report(const sym_tool *t, const pprof_symbolize_report *r)
     return tool_exit_for(st);
 }
 
+/* An OTLP input: each of its profiles symbolized, written back as OTLP (one dictionary that
+ * now holds the functions and lines found). Returns the exit code. */
+static int
+run_otlp(sym_tool *t, const pprof_symbolize_options *so, const pprof_buffer *in)
+{
+    const char *prog = "pprof-symbolize";
+    pprof_error err;
+    pprof_otlp *o = NULL;
+    pprof_profile **ps = NULL, **qs = NULL;
+    size_t n = 0, done = 0;
+    pprof_status st = pprof_otlp_read_memory(in->data, in->len, NULL, &o, &err);
+    if (!st)
+        st = pprof_otlp_to_pprof(o, &ps, &n, &err);
+    pprof_otlp_free(o);
+    if (st) {
+        tool_print_error(stderr, prog, t->in, &err);
+        return tool_exit_for(st);
+    }
+    qs = calloc(n ? n : 1, sizeof(*qs));
+    int rc = qs ? 0 : tool_exit_for(PPROF_E_NOMEM);
+    uint64_t unresolved = 0;
+    for (; !rc && done < n; done++) {
+        pprof_symbolize_report *r = NULL;
+        if ((st = pprof_symbolize(ps[done], so, &qs[done], &r, &err))) {
+            tool_print_error(stderr, prog, t->in, &err);
+            rc = tool_exit_for(st);
+        } else {
+            unresolved += pprof_symbolize_report_unresolved(r);
+            rc = write_report(t, r);
+        }
+        pprof_symbolize_report_free(r);
+    }
+    if (!rc) {
+        pprof_otlp_write_options wo;
+        pprof_otlp_write_options_init(&wo);
+        if (t->compress_given)
+            wo.format = t->w.format;
+        if ((st = pprof_otlp_write_file((const pprof_profile *const *)qs, n, &wo, t->out, &err))) {
+            tool_print_error(stderr, prog, tool_is_stdout(t->out) ? "<stdout>" : t->out, &err);
+            rc = tool_exit_for(st);
+        }
+    }
+    if (!rc && t->strict && unresolved) {
+        fprintf(stderr, "%s: %s: %llu address(es) left unresolved (--strict)\n", prog, t->in,
+                (unsigned long long)unresolved);
+        rc = TOOL_EXIT_INVALID;
+    }
+    for (size_t i = 0; qs && i < done; i++)
+        pprof_profile_free(qs[i]);
+    free(qs);
+    pprof_otlp_profiles_free(ps, n);
+    return rc;
+}
+
 static int
 run(int argc, char **argv)
 {
@@ -128,6 +186,21 @@ run(int argc, char **argv)
         t.w.format = tool_format_from_name(t.out);
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
+    pprof_symbolize_options so;
+    symbolize_opts_fill(&t.so, &so);
+    so.force = t.force;
+    if (strcmp(t.in, "-")) {
+        /* OTLP in, OTLP out: the input's format is kept (a file, not standard input, whose
+         * bytes are read once here) */
+        pprof_buffer b = {0};
+        pprof_status rs = tool_read_all(t.in, &b, &err);
+        if (!rs && (pprof_otlp_path_is_otlp(t.in) || pprof_otlp_detect(b.data, b.len))) {
+            rc = run_otlp(&t, &so, &b);
+            pprof_buffer_free(&b);
+            return rc;
+        }
+        pprof_buffer_free(&b);
+    }
     pprof_status st = tool_read_profile(t.in, &p, &err);
     if (st) {
         tool_print_error(stderr, prog, t.in, &err);
@@ -137,9 +210,6 @@ run(int argc, char **argv)
         pprof_profile_free(p);
         return rc;
     }
-    pprof_symbolize_options so;
-    symbolize_opts_fill(&t.so, &so);
-    so.force = t.force;
     pprof_symbolize_report *r = NULL;
     st = pprof_symbolize(p, &so, &q, &r, &err);
     if (st)

@@ -27,6 +27,10 @@ symbolize_opts_opt(symbolize_opts *o, tool_args *a, const char *prog, const char
         o->enabled = true;
         return true;
     }
+    if (tool_opt_is(opt, NULL, "--no-default-dirs")) {
+        o->no_default_dirs = true;
+        return true;
+    }
     bool bin = tool_opt_is(opt, NULL, "--binary"), dir = tool_opt_is(opt, NULL, "--debug-dir");
     bool root = tool_opt_is(opt, NULL, "--sysroot"), dem = tool_opt_is(opt, NULL, "--demangle");
     if (!bin && !dir && !root && !dem)
@@ -62,6 +66,7 @@ symbolize_opts_fill(const symbolize_opts *o, pprof_symbolize_options *so)
     so->n_debug_dirs = o->n_debug_dirs;
     so->sysroot = o->sysroot;
     so->demangle = o->demangle;
+    so->no_default_dirs = o->no_default_dirs;
 }
 
 int

@@ -16,6 +16,7 @@ typedef struct symbolize_opts {
     size_t n_debug_dirs;
     const char *sysroot;
     pprof_demangle demangle;
+    bool no_default_dirs;
 } symbolize_opts;
 
 #define SYMBOLIZE_OPTS_HELP                                                                        \
@@ -23,6 +24,8 @@ typedef struct symbolize_opts {
     "                        base name); may repeat\n"                                             \
     "  --debug-dir DIR       look up build IDs as DIR/.build-id/ab/cdef.debug and debug\n"         \
     "                        links under DIR; may repeat\n"                                        \
+    "  --no-default-dirs     search neither /usr/lib/debug nor the debuginfod client cache\n"      \
+    "                        unless named (searched by default, after each --debug-dir)\n"         \
     "  --sysroot DIR         look for mapping paths under DIR\n"                                   \
     "  --demangle=MODE       full (default: C++ and Rust names demangled) or none\n"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The symbolization benchmark (docs/bench-symbolize.md): N addresses (default 20000) spread over
+# The symbolization benchmark (docs/bench/symbolize.md): N addresses (default 20000) spread over
 # the instructions of bench/symbolize/gen.sh's binary, as a profile of raw addresses; then
 # pprof-symbolize, llvm-symbolizer --inlines (one process, every address on stdin) and
 # go tool pprof -symbolize=local -proto, each timed with /usr/bin/time; then the frames of

@@ -85,6 +85,51 @@ g++ $flags -fno-exceptions -fno-rtti -g ns.cc -o "$d/cxx-namespaces.elf"
 gcc -O2 -nostdlib -shared -fPIC -Wl,--build-id -Wl,-z,noseparate-code \
     -fno-asynchronous-unwind-tables lib.c -o lib.so && strip -s lib.so -o "$d/c-shared-dynsym.elf"
 gcc $flags go.c -o "$d/go-like.elf"
+# a Go 1.18-1.19 .gopclntab (one function with one inlined call) and the moduledata that
+# leads to its inline tree, as a Go linker lays them out, in a C program
+cat >gotab.c <<'C'
+/* A Go 1.18-1.19 .gopclntab for one function, main.f, with main.g inlined in its first 16
+ * bytes; go:func.* (the inline tree) through a moduledata in .noptrdata. */
+#include <stddef.h>
+#include <stdint.h>
+__attribute__((noinline)) int f(int x) { return x * 3 + 1; }
+void _start(void) { volatile int r = f(7); (void)r; for (;;) ; }
+struct fn { uint32_t entryoff; int32_t nameoff, args; uint32_t deferreturn, pcsp, pcfile, pcln, npcdata, cu;
+            uint8_t funcid, flag, pad, nfuncdata; uint32_t pcdata[3], funcdata[4]; };
+struct tab {
+    uint32_t magic; uint8_t pad1, pad2, minlc, ptrsize;
+    uint64_t nfunc, nfiles; const void *text; uint64_t names, cutab, filetab, pctab, pcln;
+    char funcnames[16]; uint32_t cus[2]; char files[16]; uint8_t pcs[16];
+    uint32_t functab[4]; struct fn fn;
+};
+__attribute__((section(".gopclntab"), used)) const struct tab gotab = {
+    0xfffffff0, 0, 0, 1, 8, 1, 1, (const void *)f,
+    offsetof(struct tab, funcnames), offsetof(struct tab, cus), offsetof(struct tab, files),
+    offsetof(struct tab, pcs), offsetof(struct tab, functab),
+    "main.f\0main.g", {0, 0}, "/src/main.go",
+    {0, 2, 0x40, 0, 22, 0x10, 2, 0x30, 0, 2, 0x10, 1, 0x30, 0},
+    {0, 16, 0x40, 0},
+    {0, 0, 0, 0, 0, 1, 4, 3, 0, 0, 0, 0, 4, {0, 0, 9}, {~0u, ~0u, ~0u, 0}},
+};
+/* parent, funcID, pad, file, line, func (main.g), parentPc */
+struct inl { int16_t parent; uint8_t funcid, pad; int32_t file, line, func, parent_pc; };
+__attribute__((used)) const struct inl inltree[1] = {{-1, 0, 0, 0, 10, 7, 0x20}};
+__attribute__((section(".noptrdata"), used)) const void *const moduledata[40] = {
+    &gotab, gotab.funcnames, [38] = inltree};
+C
+gcc $flags gotab.c -o "$d/go-pclntab.elf"
+gcc $flags -g s.c -o s.elf
+# MiniDebugInfo (.gnu_debugdata) as Fedora makes it: the function symbols that .dynsym lacks, in an
+# xz-compressed copy of the debug file without DWARF, as .gnu_debugdata of the stripped file
+nm -D --format=posix --defined-only s.elf 2>/dev/null | awk '{print $1}' | sort >dynsyms
+nm --format=posix --defined-only s.elf | awk '$2 == "T" || $2 == "t" {print $1}' | sort >funcsyms
+comm -13 dynsyms funcsyms >keep
+objcopy --only-keep-debug s.elf dbg
+objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep dbg mini
+rm -f mini.xz && xz --keep mini
+strip --strip-all -R .comment s.elf -o "$d/c-minidebuginfo.elf"
+objcopy --add-section .gnu_debugdata=mini.xz "$d/c-minidebuginfo.elf"
+cp mini.xz "$d/xz-minidebuginfo.xz" # the xz stream alone (the harness decodes an xz input)
 if command -v rustc >/dev/null; then
     r="rustc --edition 2021 --crate-type=bin -C panic=abort -C opt-level=1 -g -C relocation-model=static -C link-arg=-nostdlib -C link-arg=-static --remap-path-prefix=$t=/src"
     $r -C symbol-mangling-version=v0 r.rs -o "$d/rust-v0.elf"

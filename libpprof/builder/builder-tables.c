@@ -238,7 +238,9 @@ pprof_status
 pprof__builder_intern_loc(pprof_builder *b, const bloc *l, const bline *lines, uint32_t *out,
                           pprof_error *err)
 {
-    if (l->address == 0 && l->n_line == 0)
+    /* with a mapping it says at least where the frame was: Go's Java profiles hold such
+     * locations (their addresses aggregated away) */
+    if (l->address == 0 && l->n_line == 0 && l->map == 0)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "location",
                             "a location needs an address or at least one line");
     if (!pprof__htab_reserve(&b->h_loc, &b->alloc, 1))

@@ -47,7 +47,7 @@ void pprof__ck_put(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, c
 
 typedef struct chk {
     pprof__ck c;
-    pprof_profile *p;
+    const pprof_profile *p;
     const pprof_allocator *a;
     size_t nstr;
     bool implicit_empty; /* no string table: index 0 is read as "" and reported once */

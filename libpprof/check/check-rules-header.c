@@ -7,7 +7,7 @@
 pprof_status
 pprof__check_header(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     const pprof_header *h = &p->hdr;
     const pprof_value_type *t = p->sample_types.data;
     for (size_t i = 0; i < p->sample_types.len; i++) {
@@ -75,7 +75,7 @@ pprof__check_header(chk *k)
 void
 pprof__check_unused(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     const pprof_mapping *m = p->mappings.data;
     const pprof__location *l = p->locations.data;
     const pprof_function *f = p->functions.data;

@@ -51,7 +51,7 @@ describe_loc(pprof_buffer *b, const pprof__location *l, uint32_t i, bool counts)
 static pprof_status
 report_inline_groups(chk *k, const uint32_t *head, const uint32_t *next, const loc_ctx *lc)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     size_t n = p->locations.len;
     pprof_buffer b = {0};
     for (size_t i = 0; i < n; i++) {
@@ -103,7 +103,7 @@ report_inline_groups(chk *k, const uint32_t *head, const uint32_t *next, const l
 pprof_status
 pprof__check_locations(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     const pprof__location *l = p->locations.data;
     const pprof_line *ln = p->lines.data;
     const pprof_mapping *maps = p->mappings.data;

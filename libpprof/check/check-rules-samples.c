@@ -94,7 +94,7 @@ pprof__check_sample_types(chk *k, size_t n_samples)
 pprof_status
 pprof__check_samples(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     size_t n = p->samples.len, nt = p->sample_types.len;
     const pprof__sample *s = p->samples.data;
     const uint64_t *stack = p->stack.data;

@@ -14,7 +14,7 @@ str_eq(const void *ctx, uint32_t a, uint32_t b)
 pprof_status
 pprof__check_strings(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     const pprof_string *st = p->strings.data;
     if (k->nstr == 0) {
         FIND(&k->c, PPROF_RULE_PD1_NO_STRING_TABLE, PPROF_NO_OFFSET, P("string_table"),

@@ -8,7 +8,7 @@
 pprof_status
 pprof__check_mappings(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     const pprof_mapping *m = p->mappings.data;
     size_t n = p->mappings.len;
     size_t n_ranged = 0;
@@ -78,7 +78,7 @@ fn_eq(const void *ctx, uint32_t a, uint32_t b)
 pprof_status
 pprof__check_functions(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     const pprof_function *f = p->functions.data;
     size_t n = p->functions.len;
     bool dup_on = pprof__ck_on(&k->c, PPROF_RULE_S7_DUPLICATE_FUNCTION);

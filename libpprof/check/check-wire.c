@@ -198,7 +198,7 @@ scan_msg(wscan *w, const pprof__schema *sc, const uint8_t *p, const uint8_t *end
 void
 pprof__check_wire(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     if (!p->buf || !p->buf_len)
         return;
     bool deep = pprof__ck_on(&k->c, PPROF_RULE_S18_UNKNOWN_FIELD) ||

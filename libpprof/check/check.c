@@ -16,7 +16,7 @@ pprof__cmp_u64pair(const void *a, const void *b)
 /* ---------------------------------------------------------------- entry points */
 
 static pprof_status
-check_full(pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+check_full(const pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
            pprof_check_summary *summary, pprof_error *err)
 {
     if (summary)
@@ -108,7 +108,7 @@ pprof_check_read_error_rule(const pprof_error *e, pprof_rule *out)
 }
 
 pprof_status
-pprof_check(pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+pprof_check(const pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
             pprof_check_summary *summary, pprof_error *err)
 {
     pprof_check_summary local = PPROF_CHECK_SUMMARY_INIT;

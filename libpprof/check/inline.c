@@ -131,16 +131,14 @@ frames_hash(const pprof_profile *p, const pprof_line *ln, uint32_t n)
 }
 
 static pprof_status
-inline_index_add_full(pprof_inline_index *x, const pprof_profile *cp, const char *name,
+inline_index_add_full(pprof_inline_index *x, const pprof_profile *p, const char *name,
                       const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
                       pprof_check_summary *summary, pprof_error *err)
 {
     if (summary)
         *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
-    if (!x || !cp)
+    if (!x || !p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no index or no profile");
-    /* The id indices are a cache; building them does not change the profile's meaning. */
-    pprof_profile *p = (pprof_profile *)cp;
     pprof_status st = pprof__profile_index(p, err);
     if (st)
         return st;

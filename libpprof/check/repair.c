@@ -28,7 +28,8 @@ pprof_fix_description(pprof_fix fix)
 }
 
 typedef struct rep {
-    pprof_profile *p, *q;
+    const pprof_profile *p;
+    pprof_profile *q;
     const pprof_allocator *a;
     pprof_repair_stats *st;
     size_t nstr_old;
@@ -87,7 +88,8 @@ sanitize(char *dst, const uint8_t *s, size_t n)
 static bool
 copy_strings(rep *r)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     const pprof_string *s = p->strings.data;
     size_t n = p->strings.len;
     r->nstr_old = n;
@@ -188,7 +190,8 @@ same_seq(const pprof_line *a, const pprof_line *b, uint32_t n)
 static bool
 copy_functions(rep *r)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     size_t nf = p->functions.len;
     if (!pprof__vec_grow(r->a, &q->functions, sizeof(pprof_function), nf + 1))
         return false;
@@ -208,7 +211,8 @@ copy_functions(rep *r)
 static bool
 copy_locations(rep *r)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     const pprof_allocator *a = r->a;
     size_t nl = p->locations.len, nf = p->functions.len;
     const pprof__location *ol = p->locations.data;
@@ -352,7 +356,8 @@ merge_inline_groups(rep *r)
 static bool
 copy_mappings(rep *r)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     const pprof_allocator *a = r->a;
     size_t nm = p->mappings.len, nl = p->locations.len;
     const pprof__location *ol = p->locations.data;
@@ -388,7 +393,8 @@ copy_mappings(rep *r)
 static bool
 invent_sample_types(rep *r, size_t *nt)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     const pprof_allocator *a = r->a;
     for (size_t i = 0; i < p->samples.len && *nt == 0; i++)
         *nt = PPROF__AT(p->samples, pprof__sample, i).n_val;
@@ -424,7 +430,8 @@ invent_sample_types(rep *r, size_t *nt)
 static bool
 copy_sample_types(rep *r, size_t *nt)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     *nt = p->sample_types.len;
     if (!pprof__vec_grow(r->a, &q->sample_types, sizeof(pprof_value_type), *nt + 1))
         return false;
@@ -442,7 +449,8 @@ copy_sample_types(rep *r, size_t *nt)
 static bool
 copy_samples(rep *r, size_t nt)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     const pprof_allocator *a = r->a;
     const pprof__sample *os = p->samples.data;
     /* Samples may share stack entries (a merged profile's do), so count what the copy needs. */
@@ -498,7 +506,8 @@ copy_samples(rep *r, size_t nt)
 static bool
 copy_header(rep *r)
 {
-    pprof_profile *p = r->p, *q = r->q;
+    const pprof_profile *p = r->p;
+    pprof_profile *q = r->q;
     q->hdr = p->hdr;
     q->hdr.comment = NULL;
     q->hdr.n_comment = 0;
@@ -521,7 +530,7 @@ copy_header(rep *r)
 static pprof_status
 repair(rep *r)
 {
-    pprof_profile *p = r->p;
+    const pprof_profile *p = r->p;
     size_t nt = 0;
     bool ok = copy_strings(r) &&
               new_ids(r, p->mappings.data, sizeof(pprof_mapping), p->mappings.len, &p->map_idx,
@@ -537,7 +546,8 @@ repair(rep *r)
 }
 
 pprof_status
-pprof_repair(pprof_profile *p, pprof_profile **out, pprof_repair_stats *stats, pprof_error *err)
+pprof_repair(const pprof_profile *p, pprof_profile **out, pprof_repair_stats *stats,
+             pprof_error *err)
 {
     if (out)
         *out = NULL;

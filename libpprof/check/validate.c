@@ -60,7 +60,7 @@ start(chk *k, bool *enabled, const pprof_profile *p, uint64_t max, first_finding
     co.max_findings = max ? max : 1;
     memset(k, 0, sizeof(*k));
     pprof__ck_init(&k->c, &co, take_finding, ff, sum);
-    k->p = (pprof_profile *)p; /* the checker only reads: the index is built before */
+    k->p = p;
     k->a = &k->p->alloc;
     k->nstr = p->strings.len;
     k->implicit_empty = k->nstr == 0;
@@ -69,7 +69,7 @@ start(chk *k, bool *enabled, const pprof_profile *p, uint64_t max, first_finding
 static pprof_status
 tables(chk *k)
 {
-    pprof_profile *p = k->p;
+    const pprof_profile *p = k->p;
     pprof_status st = PPROF_E_NOMEM;
     k->str_used = pprof__malloc(k->a, k->nstr + 1);
     k->map_used = pprof__malloc(k->a, p->mappings.len + 1);
@@ -99,7 +99,7 @@ pprof_status
 pprof__validate_part(const pprof_profile *p, int parts, size_t first, const char *name,
                      pprof_error *err)
 {
-    if (pprof__profile_index_shared(p))
+    if (pprof__profile_index(p, NULL))
         return nomem(err);
     bool enabled[PPROF_RULE_COUNT];
     first_finding ff = {err, name, NULL, NULL, false};
@@ -145,7 +145,7 @@ validate_full(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t m
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
     if (!fn && !summary)
         return pprof__validate(p, NULL, err);
-    if (pprof__profile_index_shared(p))
+    if (pprof__profile_index(p, NULL))
         return nomem(err);
     bool enabled[PPROF_RULE_COUNT];
     first_finding ff = {err, NULL, fn, ctx, false};

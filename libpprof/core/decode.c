@@ -297,7 +297,7 @@ static const slots HEADER = SLOTS(profile, profile_slot, false, false);
 /* One field of a message read by table: a varint stored in its slot, anything else skipped.
  * A macro, not a function taking &p: with p's address taken inside the message loops, the
  * compiler kept p in memory and spilled registers around the inlined label and line loops
- * (docs/bench.md, 2026-12-06 23:45). */
+ * (docs/bench/core.md, 2026-12-06 23:45). */
 #define SLOT_FIELD(d, p, end, tagp, field, wt, m, obj)                                             \
     do {                                                                                           \
         if ((m)->dense ? field - 1 < (m)->n - 1 : field < (m)->n && (m)->slot[field].size) {       \

@@ -54,26 +54,23 @@ build(const pprof_allocator *a, pprof__idmap *m, const uint8_t *ids, size_t stri
     return PPROF_OK;
 }
 
-pprof_status
-pprof__profile_index(pprof_profile *p, pprof_error *err)
+/* The three indices, by the one thread that won the right to build them. */
+static pprof_status
+build_all(pprof_profile *p)
 {
-    if (p->map_idx.built && p->loc_idx.built && p->fn_idx.built) {
-        atomic_store_explicit(&p->idx_state, PPROF__IDX_READY, memory_order_release);
-        return PPROF_OK;
-    }
     if (build(&p->alloc, &p->map_idx, p->mappings.data, sizeof(pprof_mapping), p->mappings.len) ||
         build(&p->alloc, &p->loc_idx, p->locations.data, sizeof(pprof__location),
               p->locations.len) ||
         build(&p->alloc, &p->fn_idx, p->functions.data, sizeof(pprof_function), p->functions.len))
-        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    atomic_store_explicit(&p->idx_state, PPROF__IDX_READY, memory_order_release);
+        return PPROF_E_NOMEM;
     return PPROF_OK;
 }
 
 pprof_status
-pprof__profile_index_shared(const pprof_profile *cp)
+pprof__profile_index(const pprof_profile *cp, pprof_error *err)
 {
-    /* The indices are a cache: building them does not change what the profile means. */
+    /* The indices are a cache: building them does not change what the profile means, so a
+     * const profile gets them too, once, whichever thread asks first. */
     pprof_profile *p = (pprof_profile *)cp;
     for (;;) {
         unsigned s = atomic_load_explicit(&p->idx_state, memory_order_acquire);
@@ -82,10 +79,13 @@ pprof__profile_index_shared(const pprof_profile *cp)
         if (s == PPROF__IDX_NONE &&
             atomic_compare_exchange_strong_explicit(&p->idx_state, &s, PPROF__IDX_BUILDING,
                                                     memory_order_acquire, memory_order_relaxed)) {
-            pprof_status st = pprof__profile_index(p, NULL); /* publishes READY */
-            if (st) /* out of memory: let a later call try again */
+            if (build_all(p)) { /* out of memory: a later call tries again */
                 atomic_store_explicit(&p->idx_state, PPROF__IDX_NONE, memory_order_release);
-            return st;
+                return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+            }
+            /* published whole: a reader that sees READY sees every table built */
+            atomic_store_explicit(&p->idx_state, PPROF__IDX_READY, memory_order_release);
+            return PPROF_OK;
         }
         sched_yield(); /* another thread is building: once, and for as long as a table scan */
     }

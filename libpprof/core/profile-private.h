@@ -57,8 +57,8 @@ struct pprof_profile {
     bool has_string_table;
     uint64_t unknown_fields;
 
-    /* Lazily built id indices; mutable cache behind a const profile (see pprof__profile_index
-     * and pprof__profile_index_shared). idx_state publishes them to concurrent readers. */
+    /* Lazily built id indices; a mutable cache behind a const profile, built once by
+     * pprof__profile_index, whose idx_state publishes them to concurrent readers. */
     pprof__idmap map_idx, loc_idx, fn_idx;
     _Atomic unsigned idx_state; /* PPROF__IDX_NONE, _BUILDING or _READY */
     /* pprof_validate found nothing (validate.c): a cache with the id index's thread rule */
@@ -123,13 +123,12 @@ struct pprof_merge_input {
     pprof_profile *p;
 };
 
-/* Builds the three id indices if needed. Not thread-safe for the first call on a profile; the
- * library calls it from functions documented as needing exclusive use. */
-PPROF_PRIVATE_API pprof_status pprof__profile_index(pprof_profile *p, pprof_error *err);
+/* Builds the three id indices if they are not built yet. Safe on a profile many threads read at
+ * once (pprof.h's thread rule): one of them builds, the others wait for it, and all see the
+ * finished indices; every reader of p->*_idx calls it first. PPROF_E_NOMEM (err may be NULL);
+ * a later call tries again. */
+PPROF_PRIVATE_API pprof_status pprof__profile_index(const pprof_profile *p, pprof_error *err);
 enum { PPROF__IDX_NONE, PPROF__IDX_BUILDING, PPROF__IDX_READY };
-/* The same for readers of a profile that many threads may read at once (the find functions):
- * one of them builds, the others wait for it, and all see the finished indices. */
-PPROF_PRIVATE_API pprof_status pprof__profile_index_shared(const pprof_profile *p);
 PPROF_PRIVATE_API uint32_t pprof__idmap_get(const pprof__idmap *m, uint64_t id);
 /* The same, with the common case (ids 1..n in order) inline, for per-frame lookups. */
 static inline uint32_t

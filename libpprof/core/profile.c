@@ -269,7 +269,7 @@ pprof_profile_function(const pprof_profile *p, size_t i)
 static bool
 find(const pprof_profile *cp, const pprof__idmap *m, uint64_t id, size_t *index)
 {
-    if (pprof__profile_index_shared(cp) != PPROF_OK)
+    if (pprof__profile_index(cp, NULL) != PPROF_OK)
         return false;
     uint32_t i = pprof__idmap_get(m, id);
     if (i == PPROF_NONE)

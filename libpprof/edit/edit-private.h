@@ -34,6 +34,12 @@ typedef struct ed_rx {
     size_t n_memo;
 } ed_rx;
 
+/* A bound of a time slice: nanoseconds since the epoch, or from the first sample. */
+typedef struct ed_time_bound {
+    int64_t ns;
+    bool set, relative;
+} ed_time_bound;
+
 typedef struct pprof__ed {
     const pprof_profile *in;
     pprof_profile *w;
@@ -71,6 +77,10 @@ typedef struct pprof__ed {
     bool unit_conflict;
     unsigned nm_seen, nm_matched; /* "matched no samples", per ED_NM_* */
     struct ed_step_acc *steps;
+    ed_time_bound t_from, t_to;
+    int64_t t_first;    /* the earliest sample time (t_seen) */
+    int64_t t_lo, t_hi; /* the slice kept: [t_lo, t_hi), INT64_MAX = no end */
+    bool t_seen;
 } pprof__ed;
 
 #define PPROF__EDIT_BATCH 65536
@@ -215,5 +225,12 @@ pprof_status ed_aggregate(pprof__ed *e);
 pprof_status ed_max_depth(pprof__ed *e);
 pprof_status ed_min_fraction(pprof__ed *e);
 pprof_status ed_redact(pprof__ed *e);
+/* edit-time.c: parse the options; the earliest time over a batch; the slice's bounds once
+ * every batch was seen; the slice; drop_timestamps. */
+pprof_status ed_time_options(pprof__ed *e);
+pprof_status ed_time_first(pprof__ed *e);
+pprof_status ed_time_resolve(pprof__ed *e);
+pprof_status ed_time_range(pprof__ed *e);
+pprof_status ed_drop_timestamps(pprof__ed *e);
 
 #endif

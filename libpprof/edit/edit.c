@@ -537,6 +537,8 @@ check_options(pprof__ed *e)
         return e->st = pprof__error(e->err, PPROF_E_ARG, PPROF_NO_OFFSET, "",
                                     o->redact & ~7u ? "redact: unknown kind bits"
                                                     : "redact needs a key (redact_key)");
+    if (ed_time_options(e))
+        return e->st;
     for (size_t i = 0; i < o->n_scale; i++)
         if (!(o->scale[i].factor == o->scale[i].factor) ||
             o->scale[i].factor - o->scale[i].factor != 0)
@@ -611,6 +613,8 @@ pipeline(pprof__ed *e)
     unsigned k = 0, *slot = &k;
     if (o->normalize_base)
         run_op(e, slot, "normalize", ed_normalize);
+    if (e->t_from.set || e->t_to.set)
+        run_op(e, slot, "time", ed_time_range);
     if (o->remove_uninteresting)
         run_op(e, slot, "remove_uninteresting", op_remove_uninteresting);
     if (o->drop_frames && *o->drop_frames)
@@ -629,6 +633,8 @@ pipeline(pprof__ed *e)
         run_op(e, slot, "prune_from", ed_prune_from);
     if (o->n_sample_types)
         run_op(e, slot, "sample_types", ed_sample_types);
+    if (o->drop_timestamps)
+        run_op(e, slot, "drop_timestamps", ed_drop_timestamps);
     if (o->n_remove_labels || o->n_rename_labels || o->n_set_labels)
         run_op(e, slot, "labels", ed_labels);
     if (o->n_scale)
@@ -706,6 +712,13 @@ batch_units(pprof__ed *e, pprof_merger *m)
 }
 
 static pprof_status
+batch_time_first(pprof__ed *e, pprof_merger *m)
+{
+    (void)m;
+    return ed_time_first(e);
+}
+
+static pprof_status
 batch_total(pprof__ed *e, pprof_merger *m)
 {
     (void)m;
@@ -750,6 +763,9 @@ passes(pprof__ed *e, pprof_merger *m)
         ed_normalize_ratio(e, e->in->sample_types.len);
     }
     if ((set(o->tag_focus) || set(o->tag_ignore)) && each_batch(e, batch_units, NULL))
+        return e->st;
+    if ((e->t_from.set || e->t_to.set) &&
+        (each_batch(e, batch_time_first, NULL) || ed_time_resolve(e)))
         return e->st;
     if (o->min_fraction > 0 && each_batch(e, batch_total, NULL))
         return e->st;

@@ -3,6 +3,8 @@
 #include <stdio.h>
 
 #include "flame-private.h"
+#include "hash-private.h"
+#include "htab-private.h"
 
 typedef struct dctx {
     const pprof_flame_tree *t;
@@ -163,6 +165,8 @@ header(dctx *d)
     return st ? st : lit(b, "]");
 }
 
+static pprof_status time_block(dctx *d);
+
 static pprof_status
 body(dctx *d)
 {
@@ -232,7 +236,198 @@ body(dctx *d)
     if (!st)
         st = per_type(d, t->cum[0], true);
     if (!st)
-        st = pprof__buffer_printf(b, "},\"pruned\":%zu}", t->n - d->kept);
+        st = pprof__buffer_printf(b, "},\"pruned\":%zu", t->n - d->kept);
+    if (!st && t->n_timed && !t->value[1])
+        st = time_block(d);
+    return st ? st : lit(b, "}");
+}
+
+/* ---- the samples' times (docs/flame.md "Time") */
+
+/* Records of w int64s interned in a vec: keys (node, self, values...) and, when summing per
+ * slice, entries (tick, node, self, values...). */
+typedef struct recs {
+    pprof__vec v; /* int64 */
+    pprof__htab h;
+    size_t w;
+    const int64_t *probe;
+} recs;
+
+static bool
+rec_eq(const void *ctx, uint32_t i, const void *unused)
+{
+    const recs *r = ctx;
+    (void)unused;
+    return !memcmp((const int64_t *)r->v.data + (size_t)i * r->w, r->probe, r->w * sizeof(int64_t));
+}
+
+/* The index of the record equal to rec, added when new; UINT32_MAX without memory. */
+static uint32_t
+rec_intern(const pprof_allocator *a, recs *r, const int64_t *rec, bool *added)
+{
+    size_t w = r->w;
+    r->probe = rec;
+    uint32_t n = (uint32_t)(r->v.len / w);
+    uint32_t id = pprof__htab_intern(&r->h, a, pprof__hash_bytes(0, rec, w * sizeof(int64_t)),
+                                     rec_eq, r, NULL, n, added);
+    if (id == PPROF_NONE)
+        return UINT32_MAX;
+    if (*added) {
+        if (!pprof__vec_grow(a, &r->v, sizeof(int64_t), r->v.len + w))
+            return UINT32_MAX;
+        memcpy((int64_t *)r->v.data + r->v.len, rec, w * sizeof(int64_t));
+        r->v.len += w;
+    }
+    return id;
+}
+
+/* An entry (tick, node, self, values...) is found by its first three. */
+static bool
+entry_eq(const void *ctx, uint32_t i, const void *unused)
+{
+    const recs *r = ctx;
+    (void)unused;
+    return !memcmp((const int64_t *)r->v.data + (size_t)i * r->w, r->probe, 3 * sizeof(int64_t));
+}
+
+static pprof_status
+put_u64s(pprof_buffer *b, const int64_t *v, size_t n, size_t stride)
+{
+    if (!pprof__buffer_reserve(b, 22 * n + 2))
+        return PPROF_E_NOMEM;
+    b->data[b->len++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            b->data[b->len++] = ',';
+        pprof__flame_put_i64(b, v[i * stride]);
+    }
+    b->data[b->len++] = ']';
+    return PPROF_OK;
+}
+
+/* "time":{"start":"NS","tick":NS,"slice":NS,"keys":{"node":[..],"self":[..],"value":[[..]..]},
+ * "samples":[dt,key,dt,key,...]}: each sample (or, past max_time_samples, each sum of the
+ * samples ending at one frame within one slice) as ticks since the one before and the key of
+ * its (drawn node, ends there, values). */
+static pprof_status
+time_block(dctx *d)
+{
+    const pprof_flame_tree *t = d->t;
+    const pprof_allocator *a = &d->o->allocator;
+    size_t n = t->n_timed, nt = t->nt;
+    size_t cap = d->o->max_time_samples ? d->o->max_time_samples : 250000;
+    bool coarse = n > cap;
+    int64_t t0 = t->tm_time[0];
+    int64_t tick = coarse ? 20000000 : 1000;
+    recs keys = {{NULL, 0, 0}, {0}, nt + 2, NULL}, ents = {{NULL, 0, 0}, {0}, nt + 3, NULL};
+    uint32_t *drawn = pprof__malloc(a, t->n * sizeof(uint32_t));
+    int64_t *rec = pprof__malloc(a, (nt + 3) * sizeof(int64_t));
+    pprof__vec seq = {NULL, 0, 0}; /* (tick, key) per entry */
+    pprof_status st = PPROF_OK;
+    if (!drawn || !rec || !pprof__htab_init(&keys.h, a, 1024) ||
+        !pprof__htab_init(&ents.h, a, coarse ? 4096 : 1)) {
+        st = PPROF_E_NOMEM;
+        goto out;
+    }
+    /* a sample in a pruned subtree is drawn at its nearest kept ancestor, not as its self */
+    for (size_t i = 0; i < t->n; i++)
+        drawn[i] = !d->keep || d->keep[i] ? (uint32_t)i : drawn[t->parent[i]];
+    if (coarse) {
+        for (size_t k = 0; k < n && !st; k++) {
+            uint32_t node = t->tm_node[k];
+            rec[0] = (int64_t)(((uint64_t)t->tm_time[k] - (uint64_t)t0) / (uint64_t)tick);
+            rec[1] = drawn[node];
+            rec[2] = drawn[node] == node;
+            ents.probe = rec;
+            bool added;
+            uint32_t n_ent = (uint32_t)(ents.v.len / (nt + 3));
+            uint32_t id = pprof__htab_intern(&ents.h, a, pprof__hash_bytes(0, rec, 3 * 8), entry_eq,
+                                             &ents, NULL, n_ent, &added);
+            if (id == PPROF_NONE) {
+                st = PPROF_E_NOMEM;
+                break;
+            }
+            if (added) {
+                if (!pprof__vec_grow(a, &ents.v, sizeof(int64_t), ents.v.len + nt + 3)) {
+                    st = PPROF_E_NOMEM;
+                    break;
+                }
+                int64_t *e = (int64_t *)ents.v.data + ents.v.len;
+                memcpy(e, rec, 3 * sizeof(int64_t));
+                memcpy(e + 3, t->tm_value + k * nt, nt * sizeof(int64_t));
+                ents.v.len += nt + 3;
+            } else {
+                int64_t *e = (int64_t *)ents.v.data + (size_t)id * (nt + 3);
+                for (size_t j = 0; j < nt; j++)
+                    e[3 + j] = (int64_t)((uint64_t)e[3 + j] + (uint64_t)t->tm_value[k * nt + j]);
+            }
+        }
+    }
+    size_t n_out = coarse ? ents.v.len / (nt + 3) : n;
+    if (!st && !pprof__vec_grow(a, &seq, sizeof(int64_t), 2 * n_out + 1))
+        st = PPROF_E_NOMEM;
+    for (size_t k = 0; k < n_out && !st; k++) {
+        int64_t tk;
+        if (coarse) {
+            const int64_t *e = (const int64_t *)ents.v.data + k * (nt + 3);
+            tk = e[0];
+            memcpy(rec, e + 1, (nt + 2) * sizeof(int64_t));
+        } else {
+            uint32_t node = t->tm_node[k];
+            tk = (int64_t)(((uint64_t)t->tm_time[k] - (uint64_t)t0) / (uint64_t)tick);
+            rec[0] = drawn[node];
+            rec[1] = drawn[node] == node;
+            memcpy(rec + 2, t->tm_value + k * nt, nt * sizeof(int64_t));
+        }
+        bool added;
+        uint32_t key = rec_intern(a, &keys, rec, &added);
+        if (key == UINT32_MAX)
+            st = PPROF_E_NOMEM;
+        ((int64_t *)seq.data)[2 * k] = tk;
+        ((int64_t *)seq.data)[2 * k + 1] = key;
+    }
+    /* ticks as differences: small numbers, the page's bulk */
+    for (size_t k = n_out; !st && k-- > 1;)
+        ((int64_t *)seq.data)[2 * k] -= ((int64_t *)seq.data)[2 * k - 2];
+    size_t nk = keys.v.len / (nt + 2);
+    const int64_t *kv = keys.v.data;
+    pprof_buffer *b = d->out;
+    if (!st)
+        st = pprof__buffer_printf(b,
+                                  ",\"time\":{\"start\":\"%" PRId64 "\",\"tick\":%" PRId64
+                                  ",\"slice\":%" PRId64 ",\"keys\":{\"node\":",
+                                  t0, tick, coarse ? tick : (int64_t)0);
+    /* node indices as written (kept nodes renumbered) */
+    for (size_t k = 0; k < nk && !st; k++)
+        ((int64_t *)keys.v.data)[k * (nt + 2)] = d->newidx[kv[k * (nt + 2)]];
+    if (!st)
+        st = put_u64s(b, kv, nk, nt + 2);
+    if (!st)
+        st = lit(b, ",\"self\":");
+    if (!st)
+        st = put_u64s(b, kv + 1, nk, nt + 2);
+    if (!st)
+        st = lit(b, ",\"value\":[");
+    for (size_t j = 0; j < nt && !st; j++) {
+        if (j)
+            st = lit(b, ",");
+        if (!st)
+            st = put_u64s(b, kv + 2 + j, nk, nt + 2);
+    }
+    if (!st)
+        st = lit(b, "]},\"samples\":");
+    if (!st)
+        st = put_u64s(b, seq.data, 2 * n_out, 1);
+    if (!st)
+        st = lit(b, "}");
+out:
+    pprof__free(a, drawn);
+    pprof__free(a, rec);
+    pprof__free(a, seq.data);
+    pprof__free(a, keys.v.data);
+    pprof__free(a, ents.v.data);
+    pprof__htab_free(&keys.h, a);
+    pprof__htab_free(&ents.h, a);
     return st;
 }
 

@@ -23,7 +23,15 @@ struct pprof_flame_tree {
     uint8_t *inl;
     int64_t *value[2], *self[2]; /* [0] IN, [1] BASE */
     int64_t *flat[2], *cum[2];   /* per name: n_names * nt */
+    /* The samples with a "timestamp_unix_nano" label (none with a base), sorted by time:
+     * time[k], the node where the sample's stack ends node[k] (preorder index), its values
+     * value[k * nt ..]. */
+    size_t n_timed;
+    int64_t *tm_time, *tm_value;
+    uint32_t *tm_node;
 };
+
+#define PPROF__FLAME_TIME_LABEL "timestamp_unix_nano"
 
 static inline pprof_flame_kind
 pprof__flame_node_kind(const pprof_flame_tree *t, size_t i)
@@ -39,10 +47,11 @@ typedef struct pprof__flame_loc_frames {
 
 /* The distinct frame stacks of a profile (flame-stacks.c): stack k is frames[off[k] ..
  * off[k] + len[k]) root-first (leaf-first with reverse), sum[k * nt ..] the values of its
- * samples summed; order lists the stacks sorted by their frames. */
+ * samples summed; order lists the stacks sorted by their frames; of_sample[i] is sample i's. */
 typedef struct pprof__flame_stacks {
     size_t n;
     uint32_t *off, *len, *frames, *order;
+    uint32_t *of_sample; /* each sample's stack */
     int64_t *sum;
     bool overflow;
 } pprof__flame_stacks;

@@ -114,6 +114,9 @@ pprof__flame_stacks_build(const pprof_profile *p, const pprof__flame_loc_frames 
     pprof__vec scratch = {0}, store = {0};
     size_t cap = 0;
     sctx c = {s, NULL, 0};
+    s->of_sample = pprof__malloc(a, (p->samples.len ? p->samples.len : 1) * sizeof(uint32_t));
+    if (!s->of_sample)
+        return fail(a, s, &h, &scratch, PPROF_E_NOMEM, err);
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *sm = &PPROF__AT(p->samples, pprof__sample, i);
         if (sm->n_val < nt) {
@@ -148,6 +151,7 @@ pprof__flame_stacks_build(const pprof_profile *p, const pprof__flame_loc_frames 
             s->frames = store.data;
             return fail(a, s, &h, &scratch, PPROF_E_NOMEM, err);
         }
+        s->of_sample[i] = id;
         const int64_t *v = (const int64_t *)p->values.data + sm->val_off;
         int64_t *d = s->sum + (size_t)id * nt;
         if (added) {
@@ -187,5 +191,6 @@ pprof__flame_stacks_free(const pprof_allocator *a, pprof__flame_stacks *s)
     pprof__free(a, s->frames);
     pprof__free(a, s->sum);
     pprof__free(a, s->order);
+    pprof__free(a, s->of_sample);
     memset(s, 0, sizeof(*s));
 }

@@ -25,7 +25,15 @@ typedef struct builder {
     pprof__htab names;    /* name bytes -> name id */
     pprof__vec name_vec;  /* pprof_flame_name */
     bool overflow;
+    pprof__vec timed;     /* flame_timed of IN's samples with a time label */
+    pprof__vec timed_val; /* their values, nt each, in the order they were found */
 } builder;
+
+typedef struct flame_timed {
+    int64_t time;
+    uint32_t node;   /* creation order until order(), then preorder */
+    uint32_t sample; /* index into timed_val */
+} flame_timed;
 
 static pprof_status
 nomem(pprof_error *err)
@@ -234,6 +242,9 @@ location_frames(builder *b, const pprof_profile *p, const pprof__nodes *rn,
     return st;
 }
 
+static pprof_status collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
+                                  const uint32_t *stack_node, pprof_error *err);
+
 /* Adds every sample of p to the tree, into slot (0 IN, 1 BASE): each distinct frame stack's
  * summed values become its leaf's self value (values are summed up the tree in order()). The
  * stacks come sorted, so a walk starts from the node where it parts from the one before. */
@@ -256,6 +267,11 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         maxlen = s.len[k] > maxlen ? s.len[k] : maxlen;
     uint32_t *path = st ? NULL : pprof__malloc(b->a, (maxlen + 1) * sizeof(uint32_t));
     if (!st && !path)
+        st = nomem(err);
+    /* the node each stack ends at, for the samples' times (IN only: no times with a base) */
+    uint32_t *stack_node = NULL;
+    if (!st && slot == 0 && b->slots == 1 &&
+        !(stack_node = pprof__malloc(b->a, (s.n ? s.n : 1) * sizeof(uint32_t))))
         st = nomem(err);
     const uint32_t *prev = NULL;
     size_t prev_len = 0;
@@ -280,13 +296,61 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         const int64_t *v = s.sum + (size_t)id * b->nt;
         for (size_t t = 0; t < b->nt; t++)
             b->overflow |= __builtin_add_overflow(d[t], v[t], &d[t]);
+        if (stack_node)
+            stack_node[id] = node;
     }
+    if (!st && stack_node)
+        st = collect_timed(b, p, &s, stack_node, err);
+    pprof__free(b->a, stack_node);
     pprof__free(b->a, path);
     pprof__flame_stacks_free(b->a, &s);
     pprof__free(b->a, lf.off);
     pprof__free(b->a, lf.fr);
     pprof__nodes_free(&rn);
     return st;
+}
+
+/* The sample's first numeric "timestamp_unix_nano" label; false without one. */
+static bool
+sample_time(const pprof_profile *p, const pprof__sample *sm, int64_t *t)
+{
+    const pprof_label *l = sm->n_lab ? (const pprof_label *)p->labels.data + sm->lab_off : NULL;
+    for (uint32_t j = 0; j < sm->n_lab; j++) {
+        pprof_string k;
+        if (l[j].str || !pprof__str(p, l[j].key, &k))
+            continue;
+        if (k.len == sizeof(PPROF__FLAME_TIME_LABEL) - 1 &&
+            !memcmp(k.data, PPROF__FLAME_TIME_LABEL, k.len)) {
+            *t = l[j].num;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* IN's samples that have a time, with the node their stack ends at (stack_node: per stack). */
+static pprof_status
+collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
+              const uint32_t *stack_node, pprof_error *err)
+{
+    for (size_t i = 0; i < p->samples.len; i++) {
+        const pprof__sample *sm = &PPROF__AT(p->samples, pprof__sample, i);
+        int64_t t;
+        if (!sample_time(p, sm, &t))
+            continue;
+        if (b->timed.len >= UINT32_MAX ||
+            !pprof__vec_grow(b->a, &b->timed, sizeof(flame_timed), b->timed.len + 1) ||
+            !pprof__vec_grow(b->a, &b->timed_val, sizeof(int64_t), b->timed_val.len + b->nt))
+            return nomem(err);
+        flame_timed *f = (flame_timed *)b->timed.data + b->timed.len;
+        f->time = t;
+        f->node = stack_node[s->of_sample[i]];
+        f->sample = (uint32_t)b->timed.len++;
+        memcpy((int64_t *)b->timed_val.data + b->timed_val.len,
+               (const int64_t *)p->values.data + sm->val_off, b->nt * sizeof(int64_t));
+        b->timed_val.len += b->nt;
+    }
+    return PPROF_OK;
 }
 
 /* ---- preorder */
@@ -402,6 +466,10 @@ order(builder *b, bool base, pprof_error *err)
             for (size_t k = 0; k < nt; k++)
                 b->overflow |= __builtin_add_overflow(pv[k], v[k], &pv[k]);
         }
+    for (size_t k = 0; k < b->timed.len; k++) {
+        flame_timed *f = (flame_timed *)b->timed.data + k;
+        f->node = newof[f->node];
+    }
     for (size_t i = 0; i < n; i++)
         t->end[i] = (uint32_t)(i + 1);
     for (size_t i = n; i-- > 1;)
@@ -523,9 +591,45 @@ copy_types(pprof_flame_tree *t, const pprof_profile *p, const pprof_profile *bas
     return PPROF_OK;
 }
 
+static int
+timed_cmp(const void *x, const void *y)
+{
+    const flame_timed *a = x, *b = y;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->sample < b->sample ? -1 : a->sample > b->sample;
+}
+
+/* The timed samples into the tree, sorted by time (then by their order in the profile). */
+static pprof_status
+timed_to_tree(builder *b, pprof_error *err)
+{
+    pprof_flame_tree *t = b->t;
+    size_t n = b->timed.len, nt = b->nt;
+    if (!n)
+        return PPROF_OK;
+    flame_timed *f = b->timed.data;
+    qsort(f, n, sizeof(*f), timed_cmp);
+    t->tm_time = pprof__malloc(b->a, n * sizeof(int64_t));
+    t->tm_node = pprof__malloc(b->a, n * sizeof(uint32_t));
+    t->tm_value = pprof__malloc(b->a, n * (nt ? nt : 1) * sizeof(int64_t));
+    if (!t->tm_time || !t->tm_node || !t->tm_value)
+        return nomem(err);
+    const int64_t *v = b->timed_val.data;
+    for (size_t k = 0; k < n; k++) {
+        t->tm_time[k] = f[k].time;
+        t->tm_node[k] = f[k].node;
+        memcpy(t->tm_value + k * nt, v + (size_t)f[k].sample * nt, nt * sizeof(int64_t));
+    }
+    t->n_timed = n;
+    return PPROF_OK;
+}
+
 static void
 builder_free(builder *b)
 {
+    pprof__free(b->a, b->timed.data);
+    pprof__free(b->a, b->timed_val.data);
     pprof__free(b->a, b->parent);
     pprof__free(b->a, b->key);
     for (int s = 0; s < 2; s++)
@@ -593,6 +697,8 @@ pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
     }
     if (!st)
         st = order(&b, base != NULL, err);
+    if (!st)
+        st = timed_to_tree(&b, err);
     if (!st && b.overflow)
         st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "sample",
                           "a flame graph value leaves int64");
@@ -621,6 +727,9 @@ pprof_flame_tree_free(pprof_flame_tree *t)
     pprof__free(&a, t->n_children);
     pprof__free(&a, t->name);
     pprof__free(&a, t->inl);
+    pprof__free(&a, t->tm_time);
+    pprof__free(&a, t->tm_node);
+    pprof__free(&a, t->tm_value);
     for (int s = 0; s < 2; s++) {
         pprof__free(&a, t->value[s]);
         pprof__free(&a, t->self[s]);

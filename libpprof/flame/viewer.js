@@ -435,7 +435,8 @@
   }
 
   // ---- State
-  const st = { type: 0, view: D.inverted ? 'icicle' : 'flame', search: '', re: null, zoom: 0, fn: -1 };
+  const st = { type: 0, view: D.inverted ? 'icicle' : 'flame', search: '', re: null, zoom: 0, fn: -1,
+    time: null, tbase: null }; // time, tbase: [from, to) in seconds from the first sample
   st.type = D.default >= 0 && D.default < types.length ? D.default : types.length - 1;
   let td = null; // typeData(st.type)
   let match = null; // Uint8Array per name key: 1 = the search matches it
@@ -443,7 +444,7 @@
   function tipLines(i, z, val, self, bval, bself, label_, fileOf, inlineOf) {
     const t = types[st.type] || { unit: 'count' };
     const u = t.unit;
-    const total = D.total[st.type];
+    const total = curTotal();
     const out = [el('div', 'tip-name', label_(i))];
     const f = fileOf(i);
     if (f) out.push(el('div', 'tip-file', f));
@@ -543,9 +544,10 @@
   let topAll = false;
   function renderTop() {
     const u = (types[st.type] || {}).unit || 'count';
-    const total = D.total[st.type];
-    const a = topOf(D.top, st.type) || flatCum(td.v, td.s);
-    const b = td.bv ? topOf(D.base.top, st.type) || flatCum(td.bv, td.bs) : null;
+    const total = curTotal();
+    // a time range has no writer's numbers: summed from its nodes
+    const a = (!st.time && topOf(D.top, st.type)) || flatCum(td.v, td.s);
+    const b = td.bv ? (!st.time && topOf(D.base.top, st.type)) || flatCum(td.bv, td.bs) : null;
     const rows = [];
     for (let k = 0; k < names.length; k++) {
       if (canon[k] !== k || k === 0) continue;
@@ -815,7 +817,7 @@
     const ce = fnView.callees;
     const cr = fnView.callers;
     const v = ce.v[0];
-    const total = D.total[st.type];
+    const total = curTotal();
     $('fn-title').textContent = names[f];
     $('fn-note').textContent = 'cum ' + label(v, u) + ' (' + pct(v, total) + ' of total), flat ' +
       label(ce.s[0], u) + (td.bv ? '; base cum ' + label(ce.bv[0], u) : '') +
@@ -951,7 +953,276 @@
     $('graph-pane').classList.remove('dragging');
   });
 
-  // ---- URL fragment: #type=&search=&zoom=&view=&fn=
+  // ---- Time (docs/flame.md "Time"): the samples' times, one entry per sample (or per frame and
+  // 20 ms slice) as ticks since the entry before and the key of its (node, ends there, values).
+  // A range keeps the entries in [from, to) and sums them up the tree again.
+  // decoded on first use: a page opened without a range pays only for JSON.parse
+  const hasTime = !!D.time && typeof D.time === 'object' && Array.isArray(D.time.samples) && D.time.samples.length > 0;
+  let TM;
+  let timeErr = ''; // why the times could not be read, shown in the status line
+  function timeData() {
+    if (TM === undefined) TM = hasTime ? decodeTime(D.time) : null;
+    return TM;
+  }
+  function decodeTime(T) {
+    if (!T || typeof T !== 'object') return null;
+    const k = T.keys || {};
+    const smp = T.samples;
+    const nt = types.length;
+    const nk = Array.isArray(k.node) ? k.node.length : -1;
+    const fail = (why) => {
+      timeErr = 'The times in this page cannot be read: ' + why + '; the Time view is left out.';
+      return null;
+    };
+    if (nk < 0 || !Array.isArray(k.self) || k.self.length !== nk || !Array.isArray(k.value) || k.value.length !== nt ||
+      k.value.some((a) => !Array.isArray(a) || a.length !== nk)) return fail('keys of unequal lengths');
+    if (!Array.isArray(smp) || smp.length % 2 || !(T.tick > 0)) return fail('samples or tick missing');
+    const kNode = Int32Array.from(k.node);
+    for (const x of kNode) if (!(x >= 0 && x < N)) return fail('a key names no node');
+    const kSelf = Uint8Array.from(k.self);
+    const kVal = k.value.map((a) => Float64Array.from(a));
+    const n = smp.length / 2;
+    const t = new Float64Array(n);
+    const key = new Int32Array(n);
+    const f = T.tick / 1e9;
+    let ticks = 0;
+    for (let i = 0; i < n; i++) {
+      const d = smp[2 * i];
+      const kk = smp[2 * i + 1];
+      if (!(d >= 0) || !(kk >= 0 && kk < nk)) return fail('sample ' + i + ' is out of range');
+      ticks += d;
+      t[i] = ticks * f;
+      key[i] = kk;
+    }
+    if (!n) return null;
+    const slice = T.slice > 0 ? T.slice / 1e9 : 0;
+    return { n, t, key, kNode, kSelf, kVal, dur: t[n - 1] + (slice || 1e-9), start: String(T.start || '') };
+  }
+  if (hasTime) $('views').querySelector('[data-view="time"]').classList.remove('hidden');
+
+  function parseRange(s) {
+    const m = /^(\d+(?:\.\d*)?|\.\d+)-(\d+(?:\.\d*)?|\.\d+)$/.exec(s || '');
+    if (!m) return null;
+    const a = Number(m[1]);
+    const b = Number(m[2]);
+    return b > a ? [a, b] : null;
+  }
+  function num(x) {
+    return String(Number(x.toFixed(3)));
+  }
+  function rangeText(r, plain) {
+    return plain ? num(r[0]) + '-' + num(r[1]) : num(r[0]) + '\u2013' + num(r[1]) + ' s';
+  }
+  function curTotal() {
+    return st.time ? td.v[0] : D.total[st.type];
+  }
+  // the first entry at or after time x (times are sorted)
+  function lowerBound(x) {
+    const T = timeData();
+    let lo = 0;
+    let hi = T.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (T.t[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  function rangeValues(t, r) {
+    const T = timeData();
+    const v = new Float64Array(N);
+    const s = new Float64Array(N);
+    const kv = T.kVal[t];
+    const end_ = lowerBound(r[1]);
+    for (let i = lowerBound(r[0]); i < end_; i++) {
+      const k = T.key[i];
+      const node = T.kNode[k];
+      v[node] += kv[k];
+      if (T.kSelf[k]) s[node] += kv[k];
+    }
+    for (let i = N - 1; i > 0; i--) v[parent[i]] += v[i];
+    return { v, s };
+  }
+  let rangeCache = null;
+  function rangeTd() {
+    const id = st.type + '|' + st.time.join('-') + '|' + (st.tbase ? st.tbase.join('-') : '');
+    if (rangeCache && rangeCache.id === id) return rangeCache.td;
+    const a = rangeValues(st.type, st.time);
+    const b = st.tbase ? rangeValues(st.type, st.tbase) : null;
+    const r = { v: a.v, s: a.s, bv: b ? b.v : null, bs: b ? b.s : null, maxDelta: 0, tree: null };
+    if (b) {
+      // the base scaled to the range's total, as --normalize: ranges of other lengths compare
+      const f = b.v[0] !== 0 ? a.v[0] / b.v[0] : 1;
+      for (let i = 0; i < N; i++) {
+        r.bv[i] *= f;
+        r.bs[i] *= f;
+      }
+      for (let i = N > 1 ? 1 : 0; i < N; i++) r.maxDelta = Math.max(r.maxDelta, Math.abs(r.v[i] - r.bv[i]));
+    }
+    r.tree = makeTree(N, parent, end, depth, maxDepth, r.v);
+    rangeCache = { id, td: r };
+    return r;
+  }
+
+  // The heat map: a column per second, 50 rows of 20 ms (the first at the top), each cell
+  // coloured by the chosen type's value in it, as FlameScope draws.
+  const ROWS = 50;
+  const hm = { cols: 0, cw: 0, ch: 8, cells: null, max: 0, type: -1, drag: null };
+  function heatCells() {
+    const T = timeData();
+    if (hm.type === st.type && hm.cells) return;
+    hm.cols = Math.max(1, Math.ceil(T.dur));
+    hm.cells = new Float64Array(hm.cols * ROWS);
+    const kv = T.kVal[st.type];
+    for (let i = 0; i < T.n; i++) {
+      const c = Math.min(hm.cols * ROWS - 1, Math.floor(T.t[i] * ROWS));
+      hm.cells[c] += kv[T.key[i]];
+    }
+    hm.max = 0;
+    for (const x of hm.cells) hm.max = Math.max(hm.max, Math.abs(x));
+    hm.type = st.type;
+  }
+  function cellColor(x) {
+    if (x === 0 || hm.max === 0) return 'rgb(255,255,255)';
+    const r = Math.min(1, Math.abs(x) / hm.max);
+    const o = Math.round(235 * (1 - r));
+    return 'rgb(255,' + o + ',' + Math.round(o * 0.85) + ')';
+  }
+  function renderTime() {
+    const T = timeData();
+    heatCells();
+    const box = $('heat-box');
+    const W = Math.max(200, box.clientWidth);
+    // cells fill the pane up to 60 px wide, are at least 6 px, and narrower only for recordings
+    // so long that the canvas would pass 30,000 px (browsers stop drawing past about 32k)
+    hm.cw = Math.max(1, Math.min(60, Math.max(Math.floor((W - 1) / hm.cols), Math.min(6, Math.floor(30000 / hm.cols)))));
+    const w = Math.max(hm.cols * hm.cw + 1, 60);
+    const h = ROWS * hm.ch + 1 + 16; // and a line of second marks below
+    const dpr = window.devicePixelRatio || 1;
+    for (const c of [$('heat'), $('heat-over')]) {
+      c.width = Math.round(w * dpr);
+      c.height = Math.round(h * dpr);
+      c.style.width = w + 'px';
+      c.style.height = h + 'px';
+    }
+    const g = $('heat').getContext('2d', { alpha: false });
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.fillStyle = '#eee';
+    g.fillRect(0, 0, w, h);
+    for (let c = 0; c < hm.cols; c++) {
+      for (let r = 0; r < ROWS; r++) {
+        g.fillStyle = cellColor(hm.cells[c * ROWS + r]);
+        g.fillRect(c * hm.cw + 1, r * hm.ch + 1, Math.max(1, hm.cw - 1), hm.ch - 1);
+      }
+    }
+    g.fillStyle = '#fff';
+    g.fillRect(0, ROWS * hm.ch + 1, w, 16);
+    g.fillStyle = '#444';
+    g.font = '10px sans-serif';
+    g.textBaseline = 'top';
+    const every = Math.max(1, Math.ceil(30 / hm.cw)); // a mark every 30 px at least
+    for (let c = 0; c < hm.cols; c += every) g.fillText(c + ' s', c * hm.cw + 2, ROWS * hm.ch + 3);
+    const ty = types[st.type] || { type: '' };
+    $('heat').dataset.cols = String(hm.cols);
+    $('heat').dataset.rows = String(ROWS);
+    $('heat').dataset.cw = String(hm.cw);
+    $('heat').dataset.ch = String(hm.ch);
+    $('time-note').textContent = T.n + ' samples over ' + num(T.dur) + ' s; colour: ' + ty.type +
+      ' per 20 ms. ' + (st.time ? 'Range ' + rangeText(st.time) + (st.tbase ? ', base ' + rangeText(st.tbase) : '') +
+        ': the other views show it.' : 'Drag across the map to choose a range.');
+    $('time-base').disabled = !st.time;
+    $('time-nobase').disabled = !st.tbase;
+    $('time-clear').disabled = !st.time;
+    heatOverlay(null);
+  }
+  function cellAt(e) {
+    const r = $('heat-over').getBoundingClientRect();
+    const c = Math.floor((e.clientX - r.left - 1) / hm.cw);
+    const w = Math.floor((e.clientY - r.top - 1) / hm.ch);
+    if (c < 0 || c >= hm.cols || w < 0 || w >= ROWS) return -1;
+    return c * ROWS + w;
+  }
+  function outline(o, r, color) {
+    // the cells whose slice lies in [from, to), column by column
+    const a = Math.max(0, Math.round(r[0] * ROWS));
+    const b = Math.min(hm.cols * ROWS, Math.round(r[1] * ROWS));
+    o.fillStyle = color;
+    for (let i = a; i < b; i++) {
+      const c = Math.floor(i / ROWS);
+      const w = i % ROWS;
+      o.fillRect(c * hm.cw + 1, w * hm.ch + 1, hm.cw - 1, hm.ch - 1);
+    }
+  }
+  function heatOverlay(sel) {
+    const o = $('heat-over').getContext('2d');
+    const dpr = window.devicePixelRatio || 1;
+    o.setTransform(dpr, 0, 0, dpr, 0, 0);
+    o.clearRect(0, 0, $('heat-over').width, $('heat-over').height);
+    if (st.tbase) outline(o, st.tbase, 'rgba(30,90,220,0.45)');
+    const r = sel || st.time;
+    if (r) outline(o, r, 'rgba(0,0,0,0.35)');
+  }
+  function dragRange(a, b) {
+    const lo = Math.min(a, b);
+    const hi = Math.max(a, b) + 1;
+    return [lo / ROWS, hi / ROWS];
+  }
+  $('heat-over').addEventListener('mousedown', (e) => {
+    const c = cellAt(e);
+    if (e.button !== 0 || c < 0) return;
+    hm.drag = { from: c, to: c };
+    heatOverlay(dragRange(c, c));
+    e.preventDefault();
+  });
+  $('heat-over').addEventListener('mousemove', (e) => {
+    const c = cellAt(e);
+    const tip = $('tip');
+    if (hm.drag && c >= 0) {
+      hm.drag.to = c;
+      heatOverlay(dragRange(hm.drag.from, c));
+    }
+    if (c < 0) {
+      tip.classList.add('hidden');
+      return;
+    }
+    const ty = types[st.type] || { type: '', unit: 'count' };
+    const t0 = c / ROWS;
+    tip.replaceChildren(el('div', 'tip-name', num(t0) + '\u2013' + num(t0 + 1 / ROWS) + ' s'),
+      el('div', '', ty.type + ': ' + label(hm.cells[c], ty.unit) + '  (' + pct(hm.cells[c], hm.max) + ' of the hottest slice)'));
+    tip.classList.remove('hidden');
+    tip.style.left = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 4) + 'px';
+    tip.style.top = Math.min(e.clientY + 16, window.innerHeight - tip.offsetHeight - 4) + 'px';
+  });
+  $('heat-over').addEventListener('mouseleave', () => $('tip').classList.add('hidden'));
+  window.addEventListener('mouseup', () => {
+    if (!hm.drag) return;
+    const r = dragRange(hm.drag.from, hm.drag.to);
+    hm.drag = null;
+    $('tip').classList.add('hidden');
+    st.time = r;
+    st.zoom = 0;
+    st.view = 'flame';
+    render();
+  });
+  $('time-base').addEventListener('click', () => {
+    if (!st.time) return;
+    st.tbase = st.time;
+    st.time = null;
+    st.zoom = 0;
+    render();
+  });
+  $('time-nobase').addEventListener('click', () => {
+    st.tbase = null;
+    render();
+  });
+  $('time-clear').addEventListener('click', () => {
+    st.time = null;
+    st.tbase = null;
+    st.zoom = 0;
+    render();
+  });
+
+  // ---- URL fragment: #type=&search=&zoom=&view=&fn=&time=&tbase=
   function readHash() {
     const h = location.hash.replace(/^#/, '');
     const q = new URLSearchParams(h);
@@ -961,7 +1232,9 @@
       if (i >= 0) st.type = i;
     }
     const v = q.get('view');
-    if (['flame', 'icicle', 'top', 'callers'].includes(v) || (v === 'graph' && graphOk)) st.view = v;
+    if (['flame', 'icicle', 'top', 'callers'].includes(v) || (v === 'graph' && graphOk) || (v === 'time' && hasTime)) st.view = v;
+    st.time = hasTime ? parseRange(q.get('time')) : null;
+    st.tbase = hasTime ? parseRange(q.get('tbase')) : null;
     const z = Number(q.get('zoom'));
     st.zoom = Number.isInteger(z) && z >= 0 && z < N ? z : 0;
     const fn = q.get('fn');
@@ -978,6 +1251,8 @@
     if (st.zoom) q.set('zoom', String(st.zoom));
     q.set('view', st.view);
     if (st.fn > 0) q.set('fn', names[st.fn]);
+    if (st.time) q.set('time', rangeText(st.time, true));
+    if (st.tbase) q.set('tbase', rangeText(st.tbase, true));
     const h = '#' + q.toString();
     if (h === location.hash) return;
     lastHash = h;
@@ -1020,11 +1295,26 @@
     return N <= 1 && D.total.every((x) => x === 0);
   }
   function render() {
-    td = typeData(st.type);
+    if ((st.time || st.tbase || st.view === 'time') && !timeData()) {
+      // the times could not be read (the message says why): the whole profile instead
+      st.time = st.tbase = null;
+      if (st.view === 'time') st.view = 'flame';
+      $('views').querySelector('[data-view="time"]').classList.add('hidden');
+    }
+    td = st.time ? rangeTd() : typeData(st.type);
     const t = types[st.type] || { type: '', unit: 'count' };
     $('type').value = String(st.type);
-    const total = D.total[st.type];
+    const total = curTotal();
     $('total').textContent = 'Total: ' + label(total, t.unit) + ' ' + t.type;
+    const rg = $('range');
+    if (timeErr) {
+      rg.textContent = timeErr;
+      rg.classList.remove('hidden');
+    } else if (st.time || st.tbase) {
+      rg.textContent = st.time ? 'Time: ' + rangeText(st.time) + (st.tbase ? ' against base ' + rangeText(st.tbase) : '')
+        : 'Time base: ' + rangeText(st.tbase) + ' (drag a range in Time to compare)';
+      rg.classList.remove('hidden');
+    } else rg.classList.add('hidden');
     for (const b of $('views').querySelectorAll('button')) b.classList.toggle('on', b.dataset.view === st.view);
     const m = $('matched');
     if (match) {
@@ -1038,6 +1328,7 @@
     $('top-pane').classList.toggle('hidden', st.view !== 'top');
     $('callers-pane').classList.toggle('hidden', st.view !== 'callers');
     $('graph-pane').classList.toggle('hidden', st.view !== 'graph');
+    $('time-pane').classList.toggle('hidden', st.view !== 'time');
     if (empty()) {
       say('This profile has no samples.');
       $('main').classList.add('hidden');
@@ -1052,6 +1343,7 @@
       $('message').classList.add('hidden');
       if (st.view === 'top') renderTop();
       else if (st.view === 'graph') renderGraph();
+      else if (st.view === 'time') renderTime();
       else renderCallers();
     }
     writeHash();

@@ -132,12 +132,21 @@ put_frame(wctx *w, const pprof__location *l, const pprof_line *ln, bool *first)
     pprof_string name = {"", 0};
     if (ln && ln->function_id && pprof_profile_find_function(p, ln->function_id, &fi))
         name = string_at(p, PPROF__AT(p->functions, pprof_function, fi).name);
+    size_t mi;
+    bool mapped = l->mapping_id && pprof_profile_find_mapping(p, l->mapping_id, &mi);
+    if (mapped) {
+        const pprof_mapping *m = &PPROF__AT(p->mappings, pprof_mapping, mi);
+        mapped =
+            l->address >= m->memory_start && (!m->memory_limit || l->address < m->memory_limit);
+    }
     if (name.len) {
         st = put_escaped(b, name.data, name.len);
+    } else if (!ln && l->address && !mapped) {
+        /* outside every mapping: perf's and stackcollapse-perf.pl's spelling */
+        st = pprof__buffer_append(b, "[unknown]", 9);
     } else if (!ln && l->address) {
         st = pprof__buffer_printf(b, "0x%" PRIx64, l->address);
     } else {
-        size_t mi;
         pprof_string f = {"", 0};
         if (l->mapping_id && pprof_profile_find_mapping(p, l->mapping_id, &mi))
             f = string_at(p, PPROF__AT(p->mappings, pprof_mapping, mi).filename);

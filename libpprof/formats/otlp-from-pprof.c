@@ -685,7 +685,7 @@ convert(pconv *c, pprof__vec *profs)
     btab *tab = c->e->t;
     /* the tables reserved once when in blocks; in the C library's heap, reserving for small
      * work measured slower (page faults in the work after it, docs/otlp.md) */
-    if (pprof__profile_index_shared(p) != PPROF_OK)
+    if (pprof__profile_index(p, NULL) != PPROF_OK)
         return nomem(c);
     size_t str_bytes = 0;
     for (size_t i = 0; c->e->ta && i < p->strings.len; i++)

@@ -188,6 +188,9 @@ pprof__otlp_str(const pprof_otlp *o, int64_t i, pprof_string *out)
 #define PPROF__OTLP_KEEP_FRAMES "pprof.keep_frames"
 #define PPROF__OTLP_DOC_URL "pprof.doc_url"
 #define PPROF__OTLP_BUILD_ID "pprof.build_id"
+/* the semantic conventions' GNU build ID of a mapping, as the OpenTelemetry eBPF profiler
+ * writes it: read as the mapping's build ID too (symbolization finds files by it) */
+#define PPROF__OTLP_BUILD_ID_GNU "process.executable.build_id.gnu"
 #define PPROF__OTLP_HAS_FUNCTIONS "pprof.has_functions"
 #define PPROF__OTLP_HAS_FILENAMES "pprof.has_filenames"
 #define PPROF__OTLP_HAS_LINE_NUMBERS "pprof.has_line_numbers"

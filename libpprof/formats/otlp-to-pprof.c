@@ -262,7 +262,9 @@ tables(conv *c)
             if (!in(ai, o->attrs.len))
                 return bad(c, m->off, "dictionary.mapping_table[%zu].attribute_indices[%u]", k, j);
             const pprof__otlp_attr *a = &PPROF__AT(o->attrs, pprof__otlp_attr, ai);
-            if (str_is(o, a->key, PPROF__OTLP_BUILD_ID) && a->value.kind == PPROF__ANY_STRING) {
+            if ((str_is(o, a->key, PPROF__OTLP_BUILD_ID) ||
+                 (str_is(o, a->key, PPROF__OTLP_BUILD_ID_GNU) && !d.build_id)) &&
+                a->value.kind == PPROF__ANY_STRING) {
                 if ((d.build_id = add_str(c, a->value.s.data, a->value.s.len)) < 0)
                     return nomem(c);
             } else if (a->value.kind == PPROF__ANY_BOOL) {

@@ -202,7 +202,7 @@ typedef struct perf__reader {
     size_t n_values;
     int64_t *values;
     pprof__vec stack; /* pprof_builder_loc */
-    pprof_builder_str k_pid, k_tid, k_comm, k_cpu;
+    pprof_builder_str k_pid, k_tid, k_comm, k_cpu, k_time, k_ns;
 } perf__reader;
 
 static inline uint16_t
@@ -263,6 +263,10 @@ perf__sym *perf__find_sym(perf__reader *r, uint64_t addr);
 void perf__maps_free(perf__reader *r);
 
 /* perf-profile.c */
+#define PERF_TIME_LABEL "timestamp_unix_nano"
+/* A perf clock time as the label's value: wall-clock nanoseconds through the clock data when
+ * the recording has it, else the perf clock itself. */
+int64_t perf__wall_time(const perf__reader *r, uint64_t t);
 /* Creates the builder and gives each attr its value slot: before the first sample. */
 pprof_status perf__ensure_setup(perf__reader *r);
 pprof_status perf__emit_sample(perf__reader *r, perf__attr *at, const perf__sample *s,

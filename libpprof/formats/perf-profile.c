@@ -103,6 +103,10 @@ setup(perf__reader *r)
         (st = pprof_builder_intern_cstr(r->b, "comm", &r->k_comm, r->err)) ||
         (st = pprof_builder_intern_cstr(r->b, "cpu", &r->k_cpu, r->err)))
         return st;
+    if (r->o.timestamps &&
+        ((st = pprof_builder_intern_cstr(r->b, PERF_TIME_LABEL, &r->k_time, r->err)) ||
+         (st = pprof_builder_intern_cstr(r->b, "nanoseconds", &r->k_ns, r->err))))
+        return st;
     return PPROF_OK;
 }
 
@@ -237,7 +241,7 @@ perf__emit_sample(perf__reader *r, perf__attr *at, const perf__sample *s, unsign
         if ((st = add_frame(r, s->pid, s->ip, cpumode)))
             return st;
     }
-    pprof_builder_label labels[4];
+    pprof_builder_label labels[5];
     size_t nl = 0;
     uint32_t want = r->o.labels;
     if (want & PPROF_PERF_LABEL_PID)
@@ -260,6 +264,9 @@ perf__emit_sample(perf__reader *r, perf__attr *at, const perf__sample *s, unsign
     if (want & PPROF_PERF_LABEL_CPU)
         labels[nl++] =
             (pprof_builder_label){r->k_cpu, PPROF_BUILDER_NONE, s->cpu, PPROF_BUILDER_NONE};
+    if (r->o.timestamps && (at->sample_type & PERF_S_TIME))
+        labels[nl++] = (pprof_builder_label){r->k_time, PPROF_BUILDER_NONE,
+                                             perf__wall_time(r, s->time), r->k_ns};
     memset(r->values, 0, r->n_values * sizeof(int64_t));
     r->values[0] = 1;
     r->values[at->slot] = (int64_t)(s->period & INT64_MAX);
@@ -275,6 +282,13 @@ perf__emit_sample(perf__reader *r, perf__attr *at, const perf__sample *s, unsign
         r->have_time = true;
     }
     return PPROF_OK;
+}
+
+int64_t
+perf__wall_time(const perf__reader *r, uint64_t t)
+{
+    uint64_t v = r->have_clock ? r->clock_wall + (t - r->clock_ref) : t;
+    return (int64_t)(v & INT64_MAX);
 }
 
 pprof_status
@@ -325,7 +339,7 @@ finish(perf__reader *r, int64_t end_time_hint, const perf__sink *k)
     int64_t duration = timed ? (int64_t)((last - first) & INT64_MAX) : 0;
     int64_t t = 0;
     if (r->have_clock && timed)
-        t = (int64_t)(r->clock_wall + (first - r->clock_ref));
+        t = perf__wall_time(r, first);
     else if (end_time_hint > 0)
         t = end_time_hint - duration;
     if ((st = pprof_builder_set_time(r->b, t, duration, r->err)) ||

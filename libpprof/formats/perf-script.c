@@ -40,8 +40,8 @@ typedef struct script_overflow {
 
 typedef struct script_head {
     span comm, event;
-    uint64_t pid, tid, cpu, period;
-    bool has_pid, has_tid, has_cpu, has_period;
+    uint64_t pid, tid, cpu, period, time; /* time: perf clock nanoseconds */
+    bool has_pid, has_tid, has_cpu, has_period, has_time;
     span frame; /* a frame on the header line itself (no callchain), or n == 0 */
     script_overflow over;
 } script_head;
@@ -140,9 +140,19 @@ parse_head(const char *s, const char *e, script_head *h)
             h->has_cpu = true;
         } else if (t.n > 1 && t.p[t.n - 1] == ':' && memchr(t.p, '.', t.n) &&
                    all_digits(t.p, (size_t)((const char *)memchr(t.p, '.', t.n) - t.p))) {
-            /* the time stamp: only its seconds are a number with a range */
-            (void)to_i64(t.p, (size_t)((const char *)memchr(t.p, '.', t.n) - t.p), "time",
-                         &h->over);
+            /* the time stamp: only its seconds are a number with a range; the fraction's
+             * first nine digits are its nanoseconds */
+            size_t whole = (size_t)((const char *)memchr(t.p, '.', t.n) - t.p);
+            uint64_t sec = to_i64(t.p, whole, "time", &h->over), ns = 0;
+            size_t k = 0;
+            for (; k < 9 && whole + 1 + k < t.n - 1 && t.p[whole + 1 + k] >= '0' &&
+                   t.p[whole + 1 + k] <= '9';
+                 k++)
+                ns = ns * 10 + (uint64_t)(t.p[whole + 1 + k] - '0');
+            for (; k < 9; k++)
+                ns *= 10;
+            h->has_time = sec <= (uint64_t)INT64_MAX / 1000000000 - 1;
+            h->time = h->has_time ? sec * 1000000000 + ns : 0;
         } else if (all_digits(t.p, t.n)) {
             h->period = to_i64(t.p, t.n, "period", &h->over);
             h->has_period = true;
@@ -278,7 +288,7 @@ emit(script_ctx *c, const script_head *h)
     }
     int64_t values[65] = {1};
     values[c->slot[e]] = h->has_period ? (int64_t)h->period : 1;
-    pprof_builder_label labels[4];
+    pprof_builder_label labels[5];
     size_t nl = 0;
     pprof_status st;
     uint32_t want = c->o->labels;
@@ -307,6 +317,13 @@ emit(script_ctx *c, const script_head *h)
             return st;
         labels[nl++] =
             (pprof_builder_label){k, PPROF_BUILDER_NONE, (int64_t)h->cpu, PPROF_BUILDER_NONE};
+    }
+    if (c->o->timestamps && h->has_time) {
+        pprof_builder_str u;
+        if ((st = pprof_builder_intern_cstr(c->b, PERF_TIME_LABEL, &k, c->err)) ||
+            (st = pprof_builder_intern_cstr(c->b, "nanoseconds", &u, c->err)))
+            return st;
+        labels[nl++] = (pprof_builder_label){k, PPROF_BUILDER_NONE, (int64_t)h->time, u};
     }
     if ((st = pprof_builder_add_sample(c->b, values, c->n_values, c->stack.data, c->stack.len,
                                        labels, nl, c->err)))

@@ -17,7 +17,7 @@
  * files taken and not yet absorbed add up to less than WINDOW_BYTES, so that memory stays bounded
  * for large inputs. The deeper window is for many small inputs: with two per thread, the calling
  * thread often found its next input not ready and decoded one itself, which delayed the merge
- * (docs/bench.md). */
+ * (docs/bench/core.md). */
 #define WINDOW_MIN_PER_THREAD 2
 #define WINDOW_MAX_PER_THREAD 4
 #define WINDOW_BYTES ((uint64_t)16 << 20)

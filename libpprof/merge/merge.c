@@ -203,7 +203,7 @@ reserve_for(pprof_merger *m, const pprof_profile *p, bool continues)
 /* Stage 1 visits an input's tables in the order its samples name them, and another thread
  * decoded them, so nearly every first visit would be a cache miss (a location, its lines, their
  * functions, their strings). Reading the tables as streams first lets those visits hit; it pays
- * for many small inputs (docs/bench.md). Tables beyond any cache gain nothing and are left. */
+ * for many small inputs (docs/bench/core.md). Tables beyond any cache gain nothing and are left. */
 #define WARM_MAX ((size_t)16 << 20)
 
 static void
@@ -273,8 +273,7 @@ add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool 
         snprintf(anon, sizeof(anon), "input #%zu", m->n_inputs + 1);
         name = anon;
     }
-    /* The id index is a cache: building it does not change what the profile means. */
-    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    pprof_status st = pprof__profile_index(p, err);
     if (st)
         return st;
 

@@ -351,7 +351,7 @@ intern_cfg(const pprof_profile *p, const pprof__nodes_cfg *cfg_in, const pprof_a
     if (p->samples.len > UINT32_MAX - 1)
         return pprof__error(err, PPROF_E_LIMIT, PPROF_NO_OFFSET, "sample",
                             "more than 2^32 samples");
-    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    pprof_status st = pprof__profile_index(p, err);
     if (st == PPROF_OK)
         st = intern_lines(p, &cfg, n, err);
     return st;

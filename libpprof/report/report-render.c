@@ -110,7 +110,7 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
                             "peek and list need a regular expression");
     if (o.format == PPROF_REPORT_TOP)
         return render_top(p, &o, format, out, err);
-    pprof_status st = pprof__profile_index((pprof_profile *)p, err);
+    pprof_status st = pprof__profile_index(p, err);
     if (st)
         return st;
     pprof__rctx c;

@@ -6,6 +6,9 @@
 
 #include "symbolize-private.h"
 
+/* MiniDebugInfo holds symbols only: far smaller than this; larger is refused. */
+#define MINI_MAX_BYTES ((size_t)256 << 20)
+
 static bool
 load_segments(const pprof_allocator *a, pprof__sz_object *obj)
 {
@@ -137,6 +140,17 @@ load_symbols(const pprof_allocator *a, pprof__sz_object *obj)
             }
             if (obj->syms.len)
                 goto done;
+        }
+    }
+    /* only .dynsym: the local functions may be in MiniDebugInfo, for the addresses that
+     * .dynsym leaves out (its symbols name none that .dynsym has) */
+    if (obj->bin.elf && !obj->dbg.elf &&
+        (obj->mini = pprof__sz_minidebuginfo(a, obj->bin.elf, MINI_MAX_BYTES, &obj->mini_image))) {
+        for (Elf_Scn *scn = NULL; (scn = elf_nextscn(obj->mini, scn));) {
+            GElf_Shdr sh;
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+                !read_symtab(a, obj->mini, scn, &obj->syms))
+                return false;
         }
     }
 done:

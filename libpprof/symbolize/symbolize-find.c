@@ -32,6 +32,9 @@ void
 pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj)
 {
     pprof__sz_unit_free(a, &obj->unit);
+    if (obj->mini)
+        elf_end(obj->mini);
+    pprof__free(a, obj->mini_image);
     if (obj->dw)
         dwarf_end(obj->dw);
     if (obj->alt_dw)
@@ -207,8 +210,8 @@ find_in_debug_dirs_as(const pprof__sz_search *s, const char *id, bool debug, boo
                       pprof__sz_file *f, pprof__sz_why *why)
 {
     char path[PATH_MAX];
-    for (size_t i = 0; i < s->o->n_debug_dirs; i++) {
-        const char *dir = s->o->debug_dirs[i];
+    for (size_t i = 0; i < s->n_dirs; i++) {
+        const char *dir = s->dirs[i];
         if (debug && build_id_path(path, sizeof(path), dir, id, ".debug") &&
             try_file(s, path, id, false, f, why) == OPEN_OK)
             return true;
@@ -224,6 +227,15 @@ find_in_debug_dirs(const pprof__sz_search *s, const char *id, bool executables_t
                    pprof__sz_file *f, pprof__sz_why *why)
 {
     return find_in_debug_dirs_as(s, id, true, executables_too, f, why);
+}
+
+/* CACHE/<build-id>/debuginfo of the debuginfod client cache. */
+static bool
+find_in_cache(const pprof__sz_search *s, const char *id, pprof__sz_file *f, pprof__sz_why *why)
+{
+    char path[PATH_MAX];
+    int n = s->cache ? snprintf(path, sizeof(path), "%s/%s/debuginfo", s->cache, id) : -1;
+    return n > 0 && (size_t)n < sizeof(path) && try_file(s, path, id, false, f, why) == OPEN_OK;
 }
 
 static const char *
@@ -381,9 +393,8 @@ debuglink_place(const pprof__sz_search *s, const char *dir, const char *link, si
         n = snprintf(dst, cap, "%s/%s", dir, link);
     else if (k == 1)
         n = snprintf(dst, cap, "%s/.debug/%s", dir, link);
-    else if (k - 2 < s->o->n_debug_dirs)
-        n = snprintf(dst, cap, "%s/%s/%s", s->o->debug_dirs[k - 2], dir[0] == '/' ? dir + 1 : dir,
-                     link);
+    else if (k - 2 < s->n_dirs)
+        n = snprintf(dst, cap, "%s/%s/%s", s->dirs[k - 2], dir[0] == '/' ? dir + 1 : dir, link);
     else
         return false;
     if (n <= 0 || (size_t)n >= cap)
@@ -499,7 +510,7 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
 {
     memset(obj, 0, sizeof(*obj));
     obj->bin.fd = obj->dbg.fd = obj->alt.fd = -1;
-    obj->found_by = "";
+    obj->found_by = obj->debug_found_by = "";
     memset(why, 0, sizeof(*why));
     why->result = PPROF_SYMBOLIZE_NOT_FOUND;
     if (pseudo_file(filename)) {
@@ -527,6 +538,7 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
             !pprof__sz_debug_only(exe.elf)) {
             obj->dbg = obj->bin;
             obj->bin = exe;
+            obj->debug_found_by = obj->found_by;
             obj->found_by = how;
             obj->dw = dwarf_of(obj->dbg.elf);
         } else if (exe.fd >= 0) {
@@ -539,11 +551,18 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
         char hex[129];
         pprof__sz_build_id_hex(&obj->bin, hex);
         pprof__sz_why quiet = {PPROF_SYMBOLIZE_NOT_FOUND, "", ""};
-        if ((hex[0] && find_in_debug_dirs(s, hex, false, &obj->dbg, &quiet)) ||
-            find_debuglink(s, obj, &quiet)) {
+        if (hex[0] && find_in_debug_dirs(s, hex, false, &obj->dbg, &quiet))
+            obj->debug_found_by = "build-id";
+        else if (hex[0] && find_in_cache(s, hex, &obj->dbg, &quiet))
+            obj->debug_found_by = "debuginfod-cache";
+        else if (find_debuglink(s, obj, &quiet))
+            obj->debug_found_by = "debuglink";
+        if (obj->dbg.fd >= 0) {
             obj->dw = dwarf_of(obj->dbg.elf);
-            if (!obj->dw)
+            if (!obj->dw) {
                 pprof__sz_file_close(s->a, &obj->dbg);
+                obj->debug_found_by = "";
+            }
         }
     }
     if (obj->dw)
@@ -564,5 +583,9 @@ pprof__sz_open_memory(const pprof_allocator *a, char *image, size_t size, pprof_
         return false;
     obj->bin.size = size;
     obj->dw = dwarf_of(obj->bin.elf);
-    return pprof__sz_elf_load(a, obj) && pprof__sz_dwarf_load(a, obj);
+    if (!pprof__sz_elf_load(a, obj) || !pprof__sz_dwarf_load(a, obj))
+        return false;
+    if (obj->go)
+        pprof__sz_go_load(obj);
+    return true;
 }

@@ -72,6 +72,21 @@ typedef struct pprof__sz_unit {
     size_t n_files;
 } pprof__sz_unit;
 
+/* Go's .gopclntab, read in place from the file's image (pointers into libelf's mapping). */
+typedef struct pprof__sz_gotab {
+    bool ok;
+    int version; /* 116 (1.16-1.17), 118 (1.18-1.19), 120 (1.20 on) */
+    unsigned ptr, quantum;
+    const uint8_t *image; /* the whole file */
+    size_t image_size;
+    const uint8_t *tab; /* the table, at vaddr */
+    size_t size;
+    uint64_t vaddr, nfunc, text, funcname_off, gofunc;
+    bool have_gofunc;
+    const uint8_t *funcnames, *cutab, *filetab, *pctab, *functab; /* to the table's end */
+    size_t funcnames_len, cutab_len, filetab_len, pctab_len, functab_len;
+} pprof__sz_gotab;
+
 /* A mapping's file with what was read from it. */
 typedef struct pprof__sz_object {
     pprof__sz_file bin; /* the file found (an executable, a library or a debug file) */
@@ -79,12 +94,16 @@ typedef struct pprof__sz_object {
     pprof__sz_file alt; /* the .gnu_debugaltlink (dwz) file; fd -1 when none */
     Dwarf *dw, *alt_dw; /* NULL without DWARF */
     const char *found_by;
-    pprof__vec segs;       /* pprof__sz_seg, from bin's program headers */
-    pprof__vec syms;       /* pprof__sz_sym, sorted by lo */
-    pprof__vec cus;        /* pprof__sz_curange, sorted by lo */
-    pprof__sz_unit unit;   /* the last unit looked at */
-    bool guessed_segments; /* only a debug file: file offsets taken as vaddr - first vaddr */
+    const char *debug_found_by; /* how dbg was found, "" when none */
+    pprof__vec segs;            /* pprof__sz_seg, from bin's program headers */
+    pprof__vec syms;            /* pprof__sz_sym, sorted by lo */
+    pprof__vec cus;             /* pprof__sz_curange, sorted by lo */
+    pprof__sz_unit unit;        /* the last unit looked at */
+    bool guessed_segments;      /* only a debug file: file offsets taken as vaddr - first vaddr */
     bool go;               /* a Go binary (.gopclntab or .go.buildinfo): names as Go prints them */
+    pprof__sz_gotab gotab; /* frames where DWARF has none */
+    Elf *mini;             /* .gnu_debugdata's ELF (MiniDebugInfo), or NULL */
+    char *mini_image;      /* its decompressed bytes (pprof__malloc'd) */
 } pprof__sz_object;
 
 /* One frame as the files spell it; pointers into libelf/libdw data of the object. */
@@ -101,7 +120,9 @@ typedef struct pprof__sz_frame {
 typedef struct pprof__sz_search {
     const pprof_symbolize_options *o;
     const pprof_allocator *a;
-    const char *cache; /* the debuginfod client cache, or NULL */
+    const char *cache;       /* the debuginfod client cache, or NULL */
+    const char *const *dirs; /* the options' debug dirs, then the default one */
+    size_t n_dirs;
 } pprof__sz_search;
 
 /* Why a search failed, for the report. */
@@ -144,6 +165,26 @@ bool pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj);
 int pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t vaddr,
                            pprof__sz_frame *frames);
 void pprof__sz_unit_free(const pprof_allocator *a, pprof__sz_unit *u);
+
+/* ---- symbolize-go.c */
+
+/* Reads obj->bin's .gopclntab into obj->gotab; false when there is none usable. */
+bool pprof__sz_go_load(pprof__sz_object *obj);
+/* The frames of vaddr from .gopclntab, innermost first (room for PPROF__SZ_MAX_FRAMES); 0 when
+ * no function holds it. */
+int pprof__sz_go_frames(const pprof__sz_object *obj, uint64_t vaddr, pprof__sz_frame *frames);
+/* The entry address of function i of a loaded table (i == nfunc: the end of the last). */
+uint64_t pprof__sz_go_entry(const pprof__sz_gotab *g, uint64_t i);
+
+/* ---- symbolize-xz.c */
+
+/* Decompresses the xz stream in[0, n) into *out (pprof__malloc'd, *out_n bytes, at most cap).
+ * False: not xz, corrupt, truncated, larger than cap, or out of memory. */
+bool pprof__sz_xz_decode(const pprof_allocator *a, const void *in, size_t n, size_t cap, char **out,
+                         size_t *out_n);
+/* The ELF file of elf's .gnu_debugdata, decompressed into *image (free both with elf_end and
+ * pprof__free), or NULL when there is none usable. */
+Elf *pprof__sz_minidebuginfo(const pprof_allocator *a, Elf *elf, size_t cap, char **image);
 
 /* ---- symbolize-names.c */
 

@@ -65,11 +65,13 @@ print_text(const pprof_symbolize_mapping *m, pprof_buffer *b)
         st = pprof__buffer_printf(b, "  file: %s%s%s%s\n", m->file, m->found_by[0] ? " (by " : "",
                                   m->found_by, m->found_by[0] ? ")" : "");
     if (!st && m->debug_file[0])
-        st = pprof__buffer_printf(b, "  debug file: %s\n", m->debug_file);
+        st = pprof__buffer_printf(b, "  debug file: %s%s%s%s\n", m->debug_file,
+                                  m->debug_found_by[0] ? " (by " : "", m->debug_found_by,
+                                  m->debug_found_by[0] ? ")" : "");
     if (!st && m->result != PPROF_SYMBOLIZE_NOTHING_TO_DO)
         st = pprof__buffer_printf(
             b, "  addresses: %" PRIu64 " resolved of %" PRIu64 "%s\n", m->resolved, m->addresses,
-            m->result == PPROF_SYMBOLIZE_OK && !m->dwarf ? " (symbols only)" : "");
+            m->result == PPROF_SYMBOLIZE_OK && !m->lines ? " (symbols only)" : "");
     if (!st && m->kept)
         st = pprof__buffer_printf(b, "  kept: %" PRIu64 " location(s) already symbolized\n",
                                   m->kept);
@@ -111,12 +113,15 @@ print_json(const pprof_symbolize_mapping *m, pprof_buffer *b)
     if (!st)
         st = json_field(b, "debug_file", m->debug_file);
     if (!st)
+        st = json_field(b, "debug_found_by", m->debug_found_by);
+    if (!st)
         st = json_field(b, "reason", m->reason);
     if (!st)
         st = pprof__buffer_printf(b,
-                                  ",\"dwarf\":%s,\"addresses\":%" PRIu64 ",\"resolved\":%" PRIu64
-                                  ",\"kept\":%" PRIu64 ",\"unresolved\":[",
-                                  m->dwarf ? "true" : "false", m->addresses, m->resolved, m->kept);
+                                  ",\"dwarf\":%s,\"lines\":%s,\"addresses\":%" PRIu64
+                                  ",\"resolved\":%" PRIu64 ",\"kept\":%" PRIu64 ",\"unresolved\":[",
+                                  m->dwarf ? "true" : "false", m->lines ? "true" : "false",
+                                  m->addresses, m->resolved, m->kept);
     for (size_t i = 0; !st && i < m->n_unresolved; i++)
         st = pprof__buffer_printf(b, "%s\"0x%" PRIx64 "\"", i ? "," : "", m->unresolved[i]);
     return st ? st : pprof__buffer_printf(b, "]}");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolize-private.h"
 
@@ -41,6 +42,8 @@ typedef struct sz_ctx {
     pprof__vec rlines;  /* pprof_line */
     pprof__sz_frame frames[PPROF__SZ_MAX_FRAMES];
     char cache_dir[4096];
+    char default_dir[4096];
+    const char **dirs; /* the search's debug dirs */
     pprof_error *err;
 } sz_ctx;
 
@@ -255,10 +258,15 @@ resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
      * llvm-symbolizer has it. */
     if (n == 1 && !f[0].name && f[0].line <= 0)
         n = 0;
+    /* Go's own table where DWARF has nothing (a -ldflags=-w or -s -w build): the frames the
+     * runtime itself would print, named as the table names them. */
+    bool from_go = false;
+    if (n == 0 && e->obj.gotab.ok && (n = pprof__sz_go_frames(&e->obj, vaddr, f)) > 0)
+        from_go = true;
     /* The outermost frame is named as the symbol table names the code, as llvm-symbolizer
      * does for ELF: a GCC clone (.cold, .part.0, .isra.0) is DWARF's function under another
      * symbol, and profiles name the code that ran. */
-    const pprof__sz_sym *sym = pprof__sz_symbol(&e->obj, vaddr);
+    const pprof__sz_sym *sym = from_go ? NULL : pprof__sz_symbol(&e->obj, vaddr);
     if (sym && n == 0)
         f[0] = (pprof__sz_frame){sym->name, sym->file, 0, 0, 0}, n = 1;
     else if (sym)
@@ -343,7 +351,9 @@ entry_for(sz_ctx *x, pprof_string name, pprof_string bid)
     }
     if (!pprof__sz_elf_load(x->a, &e->obj) || !pprof__sz_dwarf_load(x->a, &e->obj))
         return NULL;
-    if (!e->obj.dw && !e->obj.syms.len) {
+    if (e->obj.go)
+        pprof__sz_go_load(&e->obj);
+    if (!e->obj.dw && !e->obj.syms.len && !e->obj.gotab.ok) {
         e->ok = false;
         e->why.result = PPROF_SYMBOLIZE_NO_SYMBOLS;
         snprintf(e->why.file, sizeof(e->why.file), "%s", e->obj.bin.path);
@@ -552,7 +562,7 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
     memset(rep, 0, sizeof(*rep));
     rep->mapping_id = m->id;
     rep->result = PPROF_SYMBOLIZE_NOTHING_TO_DO;
-    rep->file = rep->found_by = rep->debug_file = rep->reason = "";
+    rep->file = rep->found_by = rep->debug_file = rep->debug_found_by = rep->reason = "";
     ps->todo.len = ps->unresolved.len = 0;
     ps->outside = ps->nosym = 0;
     ps->all_dwarf = true;
@@ -583,7 +593,9 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
             rep->file = pprof__sz_report_str(x->r, e->obj.bin.path);
             rep->found_by = e->obj.found_by;
             rep->debug_file = pprof__sz_report_str(x->r, e->obj.dbg.fd >= 0 ? e->obj.dbg.path : "");
+            rep->debug_found_by = e->obj.dbg.fd >= 0 ? e->obj.debug_found_by : "";
             rep->dwarf = e->obj.dw != NULL;
+            rep->lines = rep->dwarf || e->obj.gotab.ok;
         }
     }
     kept = 0;
@@ -613,7 +625,16 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
     if (e && e->obj.guessed_segments)
         say(reason, sizeof(reason),
             "only a debug file: segment file offsets guessed from their addresses");
-    if (e && !e->obj.dw)
+    char dwp[4096];
+    int dn = e ? snprintf(dwp, sizeof(dwp), "%s.dwp", e->obj.bin.path) : -1;
+    if (dn > 0 && (size_t)dn < sizeof(dwp) && access(dwp, F_OK) == 0)
+        say(reason, sizeof(reason),
+            "%s is not read (split DWARF packages are not supported, .dwo files are): a split "
+            "unit without its .dwo has no lines or inline frames",
+            dwp);
+    if (e && !e->obj.dw && e->obj.gotab.ok)
+        say(reason, sizeof(reason), "no DWARF: frames from Go's .gopclntab");
+    else if (e && !e->obj.dw)
         say(reason, sizeof(reason), "no DWARF: function names from the symbol table only");
     rep->mapping_file = entry_name(x, name);
     rep->build_id = entry_name(x, bid);
@@ -660,11 +681,33 @@ group_locations(sz_ctx *x, uint32_t **order, uint32_t **start)
     return PPROF_OK;
 }
 
+/* The debug directories searched: the options', then the default one (under the sysroot). */
+static bool
+search_dirs(sz_ctx *x)
+{
+    size_t n = x->o.n_debug_dirs;
+    x->dirs = pprof__malloc(x->a, (n + 1) * sizeof(*x->dirs));
+    if (!x->dirs)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        x->dirs[i] = x->o.debug_dirs[i];
+    const char *root = x->o.sysroot ? x->o.sysroot : "";
+    int len = snprintf(x->default_dir, sizeof(x->default_dir), "%s%s", root,
+                       PPROF_SYMBOLIZE_DEFAULT_DEBUG_DIR);
+    if (!x->o.no_default_dirs && len > 0 && (size_t)len < sizeof(x->default_dir))
+        x->dirs[n++] = x->default_dir;
+    x->s.dirs = x->dirs;
+    x->s.n_dirs = n;
+    return true;
+}
+
 static void
 cache_dir(sz_ctx *x)
 {
     x->s.cache = NULL;
     const char *c = x->o.debuginfod_cache;
+    if (!c && x->o.no_default_dirs)
+        return;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n = -1;
     if (c)
@@ -682,7 +725,7 @@ cache_dir(sz_ctx *x)
 static pprof_status
 run(sz_ctx *x)
 {
-    pprof_status st = pprof__profile_index((pprof_profile *)x->p, x->err);
+    pprof_status st = pprof__profile_index(x->p, x->err);
     if (st)
         return st;
     const pprof_function *f = x->c->functions.data;
@@ -737,12 +780,13 @@ pprof_symbolize(const pprof_profile *p, const pprof_symbolize_options *opts, ppr
     x.a = &x.r->a; /* the output's allocator too: both are the options' */
     x.s.a = x.a;
     x.c = copy_profile(p, &x.o.allocator);
-    pprof_status st = x.c ? PPROF_OK : nomem(&x);
+    pprof_status st = x.c && search_dirs(&x) ? PPROF_OK : nomem(&x);
     if (!st) {
         elf_version(EV_CURRENT);
         st = run(&x);
     }
     free_entries(&x);
+    pprof__free(x.a, x.dirs);
     pprof__htab_free(&x.strs, x.a);
     pprof__htab_free(&x.fns, x.a);
     pprof__free(x.a, x.results.data);

@@ -115,6 +115,8 @@ t_interning(tap *t)
     pprof_builder_stats s = stats(b);
     tap_ok(t, s.strings == 4 + 8 && s.functions == 1 && s.locations == 2 && s.mappings == 2,
            "stats count interned entities (strings %llu)", (unsigned long long)s.strings);
+    tap_ok(t, pprof_builder_location(b, m1, 0, NULL, 0, false, &l0, NULL) == PPROF_OK,
+           "a location of a mapping needs no address or line (Go's Java profiles)");
     tap_ok(t, pprof_builder_free(b) == 0, "free reports nothing dropped");
 }
 

@@ -7,13 +7,13 @@ set -uo pipefail
 root=${PPROF_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
 fail=0
-hits=$(grep -nE '(^|[^A-Za-z0-9_$.])/(tmp|work|home|root)/[A-Za-z0-9_.-]' README.md docs/*.md docs/man/*.scd 2>/dev/null)
+hits=$(grep -nE '(^|[^A-Za-z0-9_$.])/(tmp|work|home|root)/[A-Za-z0-9_.-]' README.md docs/*.md docs/bench/*.md docs/man/*.scd 2>/dev/null)
 if [ -n "$hits" ]; then
   echo "documents that name one machine's paths:"
   echo "$hits"
   fail=1
 else
-  echo "ok: no machine paths in README.md, docs/*.md, docs/man/*.scd"
+  echo "ok: no machine paths in README.md, docs/*.md, docs/bench/*.md, docs/man/*.scd"
 fi
 
 # The files a build or a test reads, and every document: tracked ones when this is a git

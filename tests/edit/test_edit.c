@@ -927,6 +927,160 @@ test_scale_rounds_input_sums(void)
     }
 }
 
+/* A profile of samples with times: 100 in "a" 10 ms apart from 2026-12-07T00:00:00Z, then 100
+ * in "b", and 5 in "c" without a time. Encoded into *enc (the caller frees it). */
+static pprof_profile *
+timed_profile(uint8_t **enc, size_t *len)
+{
+    pprof_builder_value_type vt[] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+    pprof_builder_options bo = PPROF_BUILDER_OPTIONS_INIT;
+    bo.sample_types = vt;
+    bo.n_sample_types = 2;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    pprof_builder_loc loc[3];
+    pprof_builder_str none = PPROF_BUILDER_NONE;
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    for (int i = 0; i < 3; i++) {
+        pprof_builder_str s;
+        pprof_builder_line line = {{0}, 1, 0};
+        char name[2] = {(char)('a' + i), 0};
+        if (pprof_builder_intern_cstr(b, name, &s, &err) ||
+            pprof_builder_function(b, s, s, none, 0, &line.function, &err) ||
+            pprof_builder_location(b, nomap, 0x100 + (uint64_t)i, &line, 1, false, &loc[i], &err))
+            return NULL;
+    }
+    pprof_builder_label l = {{0}, PPROF_BUILDER_NONE, 0, {0}};
+    if (pprof_builder_intern_cstr(b, "timestamp_unix_nano", &l.key, &err) ||
+        pprof_builder_intern_cstr(b, "nanoseconds", &l.num_unit, &err))
+        return NULL;
+    for (int k = 0; k < 205; k++) {
+        int64_t v[2] = {1, 10000000};
+        l.num = INT64_C(1796601600000000000) + (int64_t)k * 10000000;
+        if (pprof_builder_add_sample(b, v, 2,
+                                     &loc[k < 100   ? 0
+                                          : k < 200 ? 1
+                                                    : 2],
+                                     1, &l, k < 200 ? 1 : 0, &err))
+            return NULL;
+    }
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_profile *p = NULL;
+    if (!pprof_builder_write_memory(b, 0, &wo, &buf, &err))
+        pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
+    pprof_builder_free(b);
+    *enc = buf.data;
+    *len = buf.len;
+    return p;
+}
+
+/* time_from / time_to keep [from, to) by the samples' timestamp_unix_nano labels, relative or
+ * RFC 3339; drop_timestamps folds the samples back; bad times are PPROF_E_ARG. */
+static void
+test_time(void)
+{
+    uint8_t *enc = NULL;
+    size_t len = 0;
+    pprof_profile *p = timed_profile(&enc, &len);
+    tap_ok(&T, p && nsamples(p) == 201,
+           "a profile of 200 samples with times and 5 without (folded: 201)");
+    if (!p)
+        return;
+    static const struct {
+        const char *from, *to;
+        int64_t want;
+        size_t samples;
+    } cases[] = {
+        {"0", "1", 100, 100},
+        {"0", "1.0", 100, 100},
+        {NULL, "0.5", 50, 50},
+        {"1.985", NULL, 1, 1},
+        {"2026-12-07T00:00:01Z", NULL, 100, 100},
+        {"2026-12-07T01:00:00.5+01:00", "2026-12-07t00:00:01.255z", 76, 76},
+        {"2026-12-06T19:00:00.99-05:00", "2026-12-07 00:00:01.01Z", 2, 2},
+        {"3", NULL, 0, 0},
+        {"", "", 205, 201},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.time_from = cases[i].from;
+        o.time_to = cases[i].to;
+        pprof_profile *q = edit_checked(p, &o, "time");
+        int64_t t[2] = {-1, -1};
+        if (q)
+            totals(q, t, 2);
+        pprof_merge_input *in = NULL;
+        pprof_profile *r = NULL;
+        pprof_error err;
+        int64_t u[2] = {-1, -1};
+        if (!pprof_merge_input_read_memory(enc, len, NULL, &in, &err) &&
+            !pprof_edit_input(in, &o, &r, &err))
+            totals(r, u, 2);
+        tap_ok(&T, t[0] == cases[i].want && q && nsamples(q) == cases[i].samples && u[0] == t[0],
+               "time [%s, %s): %lld samples (want %lld; merge input %lld)",
+               cases[i].from ? cases[i].from : "-", cases[i].to ? cases[i].to : "-",
+               (long long)t[0], (long long)cases[i].want, (long long)u[0]);
+        pprof_profile_free(q);
+        pprof_profile_free(r);
+        pprof_merge_input_free(in);
+    }
+    pprof_edit_options o;
+    pprof_edit_options_init(&o);
+    o.drop_timestamps = true;
+    pprof_profile *q = edit_checked(p, &o, "drop_timestamps");
+    int64_t t[2] = {0, 0};
+    if (q)
+        totals(q, t, 2);
+    bool labels = false;
+    for (size_t i = 0; q && i < nsamples(q); i++)
+        labels |= pprof_profile_sample(q, i).n_label != 0;
+    tap_ok(&T, q && nsamples(q) == 3 && t[0] == 205 && t[1] == 2050000000 && !labels,
+           "drop_timestamps: the samples folded into 3, totals kept, no label");
+    pprof_profile_free(q);
+    static const char *bad[] = {"yesterday",
+                                "-1",
+                                "1e3",
+                                "2026-02-29T00:00:00Z",
+                                "2026-12-07T24:00:00Z",
+                                "2026-12-07T00:00:00",
+                                ".",
+                                "2026-12-07T00:00:00+1:00",
+                                "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        pprof_edit_options_init(&o);
+        o.time_to = bad[i];
+        pprof_profile *x = NULL;
+        pprof_error err;
+        pprof_status st = pprof_edit(p, &o, &x, &err);
+        tap_ok(&T, st == PPROF_E_ARG && strstr(err.message, "time_to") && !x,
+               "time_to '%s': PPROF_E_ARG naming the option (%d: %s)", bad[i], st,
+               st ? err.message : "");
+        pprof_profile_free(x);
+    }
+    /* a profile without times: a range is an error, not an empty profile */
+    pprof_profile *plain = NULL;
+    pprof_edit_options_init(&o);
+    o.drop_timestamps = true;
+    pprof_error err;
+    pprof_status st = pprof_edit(p, &o, &plain, &err);
+    pprof_edit_options_init(&o);
+    o.time_from = "0";
+    pprof_profile *x = NULL;
+    if (!st)
+        st = pprof_edit(plain, &o, &x, &err);
+    tap_ok(&T, st == PPROF_E_ARG && strstr(err.message, "timestamp_unix_nano") && !x,
+           "a range over a profile without times: PPROF_E_ARG (%s)", st ? err.message : "");
+    pprof_profile_free(x);
+    pprof_profile_free(plain);
+    pprof_profile_free(p);
+    free(enc);
+}
+
 static void
 test_properties(const pprof_profile *p, const char *name)
 {
@@ -983,6 +1137,7 @@ main(void)
     test_batch_error_ahead();
     test_batches_mapping_dropped();
     test_scale_rounds_input_sums();
+    test_time();
     pprof_profile *p = gen_profile(3000, 7);
     tap_ok(&T, p != NULL, "generated profile");
     const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */

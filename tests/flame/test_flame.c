@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flame-private.h"
+#include "pprof/builder.h"
 #include "pprof/check.h"
 #include "pprof/flame.h"
 #include "pprof/report.h"
@@ -236,6 +237,187 @@ test_diff(tap *t)
     pprof_profile_free(b);
 }
 
+/* ---- the samples' times in the page's data (docs/flame.md "The samples' times") */
+
+/* 1000 samples 1 ms apart (the first 500 in main > a, the rest in main > b, every tenth one
+ * deeper in main > a > tiny or main > b > tiny with a value of 1), and one without a time. */
+static pprof_profile *
+make_timed(void)
+{
+    pprof_builder_value_type vt[] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+    pprof_builder_options bo = PPROF_BUILDER_OPTIONS_INIT;
+    bo.sample_types = vt;
+    bo.n_sample_types = 2;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    pprof_builder_loc loc[4];
+    pprof_builder_str none = PPROF_BUILDER_NONE;
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    const char *names[] = {"main", "a", "b", "tiny"};
+    for (int i = 0; i < 4; i++) {
+        pprof_builder_str n;
+        pprof_builder_line line = {{0}, 1, 0};
+        if (pprof_builder_intern_cstr(b, names[i], &n, &err) ||
+            pprof_builder_function(b, n, n, none, 0, &line.function, &err) ||
+            pprof_builder_location(b, nomap, 0x10 + (uint64_t)i, &line, 1, false, &loc[i], &err))
+            return NULL;
+    }
+    pprof_builder_label l = {{0}, PPROF_BUILDER_NONE, 0, {0}};
+    if (pprof_builder_intern_cstr(b, "timestamp_unix_nano", &l.key, &err) ||
+        pprof_builder_intern_cstr(b, "nanoseconds", &l.num_unit, &err))
+        return NULL;
+    for (int k = 0; k <= 1000; k++) {
+        bool deep = k % 10 == 9;
+        int64_t v[2] = {1, deep ? 1 : 1000};
+        pprof_builder_loc st[3] = {loc[3], loc[k < 500 ? 1 : 2], loc[0]};
+        l.num = INT64_C(1796601600000000000) + (int64_t)k * 1000000 + 7;
+        if (pprof_builder_add_sample(b, v, 2, deep ? st : st + 1, deep ? 3 : 2, &l, k < 1000, &err))
+            return NULL;
+    }
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_profile *p = NULL;
+    if (!pprof_builder_write_memory(b, 0, &wo, &buf, &err))
+        pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
+    pprof_builder_free(b);
+    pprof_buffer_free(&buf);
+    return p;
+}
+
+/* The integers of the array after key (the first one after "\"time\":"); their count. */
+static size_t
+time_array(const char *json, const char *key, int64_t *out, size_t cap)
+{
+    const char *p = strstr(json, "\"time\":");
+    p = p ? strstr(p, key) : NULL;
+    if (!p)
+        return SIZE_MAX;
+    p += strlen(key);
+    size_t n = 0;
+    while (*p && *p != ']') {
+        char *end;
+        int64_t v = strtoll(p, &end, 10);
+        if (end == p)
+            return SIZE_MAX;
+        if (n < cap)
+            out[n] = v;
+        n++;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+typedef struct time_block {
+    size_t n_ent, n_keys;
+    int64_t ent[4000], node[64], self[64], val[64];
+    int64_t total, self_total, last_tick;
+} time_block;
+
+static bool
+read_time_block(const char *json, time_block *tb)
+{
+    memset(tb, 0, sizeof(*tb));
+    tb->n_ent = time_array(json, "\"samples\":[", tb->ent, 4000);
+    tb->n_keys = time_array(json, "\"node\":[", tb->node, 64);
+    if (tb->n_ent > 4000 || tb->n_keys > 64 || tb->n_ent % 2 ||
+        time_array(json, "\"self\":[", tb->self, 64) != tb->n_keys)
+        return false;
+    /* the second type's values: the list after the first in "value":[[..],[..]] */
+    const char *v = strstr(strstr(json, "\"time\":"), "\"value\":[[");
+    v = v ? strstr(v, "],[") : NULL;
+    if (!v)
+        return false;
+    size_t nv = 0;
+    for (const char *p = v + 3; *p && *p != ']' && nv < 64;) {
+        char *end;
+        tb->val[nv++] = strtoll(p, &end, 10);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (nv != tb->n_keys)
+        return false;
+    for (size_t i = 0; i < tb->n_ent; i += 2) {
+        int64_t k = tb->ent[i + 1];
+        if (k < 0 || (size_t)k >= tb->n_keys || tb->ent[i] < 0)
+            return false;
+        tb->total += tb->val[k];
+        tb->self_total += tb->self[k] ? tb->val[k] : 0;
+        tb->last_tick += tb->ent[i];
+    }
+    return true;
+}
+
+static void
+test_time(tap *t)
+{
+    pprof_profile *p = make_timed();
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    tap_ok(t, p && pprof_flame_tree_new(p, NULL, NULL, &tr, &err) == PPROF_OK,
+           "a profile of 1000 timed samples and one without: the tree builds");
+    if (!tr) {
+        pprof_profile_free(p);
+        return;
+    }
+    const int64_t timed_total = 900 * 1000 + 100; /* the cpu values of the timed samples */
+    pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FLAME_DATA;
+    pprof_buffer out = {0};
+    static time_block tb;
+    bool ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK &&
+              !pprof__buffer_append(&out, "", 1) && read_time_block((char *)out.data, &tb);
+    tap_ok(t,
+           ok && tb.n_ent == 2000 && tb.total == timed_total && tb.self_total == timed_total &&
+               tb.last_tick == 999000 &&
+               strstr((char *)out.data, "\"start\":\"1796601600000000007\",\"tick\":1000,"),
+           "every timed sample an entry, in microseconds from the first (%zu entries, total "
+           "%lld, last tick %lld)",
+           tb.n_ent / 2, (long long)tb.total, (long long)tb.last_tick);
+    tap_ok(t, ok && tb.n_keys <= 8, "entries share keys: %zu keys", tb.n_keys);
+    pprof_buffer_free(&out);
+
+    /* pruned: the tiny frames are left out, their samples drawn at their parents, not as self */
+    wo.max_nodes = 4;
+    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
+         read_time_block((char *)out.data, &tb);
+    tap_ok(t,
+           ok && strstr((char *)out.data, "\"pruned\":2") && tb.n_ent == 2000 &&
+               tb.total == timed_total && tb.self_total == timed_total - 100,
+           "pruned: every sample drawn at a kept node, the pruned ones not as self (self %lld)",
+           (long long)tb.self_total);
+    for (size_t k = 0; ok && k < tb.n_keys; k++)
+        ok = tb.node[k] >= 1 && tb.node[k] < 4;
+    tap_ok(t, ok, "pruned: every key names a kept node");
+    pprof_buffer_free(&out);
+
+    /* past max_time_samples: summed per node and 20 ms slice */
+    wo.max_nodes = 0;
+    wo.max_time_samples = 100;
+    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
+         read_time_block((char *)out.data, &tb);
+    /* 50 slices of 20 ms, each with its phase's frame and its tiny frame */
+    tap_ok(t,
+           ok && tb.n_ent == 2 * 100 && tb.total == timed_total && tb.self_total == timed_total &&
+               tb.last_tick == 49 &&
+               strstr((char *)out.data, "\"tick\":20000000,\"slice\":20000000,"),
+           "summed per 20 ms slice: %zu entries, total %lld, last slice %lld", tb.n_ent / 2,
+           (long long)tb.total, (long long)tb.last_tick);
+    pprof_buffer_free(&out);
+    pprof_flame_tree_free(tr);
+
+    /* with a base: no times */
+    pprof_flame_tree *d = NULL;
+    wo.max_time_samples = 0;
+    ok = pprof_flame_tree_new(p, p, NULL, &d, &err) == PPROF_OK &&
+         pprof_flame_write_memory(d, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1);
+    tap_ok(t, ok && !strstr((char *)out.data, "\"time\":"), "a differential page has no times");
+    pprof_buffer_free(&out);
+    pprof_flame_tree_free(d);
+    pprof_profile_free(p);
+}
+
 /* ---- every example and real-corpus profile */
 
 static void
@@ -392,6 +574,7 @@ main(void)
     test_kth_largest(&t);
     test_small(&t);
     test_diff(&t);
+    test_time(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");

@@ -910,6 +910,259 @@ def case_graph_hostile(b, d):
     assert rec['csp'] == [] and rec['dialogs'] == [], rec
 
 
+
+# ---- Time: samples with times (docs/flame.md "Time")
+MAKE_TIMED = os.path.join(BUILD, 'tests', 'flame', 'make_timed')
+
+
+def time_entries(doc):
+    """(seconds from the first sample, key) of every entry of the document's time block"""
+    tm = doc['time']
+    f = tm['tick'] / 1e9
+    s = tm['samples']
+    out, ticks = [], 0
+    for i in range(0, len(s), 2):
+        ticks += s[i]
+        out.append((ticks * f, s[i + 1]))
+    return out
+
+
+def range_doc(doc, a, b):
+    """the document with the values of the samples in [a, b) seconds only, summed up the tree
+    as the writer sums a whole profile"""
+    keys = doc['time']['keys']
+    par = doc['nodes']['parent']
+    nt = len(doc['types'])
+    v = [[0] * len(par) for _ in range(nt)]
+    sf = [[0] * len(par) for _ in range(nt)]
+    for t, k in time_entries(doc):
+        if a <= t < b:
+            node = keys['node'][k]
+            for ty in range(nt):
+                v[ty][node] += keys['value'][ty][k]
+                if keys['self'][k]:
+                    sf[ty][node] += keys['value'][ty][k]
+    for ty in range(nt):
+        for i in range(len(par) - 1, 0, -1):
+            v[ty][par[i]] += v[ty][i]
+    out = json.loads(json.dumps(doc))
+    out['nodes']['value'], out['nodes']['self'] = v, sf
+    out['total'] = [v[ty][0] for ty in range(nt)]
+    out.pop('top', None)
+    return out
+
+
+def timed_page(d, *names):
+    if not has_flame_tool() or not os.access(MAKE_TIMED, os.X_OK):
+        raise Skip('pprof-flame or tests/flame/make_timed is not built')
+    prof = os.path.join(d, 'timed.pb.gz')
+    subprocess.run([MAKE_TIMED, prof] + list(names), check=True, capture_output=True)
+    return page_from_profile(prof, d)
+
+
+def matched(b):
+    m = text(b, '#matched')
+    assert m.startswith('Matched: ') and m.endswith('%'), m
+    return float(m[len('Matched: '):-1])
+
+
+def drag(b, x0, y0, x1, y1):
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    sx, sy = b.js('return [scrollX, scrollY]')
+    ab = ActionBuilder(b.d)
+    ab.pointer_action.move_to_location(int(round(x0 - sx)), int(round(y0 - sy)))
+    ab.pointer_action.pointer_down()
+    ab.pointer_action.move_to_location(int(round((x0 + x1) / 2 - sx)), int(round((y0 + y1) / 2 - sy)))
+    ab.pointer_action.move_to_location(int(round(x1 - sx)), int(round(y1 - sy)))
+    ab.pointer_action.pointer_up()
+    ab.perform()
+
+
+def heat_cell(b, col, row):
+    """document point in the middle of the heat map's cell (second col, 20 ms slice row)"""
+    left, top, cw, ch = b.js("const r = document.getElementById('heat-over').getBoundingClientRect();"
+                             "const h = document.getElementById('heat').dataset;"
+                             "return [r.left + scrollX, r.top + scrollY, Number(h.cw), Number(h.ch)]")
+    return left + 1 + col * cw + cw / 2, top + 1 + row * ch + ch / 2
+
+
+def case_time(b, d):
+    """a profile with times: the phases by search, a Time view whose heat map is drawn, hover, drag"""
+    page, doc = timed_page(d)
+    url = 'file://' + os.path.abspath(page)
+    assert 'time' in doc and len(time_entries(doc)) == 3000, sorted(doc)
+    for name in ('phase_a', 'phase_b'):
+        open_page(b, page, 'search=' + name)
+        m = matched(b)
+        assert 30 <= m <= 70, (name, m)
+        assert '%.2f' % m == matched_pct(doc, doc['default'], name)
+    btn = b.js("const e = document.querySelector('#views button[data-view=time]');"
+               "return e && !e.classList.contains('hidden') ? e.textContent : null")
+    assert btn == 'Time', btn
+    b.js("document.querySelector('#views button[data-view=time]').click()")
+    assert hash_params(b)['view'] == 'time'
+    assert b.js("return document.getElementById('time-pane').classList.contains('hidden')") is False
+    cols, rows = b.js("const h = document.getElementById('heat').dataset; return [Number(h.cols), Number(h.rows)]")
+    assert cols == 3 and rows == 50, (cols, rows)
+    # the hottest cells are painted (not white): read one cell's middle pixel
+    x, y = heat_cell(b, 1, 10)
+    px = b.js("const c = document.getElementById('heat'); const r = c.getBoundingClientRect();"
+              "const k = c.width / r.width;"
+              "return [...c.getContext('2d').getImageData(Math.floor((arguments[0] - r.left - scrollX) * k),"
+              " Math.floor((arguments[1] - r.top - scrollY) * k), 1, 1).data]", x, y)
+    assert px[:3] != [255, 255, 255] and px[0] == 255, px
+    # hover: the slice's time and value
+    pointer(b, x, y)
+    tip = text(b, '#tip')
+    assert tip.startswith('1.2\u20131.22 s'), tip
+    # twenty samples per 20 ms slice, a cpu value each of 1 ms and a little more
+    want = sum(doc['time']['keys']['value'][doc['default']][k] for t, k in time_entries(doc) if 1.2 <= t < 1.22)
+    assert ('cpu: ' + go_label(want, 'nanoseconds')) in tip, (tip, want)
+    # drag from the first cell to the tenth of the second column: 0 to 1.2 s
+    x0, y0 = heat_cell(b, 0, 0)
+    x1, y1 = heat_cell(b, 1, 9)
+    drag(b, x0, y0, x1, y1)
+    h = hash_params(b)
+    assert h.get('time') == '0-1.2' and h.get('view') == 'flame', h
+    rd = range_doc(doc, 0, 1.2)
+    t = doc['default']
+    assert text(b, '#total') == 'Total: %s cpu' % go_label(rd['total'][t], 'nanoseconds'), text(b, '#total')
+    assert text(b, '#range') == 'Time: 0\u20131.2 s', text(b, '#range')
+    check_clean(b, url)
+
+
+def case_time_url(b, d):
+    """#time=A-B: flame, search, top table and callers of just that range"""
+    page, doc = timed_page(d)
+    url = 'file://' + os.path.abspath(page)
+    t = doc['default']
+    for frag, name in (('time=0-1.2&search=phase_b', 'phase_b'), ('time=1.8-3.5&search=phase_a', 'phase_a')):
+        open_page(b, page, frag)
+        m = matched(b)
+        assert m <= 5, (frag, m)
+        a, z = [float(x) for x in frag.split('&')[0][5:].split('-')]
+        rd = range_doc(doc, a, z)
+        assert '%.2f' % m == matched_pct(rd, t, name), (m, matched_pct(rd, t, name))
+        other = 'phase_a' if name == 'phase_b' else 'phase_b'
+        b.js("const s = document.getElementById('search'); s.value = arguments[0];"
+             "s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))", other)
+        assert '%.2f' % matched(b) == matched_pct(rd, t, other)
+        assert matched(b) >= 80, matched(b)
+        # hover the range's phase frame: its value and percent of the range
+        node = next(i for i in range(len(doc['nodes']['parent'])) if label_of(doc, i) == other)
+        px, py = frame_point(b, rd, t, node, False)
+        pointer(b, px, py)
+        assert text(b, '#tip .tip-name') == other
+        assert ('%.2f%% of total' % (100.0 * rd['nodes']['value'][t][node] / rd['total'][t])) in text(b, '#tip')
+        # the top table is the range's
+        b.js("document.querySelector('#views button[data-view=top]').click()")
+        rows = b.js("return Object.fromEntries([...document.querySelectorAll('#top tbody tr')].map(r => [r.dataset.name, [Number(r.dataset.flat), Number(r.dataset.cum)]]))")
+        want = flat_cum(rd, t)
+        assert rows == {k: [v[0], v[1]] for k, v in want.items()}, (rows, want)
+        # and the callers view
+        b.js("[...document.querySelectorAll('#top tbody button')].find(e => e.textContent === 'spin').click()")
+        assert text(b, '#fn-title') == 'spin'
+        assert go_label(want['spin'][1], 'nanoseconds') in text(b, '#fn-note'), text(b, '#fn-note')
+        assert hash_params(b).get('time') == frag.split('&')[0][5:]
+    check_clean(b, url)
+
+
+def case_time_diff(b, d):
+    """a base range and a range: the differential colouring, Base and Delta in the tooltip"""
+    page, doc = timed_page(d)
+    url = 'file://' + os.path.abspath(page)
+    t = doc['default']
+    # chosen in the Time view: a range, made the base, then another range
+    open_page(b, page, 'view=time')
+    drag(b, *heat_cell(b, 0, 0), *heat_cell(b, 0, 49))
+    assert hash_params(b).get('time') == '0-1'
+    b.js("document.querySelector('#views button[data-view=time]').click()")
+    b.js("document.getElementById('time-base').click()")
+    assert hash_params(b).get('tbase') == '0-1' and 'time' not in hash_params(b), hash_params(b)
+    drag(b, *heat_cell(b, 2, 0), *heat_cell(b, 2, 49))
+    h = hash_params(b)
+    assert h.get('time') == '2-3' and h.get('tbase') == '0-1', h
+    assert text(b, '#range') == 'Time: 2\u20133 s against base 0\u20131 s', text(b, '#range')
+    rd = range_doc(doc, 2, 3)
+    base = range_doc(doc, 0, 1)
+    # phase_b grew from nothing (phase_a, absent from the range, is not drawn: frames are sized
+    # by the range)
+    for name in ('phase_b',):
+        node = next(i for i in range(len(doc['nodes']['parent'])) if label_of(doc, i) == name)
+        px, py = frame_point(b, rd, t, node, False)
+        pointer(b, px, py)
+        tip = text(b, '#tip')
+        f = rd['total'][t] / base['total'][t]
+        bval = base['nodes']['value'][t][node] * f
+        assert ('Base: ' + go_label(bval, 'nanoseconds')) in tip, tip
+        assert ('Delta: +' + go_label(rd['nodes']['value'][t][node] - bval, 'nanoseconds')) in tip, tip
+        c = b.js("const c = document.querySelector('#graph-main canvas.frames'); const r = c.getBoundingClientRect();"
+                 "const k = c.width / r.width;"
+                 "return [...c.getContext('2d').getImageData(Math.floor((arguments[0] - r.left - scrollX) * k),"
+                 " Math.floor((arguments[1] - r.top - scrollY) * k), 1, 1).data]", px - 30, py - 5)
+        assert c[0] == 255 and c[1] < 100 and c[2] < 100, c  # red: grew
+    # the top table has base and delta columns: phase_a shrank to nothing
+    b.js("document.querySelector('#views button[data-view=top]').click()")
+    rows = b.js("return Object.fromEntries([...document.querySelectorAll('#top tbody tr')].map(r => [r.dataset.name, [Number(r.dataset.cum), Number(r.dataset.bcum)]]))")
+    assert rows['phase_a'][0] == 0 and rows['phase_a'][1] > 0, rows
+    assert rows['phase_b'][1] == 0 and rows['phase_b'][0] > 0, rows
+    check_clean(b, url)
+
+
+def case_time_hostile(b, d):
+    """hostile names in a profile with times: the Time view, a range and its views run none of it"""
+    doc = hostile_doc()
+    par = doc['nodes']['parent']
+    leaves = [i for i in range(1, len(par)) if i + 1 >= len(par) or par[i + 1] != i]
+    nt = len(doc['types'])
+    # one key per leaf (its self value), ten samples of each, 100 ms apart
+    doc['time'] = {'start': '1796630400000000000', 'tick': 1000, 'slice': 0,
+                   'keys': {'node': leaves, 'self': [1] * len(leaves),
+                            'value': [[doc['nodes']['self'][ty][i] for i in leaves] for ty in range(nt)]},
+                   'samples': []}
+    for r in range(10):
+        for k in range(len(leaves)):
+            doc['time']['samples'] += [100000 if r and not k else 0, k]
+    page = page_from_doc(doc, d)
+    url = 'file://' + os.path.abspath(page)
+    open_page(b, page, 'view=time')
+    assert b.js("return document.getElementById('time-pane').classList.contains('hidden')") is False
+    pointer(b, *heat_cell(b, 0, 0))
+    assert text(b, '#tip .tip-name') == '0\u20130.02 s'
+    drag(b, *heat_cell(b, 0, 0), *heat_cell(b, 0, 24))
+    assert hash_params(b).get('time') == '0-0.5'
+    rd = range_doc(doc, 0, 0.5)
+    t = 0
+    for i in range(1, len(par)):
+        if rd['nodes']['value'][t][i] <= 0:
+            continue
+        px, py = frame_point(b, rd, t, i, False)
+        pointer(b, px, py)
+        assert text(b, '#tip .tip-name') == shown(label_of(doc, i)), (i, text(b, '#tip .tip-name')[:80])
+    b.js("document.querySelector('#views button[data-view=top]').click()")
+    rows = b.js("return [...document.querySelectorAll('#top tbody tr')].map(r => [r.dataset.name, r.querySelector('td.name').textContent])")
+    assert sorted(r[0] for r in rows) == sorted(shown(n) for n in flat_cum(rd, t)), rows
+    assert all(a == c for a, c in rows)
+    b.js("[...document.querySelectorAll('#top tbody button')].find(e => e.textContent === arguments[0]).click()", shown(HOSTILE[1]))
+    assert text(b, '#fn-title') == shown(HOSTILE[1])
+    # a hostile fragment: time and tbase that are no ranges are ignored
+    b.js("location.hash = arguments[0]", '#view=time&time=%3Cscript%3E&tbase=1-0')
+    assert 'time' not in hash_params(b) and 'tbase' not in hash_params(b), hash_params(b)
+    check_clean(b, url)
+    assert b.js("return document.querySelectorAll('img, iframe, svg, object, embed').length") == 0
+    assert b.js("return document.scripts.length") == 2
+    # a time block that names no node: a message, the whole profile, no Time tab
+    doc['time']['keys']['node'][0] = 10 ** 6
+    page2 = page_from_doc(doc, d, 'broken.html')
+    open_page(b, page2, 'view=time&time=0-1')
+    assert text(b, '#range').startswith('The times in this page cannot be read'), text(b, '#range')
+    assert b.js("return document.getElementById('range').classList.contains('hidden')") is False
+    h = hash_params(b)
+    assert h['view'] == 'flame' and 'time' not in h, h
+    assert b.js("return document.querySelector('#views button[data-view=time]').classList.contains('hidden')")
+    check_clean(b, 'file://' + os.path.abspath(page2))
+
+
 CASES = {k[5:]: f for k, f in globals().items() if k.startswith('case_')}
 
 

@@ -240,7 +240,8 @@ def check_hostile(conv, dump, work):
        "a UTF-8 byte order mark is skipped: the same profile", (rc2, err2))
     rc, err, text = convert("times", TWO + b', "startTime": -9223372036854775808,'
                             b' "endTime": 9223372036854775807}')
-    ok(rc == 0 and "Duration: 0\n" in text and "Sanitizer" not in err and
+    # pprof-dump prints Go's text: no Duration line when there is none
+    ok(rc == 0 and "\nDuration:" not in text and "Sanitizer" not in err and
        "runtime error" not in err,
        "startTime INT64_MIN, endTime INT64_MAX: no overflow, no duration (it does not fit)",
        (rc, err, [x for x in text.splitlines() if x.startswith("Duration")]))

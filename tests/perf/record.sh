@@ -80,7 +80,7 @@ for f in threads dl pipe; do
         # same kallsyms (when this user can read its addresses; else neither side names
         # kernel frames).
         sh "$here/aliases.sh" "$data" >"$tmp/$f.aliases"
-        run "$conv" "$data" --symbolize --debug-dir /usr/lib/debug $ksyms --labels comm -o "$tmp/$f.sym.pb.gz"
+        run "$conv" "$data" --symbolize $ksyms --labels comm -o "$tmp/$f.sym.pb.gz"
         ok $rc "$f: pprof-from-perf --symbolize converts and symbolizes it"
         [ -n "$err" ] && diag "$err"
         "$edit" --no-inlines "$tmp/$f.sym.pb.gz" -o - | "$convert" - --to=folded --labels comm --sample-type cpu -o - |

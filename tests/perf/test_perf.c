@@ -234,6 +234,121 @@ make_pipe(bool big)
     return w;
 }
 
+/* The pipe stream with a HEADER_CLOCK_DATA feature record first: the perf clock read as ref
+ * when the wall clock read wall. */
+static wbuf
+make_pipe_clock(bool big, uint64_t wall, uint64_t ref)
+{
+    wbuf w = {NULL, 0, 0, big};
+    put(&w, big ? "2ELIFREP" : "PERFILE2", 8);
+    P64(&w, 16);
+    rec_head(&w, 64, 0, 8 + 128 + 8);
+    put_attr(&w, 128);
+    P64(&w, EVID);
+    rec_head(&w, 80, 0, 8 + 8 + 24);
+    P64(&w, 29);
+    P32(&w, 1);
+    P32(&w, 1); /* CLOCK_MONOTONIC */
+    P64(&w, wall);
+    P64(&w, ref);
+    put_records(&w);
+    return w;
+}
+
+/* The sample times (timestamp_unix_nano, nanoseconds) sorted, their count in *n (at most 8);
+ * false when a sample has none or another unit. */
+static bool
+sample_times(const pprof_profile *p, int64_t *out, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < pprof_profile_count(p, PPROF_TABLE_SAMPLE); i++) {
+        pprof_sample s = pprof_profile_sample(p, i);
+        bool found = false;
+        for (size_t j = 0; j < s.n_label; j++) {
+            pprof_string k, u;
+            if (!pprof_profile_string(p, s.label[j].key, &k) ||
+                k.len != strlen("timestamp_unix_nano") ||
+                memcmp(k.data, "timestamp_unix_nano", k.len))
+                continue;
+            if (!pprof_profile_string(p, s.label[j].num_unit, &u) || u.len != 11 ||
+                memcmp(u.data, "nanoseconds", 11) || *n == 8)
+                return false;
+            out[(*n)++] = s.label[j].num;
+            found = true;
+        }
+        if (!found)
+            return false;
+    }
+    for (size_t i = 1; i < *n; i++)
+        for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            int64_t x = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = x;
+        }
+    return true;
+}
+
+/* --timestamps: each sample's time as a label, mapped to the wall clock by the clock data when
+ * the recording has it, else perf's clock. */
+static void
+test_timestamps(tap *t)
+{
+    for (int big = 0; big < 2; big++) {
+        const uint64_t wall = UINT64_C(1796630400000000000), ref = 1;
+        wbuf plain = make_pipe(big), clock = make_pipe_clock(big, wall, ref);
+        pprof_perf_options o = PPROF_PERF_OPTIONS_INIT;
+        pprof_profile *p = NULL;
+        pprof_error err;
+        int64_t tm[8] = {0};
+        size_t n = 0;
+        tap_ok(t, pprof_perf_read_memory(plain.p, plain.n, &o, &p, NULL, &err) == PPROF_OK,
+               "%s: read without timestamps", big ? "big" : "little");
+        tap_ok(t, p && !sample_times(p, tm, &n) && n == 0, "%s: no time label by default",
+               big ? "big" : "little");
+        pprof_profile_free(p);
+        o.timestamps = true;
+        p = NULL;
+        tap_ok(t, pprof_perf_read_memory(plain.p, plain.n, &o, &p, NULL, &err) == PPROF_OK,
+               "%s: read with timestamps", big ? "big" : "little");
+        tap_ok(t,
+               p && sample_times(p, tm, &n) && n == 3 && tm[0] == 5 && tm[1] == 10 && tm[2] == 30,
+               "%s: no clock data: perf's clock, every sample apart (%zu: %lld %lld %lld)",
+               big ? "big" : "little", n, (long long)tm[0], (long long)tm[1], (long long)tm[2]);
+        pprof_profile_free(p);
+        p = NULL;
+        tap_ok(t, pprof_perf_read_memory(clock.p, clock.n, &o, &p, NULL, &err) == PPROF_OK,
+               "%s: read with clock data", big ? "big" : "little");
+        tap_ok(t,
+               p && sample_times(p, tm, &n) && n == 3 && tm[0] == (int64_t)(wall + 5 - ref) &&
+                   tm[1] == (int64_t)(wall + 10 - ref) && tm[2] == (int64_t)(wall + 30 - ref),
+               "%s: clock data: wall-clock nanoseconds (%lld)", big ? "big" : "little",
+               (long long)tm[0]);
+        tap_ok(t, p && pprof_profile_header(p).time_nanos == (int64_t)(wall + 5 - ref),
+               "%s: the profile's time is the first sample's", big ? "big" : "little");
+        pprof_profile_free(p);
+        free(plain.p);
+        free(clock.p);
+    }
+    /* perf script text: the time stamp's seconds and microseconds */
+    const char *txt = "prog   100/100  [001]  12345.678901:     250000 cpu-clock: \n"
+                      "\t  400100 main+0x0 (/bin/prog)\n\n"
+                      "prog   100/100  [001]  12345.679901:     250000 cpu-clock: \n"
+                      "\t  400100 main+0x0 (/bin/prog)\n\n";
+    pprof_perf_options o = PPROF_PERF_OPTIONS_INIT;
+    o.timestamps = true;
+    pprof_profile *p = NULL;
+    pprof_error err;
+    int64_t tm[8] = {0};
+    size_t n = 0;
+    tap_ok(t, pprof_perf_read_memory(txt, strlen(txt), &o, &p, NULL, &err) == PPROF_OK,
+           "script text with timestamps");
+    tap_ok(t,
+           p && sample_times(p, tm, &n) && n == 2 && tm[0] == INT64_C(12345678901000) &&
+               tm[1] == INT64_C(12345679901000),
+           "script text: perf's clock in nanoseconds (%lld)", (long long)tm[0]);
+    pprof_profile_free(p);
+}
+
 static pprof_status
 conv(const wbuf *w, pprof_profile **p, pprof_perf_stats *st, pprof_error *err)
 {
@@ -664,5 +779,6 @@ main(void)
     test_corpus(&t);
     test_nomem(&t);
     test_attr_limit(&t);
+    test_timestamps(&t);
     return tap_done(&t);
 }

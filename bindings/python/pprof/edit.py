@@ -72,6 +72,9 @@ class _EditOptions(Structure):
             ("step_ctx", c_void_p),
             ("allocator", _lib.Allocator),
             ("threads", c_uint),
+            ("time_from", c_char_p),
+            ("time_to", c_char_p),
+            ("drop_timestamps", c_bool),
             ("_reserved", ctypes.c_uint8 * 256),  # see _lib.py
         ]
     )
@@ -166,6 +169,11 @@ def _options(ops, keep):
         o.redact_key = ctypes.cast(ctypes.c_char_p(key), c_void_p)
         o.redact_key_len = len(key)
     o.threads = c_integer(ops.pop("threads", 0), c_uint, "threads")
+    for n in ("time_from", "time_to"):
+        v = ops.pop(n, None)
+        if v is not None:
+            setattr(o, n, c_str(v if isinstance(v, str) else repr(float(v)), n))
+    o.drop_timestamps = bool(ops.pop("drop_timestamps", False))
     if ops:
         raise TypeError("unknown edit operation(s): " + ", ".join(sorted(ops)))
     return o
@@ -181,7 +189,9 @@ def edit(profile: Profile, out=None, compress="gzip", level=0, warn=None, **ops)
       sample_types=[...]; remove_labels=[...]; rename_labels={old: new}; set_labels={k: v};
       normalize=Profile; scale=F or {type: F}; granularity='functions'|...; no_inlines=True;
       max_depth=N; min_fraction=F; redact=['files', 'mappings', 'label:KEY'], redact_key=bytes;
-      remove_uninteresting (default: on with any frame or label filter, as go tool pprof).
+      remove_uninteresting (default: on with any frame or label filter, as go tool pprof);
+      time_from, time_to (RFC 3339 text, or seconds from the first sample as text or a number);
+      drop_timestamps=True.
 
     warn: None drops Go's "matched no samples" warnings; a callable receives each.
     Raises PprofError (PPROF_E_ARG names a bad option)."""

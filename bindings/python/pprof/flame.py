@@ -39,6 +39,7 @@ class _FlameWriteOptions(Structure):
         ("allocator", _lib.Allocator),
         ("graph", c_void_p),
         ("graph_sample_type", c_char_p),
+        ("max_time_samples", c_size_t),
     ]
 
 

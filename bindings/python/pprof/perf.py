@@ -27,6 +27,7 @@ class PerfOptions(Structure):
         ("max_round_records", c_uint64),
         ("max_processes", c_uint64),
         ("allocator", _lib.Allocator),
+        ("timestamps", c_bool),
         ("_reserved", c_uint8 * 64),
     ]
 
@@ -56,7 +57,7 @@ formats.declare({
 def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
               events: Optional[Iterable[str]] = None, labels: Iterable[str] = (),
               kallsyms: Union[str, os.PathLike, bytes, None] = None, input: Optional[str] = None,
-              stats: bool = False, symbolize: Union[bool, dict] = False):
+              stats: bool = False, symbolize: Union[bool, dict] = False, timestamps: bool = False):
     """Reads a perf recording from a path ('-' is standard input) or bytes into a Profile:
     one sample type per event plus samples/count, address locations in the process mappings.
     events keeps only the named events; labels is a subset of pid, tid, comm, cpu; kallsyms
@@ -65,12 +66,15 @@ def from_perf(source: Union[str, os.PathLike, bytes, bytearray, memoryview], *,
     'warning', the text naming what was not converted). symbolize=True symbolizes the addresses
     in the same call, as pprof-from-perf --symbolize (pprof.symbolize's defaults); a dict gives
     pprof.symbolize's keyword arguments (binaries, debug_dirs, sysroot, demangle, ...); the
-    per-mapping report is then stats['symbolized'] with stats=True. Raises PprofError."""
+    per-mapping report is then stats['symbolized'] with stats=True. timestamps=True labels each
+    sample with its time (timestamp_unix_nano, as pprof-from-perf --timestamps). Raises
+    PprofError."""
     if input not in _INPUTS:
         raise ValueError(f"input must be 'perf-data', 'perf-script' or None, not {input!r}")
     o = PerfOptions()
     formats.pprof_perf_options_init(ctypes.byref(o))
     o.input = _INPUTS[input]
+    o.timestamps = bool(timestamps)
     for l in c_str_list(labels, "labels"):
         l = l.decode("utf-8", "replace")
         if l not in _LABELS:

@@ -22,6 +22,7 @@ class _Options(Structure):
         ("force", c_bool),
         ("max_file_bytes", c_uint64),
         ("allocator", _lib.Allocator),
+        ("no_default_dirs", c_bool),
         ("_reserved", ctypes.c_uint8 * 256),  # see _lib.py
     ]
 
@@ -42,6 +43,8 @@ class _Mapping(Structure):
         ("kept", c_uint64),
         ("unresolved", POINTER(c_uint64)),
         ("n_unresolved", c_size_t),
+        ("debug_found_by", c_char_p),
+        ("lines", c_bool),
     ]
 
 
@@ -71,6 +74,7 @@ class SymbolizedMapping(NamedTuple):
     resolved: int
     kept: int
     unresolved: Tuple[int, ...]
+    debug_found_by: str = ""
 
 
 def _s(b):
@@ -79,11 +83,14 @@ def _s(b):
 
 def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequence[str] = (),
               sysroot: Optional[str] = None, demangle: str = "full", force: bool = False,
-              debuginfod_cache: Optional[str] = None) -> Tuple[Profile, List[SymbolizedMapping]]:
+              debuginfod_cache: Optional[str] = None,
+              no_default_dirs: bool = False) -> Tuple[Profile, List[SymbolizedMapping]]:
     """Fills in the frames of the locations that have an address but no lines, from the ELF
     files of their mappings, like pprof-symbolize. Returns the new Profile (the input is not
     changed) and one SymbolizedMapping per mapping. debuginfod_cache: None reads
     $DEBUGINFOD_CACHE_PATH and the XDG default, '' none; no server is ever contacted.
+    /usr/lib/debug is searched after debug_dirs unless no_default_dirs (which also leaves the
+    cache out unless debuginfod_cache names one).
     Raises PprofError."""
     if not isinstance(profile, Profile):
         raise TypeError("symbolize takes a Profile (pprof.read(path))")
@@ -100,6 +107,7 @@ def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequen
         o.debuginfod_cache = c_path(debuginfod_cache, "debuginfod_cache")
     o.demangle = 0 if demangle == "full" else 1
     o.force = bool(force)
+    o.no_default_dirs = bool(no_default_dirs)
     out, rep = c_void_p(), c_void_p()
     err = _lib.Error()
     try:
@@ -111,7 +119,7 @@ def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequen
             maps.append(SymbolizedMapping(
                 m.mapping_id, _s(m.mapping_file), _s(m.build_id), _s(_symbolize_lib.pprof_symbolize_result_name(m.result)),
                 _s(m.file), _s(m.found_by), _s(m.debug_file), _s(m.reason), bool(m.dwarf), m.addresses,
-                m.resolved, m.kept, tuple(m.unresolved[k] for k in range(m.n_unresolved))))
+                m.resolved, m.kept, tuple(m.unresolved[k] for k in range(m.n_unresolved)), _s(m.debug_found_by)))
         return Profile(out, "<symbolized>"), maps
     finally:
         _symbolize_lib.pprof_symbolize_report_free(rep)

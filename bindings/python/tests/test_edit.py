@@ -67,3 +67,21 @@ def test_errors_and_warnings(examples):
     seen = []
     pprof.edit(p, focus="no-such-function-anywhere", warn=seen.append)
     assert seen and "matched no samples" in seen[0]
+
+
+def test_edit_time(src):
+    perf = pprof.from_perf(src / "corpus" / "perf" / "threads.data", timestamps=True)
+    n = sum(s.values[0] for s in perf.samples())
+    times = sorted(s.label_dict["timestamp_unix_nano"] for s in perf.samples())
+    cut = times[len(times) // 2]
+    at = "%d.%09d" % divmod(cut - times[0], 10 ** 9)
+    first = pprof.edit(perf, time_to=at)
+    rest = pprof.edit(perf, time_from=at)
+    assert sum(s.values[0] for s in first.samples()) == sum(1 for t in times if t < cut) > 0
+    assert sum(s.values[0] for s in first.samples()) + sum(s.values[0] for s in rest.samples()) == n
+    folded = pprof.edit(perf, drop_timestamps=True)
+    assert not any(l.key == "timestamp_unix_nano" for s in folded.samples() for l in s.labels)
+    assert len(list(folded.samples())) < len(list(perf.samples()))
+    with pytest.raises(pprof.PprofError) as e:
+        pprof.edit(perf, time_from="yesterday")
+    assert "time_from" in e.value.message

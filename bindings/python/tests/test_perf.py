@@ -73,3 +73,14 @@ def test_from_perf_symbolize(tmp_path):
     assert p2 == pprof.symbolize(raw, demangle="none", debug_dirs=[str(tmp_path)])[0]
     with pytest.raises(TypeError):
         pprof.from_perf(out, symbolize={"nope": 1})
+
+
+def test_from_perf_timestamps(src):
+    path = src / "corpus" / "perf" / "threads.data"
+    plain = pprof.from_perf(path)
+    p, st = pprof.from_perf(path, timestamps=True, stats=True)
+    times = [s.label_dict.get("timestamp_unix_nano") for s in p.samples()]
+    assert len(times) == st["samples_converted"] and all(t is not None and t > 0 for t in times)
+    assert all(l.unit == "nanoseconds" for s in p.samples() for l in s.labels if l.key == "timestamp_unix_nano")
+    # samples no longer fold together
+    assert len(list(p.samples())) > len(list(plain.samples()))

@@ -155,7 +155,8 @@ typedef struct pprof_builder_line {
     int64_t column;
 } pprof_builder_line;
 
-/* mapping may be PPROF_BUILDER_NONE; n_lines may be 0 (an address-only location). */
+/* mapping may be PPROF_BUILDER_NONE; n_lines may be 0 (an address-only location). Address 0
+ * with no line is refused (PPROF_E_ARG) unless a mapping is given. */
 PPROF_API pprof_status pprof_builder_location(pprof_builder *b, pprof_builder_map mapping,
                                               uint64_t address, const pprof_builder_line *lines,
                                               size_t n_lines, bool is_folded,

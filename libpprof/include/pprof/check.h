@@ -1,8 +1,8 @@
 /* [libpprof] libpprof checker: every rule of docs/rules.md, each finding with a stable rule id,
  * severity, path, byte offset and message; the cross-file inline-consistency index; repair.
  *
- * Thread rule: as for the whole library. pprof_check builds the profile's id indices on first
- * use, so the first call on a profile needs exclusive use of it. */
+ * Thread rule: as for the whole library. The checks only read the profile: many threads may
+ * check one profile at once. */
 #ifndef PPROF_CHECK_H
 #define PPROF_CHECK_H
 
@@ -98,7 +98,7 @@ typedef struct pprof_check_summary {
  * (fn may be NULL to only count). Rules about wire bytes (W8, S18, S19) run only on profiles
  * read from bytes. Returns PPROF_OK when the check ran, whatever it found; PPROF_E_NOMEM.
  * summary may be NULL. opts may be NULL for the defaults. */
-PPROF_API pprof_status pprof_check(pprof_profile *p, const pprof_check_options *opts,
+PPROF_API pprof_status pprof_check(const pprof_profile *p, const pprof_check_options *opts,
                                    pprof_finding_fn fn, void *ctx, pprof_check_summary *summary,
                                    pprof_error *err);
 
@@ -116,8 +116,8 @@ PPROF_API bool pprof_rule_go_enforced(pprof_rule rule);
  * error, so no operation reads a broken profile as if it meant something. Returns PPROF_OK;
  * PPROF_E_INVALID with err naming the first finding (path, offset, "message [RULE-ID]");
  * PPROF_E_NOMEM. fn (may be NULL) receives the findings, at most max_findings of them (0: 1),
- * and summary (may be NULL) counts them all. A success is remembered in p, like its id index:
- * the first call on a profile needs exclusive use of it. */
+ * and summary (may be NULL) counts them all. A success is remembered in p (a cache that many
+ * threads reading p may fill at once), so later calls need not look again. */
 PPROF_API pprof_status pprof_validate(const pprof_profile *p, pprof_finding_fn fn, void *ctx,
                                       uint64_t max_findings, pprof_check_summary *summary,
                                       pprof_error *err);
@@ -196,9 +196,9 @@ typedef struct pprof_repair_stats {
     }
 
 /* Builds a new profile from p with every error-level finding repaired and everything else kept
- * as it was. p is not modified (its id indices may be built). On success *out is owned by the
+ * as it was. p is only read. On success *out is owned by the
  * caller. stats may be NULL; otherwise up to stats->struct_size bytes of it are filled. */
-PPROF_API pprof_status pprof_repair(pprof_profile *p, pprof_profile **out,
+PPROF_API pprof_status pprof_repair(const pprof_profile *p, pprof_profile **out,
                                     pprof_repair_stats *stats, pprof_error *err);
 
 #ifdef __cplusplus

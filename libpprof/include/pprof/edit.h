@@ -10,9 +10,8 @@
  * Go's reason; any other gets Go's answer, in time linear in the name (RE2: no backtracking,
  * no match limit). Each pattern is matched at most once per distinct string of the profile.
  *
- * Thread rule: as for the whole library. pprof_edit never modifies its input, but builds the
- * input's id indices on first use (as pprof_merger_add does), so the first call on a profile
- * needs exclusive use of it.
+ * Thread rule: as for the whole library. pprof_edit never modifies its input: many threads may
+ * edit one profile at once.
  */
 #ifndef PPROF_EDIT_H
 #define PPROF_EDIT_H
@@ -136,6 +135,18 @@ typedef struct pprof_edit_options {
     void *step_ctx;
     pprof_allocator allocator;
     unsigned threads; /* as pprof_merge_options.threads; the result never depends on it */
+
+    /* Time: keep only the samples whose numeric label "timestamp_unix_nano" (the first one of
+     * the sample) lies in [time_from, time_to). Each is an RFC 3339 time
+     * ("2026-12-07T10:00:00.5Z", "...+01:00") or seconds (decimals allowed) from the first,
+     * i.e. earliest, sample's time ("1.5"); NULL or "" leaves that side open. With either set,
+     * samples without the label are dropped, and a profile none of whose samples has one is
+     * PPROF_E_ARG. Applied right after normalize (docs/edit.md). */
+    const char *time_from;
+    const char *time_to;
+    /* Remove every "timestamp_unix_nano" label, so that samples equal but for their times fold
+     * into one (applied with the label operations). */
+    bool drop_timestamps;
 } pprof_edit_options;
 
 /* Every operation off: all fields 0 or NULL. */
@@ -144,7 +155,7 @@ typedef struct pprof_edit_options {
         sizeof(pprof_edit_options), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL,   \
             NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, \
             PPROF_GRANULARITY_NONE, false, 0, 0.0, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL,    \
-            {NULL, NULL, NULL, NULL}, 0                                                            \
+            {NULL, NULL, NULL, NULL}, 0, NULL, NULL, false                                         \
     }
 
 PPROF_API void pprof_edit_options_init(pprof_edit_options *opts);
@@ -175,8 +186,9 @@ PPROF_API pprof_status pprof_edit_write_memory(const pprof_profile *in,
  * edited a batch at a time, so the input's whole sample table is never decoded at once and
  * only one batch's edited copy exists; the result is the same bytes as editing the fully read
  * profile. Operations that need every sample (normalize, tag ranges' units, min_fraction)
- * read the samples once more per need. The call needs exclusive use of the input (its batches
- * are decoded into it, and may be rewritten there); it may be edited or merged again afterwards. */
+ * read the samples once more per need. The call modifies the merge input (its batches are
+ * decoded into it, and may be rewritten there), so one thread uses it at a time; it may be
+ * edited or merged again afterwards. */
 PPROF_API pprof_status pprof_edit_input(pprof_merge_input *in, const pprof_edit_options *opts,
                                         pprof_profile **out, pprof_error *err);
 PPROF_API pprof_status pprof_edit_input_write_file(pprof_merge_input *in,

@@ -12,9 +12,9 @@
  * the tree does not depend on the order of the samples. Values are exact int64 sums: the root's
  * value is the profile's total per type, negative values (diff profiles) are kept.
  *
- * Thread rule: the library's (see pprof.h). Building needs exclusive use of the profile the
- * first time its id index is built; a finished tree refers to nothing in the profile and may be
- * read (and written out) from many threads at once.
+ * Thread rule: the library's (see pprof.h): many threads may build trees of one profile at
+ * once; a finished tree refers to nothing in the profile and may be read (and written out)
+ * from many threads at once.
  */
 #ifndef PPROF_FLAME_H
 #define PPROF_FLAME_H
@@ -152,12 +152,17 @@ typedef struct pprof_flame_write_options {
      * see pprof_report_write_memory). */
     const pprof_profile *graph;
     const char *graph_sample_type;
+    /* HTML and DATA: the samples with a "timestamp_unix_nano" label are carried with their
+     * times for the Time view (docs/flame.md "Time"), to the microsecond while there are at
+     * most this many; past it, samples ending at the same frame within the same 20 ms slice
+     * are summed into one. 0 = 250,000; SIZE_MAX = never summed. No times with a base. */
+    size_t max_time_samples;
 } pprof_flame_write_options;
 
 #define PPROF_FLAME_WRITE_OPTIONS_INIT                                                             \
     {                                                                                              \
         sizeof(pprof_flame_write_options), PPROF_FLAME_HTML, NULL, NULL, NULL, 0, -1.0, false,     \
-            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL                            \
+            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL, 0                         \
     }
 
 /* The defaults, as PPROF_FLAME_WRITE_OPTIONS_INIT. */

@@ -7,8 +7,7 @@
  * one of these four sequences (or "\x5c") is written "\x5c". The reader undoes exactly these
  * sequences, so folded -> profile -> folded gives the same bytes for output of the writer.
  *
- * Thread rule: the library's (see pprof.h); writing needs exclusive use of the profile the
- * first time its id index is built.
+ * Thread rule: the library's (see pprof.h): many threads may write one profile at once.
  */
 #ifndef PPROF_FOLDED_H
 #define PPROF_FOLDED_H
@@ -46,7 +45,9 @@ PPROF_API void pprof_folded_write_options_init(pprof_folded_write_options *opts)
 /* Appends the folded stacks of p: frames root first, inline frames expanded (one frame per
  * line of a location, the caller first), one line per distinct stack with the values of the
  * sample type summed, sorted bytewise, stacks summing to zero left out. A frame is the
- * function name; a location without lines is "0xADDRESS" (or "[BINARY]", "<unknown>").
+ * function name; a location without lines is "0xADDRESS" inside its mapping, "[unknown]" outside
+ * every mapping (as perf and stackcollapse-perf.pl print it); one whose line has no function
+ * name is "[BINARY]" or "<unknown>".
  * PPROF_E_INVALID when a stack sums to a negative value (folded values are counts). */
 PPROF_API pprof_status pprof_folded_write_memory(const pprof_profile *p,
                                                  const pprof_folded_write_options *opts,

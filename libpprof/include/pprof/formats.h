@@ -10,7 +10,8 @@
 extern "C" {
 #endif
 
-/* The readers of this library, NULL-terminated and constant: OTLP Profiles (pprof/otlp.h).
+/* The readers of this library, NULL-terminated and constant: OTLP Profiles (pprof/otlp.h) and
+ * Java Flight Recorder recordings (pprof/jfr.h).
  * A caller that reads "any profile file" puts it in its read and check options. */
 PPROF_API const pprof_reader *const *pprof_formats_readers(void);
 

@@ -2,8 +2,7 @@
  * (out) and the Chrome DevTools / Node.js .cpuprofile (in and out). docs/interchange.md maps the
  * fields.
  *
- * Thread rule: the library's (see pprof.h); writing needs exclusive use of the profile the
- * first time its id index is built.
+ * Thread rule: the library's (see pprof.h): many threads may write one profile at once.
  */
 #ifndef PPROF_INTERCHANGE_H
 #define PPROF_INTERCHANGE_H

@@ -7,8 +7,8 @@
  * same bytes.
  *
  * Thread rule: one merger is used by one thread at a time; separate mergers are independent.
- * pprof_merger_add needs exclusive use of the profile only the first time a profile's id index
- * is built (the merger builds it if needed).
+ * pprof_merger_add only reads its profile: mergers on many threads may add one profile at
+ * once.
  */
 #ifndef PPROF_MERGE_H
 #define PPROF_MERGE_H

@@ -61,15 +61,20 @@ typedef struct pprof_perf_options {
     uint64_t max_round_records;
     uint64_t max_processes; /* processes tracked at once (their mappings) */
     pprof_allocator allocator;
+    /* Each sample gets the numeric label "timestamp_unix_nano" (unit "nanoseconds"): its time
+     * as wall-clock nanoseconds since the Unix epoch when the recording has clock data (perf
+     * record -k CLOCK: HEADER_CLOCK_DATA pairs the clock with the wall clock), else the perf
+     * clock's own nanoseconds (CLOCK_MONOTONIC-like: since boot, not the epoch). Samples then no
+     * longer fold together: the profile holds one sample per perf sample. perf script text
+     * gives the perf clock at microseconds. A sample without a time (no PERF_SAMPLE_TIME) gets
+     * no label. */
+    bool timestamps;
 } pprof_perf_options;
 
 #define PPROF_PERF_OPTIONS_INIT                                                                    \
     {                                                                                              \
         sizeof(pprof_perf_options), PPROF_PERF_INPUT_AUTO, 0, NULL, 0, NULL, 0, UINT64_C(1) << 40, \
-            UINT64_C(1) << 22, UINT64_C(1) << 20,                                                  \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            UINT64_C(1) << 22, UINT64_C(1) << 20, {NULL, NULL, NULL, NULL}, false                  \
     }
 
 PPROF_API void pprof_perf_options_init(pprof_perf_options *opts);

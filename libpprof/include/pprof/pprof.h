@@ -2,7 +2,9 @@
  *
  * Thread rule (whole library unless a function says otherwise): no global state, no locks, no
  * init call. Separate objects may be used from different threads at once; one object is used by
- * one thread at a time; a profile that is no longer modified may be read from many threads.
+ * one thread at a time; a profile that is no longer modified may be read from many threads,
+ * through every function that takes it as const, the first call included (what reads build
+ * lazily, such as the id index, is built once, whichever thread asks first).
  *
  * Errors: calls return a pprof_status and fill an optional caller-owned pprof_error. The error
  * path never allocates. NULL is accepted wherever a pprof_error * is taken.
@@ -323,7 +325,7 @@ typedef struct pprof_write_options {
 
 /* One default gzip level for every writer (every tool, the library, the Python binding):
  * profiles are written far more often than they are stored for long, and level 1 writes
- * them fastest for a few per cent more bytes (docs/bench.md, "one gzip level"). */
+ * them fastest for a few per cent more bytes (docs/bench/core.md, "one gzip level"). */
 #define PPROF_GZIP_DEFAULT_LEVEL 1
 
 /* Whether opts can be written: a known format and a level in its range (gzip 1-12 as

@@ -6,9 +6,8 @@
  * granularity; a sample adds its value to the cum of every node on its stack once, however
  * often the node recurs, and to the flat of its leaf node after inline expansion.
  *
- * Thread rule: the library's (see pprof.h). Building a report needs exclusive use of the
- * profile the first time its id index is built (pprof_report_new builds it if needed); a
- * finished report refers to nothing in the profile.
+ * Thread rule: the library's (see pprof.h): many threads may build reports of one profile at
+ * once; a finished report refers to nothing in the profile.
  */
 #ifndef PPROF_REPORT_H
 #define PPROF_REPORT_H

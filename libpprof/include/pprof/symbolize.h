@@ -1,11 +1,13 @@
-/* [libpprof-symbolize] libpprof symbolize: offline symbolization of native profiles from ELF and DWARF.
+/* [libpprof-symbolize] libpprof symbolize: offline symbolization of native profiles from ELF and
+ * DWARF.
  *
  * pprof_symbolize fills in the locations that have an address but no lines, from the ELF files
  * of their mappings, and returns a new valid profile (the input is never changed) plus a report
  * per mapping. ELF and DWARF are read through elfutils' libelf and libdw.
  *
  * Finding a mapping's file, in this order (the first that matches wins):
- *   1. its GNU build ID in each debug directory, as DIR/.build-id/ab/cdef....debug (the layout
+ *   1. its GNU build ID in each debug directory (debug_dirs, then /usr/lib/debug unless
+ *      no_default_dirs), as DIR/.build-id/ab/cdef....debug (the layout
  *      of /usr/lib/debug), then DIR/.build-id/ab/cdef... (the executable's link);
  *   2. its build ID in the debuginfod client cache: CACHE/<build-id>/debuginfo, then
  *      CACHE/<build-id>/executable (CACHE: see debuginfod_cache below). Only the cache is read:
@@ -36,8 +38,8 @@
  * larger than max_file_bytes are refused, and libelf/libdw read through a read-only mapping;
  * a malformed file gets a reason in the report, never a crash.
  *
- * Thread rule: as for the whole library. The input profile's id indices are built on first use
- * (as pprof_edit does), so the first call on a profile needs exclusive use of it.
+ * Thread rule: as for the whole library. The input profile is only read: many threads may
+ * symbolize one profile at once.
  */
 #ifndef PPROF_SYMBOLIZE_H
 #define PPROF_SYMBOLIZE_H
@@ -61,21 +63,26 @@ typedef struct pprof_symbolize_options {
     size_t n_binaries;
     const char *sysroot; /* NULL or "": mapping paths are used as they are */
     /* The debuginfod client cache. NULL: $DEBUGINFOD_CACHE_PATH, else
-     * $XDG_CACHE_HOME/debuginfod_client, else $HOME/.cache/debuginfod_client; "": none. */
+     * $XDG_CACHE_HOME/debuginfod_client, else $HOME/.cache/debuginfod_client (none with
+     * no_default_dirs); "": none. */
     const char *debuginfod_cache;
     pprof_demangle demangle;
     bool force;              /* symbolize locations that already have lines too */
     uint64_t max_file_bytes; /* larger files are refused; 0 = the default, 16 GiB */
     pprof_allocator allocator;
+    /* true: only debug_dirs and debuginfod_cache as given. false (the default): after
+     * debug_dirs, PPROF_SYMBOLIZE_DEFAULT_DEBUG_DIR (under sysroot when one is given) is
+     * searched too, and the debuginfod client cache as debuginfod_cache says. */
+    bool no_default_dirs;
 } pprof_symbolize_options;
+
+/* The debug directory searched without options, as perf, gdb and llvm-symbolizer do. */
+#define PPROF_SYMBOLIZE_DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
 #define PPROF_SYMBOLIZE_OPTIONS_INIT                                                               \
     {                                                                                              \
         sizeof(pprof_symbolize_options), NULL, 0, NULL, 0, NULL, NULL, PPROF_DEMANGLE_FULL, false, \
-            0,                                                                                     \
-        {                                                                                          \
-            NULL, NULL, NULL, NULL                                                                 \
-        }                                                                                          \
+            0, {NULL, NULL, NULL, NULL}, false                                                     \
     }
 
 PPROF_API void pprof_symbolize_options_init(pprof_symbolize_options *opts);
@@ -111,6 +118,9 @@ typedef struct pprof_symbolize_mapping {
     uint64_t kept;              /* locations that had lines already and were kept */
     const uint64_t *unresolved; /* the addresses left without frames, ascending */
     size_t n_unresolved;
+    /* how debug_file was found: "build-id", "debuglink", "debuginfod-cache"; "" when none */
+    const char *debug_found_by;
+    bool lines; /* files and lines known: from DWARF, or from Go's .gopclntab */
 } pprof_symbolize_mapping;
 
 typedef struct pprof_symbolize_report pprof_symbolize_report;

@@ -4,6 +4,7 @@
 //
 //	goref merge [-intersect] FILE...   canonical form of profile.Merge(FILE...)
 //	goref canon FILE                   canonical form of one profile as it is
+//	goref raw FILE                     Go's Profile.String() of it, not merged
 //	goref sig FILE...                  "TYPES|PERIOD_TYPE FILE" per file ("invalid FILE")
 //
 // Canonical form: the sample types, the period type, then one line per distinct
@@ -146,6 +147,19 @@ func main() {
 		}
 	case "canon":
 		canon(load(os.Args[2]))
+	case "raw":
+		// goref raw FILE: what `go tool pprof -raw -symbolize=none` prints of FILE without its
+		// merge of the input: profile.Parse, the fake mapping the driver adds to a profile
+		// without mappings, then Profile.String()
+		p := load(os.Args[2])
+		if len(p.Mapping) == 0 {
+			m := &profile.Mapping{ID: 1}
+			p.Mapping = []*profile.Mapping{m}
+			for _, l := range p.Location {
+				l.Mapping = m
+			}
+		}
+		fmt.Print(p.String())
 	case "default":
 		// goref default TYPE IN OUT: IN with its default sample type set to TYPE ("" = none),
 		// as /debug/pprof/allocs differs from /debug/pprof/heap

@@ -1,4 +1,4 @@
-// Symbolization test program: a heap profile whose stacks go through inlined functions,
+// Symbolization test program: a heap profile (and, with a second argument, a CPU profile) whose stacks go through inlined functions,
 // generics, methods and closures, written by runtime/pprof.
 package main
 
@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"time"
 )
 
 type tree struct {
@@ -29,6 +30,33 @@ type store struct{ items [][]byte }
 func (s *store) add(n int) { s.items = append(s.items, make([]byte, n)) }
 
 var sink []interface{}
+var hsink uint64
+
+func mix(h uint64, v int) uint64 { return (h ^ uint64(v)) * 1099511628211 } // inlined
+
+func spin(t *tree, h uint64) uint64 {
+	if t == nil {
+		return h
+	}
+	return spin(t.right, spin(t.left, mix(h, t.v)))
+}
+
+// cpu writes a CPU profile of about a second of tree walks (os.Args[2]).
+func cpu(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		panic(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		panic(err)
+	}
+	t := build(12)
+	for start := time.Now(); time.Since(start) < time.Second; {
+		hsink = spin(t, hsink)
+	}
+	pprof.StopCPUProfile()
+	f.Close()
+}
 
 func main() {
 	runtime.MemProfileRate = 1
@@ -48,4 +76,7 @@ func main() {
 		panic(err)
 	}
 	f.Close()
+	if len(os.Args) > 2 {
+		cpu(os.Args[2])
+	}
 }
