@@ -43,7 +43,7 @@ run(const char *preset, int reps)
     }
     double dec = 1e30, decgz = 1e30, chk = 1e30;
     uint64_t findings = 0;
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     for (int r = 0; r < reps; r++) {
         pprof_profile *p = NULL;
         double t0 = now_ms();

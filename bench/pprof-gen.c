@@ -185,7 +185,7 @@ main(int argc, char **argv)
     pprof_error err;
     pprof_status st = pprof_gen_write(&o.params, o.format, o.level, &buf, &err);
     if (st == PPROF_OK)
-        st = pprof_write_bytes_atomic(o.output, buf.data, buf.len, &err);
+        st = pprof_bytes_write_file(buf.data, buf.len, NULL, o.output, &err);
     pprof_buffer_free(&buf);
     if (st != PPROF_OK) {
         fprintf(stderr, "pprof-gen: %s: %s [%s]\n", o.output, err.message,

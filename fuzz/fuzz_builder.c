@@ -3,7 +3,7 @@
  * reset, reset, finish and stats, with handles drawn from the ones issued, the zero handle, or
  * forged. Oracles: a handle from before a reset or an ended open sample is refused; every
  * serialized profile reads back and rewrites to the same bytes (and the first one is the same
- * from pprof_builder_serialize_file); two fresh builders given the
+ * from pprof_builder_write_file); two fresh builders given the
  * same calls produce the same bytes, the first through a counting allocator; and the same calls
  * with one allocation failing (at a few points; FUZZ_FAIL_POINTS for more) fail cleanly, leak
  * nothing, and any output made still reads back. */
@@ -117,8 +117,8 @@ typedef struct run {
     bool failing;    /* an allocation fails in this run: any call may give PPROF_E_NOMEM */
 } run;
 
-/* pprof_builder_serialize_file without reset, into a private directory: the file holds the
- * bytes pprof_builder_serialize just gave (out). */
+/* pprof_builder_write_file without reset, into a private directory: the file holds the
+ * bytes pprof_builder_write_memory just gave (out). */
 static void
 check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *out, bool failing)
 {
@@ -128,7 +128,7 @@ check_file(pprof_builder *b, const pprof_write_options *w, const pprof_buffer *o
     FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(path, sizeof(path), "%s/out.pb", dir);
     pprof_error err;
-    pprof_status st = pprof_builder_serialize_file(b, 0, path, w, &err);
+    pprof_status st = pprof_builder_write_file(b, 0, w, path, &err);
     if (failing && st == PPROF_E_NOMEM) {
         FUZZ_CHECK(err.message[0] && rmdir(dir) == 0, "a failed serialize_file left files");
         return;
@@ -356,7 +356,7 @@ op(run *r)
         pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
         w.format = PPROF_FORMAT_RAW;
         pprof_buffer out = {0};
-        st = pprof_builder_serialize(b, flags, &w, &out, &err);
+        st = pprof_builder_write_memory(b, flags, &w, &out, &err);
         if (st == PPROF_OK) {
             check_output(&out, 0);
             mix(r, out.data, out.len);

@@ -72,7 +72,7 @@ check(pprof_profile *p, uint64_t max_findings, uint64_t stop_after, pprof_check_
 static void
 check_repaired(pprof_profile *q, uint64_t errors_before)
 {
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     check(q, 1000, UINT64_MAX, &sum);
     uint64_t errors = sum.count[PPROF_SEVERITY_ERROR];
     FUZZ_CHECK(errors <= errors_before, "repair raised the errors from %llu to %llu",
@@ -114,7 +114,7 @@ all_steps(const uint8_t *data, size_t size, fuzz_failing_alloc *fa, pprof_error 
     pprof_allocator a = o.allocator;
     pprof_profile *p = NULL, *q = NULL;
     pprof_inline_index *idx = NULL;
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_status st = pprof_profile_read_memory(data, size, &o, &p, err);
     if (st == PPROF_OK)
         st = pprof_check(p, NULL, NULL, NULL, &sum, err);
@@ -172,7 +172,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t h = fuzz_hash(data, size);
     uint64_t cap = h & 1 ? 1000 : h % 5;
     uint64_t stop = h & 2 ? UINT64_MAX : 1 + (h >> 8) % 4;
-    pprof_check_summary s1, s2;
+    pprof_check_summary s1 = PPROF_CHECK_SUMMARY_INIT, s2 = PPROF_CHECK_SUMMARY_INIT;
     seen a = check(p, cap, stop, &s1);
     seen b = check(p, cap, stop, &s2);
     FUZZ_CHECK(a.n == b.n && a.digest == b.digest && memcmp(&s1, &s2, sizeof(s1)) == 0,
@@ -191,7 +191,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_check_options co = PPROF_CHECK_OPTIONS_INIT;
     for (int i = 0; i < 2; i++) {
         seen sn = {0, {0, 0, 0}, 0, UINT64_MAX};
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         st = pprof_inline_index_add(idx, i ? q : p, i ? "repaired" : "input", &co, on_finding, &sn,
                                     &sum, &err);
         FUZZ_CHECK(st == PPROF_OK, "inline index: %s", err.message);

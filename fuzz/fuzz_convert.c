@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bool no_check = fuzz_hash(data, size) & 1;
     pprof_buffer m = {0}, a = {0};
-    pprof_convert_result mr, ar;
+    pprof_convert_result mr = PPROF_CONVERT_RESULT_INIT, ar = PPROF_CONVERT_RESULT_INIT;
     pprof_error me = {0}, ae = {0};
     pprof_status ms = convert(data, size, PPROF_CONVERT_MODEL, no_check, &m, &mr, &me, NULL);
     pprof_status as = convert(data, size, PPROF_CONVERT_AUTO, no_check, &a, &ar, &ae, NULL);
@@ -48,7 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (pprof_convert_mode)(h >> 4 & 1 ? PPROF_CONVERT_AUTO : PPROF_CONVERT_MODEL);
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
     pprof_buffer c = {0}, f = {0};
-    pprof_convert_result cr, fr;
+    pprof_convert_result cr = PPROF_CONVERT_RESULT_INIT, fr = PPROF_CONVERT_RESULT_INIT;
     pprof_error ce = {0}, fe = {0};
     pprof_status cs = convert(data, size, mode, no_check, &c, &cr, &ce, &fa);
     FUZZ_CHECK(cs == ms, "the counting allocator changed the outcome: %s", ce.message);

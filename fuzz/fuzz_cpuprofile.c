@@ -30,9 +30,9 @@ write_json(const pprof_profile *p, bool cpuprofile, pprof_buffer *out)
     if (cpuprofile) {
         pprof_cpuprofile_write_options o = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
         o.max_samples = 1u << 16;
-        st = pprof_cpuprofile_write(p, &o, out, &err);
+        st = pprof_cpuprofile_write_memory(p, &o, out, &err);
     } else {
-        st = pprof_speedscope_write(p, NULL, out, &err);
+        st = pprof_speedscope_write_memory(p, NULL, out, &err);
     }
     FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]), "error without a message");
     FUZZ_CHECK(st == PPROF_OK || out->len == 0, "a failed write left %zu bytes", out->len);
@@ -57,11 +57,11 @@ writer_options(const pprof_profile *p, const uint8_t *data, size_t size, uint64_
     pprof_buffer out = {0};
     pprof_error err;
     size_t bad = 0;
-    pprof_status st = pprof_speedscope_write(p, &so, &out, &err);
+    pprof_status st = pprof_speedscope_write_memory(p, &so, &out, &err);
     FUZZ_CHECK(st == PPROF_OK ? json_check(out.data, out.len, &bad) : err.message[0] != 0,
                "speedscope with options: invalid JSON at %zu or no message", bad);
     pprof_buffer_free(&out);
-    st = pprof_cpuprofile_write(p, &co, &out, &err);
+    st = pprof_cpuprofile_write_memory(p, &co, &out, &err);
     FUZZ_CHECK(st == PPROF_OK ? json_check(out.data, out.len, &bad) : err.message[0] != 0,
                "cpuprofile with options: invalid JSON at %zu or no message", bad);
     pprof_buffer_free(&out);
@@ -78,11 +78,11 @@ writer_options(const pprof_profile *p, const uint8_t *data, size_t size, uint64_
         for (uint64_t k = 0; k <= points && k <= calls; k++) {
             pprof_profile *q = NULL;
             if (w == 0)
-                st = pprof_speedscope_write(p, &so, &out, &err);
+                st = pprof_speedscope_write_memory(p, &so, &out, &err);
             else if (w == 1)
-                st = pprof_cpuprofile_write(p, &co, &out, &err);
+                st = pprof_cpuprofile_write_memory(p, &co, &out, &err);
             else
-                st = pprof_cpuprofile_read(data, size, &ro, &q, &err);
+                st = pprof_cpuprofile_read_memory(data, size, &ro, &q, &err);
             pprof_profile_free(q);
             pprof_buffer_free(&out);
             if (k == 0) { /* the counting run */
@@ -115,7 +115,7 @@ check_profile(const uint8_t *data, size_t size)
     pprof_cpuprofile_read_options ro = read_options();
     pprof_error err;
     if (a.len)
-        FUZZ_CHECK(pprof_cpuprofile_read(a.data, a.len, &ro, &q, &err) == PPROF_OK,
+        FUZZ_CHECK(pprof_cpuprofile_read_memory(a.data, a.len, &ro, &q, &err) == PPROF_OK,
                    "our .cpuprofile does not read back: %s: %s", err.path, err.message);
     pprof_buffer_free(&a);
     pprof_buffer_free(&s);
@@ -129,7 +129,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_cpuprofile_read_options ro = read_options();
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
-    if (pprof_cpuprofile_read(data, size, &ro, &p, &err) != PPROF_OK) {
+    if (pprof_cpuprofile_read_memory(data, size, &ro, &p, &err) != PPROF_OK) {
         FUZZ_CHECK(err.code != PPROF_OK && err.message[0], "error without a message");
         check_profile(data, size);
         return 0;
@@ -141,7 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_json(p, true, &a);
     writer_options(p, data, size, fuzz_hash(data, size));
     if (a.len) {
-        pprof_status st = pprof_cpuprofile_read(a.data, a.len, &ro, &q, &err);
+        pprof_status st = pprof_cpuprofile_read_memory(a.data, a.len, &ro, &q, &err);
         FUZZ_CHECK(st == PPROF_OK, "reading our own output failed: %s: %s", err.path, err.message);
         write_json(q, true, &b);
         FUZZ_CHECK(a.len == b.len && !memcmp(a.data, b.data, a.len),

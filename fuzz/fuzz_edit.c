@@ -16,6 +16,7 @@
 
 #include "edit.h"
 #include "fuzz.h"
+#include "merge.h"
 
 #define SEP "\nPPROFEDIT\n"
 #define MAX_LIST 8
@@ -330,7 +331,7 @@ check_lazy(const uint8_t *data, size_t size, ops *p, pprof_status want, const pp
         tmp t;
         tmp_make(&t);
         seen_reset(p);
-        FUZZ_CHECK(pprof_edit_input_write_file(in, &p->o, t.path, &raw, &err) == PPROF_OK,
+        FUZZ_CHECK(pprof_edit_input_write_file(in, &p->o, &raw, t.path, &err) == PPROF_OK,
                    "a merge input edited into a file: %s", err.message);
         check_file(&t, out, "pprof_edit_input_write_file");
         tmp_done(&t);
@@ -383,7 +384,7 @@ check_edit(const pprof_profile *in, ops *p, const uint8_t *data, size_t size)
     tmp t;
     tmp_make(&t);
     seen_reset(p);
-    FUZZ_CHECK(pprof_edit_write_file(in, &p->o, t.path, &raw, &err) == PPROF_OK,
+    FUZZ_CHECK(pprof_edit_write_file(in, &p->o, &raw, t.path, &err) == PPROF_OK,
                "edited into a file: %s", err.message);
     check_file(&t, &out, "pprof_edit_write_file");
     tmp_done(&t);

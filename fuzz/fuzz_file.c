@@ -5,7 +5,7 @@
  * profile is also written through symbolic links (the links stay, the target is replaced), to
  * a link loop, to /dev/null and /dev/full (character devices, written in place) and to a socket
  * nobody listens on; a pipe over max_input_bytes is PPROF_E_LIMIT; the input written by
- * pprof_write_bytes_atomic holds its bytes and reads as a merge input as memory does. All files
+ * pprof_bytes_write_file holds its bytes and reads as a merge input as memory does. All files
  * live in a directory made and removed for each input. */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include <errno.h>
@@ -63,7 +63,7 @@ special_outputs(const pprof_profile *p, const char *dir, const pprof_write_optio
     /* a dangling relative link, reached through a second link */
     FUZZ_CHECK(symlink("target.pb", link) == 0 && symlink(link, link2) == 0, "symlink: %s",
                strerror(errno));
-    pprof_status st = pprof_profile_write_file(p, link2, w, &err);
+    pprof_status st = pprof_profile_write_file(p, w, link2, &err);
     struct stat sb;
     FUZZ_CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode) && lstat(link2, &sb) == 0 &&
                    S_ISLNK(sb.st_mode),
@@ -75,7 +75,7 @@ special_outputs(const pprof_profile *p, const char *dir, const pprof_write_optio
         FUZZ_CHECK(pprof_profile_equal(p, r), "the link's target holds another profile");
         pprof_profile_free(r);
         /* the target exists now: written again through the link, it is replaced */
-        FUZZ_CHECK(pprof_profile_write_file(p, link, w, &err) == PPROF_OK,
+        FUZZ_CHECK(pprof_profile_write_file(p, w, link, &err) == PPROF_OK,
                    "writing over a link's existing target: %s", err.message);
         unlink(target);
     } else {
@@ -89,21 +89,21 @@ special_outputs(const pprof_profile *p, const char *dir, const pprof_write_optio
     FUZZ_CHECK(symlink("loop.pb", link) == 0, "symlink: %s", strerror(errno));
     snprintf(link2, sizeof(link2), "%s/loop.pb", dir);
     FUZZ_CHECK(rename(link, link2) == 0, "rename: %s", strerror(errno));
-    st = pprof_profile_write_file(p, link2, w, &err);
+    st = pprof_profile_write_file(p, w, link2, &err);
     FUZZ_CHECK(st == PPROF_E_IO || st == PPROF_E_INVALID, "writing to a link loop gave %s",
                pprof_status_name(st));
     FUZZ_CHECK(lstat(link2, &sb) == 0 && S_ISLNK(sb.st_mode), "a link loop was replaced");
     unlink(link2);
     /* character devices are written in place */
     if (stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode)) {
-        st = pprof_profile_write_file(p, "/dev/null", w, &err);
+        st = pprof_profile_write_file(p, w, "/dev/null", &err);
         FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_INVALID, "writing /dev/null gave %s: %s",
                    pprof_status_name(st), err.message);
         FUZZ_CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode),
                    "/dev/null is no longer a device");
     }
     if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)) {
-        st = pprof_profile_write_file(p, "/dev/full", w, &err);
+        st = pprof_profile_write_file(p, w, "/dev/full", &err);
         FUZZ_CHECK(st == PPROF_E_IO || st == PPROF_E_INVALID, "writing /dev/full gave %s",
                    pprof_status_name(st));
         FUZZ_CHECK(st != PPROF_E_IO || strstr(err.message, "cannot write"),
@@ -117,7 +117,7 @@ special_outputs(const pprof_profile *p, const char *dir, const pprof_write_optio
         FUZZ_CHECK(fd >= 0, "socket: %s", strerror(errno));
         FUZZ_CHECK(bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) == 0, "bind: %s",
                    strerror(errno));
-        st = pprof_profile_write_file(p, sa.sun_path, w, &err);
+        st = pprof_profile_write_file(p, w, sa.sun_path, &err);
         close(fd);
         FUZZ_CHECK(st == PPROF_E_IO || st == PPROF_E_INVALID,
                    "writing to a socket nobody listens on gave %s", pprof_status_name(st));
@@ -167,12 +167,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * and over a directory */
         char bad[4300];
         snprintf(bad, sizeof(bad), "%s/missing/out.pb", dir);
-        pprof_status sw = pprof_profile_write_file(p, bad, NULL, &err);
+        pprof_status sw = pprof_profile_write_file(p, NULL, bad, &err);
         FUZZ_CHECK(sw == PPROF_E_IO || sw == PPROF_E_INVALID,
                    "writing into a missing directory gave %s", pprof_status_name(sw));
         snprintf(bad, sizeof(bad), "%s/sub", dir);
         FUZZ_CHECK(mkdir(bad, 0700) == 0, "mkdir %s", bad);
-        sw = pprof_profile_write_file(p, bad, NULL, &err);
+        sw = pprof_profile_write_file(p, NULL, bad, &err);
         FUZZ_CHECK(sw == PPROF_E_IO || sw == PPROF_E_INVALID, "writing over a directory gave %s",
                    pprof_status_name(sw));
         FUZZ_CHECK(rmdir(bad) == 0, "writing over a directory left files in it");
@@ -184,7 +184,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         announced ann = {{0}, 0};
         w.on_temporary = on_temporary;
         w.temporary_ctx = &ann;
-        st = pprof_profile_write_file(p, path, &w, &err);
+        st = pprof_profile_write_file(p, &w, path, &err);
         /* a temporary announced was announced gone (NULL) at the end; a success had one */
         FUZZ_CHECK(!ann.path[0] && (st != PPROF_OK || ann.calls >= 2),
                    "the temporary was not announced, or not announced gone");
@@ -240,10 +240,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * file and from memory: the same bytes, the same verdict */
     char copy[4300];
     snprintf(copy, sizeof(copy), "%s/copy.pb", dir);
-    FUZZ_CHECK(pprof_write_bytes_atomic(copy, data, size, &err) == PPROF_OK, "writing %s: %s", copy,
-               err.message);
-    FUZZ_CHECK(fuzz_file_holds(copy, data, size, NULL),
-               "pprof_write_bytes_atomic wrote other bytes");
+    FUZZ_CHECK(pprof_bytes_write_file(data, size, NULL, copy, &err) == PPROF_OK, "writing %s: %s",
+               copy, err.message);
+    FUZZ_CHECK(fuzz_file_holds(copy, data, size, NULL), "pprof_bytes_write_file wrote other bytes");
     pprof_merge_input *mf = NULL, *mm = NULL;
     pprof_status sf = pprof_merge_input_read_file(copy, &o, &mf, &err);
     pprof_status sm = pprof_merge_input_read_memory(data, size, &o, &mm, NULL);
@@ -265,9 +264,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     co.no_check = fuzz_hash(data, size) >> 8 & 1;
     pprof_buffer cb = {0};
     pprof_error cerr;
-    pprof_convert_result rm, rf;
+    pprof_convert_result rm = PPROF_CONVERT_RESULT_INIT, rf = PPROF_CONVERT_RESULT_INIT;
     pprof_status cm = pprof_convert_memory(data, size, &co, &cb, &rm, &cerr);
-    pprof_status cf = pprof_convert_file(copy, conv, &co, &rf, &err);
+    pprof_status cf = pprof_convert_file(copy, &co, conv, &rf, &err);
     FUZZ_CHECK(cm == cf && rm.in_place == rf.in_place,
                "convert from memory gave %s (in place %d), from a file %s (%d): %s",
                pprof_status_name(cm), rm.in_place, pprof_status_name(cf), rf.in_place, err.message);
@@ -279,7 +278,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_buffer_free(&cb);
     unlink(conv);
     unlink(copy);
-    FUZZ_CHECK(pprof_convert_file(copy, conv, &co, NULL, &err) == PPROF_E_IO,
+    FUZZ_CHECK(pprof_convert_file(copy, &co, conv, NULL, &err) == PPROF_E_IO,
                "converting a missing file is not PPROF_E_IO");
 
     /* a file over the input limit is refused before it is decoded */

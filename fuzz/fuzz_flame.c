@@ -118,9 +118,9 @@ check_output(const pprof_flame_tree *t, pprof_flame_write_options o, size_t dept
 {
     pprof_buffer out = {0}, again = {0};
     pprof_error err;
-    pprof_status st = pprof_flame_write(t, &o, &out, &err);
+    pprof_status st = pprof_flame_write_memory(t, &o, &out, &err);
     FUZZ_CHECK(st == PPROF_OK, "format %d: %s", (int)o.format, err.message);
-    FUZZ_CHECK(pprof_flame_write(t, &o, &again, &err) == PPROF_OK && again.len == out.len &&
+    FUZZ_CHECK(pprof_flame_write_memory(t, &o, &again, &err) == PPROF_OK && again.len == out.len &&
                    !memcmp(again.data, out.data, out.len),
                "format %d: the same tree written twice differs", (int)o.format);
     size_t bad = 0;
@@ -177,7 +177,7 @@ writer_extras(const pprof_profile *p, const pprof_flame_tree *t, pprof_flame_wri
         o.format = PPROF_FLAME_HTML;
         o.graph = p;
         o.graph_sample_type = (h >> 40) & 1 ? "no-such-type" : NULL;
-        FUZZ_CHECK(pprof_flame_write(t, &o, &out, &err) == PPROF_OK, "page with a graph: %s",
+        FUZZ_CHECK(pprof_flame_write_memory(t, &o, &out, &err) == PPROF_OK, "page with a graph: %s",
                    err.message);
         FUZZ_CHECK(memmem(out.data, out.len, "pprof-flame-data", 16), "no data block");
         pprof_buffer_free(&out);
@@ -189,8 +189,8 @@ writer_extras(const pprof_profile *p, const pprof_flame_tree *t, pprof_flame_wri
     snprintf(dir, sizeof(dir), "%s/pprof-fuzz-flame-XXXXXX", base && *base ? base : "/tmp");
     FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(path, sizeof(path), "%s/out", dir);
-    FUZZ_CHECK(pprof_flame_write(t, &o, &out, &err) == PPROF_OK, "write: %s", err.message);
-    FUZZ_CHECK(pprof_flame_write_file(t, &o, path, NULL, &err) == PPROF_OK, "write file: %s",
+    FUZZ_CHECK(pprof_flame_write_memory(t, &o, &out, &err) == PPROF_OK, "write: %s", err.message);
+    FUZZ_CHECK(pprof_flame_write_file(t, &o, NULL, path, &err) == PPROF_OK, "write file: %s",
                err.message);
     size_t n;
     FUZZ_CHECK(fuzz_file_holds(path, out.data, out.len, &n),
@@ -200,23 +200,24 @@ writer_extras(const pprof_profile *p, const pprof_flame_tree *t, pprof_flame_wri
     pprof_buffer_free(&out);
     pprof_flame_write_options bad = o;
     bad.colors = "no-such-palette";
-    FUZZ_CHECK(pprof_flame_write(t, &bad, &out, &err) == PPROF_E_ARG && err.message[0],
+    FUZZ_CHECK(pprof_flame_write_memory(t, &bad, &out, &err) == PPROF_E_ARG && err.message[0],
                "an unknown palette is not refused");
     pprof_buffer_free(&out);
     bad = o;
     bad.format = (pprof_flame_format)9;
-    FUZZ_CHECK(pprof_flame_write(t, &bad, &out, &err) == PPROF_E_ARG, "format 9 is not refused");
+    FUZZ_CHECK(pprof_flame_write_memory(t, &bad, &out, &err) == PPROF_E_ARG,
+               "format 9 is not refused");
     pprof_buffer_free(&out);
     /* the n-th allocation of the write failing (n from h) */
     fuzz_failing_alloc fa = {0, UINT64_MAX, 0};
     o.allocator = fuzz_failing_allocator(&fa);
-    if (pprof_flame_write(t, &o, &out, &err) == PPROF_OK && fa.calls) {
+    if (pprof_flame_write_memory(t, &o, &out, &err) == PPROF_OK && fa.calls) {
         uint64_t calls = fa.calls, points = fuzz_fail_points(1);
         for (uint64_t k = 0; k < points && k < calls; k++) {
             pprof_buffer_free(&out);
             uint64_t at = fuzz_fail_point(calls, k, points, h >> 43) % calls;
             fa = (fuzz_failing_alloc){0, at, 0};
-            pprof_status st = pprof_flame_write(t, &o, &out, &err);
+            pprof_status st = pprof_flame_write_memory(t, &o, &out, &err);
             FUZZ_CHECK(st == PPROF_OK || (st == PPROF_E_NOMEM && fa.failed),
                        "write allocation %llu failing gives %s", (unsigned long long)at,
                        pprof_status_name(st));
@@ -301,7 +302,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pprof_folded_read_options fo = PPROF_FOLDED_READ_OPTIONS_INIT;
         fo.max_stacks = 1u << 14;
         fo.max_frames = 1u << 14;
-        if (pprof_folded_read(data, size, &fo, &p, &err) != PPROF_OK)
+        if (pprof_folded_read_memory(data, size, &fo, &p, &err) != PPROF_OK)
             return 0;
     }
     flame(p, h);

@@ -31,7 +31,7 @@ check_errors(pprof_profile *p)
     co.enabled = on;
     co.n_enabled = PPROF_RULE_COUNT;
     co.max_findings = 0;
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_error err;
     FUZZ_CHECK(pprof_check(p, &co, NULL, NULL, &sum, &err) == PPROF_OK, "check failed: %s",
                err.message);
@@ -94,15 +94,15 @@ check_profile(const uint8_t *data, size_t size, const pprof_folded_read_options 
     }
     pprof_buffer a = {0}, b = {0};
     pprof_error err;
-    pprof_status st = pprof_folded_write(p, &wo, &a, &err);
+    pprof_status st = pprof_folded_write_memory(p, &wo, &a, &err);
     FUZZ_CHECK(st == PPROF_OK || (err.code == st && err.message[0]), "error without a message");
-    pprof_status rst = st == PPROF_OK ? pprof_folded_read(a.data, a.len, ro, &q, &err) : st;
+    pprof_status rst = st == PPROF_OK ? pprof_folded_read_memory(a.data, a.len, ro, &q, &err) : st;
     /* what the writer gives reads back (names with controls, NUL or bytes that are not UTF-8
      * are escaped), unless it is past the harness's limits */
     FUZZ_CHECK(st != PPROF_OK || rst == PPROF_OK || rst == PPROF_E_LIMIT,
                "the folded text written does not read back: %s: %s", err.path, err.message);
     if (rst == PPROF_OK) {
-        FUZZ_CHECK(pprof_folded_write(q, NULL, &b, &err) == PPROF_OK, "rewriting failed: %s",
+        FUZZ_CHECK(pprof_folded_write_memory(q, NULL, &b, &err) == PPROF_OK, "rewriting failed: %s",
                    err.message);
         FUZZ_CHECK(a.len == b.len && (a.len == 0 || !memcmp(a.data, b.data, a.len)),
                    "profile -> folded -> profile -> folded changed the bytes (%zu -> %zu)", a.len,
@@ -127,18 +127,18 @@ folded_nomem(const uint8_t *data, size_t size, pprof_folded_read_options ro, uin
     pprof_error err;
     pprof_profile *p = NULL;
     pprof_buffer out = {0};
-    pprof_status want = pprof_folded_read(data, size, &ro, &p, &err);
+    pprof_status want = pprof_folded_read_memory(data, size, &ro, &p, &err);
     if (want == PPROF_OK)
-        want = pprof_folded_write(p, &wo, &out, &err);
+        want = pprof_folded_write_memory(p, &wo, &out, &err);
     pprof_profile_free(p);
     pprof_buffer_free(&out);
     uint64_t calls = fa.calls, points = fuzz_fail_points(4);
     for (uint64_t k = 0; k < points && k < calls; k++) {
         fa = (fuzz_failing_alloc){0, fuzz_fail_point(calls, k, points, h), 0};
         p = NULL;
-        pprof_status st = pprof_folded_read(data, size, &ro, &p, &err);
+        pprof_status st = pprof_folded_read_memory(data, size, &ro, &p, &err);
         if (st == PPROF_OK)
-            st = pprof_folded_write(p, &wo, &out, &err);
+            st = pprof_folded_write_memory(p, &wo, &out, &err);
         FUZZ_CHECK(st == want || (st == PPROF_E_NOMEM && fa.failed && err.message[0]),
                    "allocation %llu failing gives %s (without: %s)", (unsigned long long)fa.fail_at,
                    pprof_status_name(st), pprof_status_name(want));
@@ -157,7 +157,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     folded_nomem(data, size, ro, fuzz_hash(data, size));
     pprof_error err;
     pprof_profile *p = NULL, *q = NULL;
-    if (pprof_folded_read(data, size, &ro, &p, &err) != PPROF_OK) {
+    if (pprof_folded_read_memory(data, size, &ro, &p, &err) != PPROF_OK) {
         FUZZ_CHECK(err.code != PPROF_OK && err.message[0], "error without a message");
         FUZZ_CHECK(strncmp(err.message, "line ", 5) != 0, "the line is said twice: %s: %s",
                    err.path, err.message);
@@ -170,11 +170,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(errors == 0, "an accepted input gives %llu checker error(s)",
                (unsigned long long)errors);
     pprof_buffer a = {0}, b = {0}, r = {0};
-    pprof_status st = pprof_folded_write(p, NULL, &a, &err);
+    pprof_status st = pprof_folded_write_memory(p, NULL, &a, &err);
     FUZZ_CHECK(st == PPROF_OK, "writing an accepted input failed: %s", err.message);
-    st = pprof_folded_read(a.data, a.len, &ro, &q, &err);
+    st = pprof_folded_read_memory(a.data, a.len, &ro, &q, &err);
     FUZZ_CHECK(st == PPROF_OK, "reading our own output failed: %s", err.message);
-    st = pprof_folded_write(q, NULL, &b, &err);
+    st = pprof_folded_write_memory(q, NULL, &b, &err);
     FUZZ_CHECK(st == PPROF_OK, "writing again failed: %s", err.message);
     FUZZ_CHECK(a.len == b.len && (a.len == 0 || !memcmp(a.data, b.data, a.len)),
                "folded -> profile -> folded changed the bytes (%zu -> %zu)", a.len, b.len);

@@ -190,7 +190,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(pprof_merger_finish(m, &r, &err) == PPROF_OK, "finish failed: %s", err.message);
     FUZZ_CHECK(pprof_profile_write_memory(r, &raw, &inc, &err) == PPROF_OK, "write failed");
     /* again, straight from the merger this time */
-    pprof_merge_summary sum;
+    pprof_merge_summary sum = PPROF_MERGE_SUMMARY_INIT;
     FUZZ_CHECK(pprof_merger_write_memory(m, &raw, &inc2, &sum, &err) == PPROF_OK,
                "writing from the merger failed: %s", err.message);
     FUZZ_CHECK(sum.samples == pprof_profile_count(r, PPROF_TABLE_SAMPLE) &&

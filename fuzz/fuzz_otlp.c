@@ -70,7 +70,7 @@ finding(void *ctx, const pprof_finding *f)
 static uint64_t
 otlp_errors(const pprof_otlp *o, uint64_t h)
 {
-    pprof_check_summary sum, counted;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT, counted = PPROF_CHECK_SUMMARY_INIT;
     pprof_check_options co;
     pprof_check_options_init(&co);
     co.max_findings = h % 4 == 0 ? 1 : 1000;
@@ -240,7 +240,7 @@ writer_options(const pprof_profile *p, uint64_t h)
     FUZZ_CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(path, sizeof(path), "%s/p.otlp", dir);
     FUZZ_CHECK(pprof_otlp_path_is_otlp(path), "%s is not an OTLP name", path);
-    FUZZ_CHECK(pprof_otlp_write_file(in, n, path, &wo, &err) == PPROF_OK, "write file: %s",
+    FUZZ_CHECK(pprof_otlp_write_file(in, n, &wo, path, &err) == PPROF_OK, "write file: %s",
                err.message);
     pprof_read_options ro = fuzz_read_options();
     pprof_otlp *o = NULL;
@@ -378,7 +378,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(o == NULL && err.code == st && err.message[0], "refusal without a message");
         /* the refusal as the checker's O10 finding, unless it is not about the bytes */
         uint64_t seen = 0;
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         bool about_input = pprof_otlp_check_read_error(&err, NULL, finding, &seen, &sum);
         FUZZ_CHECK(about_input == (st != PPROF_E_IO && st != PPROF_E_NOMEM && st != PPROF_E_ARG) &&
                        seen == about_input && (!about_input || sum.count[PPROF_SEVERITY_ERROR]),

@@ -139,7 +139,7 @@ files(const uint8_t *data, size_t size, const pprof_perf_options *o, int64_t n)
     pprof_profile_free(p);
     p = NULL;
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
-    s = pprof_perf_convert_file(in, o, out, &wo, NULL, &err);
+    s = pprof_perf_convert_file(in, o, &wo, out, NULL, &err);
     FUZZ_CHECK((s == PPROF_OK) == (n >= 0), "conversion and memory read disagree: %s",
                pprof_status_name(s));
     if (s == PPROF_OK) {
@@ -165,7 +165,7 @@ files(const uint8_t *data, size_t size, const pprof_perf_options *o, int64_t n)
     FUZZ_CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
     FUZZ_CHECK(pprof_perf_read_memory(data, size, o, NULL, NULL, &err) == PPROF_E_ARG &&
                    pprof_perf_read_file(NULL, o, &p, NULL, &err) == PPROF_E_ARG &&
-                   pprof_perf_convert_file(NULL, o, out, &wo, NULL, &err) == PPROF_E_ARG,
+                   pprof_perf_convert_file(NULL, o, &wo, out, NULL, &err) == PPROF_E_ARG,
                "a NULL argument is not PPROF_E_ARG");
 }
 

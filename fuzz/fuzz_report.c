@@ -84,7 +84,7 @@ report(const pprof_profile *p, size_t size, uint64_t h)
     ro.granularity = (pprof_granularity)(size % 5);
     ro.cum_sort = size & 8;
     ro.node_count = size % 7;
-    ro.node_fraction = size & 16 ? 0 : 0.005;
+    ro.node_fraction = size & 16 ? PPROF_REPORT_NO_CUTOFF : 0.005;
     pprof_report *r = NULL, *r2 = NULL;
     pprof_error err;
     if (pprof_report_new(p, &ro, &r, &err) != PPROF_OK) {
@@ -265,7 +265,7 @@ render_nomem(const pprof_profile *p, pprof_report_render_options o, pprof_print_
     o.allocator = fuzz_failing_allocator(&fa);
     pprof_buffer b = {0};
     pprof_error err;
-    pprof_status st = pprof_report_render(p, &o, pf, &b, &err);
+    pprof_status st = pprof_report_write_memory(p, &o, pf, &b, &err);
     pprof_buffer_free(&b);
     FUZZ_CHECK(st == PPROF_OK, "render %d through the counting allocator: %s", (int)o.format,
                err.message);
@@ -274,7 +274,7 @@ render_nomem(const pprof_profile *p, pprof_report_render_options o, pprof_print_
     for (uint64_t k = 0; k < points && k < calls; k++) {
         uint64_t at = fuzz_fail_point(calls, k, points, h);
         fa = (fuzz_failing_alloc){0, at, 0};
-        st = pprof_report_render(p, &o, pf, &b, &err);
+        st = pprof_report_write_memory(p, &o, pf, &b, &err);
         FUZZ_CHECK((st == PPROF_E_NOMEM && fa.failed && err.message[0]) ||
                        (st == PPROF_OK && b.len == want->len &&
                         (!b.len || !memcmp(b.data, want->data, b.len))),
@@ -358,7 +358,7 @@ diff_file(const pprof_profile *base, const pprof_profile *cur, const pprof_diff_
     pprof_profile *q = NULL;
     pprof_error err;
     pprof_status sm = pprof_diff_profile(base, cur, o, &q, &err);
-    pprof_status sf = pprof_diff_write_file(base, cur, o, path, &wo, &err);
+    pprof_status sf = pprof_diff_write_file(base, cur, o, &wo, path, &err);
     FUZZ_CHECK(sm == sf, "the diff profile gives %s, written to a file %s", pprof_status_name(sm),
                pprof_status_name(sf));
     if (sf == PPROF_OK) {
@@ -494,16 +494,16 @@ missing_arguments(const pprof_profile *p)
     /* renders: no profile, peek without its expression, a directory that is not there */
     pprof_report_render_options ro;
     pprof_report_render_options_init(&ro);
-    FUZZ_CHECK(pprof_report_render(NULL, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG,
+    FUZZ_CHECK(pprof_report_write_memory(NULL, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG,
                "a render of no profile is not refused");
     ro.format = PPROF_REPORT_PEEK;
-    FUZZ_CHECK(pprof_report_render(p, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG &&
-                   pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT, "-", NULL, &err) ==
+    FUZZ_CHECK(pprof_report_write_memory(p, &ro, PPROF_PRINT_TEXT, &b, &err) == PPROF_E_ARG &&
+                   pprof_report_write_file(p, &ro, PPROF_PRINT_TEXT, NULL, "-", &err) ==
                        PPROF_E_ARG,
                "peek without an expression is not refused");
     ro.format = PPROF_REPORT_TRACES;
-    pprof_status st2 = pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT,
-                                                "/nonexistent-pprof-fuzz/out", NULL, &err);
+    pprof_status st2 = pprof_report_write_file(p, &ro, PPROF_PRINT_TEXT, NULL,
+                                               "/nonexistent-pprof-fuzz/out", &err);
     FUZZ_CHECK(st2 != PPROF_OK && err.message[0], "a render into no directory: %s",
                pprof_status_name(st2));
     FUZZ_CHECK(!b.len, "a refused render gave something back");
@@ -519,9 +519,9 @@ render_full_device(const pprof_profile *p)
     ro.format = PPROF_REPORT_TRACES;
     pprof_buffer mem = {0};
     pprof_error err;
-    if (pprof_report_render(p, &ro, PPROF_PRINT_TEXT, &mem, &err) != PPROF_OK)
+    if (pprof_report_write_memory(p, &ro, PPROF_PRINT_TEXT, &mem, &err) != PPROF_OK)
         return;
-    pprof_status st = pprof_report_render_file(p, &ro, PPROF_PRINT_TEXT, "/dev/full", NULL, &err);
+    pprof_status st = pprof_report_write_file(p, &ro, PPROF_PRINT_TEXT, NULL, "/dev/full", &err);
     FUZZ_CHECK(mem.len ? st == PPROF_E_IO && err.message[0] : st == PPROF_OK,
                "%zu bytes of traces to /dev/full: %s", mem.len, pprof_status_name(st));
     pprof_buffer_free(&mem);
@@ -542,7 +542,7 @@ control_at(pprof_report_format f, const pprof_buffer *b)
     return -1;
 }
 
-/* pprof_report_render: every format, text and JSON, with options drawn from the input; an
+/* pprof_report_write_memory: every format, text and JSON, with options drawn from the input; an
  * error must say why, a second render must give the same bytes, and the render with one
  * allocation failing gives PPROF_E_NOMEM. */
 static void
@@ -561,6 +561,8 @@ render(const pprof_profile *p, size_t size, uint64_t h)
         o.granularity = (pprof_granularity)((size >> 1) % 6);
         o.cum_sort = h & 1;
         o.node_count = (int64_t)((h >> 4) % 12) - 1;
+        if (o.node_count < 0)
+            o.node_count = PPROF_REPORT_ALL;
         o.no_trim = (h >> 20) & 1;
         o.symbol = rx[(h >> 24) % 4];
         o.trim_path = "/";
@@ -569,11 +571,11 @@ render(const pprof_profile *p, size_t size, uint64_t h)
             pprof_print_format pf = j ? PPROF_PRINT_JSON : PPROF_PRINT_TEXT;
             pprof_buffer a = {0}, b = {0};
             pprof_error err;
-            pprof_status st = pprof_report_render(p, &o, pf, &a, &err);
+            pprof_status st = pprof_report_write_memory(p, &o, pf, &a, &err);
             if (st) {
                 FUZZ_CHECK(err.message[0], "render %d/%d: an error without a message", f, j);
             } else {
-                FUZZ_CHECK(pprof_report_render(p, &o, pf, &b, &err) == PPROF_OK,
+                FUZZ_CHECK(pprof_report_write_memory(p, &o, pf, &b, &err) == PPROF_OK,
                            "second render: %s", err.message);
                 FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
                            "render %d/%d differs between two runs", f, j);
@@ -706,8 +708,8 @@ render_list_sources(const pprof_profile *p, uint64_t h)
         o.no_trim = (h >> 5) & 1;
         pprof_buffer a = {0}, b = {0};
         pprof_error err;
-        if (pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err) == PPROF_OK) {
-            FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_TEXT, &b, &err) == PPROF_OK,
+        if (pprof_report_write_memory(p, &o, PPROF_PRINT_TEXT, &a, &err) == PPROF_OK) {
+            FUZZ_CHECK(pprof_report_write_memory(p, &o, PPROF_PRINT_TEXT, &b, &err) == PPROF_OK,
                        "second list: %s", err.message);
             FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
                        "list with sources differs between two runs");
@@ -723,9 +725,10 @@ render_list_sources(const pprof_profile *p, uint64_t h)
             for (int k = 0; k < 2; k++) {
                 o.trim_path = k ? "/" : NULL;
                 o.source_path = k ? NULL : dir;
-                pprof_status st = pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err);
+                pprof_status st = pprof_report_write_memory(p, &o, PPROF_PRINT_TEXT, &a, &err);
                 if (st == PPROF_OK) {
-                    FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_TEXT, &b, &err) == PPROF_OK,
+                    FUZZ_CHECK(pprof_report_write_memory(p, &o, PPROF_PRINT_TEXT, &b, &err) ==
+                                   PPROF_OK,
                                "second list %d: %s", k, err.message);
                     FUZZ_CHECK(a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len)),
                                "list %d differs between two runs", k);
@@ -769,10 +772,12 @@ render_svg(const pprof_profile *p, uint64_t h)
     o.format = PPROF_REPORT_SVG;
     o.granularity = (pprof_granularity)((h >> 7) % 6);
     o.node_count = (int64_t)((h >> 11) % 10) - 1;
+    if (o.node_count < 0)
+        o.node_count = PPROF_REPORT_ALL;
     o.cum_sort = (h >> 2) & 1;
     pprof_buffer a = {0};
     pprof_error err;
-    pprof_status st = pprof_report_render(p, &o, PPROF_PRINT_TEXT, &a, &err);
+    pprof_status st = pprof_report_write_memory(p, &o, PPROF_PRINT_TEXT, &a, &err);
     if (st != PPROF_OK) {
         FUZZ_CHECK(err.message[0], "svg: %s without a message", pprof_status_name(st));
         /* every profile string is quoted so that the dot text always parses (dot_quote) */
@@ -788,12 +793,12 @@ render_svg(const pprof_profile *p, uint64_t h)
             render_nomem(p, o, PPROF_PRINT_TEXT, &a, h >> 19);
     }
     pprof_buffer_free(&a);
-    FUZZ_CHECK(pprof_report_render(p, &o, PPROF_PRINT_JSON, &a, &err) == PPROF_E_ARG,
+    FUZZ_CHECK(pprof_report_write_memory(p, &o, PPROF_PRINT_JSON, &a, &err) == PPROF_E_ARG,
                "svg as JSON is not refused");
     pprof_buffer_free(&a);
 }
 
-/* top through pprof_report_render, and a render to a file (each format's streamed writer),
+/* top through pprof_report_write_memory, and a render to a file (each format's streamed writer),
  * which must hold what the same render gives in memory. */
 static void
 render_file(const pprof_profile *p, uint64_t h)
@@ -808,8 +813,10 @@ render_file(const pprof_profile *p, uint64_t h)
     o.format = (pprof_report_format)(h % (PPROF_REPORT_CALLGRIND + 1));
     o.symbol = ".";
     o.node_count = (int64_t)((h >> 9) % 6) - 1;
-    o.node_fraction = (h >> 13) & 1 ? 0.1 : -1;
-    o.edge_fraction = (h >> 14) & 1 ? 0.1 : -1;
+    if (o.node_count < 0)
+        o.node_count = PPROF_REPORT_ALL;
+    o.node_fraction = (h >> 13) & 1 ? 0.1 : 0;
+    o.edge_fraction = (h >> 14) & 1 ? 0.1 : 0;
     o.compact_labels = (h >> 15) & 1;
     o.mean = (h >> 16) & 1;
     pprof_print_format pf = (h >> 17) & 1 ? PPROF_PRINT_JSON : PPROF_PRINT_TEXT;
@@ -817,8 +824,8 @@ render_file(const pprof_profile *p, uint64_t h)
         pf = PPROF_PRINT_TEXT;
     pprof_buffer mem = {0};
     pprof_error err;
-    pprof_status sm = pprof_report_render(p, &o, pf, &mem, &err);
-    pprof_status sf = pprof_report_render_file(p, &o, pf, path, NULL, &err);
+    pprof_status sm = pprof_report_write_memory(p, &o, pf, &mem, &err);
+    pprof_status sf = pprof_report_write_file(p, &o, pf, NULL, path, &err);
     FUZZ_CHECK(sm == sf, "render %d to memory gives %s, to a file %s", (int)o.format,
                pprof_status_name(sm), pprof_status_name(sf));
     if (sf == PPROF_OK) {

@@ -89,7 +89,7 @@ make_profile(const map_spec *maps, size_t n, uint64_t size, bool lined)
     pprof_buffer buf = {0};
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_RAW;
-    FUZZ_CHECK(pprof_builder_serialize(b, 0, &w, &buf, &err) == PPROF_OK, "serialize: %s",
+    FUZZ_CHECK(pprof_builder_write_memory(b, 0, &w, &buf, &err) == PPROF_OK, "serialize: %s",
                err.message);
     pprof_builder_free(b);
     pprof_profile *p = NULL;

@@ -353,7 +353,7 @@ tool_check_go_rules(const char *prog, const char *file, pprof_profile *p, const 
 {
     /* the library's one validity decision: the rules Go enforces on reading, no others */
     go_check g = {prog, file, lead, 0};
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_error err;
     pprof_status st = pprof_validate(p, tool_print_go_finding, &g, TOOL_GO_CHECK_SHOWN, &sum, &err);
     if (st && st != PPROF_E_INVALID) {

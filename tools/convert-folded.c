@@ -90,7 +90,7 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
         ro.sample_type = f->sample_type;
         st = tool_read_all(in, &b, &err);
         if (!st)
-            st = pprof_folded_read(b.data, b.len, &ro, &p, &err);
+            st = pprof_folded_read_memory(b.data, b.len, &ro, &p, &err);
         if ((printed = st != PPROF_OK))
             print_folded_error(in, &b, &err);
         b.len = 0;
@@ -104,14 +104,14 @@ convert_folded_run(convert_folded *f, const char *in, const char *out, const ppr
         wo.labels = f->labels;
         wo.n_labels = f->n_labels;
         /* what the writer refuses (an invalid profile, a negative stack) is the input's fault */
-        st = pprof_folded_write(p, &wo, &b, &err);
+        st = pprof_folded_write_memory(p, &wo, &b, &err);
         if (!st) {
             where = strcmp(out, "-") ? out : "<stdout>";
-            st = pprof_write_bytes_file(out, b.data, b.len, w, &err);
+            st = pprof_bytes_write_file(b.data, b.len, w, out, &err);
         }
     } else if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
-        st = pprof_profile_write_file(p, out, w, &err);
+        st = pprof_profile_write_file(p, w, out, &err);
     }
     if (st && !printed)
         tool_print_error(stderr, prog, where, &err);

@@ -62,7 +62,7 @@ convert_jfr_run(convert_jfr *c, const char *in, const char *out, const pprof_wri
         rc = errors > 0 ? TOOL_EXIT_INVALID : TOOL_EXIT_IO;
     } else {
         tool_note_format(prog, w->format, false);
-        st = pprof_profile_write_file(p, out, w, &err);
+        st = pprof_profile_write_file(p, w, out, &err);
         if (st)
             tool_print_error(stderr, prog, out, &err);
         rc = tool_exit_for(st);

@@ -18,9 +18,9 @@ read_input(const convert_folded *f, const char *in, pprof_buffer *b, pprof_profi
     if (!st && f->from) {
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
         ro.sample_type = f->sample_type;
-        st = pprof_folded_read(b->data, b->len, &ro, p, err);
+        st = pprof_folded_read_memory(b->data, b->len, &ro, p, err);
     } else if (!st) {
-        st = pprof_cpuprofile_read(b->data, b->len, NULL, p, err);
+        st = pprof_cpuprofile_read_memory(b->data, b->len, NULL, p, err);
     }
     b->len = 0;
     return st;
@@ -44,17 +44,17 @@ write_text(const convert_folded *f, const char *in, const pprof_profile *p, ppro
         wo.lines = f->lines;
         wo.labels = f->labels;
         wo.n_labels = f->n_labels;
-        return pprof_folded_write(p, &wo, b, err);
+        return pprof_folded_write_memory(p, &wo, b, err);
     }
     if (!strcmp(f->to_json, "speedscope")) {
         pprof_speedscope_options so = PPROF_SPEEDSCOPE_OPTIONS_INIT;
         so.name = base_name(in);
         so.lines = f->lines;
-        return pprof_speedscope_write(p, &so, b, err);
+        return pprof_speedscope_write_memory(p, &so, b, err);
     }
     pprof_cpuprofile_write_options co = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
     co.sample_type = f->sample_type;
-    return pprof_cpuprofile_write(p, &co, b, err);
+    return pprof_cpuprofile_write_memory(p, &co, b, err);
 }
 
 int
@@ -70,11 +70,11 @@ convert_json_run(convert_folded *f, const char *in, const char *out, const pprof
         st = write_text(f, in, p, &b, &err);
         if (!st) {
             where = strcmp(out, "-") ? out : "<stdout>";
-            st = pprof_write_bytes_file(out, b.data, b.len, w, &err);
+            st = pprof_bytes_write_file(b.data, b.len, w, out, &err);
         }
     } else if (!st) {
         where = strcmp(out, "-") ? out : "<stdout>";
-        st = pprof_profile_write_file(p, out, w, &err);
+        st = pprof_profile_write_file(p, w, out, &err);
     }
     if (st)
         tool_print_error(stderr, prog, where, &err);

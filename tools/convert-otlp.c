@@ -94,7 +94,7 @@ from_otlp(convert_otlp *c, const char *in, const char *out, const pprof_write_op
             rc = errors > 0 ? TOOL_EXIT_INVALID : TOOL_EXIT_IO;
         } else {
             tool_note_format(prog, w->format, false);
-            st = pprof_profile_write_file(p, out, w, &err);
+            st = pprof_profile_write_file(p, w, out, &err);
             if (st)
                 tool_print_error(stderr, prog, st == PPROF_E_IO ? out : in, &err);
             rc = tool_exit_for(st);
@@ -133,7 +133,7 @@ to_otlp(convert_otlp *c, const char *in, const char *out, const pprof_write_opti
     o.n_resource = c->n_resource;
     o.service_name = c->service_name;
     const pprof_profile *const ps[] = {p};
-    st = pprof_otlp_write_file(ps, 1, out, &o, &err);
+    st = pprof_otlp_write_file(ps, 1, &o, out, &err);
     if (st)
         tool_print_error(stderr, prog, st == PPROF_E_IO || st == PPROF_E_NOMEM ? out : in, &err);
     pprof_profile_free(p);

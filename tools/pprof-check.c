@@ -439,12 +439,12 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
                 display_name(in));
         return TOOL_EXIT_INVALID;
     }
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     st = pprof_check(p, co, on_finding, w, &sum, &err);
     pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
     if (st == PPROF_OK)
         st = pprof_repair(p, &q, &rs, &err);
-    if (st == PPROF_OK && (st = pprof_profile_write_file(q, o->output, &o->wopts, &err))) {
+    if (st == PPROF_OK && (st = pprof_profile_write_file(q, &o->wopts, o->output, &err))) {
         /* the output failed, not the input */
         tool_print_error(stderr, prog, strcmp(o->output, "-") ? o->output : "<stdout>", &err);
         pprof_profile_free(p);
@@ -471,7 +471,7 @@ do_fix(const opts *o, out *w, const pprof_check_options *co, const char *in)
                         (unsigned long long)rs.count[i]);
     }
     /* The promise of --fix is an output free of errors; verify it rather than assume it. */
-    pprof_check_summary after;
+    pprof_check_summary after = PPROF_CHECK_SUMMARY_INIT;
     st = pprof_check(q, NULL, NULL, NULL, &after, &err);
     pprof_profile_free(p);
     pprof_profile_free(q);

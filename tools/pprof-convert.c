@@ -170,9 +170,9 @@ run(int argc, char **argv)
     co.on_finding = tool_print_go_finding;
     co.finding_ctx = &g;
     co.max_findings = TOOL_GO_CHECK_SHOWN;
-    pprof_convert_result res;
+    pprof_convert_result res = PPROF_CONVERT_RESULT_INIT;
     pprof_error err;
-    pprof_status st = pprof_convert_file(o.in, o.out, &co, &res, &err);
+    pprof_status st = pprof_convert_file(o.in, &co, o.out, &res, &err);
     const char *in_name = strcmp(o.in, "-") ? o.in : "<stdin>";
     if (res.check_errors) {
         if (res.check_errors > TOOL_GO_CHECK_SHOWN)

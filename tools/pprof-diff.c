@@ -195,7 +195,7 @@ run(int argc, char **argv)
     if (!st && o.out) {
         where = strcmp(o.out, "-") ? o.out : "<stdout>";
         w.threads = o.d.threads = tool_cores(8);
-        st = pprof_diff_write_file(p[0], p[1], &o.d, o.out, &w, &err);
+        st = pprof_diff_write_file(p[0], p[1], &o.d, &w, o.out, &err);
     }
     bool report = !o.quiet && !(o.out && !strcmp(o.out, "-"));
     if (!st && (report || o.n_rules)) {
@@ -206,7 +206,7 @@ run(int argc, char **argv)
         where = "<stdout>";
         st = pprof_diff_print(diff, o.node_count, o.fmt, &b, &err);
         if (!st)
-            st = pprof_write_bytes_atomic("-", b.data, b.len, &err);
+            st = pprof_bytes_write_file(b.data, b.len, NULL, "-", &err);
     }
     if (st && !rc) {
         if (st != PPROF_E_IO && st != PPROF_E_NOMEM) /* the library says which profile */

@@ -79,7 +79,7 @@ run(int argc, char **argv)
     st = pprof_profile_print(p, fmt, &b, &err);
     if (st) {
         tool_print_error(stderr, prog, in, &err); /* the listing failed on the input's content */
-    } else if ((st = pprof_write_bytes_file(out, b.data, b.len, &w, &err))) {
+    } else if ((st = pprof_bytes_write_file(b.data, b.len, &w, out, &err))) {
         tool_print_error(stderr, prog, strcmp(out, "-") ? out : "<stdout>", &err);
     }
     pprof_buffer_free(&b);

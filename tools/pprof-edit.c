@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "edit.h"
+#include "merge.h"
 #include "symbolize-opts.h"
 
 static const char usage[] =
@@ -349,7 +350,7 @@ run_edit_symbolized(edit_cli *c, uint8_t *key)
     if (!rc) {
         c->e.normalize_base = base;
         c->e.threads = c->w.threads = tool_cores(64);
-        if ((st = pprof_edit_write_file(p, &c->e, c->out, &c->w, &err))) {
+        if ((st = pprof_edit_write_file(p, &c->e, &c->w, c->out, &err))) {
             tool_print_error(stderr, prog,
                              st == PPROF_E_IO ? (strcmp(c->out, "-") ? c->out : "<stdout>") : c->in,
                              &err);
@@ -414,7 +415,7 @@ run_edit(edit_cli *c)
     /* all cores, as pprof-merge does by default: the merger's own thread, parallel sorting and
      * gzip members; the bytes never depend on it */
     c->e.threads = c->w.threads = tool_cores(64);
-    st = pprof_edit_input_write_file(p, &c->e, c->out, &c->w, &err);
+    st = pprof_edit_input_write_file(p, &c->e, &c->w, c->out, &err);
     if (st)
         tool_print_error(stderr, prog,
                          st == PPROF_E_IO ? (strcmp(c->out, "-") ? c->out : "<stdout>") : c->in,

@@ -93,7 +93,7 @@ read_input(const char *prog, const char *path, bool folded, pprof_profile **out)
     pprof_status st = tool_read_all(path, &b, &err);
     if (!st && (folded || looks_folded(b.data, b.len))) {
         pprof_folded_read_options ro = PPROF_FOLDED_READ_OPTIONS_INIT;
-        st = pprof_folded_read(b.data, b.len, &ro, out, &err);
+        st = pprof_folded_read_memory(b.data, b.len, &ro, out, &err);
         pprof_buffer_free(&b);
         if (st)
             tool_print_error(stderr, prog, path, &err);
@@ -277,7 +277,7 @@ run(int argc, char **argv)
         }
         if (!st) {
             where = tool_is_stdout(o.out) ? "<stdout>" : o.out;
-            st = pprof_flame_write_file(t, &o.wo, o.out, &w, &err);
+            st = pprof_flame_write_file(t, &o.wo, &w, o.out, &err);
         }
         if (st)
             tool_print_error(stderr, prog, where, &err);

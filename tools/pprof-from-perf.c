@@ -201,14 +201,14 @@ run(int argc, char **argv)
             pprof_profile_free(prof);
             return rc;
         }
-        if (!s && (s = pprof_profile_write_file(prof, o.out, &o.w, &err))) {
+        if (!s && (s = pprof_profile_write_file(prof, &o.w, o.out, &err))) {
             pprof_profile_free(prof);
             tool_print_error(stderr, prog, tool_is_stdout(o.out) ? "<stdout>" : o.out, &err);
             return tool_exit_for(s);
         }
         pprof_profile_free(prof);
     } else {
-        s = pprof_perf_convert_file(o.in, &o.p, o.out, &o.w, &st, &err);
+        s = pprof_perf_convert_file(o.in, &o.p, &o.w, o.out, &st, &err);
     }
     free(ks);
     if (s == PPROF_E_ARG && !strcmp(err.path, "events")) {

@@ -342,8 +342,8 @@ merge_all(const merge_opts *o, const path_list *in)
     double t_absorbed = now();
     if (rc == TOOL_EXIT_OK) {
         /* Straight from the merger to the file: the output's sample table is never built. */
-        pprof_merge_summary sum;
-        st = pprof_merger_write_file(m, o->out, &wo, &sum, &err);
+        pprof_merge_summary sum = PPROF_MERGE_SUMMARY_INIT;
+        st = pprof_merger_write_file(m, &wo, o->out, &sum, &err);
         if (st == PPROF_OK && o->verbose)
             fprintf(stderr,
                     "%s: %zu inputs; read and absorb %.3f s (%.3f s waiting for decoding), "

@@ -100,7 +100,7 @@ parse_fraction(const char *v, double *out)
     double d = strtod(v, &end);
     if (*end || end == v || !(d >= 0 && d <= 1))
         return false;
-    *out = d;
+    *out = d == 0 ? PPROF_REPORT_NO_CUTOFF : d; /* 0 in the options is the default */
     return true;
 }
 
@@ -165,7 +165,7 @@ value_opt(opts *o, const char *opt, const char *v)
         unsigned long long n;
         if (!tool_parse_u64(v, &n) || n > INT64_MAX)
             return tool_usage_error(PROG, "%s takes a number", opt);
-        o->r.node_count = (int64_t)n;
+        o->r.node_count = n ? (int64_t)n : PPROF_REPORT_ALL;
     } else if (is(opt, "--nodefraction")) {
         if (!parse_fraction(v, &o->r.node_fraction))
             return tool_usage_error(PROG, "%s takes a number from 0 to 1", opt);
@@ -287,7 +287,7 @@ run(int argc, char **argv)
     }
     if (!st) {
         /* streamed: a traces report can be far larger than the profile */
-        st = pprof_report_render_file(fp ? fp : p, &o.r, o.fmt, o.out, &w, &err);
+        st = pprof_report_write_file(fp ? fp : p, &o.r, o.fmt, &w, o.out, &err);
         if (st == PPROF_E_IO)
             where = strcmp(o.out, "-") ? o.out : "<stdout>";
     }

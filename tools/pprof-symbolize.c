@@ -104,7 +104,7 @@ write_report(const sym_tool *t, const pprof_symbolize_report *r)
     pprof_error err;
     pprof_status st = pprof_symbolize_report_print(r, t->report, &b, &err);
     if (!st && t->report_file)
-        st = pprof_write_bytes_file(t->report_file, b.data, b.len, &t->w, &err);
+        st = pprof_bytes_write_file(b.data, b.len, &t->w, t->report_file, &err);
     else if (!st && b.len)
         fwrite(b.data, 1, b.len, stderr);
     if (st)
@@ -150,7 +150,7 @@ run_otlp(sym_tool *t, const pprof_symbolize_options *so, const pprof_buffer *in)
         pprof_otlp_write_options_init(&wo);
         if (t->compress_given)
             wo.format = t->w.format;
-        if ((st = pprof_otlp_write_file((const pprof_profile *const *)qs, n, t->out, &wo, &err))) {
+        if ((st = pprof_otlp_write_file((const pprof_profile *const *)qs, n, &wo, t->out, &err))) {
             tool_print_error(stderr, prog, tool_is_stdout(t->out) ? "<stdout>" : t->out, &err);
             rc = tool_exit_for(st);
         }
@@ -214,7 +214,7 @@ run(int argc, char **argv)
     st = pprof_symbolize(p, &so, &q, &r, &err);
     if (st)
         tool_print_error(stderr, prog, t.in, &err);
-    else if ((st = pprof_profile_write_file(q, t.out, &t.w, &err)))
+    else if ((st = pprof_profile_write_file(q, &t.w, t.out, &err)))
         tool_print_error(stderr, prog, tool_is_stdout(t.out) ? "<stdout>" : t.out, &err);
     rc = tool_exit_for(st);
     if (!st)

@@ -328,7 +328,7 @@ write_symbolized(pprof_builder *b, const char *out, pprof_error *err)
     pprof_buffer buf = {0};
     pprof_profile *p = NULL, *sym = NULL;
     pprof_symbolize_report *rep = NULL;
-    pprof_status st = pprof_builder_serialize(b, PPROF_BUILDER_RESET, &raw, &buf, err);
+    pprof_status st = pprof_builder_write_memory(b, PPROF_BUILDER_RESET, &raw, &buf, err);
     if (!st)
         st = pprof_profile_read_memory(buf.data, buf.len, NULL, &p, err);
     pprof_buffer_free(&buf);
@@ -348,7 +348,7 @@ write_symbolized(pprof_builder *b, const char *out, pprof_error *err)
                 "sigprof: symbolized on write: %llu addresses named, %llu left unresolved\n",
                 (unsigned long long)resolved,
                 (unsigned long long)pprof_symbolize_report_unresolved(rep));
-        st = pprof_profile_write_file(sym, out, NULL, err);
+        st = pprof_profile_write_file(sym, NULL, out, err);
     }
     pprof_symbolize_report_free(rep);
     pprof_profile_free(sym);
@@ -446,11 +446,10 @@ main(int argc, char **argv)
     int rc = 0;
 #ifdef SIGPROF_CORE_ONLY
     (void)raw; /* only the core is linked: the addresses are named later, by pprof-symbolize */
-    pprof_status wst = pprof_builder_serialize_file(d->b, PPROF_BUILDER_RESET, out, NULL, &err);
+    pprof_status wst = pprof_builder_write_file(d->b, PPROF_BUILDER_RESET, NULL, out, &err);
 #else
-    pprof_status wst =
-        raw ? pprof_builder_serialize_file(d->b, PPROF_BUILDER_RESET, out, NULL, &err)
-            : write_symbolized(d->b, out, &err);
+    pprof_status wst = raw ? pprof_builder_write_file(d->b, PPROF_BUILDER_RESET, NULL, out, &err)
+                           : write_symbolized(d->b, out, &err);
 #endif
     if (wst != PPROF_OK) {
         fprintf(stderr, "sigprof: %s: %s\n", out, err.message);

@@ -751,8 +751,8 @@ pprof_builder_add_comment(pprof_builder *b, const char *comment, pprof_error *er
 }
 
 pprof_status
-pprof_builder_serialize(pprof_builder *b, unsigned flags, const pprof_write_options *opts,
-                        pprof_buffer *out, pprof_error *err)
+pprof_builder_write_memory(pprof_builder *b, unsigned flags, const pprof_write_options *opts,
+                           pprof_buffer *out, pprof_error *err)
 {
     NEED_B(b);
     if (!out)
@@ -772,8 +772,8 @@ pprof_builder_serialize(pprof_builder *b, unsigned flags, const pprof_write_opti
 }
 
 pprof_status
-pprof_builder_serialize_file(pprof_builder *b, unsigned flags, const char *path,
-                             const pprof_write_options *opts, pprof_error *err)
+pprof_builder_write_file(pprof_builder *b, unsigned flags, const pprof_write_options *opts,
+                         const char *path, pprof_error *err)
 {
     NEED_B(b);
     if (!path)
@@ -782,7 +782,7 @@ pprof_builder_serialize_file(pprof_builder *b, unsigned flags, const char *path,
     pprof_buffer buf = {0};
     pprof_status st = pprof__builder_encode(b, opts, &buf, err);
     if (!st)
-        st = pprof_write_bytes_file(path, buf.data, buf.len, opts, err);
+        st = pprof_bytes_write_file(buf.data, buf.len, opts, path, err);
     pprof_buffer_free(&buf);
     if (!st && (flags & PPROF_BUILDER_RESET))
         st = pprof__builder_compact(b, err);
@@ -897,4 +897,31 @@ pprof_builder_get_stats(pprof_builder *b, pprof_builder_stats *out, pprof_error 
     UNLOCK(b);
     memcpy(out, &s, out->struct_size < sizeof(s) ? out->struct_size : sizeof(s));
     return PPROF_OK;
+}
+
+pprof_status
+pprof_builder_write_stream(pprof_builder *b, unsigned flags, const pprof_write_options *opts,
+                           FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer buf = {0};
+    pprof_status st = pprof_builder_write_memory(b, flags, opts, &buf, err);
+    return pprof__buffer_write_stream(stream, st, &buf, err);
+}
+
+/* ---- deprecated names, kept for one release (builder.h) */
+
+pprof_status
+pprof_builder_serialize(pprof_builder *b, unsigned flags, const pprof_write_options *opts,
+                        pprof_buffer *out, pprof_error *err)
+{
+    return pprof_builder_write_memory(b, flags, opts, out, err);
+}
+
+pprof_status
+pprof_builder_serialize_file(pprof_builder *b, unsigned flags, const char *path,
+                             const pprof_write_options *opts, pprof_error *err)
+{
+    return pprof_builder_write_file(b, flags, opts, path, err);
 }

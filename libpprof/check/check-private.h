@@ -28,12 +28,18 @@ typedef struct pprof__ck {
     int (*regex_check)(const char *pattern, size_t n, const char **why); /* NULL: S14 is off */
 } pprof__ck;
 
-PPROF_PRIVATE_API void pprof__ck_init(pprof__ck *c, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
-                    pprof_check_summary *sum);
+/* A caller's summary (may be NULL) through a full-size local one: sum_in returns NULL for NULL,
+ * else local holding what the caller's struct_size covers; sum_out copies back only that. */
+PPROF_PRIVATE_API pprof_check_summary *pprof__sum_in(pprof_check_summary *local,
+                                                     const pprof_check_summary *user);
+PPROF_PRIVATE_API void pprof__sum_out(pprof_check_summary *user, const pprof_check_summary *local);
+PPROF_PRIVATE_API void pprof__ck_init(pprof__ck *c, const pprof_check_options *opts,
+                                      pprof_finding_fn fn, void *ctx, pprof_check_summary *sum);
 bool pprof__ck_on(const pprof__ck *c, pprof_rule r);
 /* Counts a finding of an enabled rule; true when it should be formatted and delivered. */
 PPROF_PRIVATE_API bool pprof__ck_take(pprof__ck *c, pprof_rule r);
-PPROF_PRIVATE_API void pprof__ck_emit(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, const char *msg);
+PPROF_PRIVATE_API void pprof__ck_emit(pprof__ck *c, pprof_rule r, uint64_t off, const char *path,
+                                      const char *msg);
 void pprof__ck_put(pprof__ck *c, pprof_rule r, uint64_t off, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 

@@ -2,7 +2,36 @@
  * enabled mask, the caller's limit and callback, and the summary counts. */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "check-private.h"
+
+static size_t
+sum_size(const pprof_check_summary *user)
+{
+    return user->struct_size < sizeof(*user) ? user->struct_size : sizeof(*user);
+}
+
+pprof_check_summary *
+pprof__sum_in(pprof_check_summary *local, const pprof_check_summary *user)
+{
+    memset(local, 0, sizeof(*local));
+    if (!user)
+        return NULL;
+    memcpy(local, user, sum_size(user));
+    local->struct_size = sizeof(*local);
+    return local;
+}
+
+void
+pprof__sum_out(pprof_check_summary *user, const pprof_check_summary *local)
+{
+    if (!user)
+        return;
+    size_t keep = user->struct_size;
+    memcpy(user, local, sum_size(user));
+    user->struct_size = keep;
+}
 
 void
 pprof__ck_init(pprof__ck *c, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,

@@ -15,12 +15,12 @@ pprof__cmp_u64pair(const void *a, const void *b)
 
 /* ---------------------------------------------------------------- entry points */
 
-pprof_status
-pprof_check(const pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
-            pprof_check_summary *summary, pprof_error *err)
+static pprof_status
+check_full(const pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+           pprof_check_summary *summary, pprof_error *err)
 {
     if (summary)
-        memset(summary, 0, sizeof(*summary));
+        *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
     if (!p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
     chk k = {0};
@@ -105,4 +105,15 @@ pprof_check_read_error_rule(const pprof_error *e, pprof_rule *out)
     if (out)
         *out = r;
     return true;
+}
+
+pprof_status
+pprof_check(const pprof_profile *p, const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+            pprof_check_summary *summary, pprof_error *err)
+{
+    pprof_check_summary local = PPROF_CHECK_SUMMARY_INIT;
+    pprof_check_summary *sum = pprof__sum_in(&local, summary);
+    pprof_status r = check_full(p, opts, fn, ctx, sum, err);
+    pprof__sum_out(summary, sum);
+    return r;
 }

@@ -288,7 +288,7 @@ via_model(pprof_profile *p, const pprof_convert_options *co, const sink *out,
 {
     pprof_status st = PPROF_OK;
     if (!co->no_check) {
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         st = pprof_validate(p, co->on_finding, co->finding_ctx, co->max_findings, &sum, err);
         res->check_errors = sum.count[PPROF_SEVERITY_ERROR];
     }
@@ -406,9 +406,9 @@ start(const pprof_convert_options *opts, pprof_convert_options *co, pprof_read_o
     return pprof_write_options_check(co->write, err);
 }
 
-pprof_status
-pprof_convert_memory(const void *data, size_t size, const pprof_convert_options *opts,
-                     pprof_buffer *out, pprof_convert_result *res, pprof_error *err)
+static pprof_status
+convert_memory_full(const void *data, size_t size, const pprof_convert_options *opts,
+                    pprof_buffer *out, pprof_convert_result *res, pprof_error *err)
 {
     pprof_convert_result dummy;
     res = res ? res : &dummy;
@@ -430,9 +430,9 @@ pprof_convert_memory(const void *data, size_t size, const pprof_convert_options 
     return convert_raw(buf, len, fmt, &o, &co, &s, res, err);
 }
 
-pprof_status
-pprof_convert_file(const char *in_path, const char *out_path, const pprof_convert_options *opts,
-                   pprof_convert_result *res, pprof_error *err)
+static pprof_status
+convert_file_full(const char *in_path, const pprof_convert_options *opts, const char *out_path,
+                  pprof_convert_result *res, pprof_error *err)
 {
     pprof_convert_result dummy;
     res = res ? res : &dummy;
@@ -474,4 +474,44 @@ pprof_convert_file(const char *in_path, const char *out_path, const pprof_conver
     if (st)
         return st;
     return convert_raw(buf, blen, fmt, &o, &co, &s, res, err);
+}
+
+/* Fills the caller's result up to its struct_size. */
+static void
+result_out(pprof_convert_result *res, const pprof_convert_result *local)
+{
+    if (!res)
+        return;
+    size_t keep = res->struct_size;
+    memcpy(res, local, keep < sizeof(*local) ? keep : sizeof(*local));
+    res->struct_size = keep;
+}
+
+pprof_status
+pprof_convert_memory(const void *data, size_t size, const pprof_convert_options *opts,
+                     pprof_buffer *out, pprof_convert_result *res, pprof_error *err)
+{
+    pprof_convert_result local = PPROF_CONVERT_RESULT_INIT;
+    pprof_status st = convert_memory_full(data, size, opts, out, &local, err);
+    result_out(res, &local);
+    return st;
+}
+
+pprof_status
+pprof_convert_file(const char *in_path, const pprof_convert_options *opts, const char *out_path,
+                   pprof_convert_result *res, pprof_error *err)
+{
+    pprof_convert_result local = PPROF_CONVERT_RESULT_INIT;
+    pprof_status st = convert_file_full(in_path, opts, out_path, &local, err);
+    result_out(res, &local);
+    return st;
+}
+
+void
+pprof_convert_options_init(pprof_convert_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_convert_options def = PPROF_CONVERT_OPTIONS_INIT;
+    *opts = def;
 }

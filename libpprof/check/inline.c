@@ -130,13 +130,13 @@ frames_hash(const pprof_profile *p, const pprof_line *ln, uint32_t n)
     return h;
 }
 
-pprof_status
-pprof_inline_index_add(pprof_inline_index *x, const pprof_profile *p, const char *name,
-                       const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
-                       pprof_check_summary *summary, pprof_error *err)
+static pprof_status
+inline_index_add_full(pprof_inline_index *x, const pprof_profile *p, const char *name,
+                      const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+                      pprof_check_summary *summary, pprof_error *err)
 {
     if (summary)
-        memset(summary, 0, sizeof(*summary));
+        *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
     if (!x || !p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no index or no profile");
     pprof_status st = pprof__profile_index(p, err);
@@ -243,4 +243,16 @@ pprof_inline_index_add(pprof_inline_index *x, const pprof_profile *p, const char
     if (st)
         return pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory");
     return PPROF_OK;
+}
+
+pprof_status
+pprof_inline_index_add(pprof_inline_index *x, const pprof_profile *cp, const char *name,
+                       const pprof_check_options *opts, pprof_finding_fn fn, void *ctx,
+                       pprof_check_summary *summary, pprof_error *err)
+{
+    pprof_check_summary local = PPROF_CHECK_SUMMARY_INIT;
+    pprof_check_summary *sum = pprof__sum_in(&local, summary);
+    pprof_status r = inline_index_add_full(x, cp, name, opts, fn, ctx, sum, err);
+    pprof__sum_out(summary, sum);
+    return r;
 }

@@ -135,12 +135,12 @@ pprof__validate(const pprof_profile *p, const char *name, pprof_error *err)
     return st;
 }
 
-pprof_status
-pprof_validate(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t max_findings,
-               pprof_check_summary *summary, pprof_error *err)
+static pprof_status
+validate_full(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t max_findings,
+              pprof_check_summary *summary, pprof_error *err)
 {
     if (summary)
-        memset(summary, 0, sizeof(*summary));
+        *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
     if (!p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
     if (!fn && !summary)
@@ -161,4 +161,15 @@ pprof_validate(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t 
     if (!p->lazy.len) /* the entry points called next need not look again */
         atomic_store_explicit(&((pprof_profile *)p)->valid, true, memory_order_release);
     return PPROF_OK;
+}
+
+pprof_status
+pprof_validate(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t max_findings,
+               pprof_check_summary *summary, pprof_error *err)
+{
+    pprof_check_summary local = PPROF_CHECK_SUMMARY_INIT;
+    pprof_check_summary *sum = pprof__sum_in(&local, summary);
+    pprof_status r = validate_full(p, fn, ctx, max_findings, sum, err);
+    pprof__sum_out(summary, sum);
+    return r;
 }

@@ -514,10 +514,21 @@ pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
 }
 
 pprof_status
-pprof_profile_write_file(const pprof_profile *p, const char *path, const pprof_write_options *opts,
+pprof_profile_write_file(const pprof_profile *p, const pprof_write_options *opts, const char *path,
                          pprof_error *err)
 {
     return pprof__write_file_src(p, NULL, NULL, path, opts, err);
+}
+
+pprof_status
+pprof_profile_write_stream(const pprof_profile *p, const pprof_write_options *opts, FILE *stream,
+                           pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_profile_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
 }
 
 pprof_status
@@ -573,7 +584,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
     else if (streamed)
         pprof__out_abort(&out);
     else if (st == PPROF_OK)
-        st = pprof_write_bytes_file(path, bytes->data, bytes->len, &o, err);
+        st = pprof_bytes_write_file(bytes->data, bytes->len, &o, path, err);
     if (pre)
         *pre = raw; /* the caller's to free */
     else

@@ -326,14 +326,38 @@ pprof__out_commit(pprof__out_file *o, pprof_error *err)
 }
 
 pprof_status
-pprof_write_bytes_atomic(const char *path, const void *data, size_t size, pprof_error *err)
+pprof__stream_write(FILE *stream, const void *data, size_t size, pprof_error *err)
 {
-    return pprof_write_bytes_file(path, data, size, NULL, err);
+    if (!stream || (!data && size))
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream or no data");
+    if ((size && fwrite(data, 1, size, stream) != size) || fflush(stream) != 0)
+        return pprof__error(err, PPROF_E_IO, PPROF_NO_OFFSET, "", "cannot write the stream: %s",
+                            strerror(errno ? errno : EIO));
+    return PPROF_OK;
 }
 
 pprof_status
-pprof_write_bytes_file(const char *path, const void *data, size_t size,
-                       const pprof_write_options *opts, pprof_error *err)
+pprof__buffer_write_stream(FILE *stream, pprof_status st, pprof_buffer *b, pprof_error *err)
+{
+    if (st == PPROF_OK)
+        st = pprof__stream_write(stream, b->data, b->len, err);
+    pprof_buffer_free(b);
+    return st;
+}
+
+pprof_status
+pprof__buffer_write_file(const char *path, const pprof_write_options *wopts, pprof_status st,
+                         pprof_buffer *b, pprof_error *err)
+{
+    if (st == PPROF_OK)
+        st = pprof_bytes_write_file(b->data, b->len, wopts, path, err);
+    pprof_buffer_free(b);
+    return st;
+}
+
+pprof_status
+pprof_bytes_write_file(const void *data, size_t size, const pprof_write_options *opts,
+                       const char *path, pprof_error *err)
 {
     if (!path || (!data && size))
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path or no data");
@@ -343,4 +367,19 @@ pprof_write_bytes_file(const char *path, const void *data, size_t size,
         return st;
     pprof__out_write(&o, data, size);
     return pprof__out_commit(&o, err);
+}
+
+/* ---- deprecated names, kept for one release (pprof.h) */
+
+pprof_status
+pprof_write_bytes_atomic(const char *path, const void *data, size_t size, pprof_error *err)
+{
+    return pprof_bytes_write_file(data, size, NULL, path, err);
+}
+
+pprof_status
+pprof_write_bytes_file(const char *path, const void *data, size_t size,
+                       const pprof_write_options *opts, pprof_error *err)
+{
+    return pprof_bytes_write_file(data, size, opts, path, err);
 }

@@ -114,8 +114,9 @@ pprof_status pprof__write_memory_src(const pprof_profile *p, const pprof__sample
 
 /* The checks every read from memory starts with (out is the caller's output pointer, only
  * tested for NULL); fills o from opts. */
-PPROF_PRIVATE_API pprof_status pprof__read_memory_start(const void *data, size_t size, const pprof_read_options *opts,
-                                      void *out, pprof_read_options *o, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__read_memory_start(const void *data, size_t size,
+                                                        const pprof_read_options *opts, void *out,
+                                                        pprof_read_options *o, pprof_error *err);
 
 /* A merge input is a profile whose samples are decoded lazily (see lazy above). */
 struct pprof_merge_input {
@@ -148,7 +149,8 @@ pprof_status pprof__decode_lazy(pprof_profile *p, uint8_t *buf, size_t len,
 /* Decodes lazy samples [first, first + n) into p's sample tables, replacing the last batch;
  * errors carry the samples' global indices and byte offsets. Batches go in order from 0 (the
  * limits are totals over the batches so far); one that is already there is not decoded again. */
-PPROF_PRIVATE_API pprof_status pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__decode_samples(pprof_profile *p, size_t first, size_t n,
+                                                     pprof_error *err);
 
 /* Decoding the batch after the one in a merge input's profile on another thread, while the
  * caller works on that one (decode.c). */
@@ -163,11 +165,12 @@ typedef struct pprof__decode_ahead {
 PPROF_PRIVATE_API void pprof__decode_ahead_init(pprof__decode_ahead *a);
 /* Starts decoding lazy samples [first, first + n) of p on pool; p must hold the batch just
  * before. False when not started (nothing to take: decode it with pprof__decode_samples). */
-PPROF_PRIVATE_API bool pprof__decode_ahead_start(pprof__decode_ahead *a, pprof_profile *p, pprof__pool *pool,
-                               size_t first, size_t n);
+PPROF_PRIVATE_API bool pprof__decode_ahead_start(pprof__decode_ahead *a, pprof_profile *p,
+                                                 pprof__pool *pool, size_t first, size_t n);
 /* Waits for the batch and puts it in p, as pprof__decode_samples(p, first, n) would have;
  * its status, and its error in *err. */
-PPROF_PRIVATE_API pprof_status pprof__decode_ahead_take(pprof__decode_ahead *a, pprof_profile *p, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__decode_ahead_take(pprof__decode_ahead *a, pprof_profile *p,
+                                                        pprof_error *err);
 /* Waits for a batch still on its way and frees the shadow's tables. */
 PPROF_PRIVATE_API void pprof__decode_ahead_free(pprof__decode_ahead *a);
 
@@ -176,25 +179,28 @@ struct pprof_merger;
  * p's strings, functions, locations and lines are the very tables of the batch added last (the
  * edit engine's batches borrow them from one input), so what that add looked up in them still
  * holds and is not looked up again. Mappings may differ (a subset). */
-PPROF_PRIVATE_API pprof_status pprof__merger_add_batch(struct pprof_merger *m, const pprof_profile *p, bool continues,
-                                     pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__merger_add_batch(struct pprof_merger *m,
+                                                       const pprof_profile *p, bool continues,
+                                                       pprof_error *err);
 /* pprof_merger_add (or _add_input for p a merge input's profile) of a profile the caller
  * produced or validated itself (a scaled copy, an edit's working profile): pprof_validate is
  * not run again. */
-PPROF_PRIVATE_API pprof_status pprof__merger_add_valid(struct pprof_merger *m, const pprof_profile *p,
-                                     const char *name, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__merger_add_valid(struct pprof_merger *m,
+                                                       const pprof_profile *p, const char *name,
+                                                       pprof_error *err);
 /* Samples per batch of a lazy merge input. */
 #define PPROF__LAZY_BATCH 4096
 
 /* Decompresses into a new buffer allocated with a, within the option limits. */
 PPROF_PRIVATE_API pprof_status pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt,
-                               const pprof_read_options *o, uint8_t **out, size_t *out_len,
-                               pprof_error *err);
+                                                 const pprof_read_options *o, uint8_t **out,
+                                                 size_t *out_len, pprof_error *err);
 /* Appends the compressed bytes to out, grown with a (NULL: libc, for caller-owned buffers).
  * Up to threads threads compress gzip members at once; the bytes do not depend on it. */
-PPROF_PRIVATE_API pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt, int level,
-                             unsigned threads, const pprof_allocator *a, pprof_buffer *out,
-                             pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__compress(const uint8_t *in, size_t in_len, pprof_format fmt,
+                                               int level, unsigned threads,
+                                               const pprof_allocator *a, pprof_buffer *out,
+                                               pprof_error *err);
 
 /* An output written as it is produced: a temporary file beside path (beside the target of a
  * symlink), renamed over it by commit after fsync (abort, or a failed write, leaves path as it
@@ -211,8 +217,8 @@ typedef struct pprof__out_file {
     void (*on_temporary)(void *ctx, const char *path);
     void *temporary_ctx;
 } pprof__out_file;
-PPROF_PRIVATE_API pprof_status pprof__out_open(const char *path, const pprof_write_options *opts, pprof__out_file *o,
-                             pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__out_open(const char *path, const pprof_write_options *opts,
+                                               pprof__out_file *o, pprof_error *err);
 PPROF_PRIVATE_API bool pprof__out_write(pprof__out_file *o, const void *data, size_t n);
 PPROF_PRIVATE_API pprof_status pprof__out_commit(pprof__out_file *o, pprof_error *err);
 PPROF_PRIVATE_API void pprof__out_abort(pprof__out_file *o);
@@ -230,9 +236,23 @@ pprof__gz_stream *pprof__gz_stream_start(const uint8_t *in, size_t max_len, int 
 void pprof__gz_stream_ready(pprof__gz_stream *g, size_t len);
 pprof_status pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *err);
 
+/* Writes size bytes to stream and flushes it; PPROF_E_IO naming errno when either fails. */
+PPROF_PRIVATE_API pprof_status pprof__stream_write(FILE *stream, const void *data, size_t size,
+                                                   pprof_error *err);
+/* The tail of a format's _write_stream and _write_file made from its _write_memory: when st
+ * (the _write_memory's status) is PPROF_OK, b goes to stream or path (as
+ * pprof_bytes_write_file, with wopts); b is freed in every case. Returns the first error. */
+PPROF_PRIVATE_API pprof_status pprof__buffer_write_stream(FILE *stream, pprof_status st,
+                                                          pprof_buffer *b, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__buffer_write_file(const char *path,
+                                                        const pprof_write_options *wopts,
+                                                        pprof_status st, pprof_buffer *b,
+                                                        pprof_error *err);
+
 /* Reads a whole file ("-" = stdin) with a size cap into a buffer from pprof__malloc(a). */
-PPROF_PRIVATE_API pprof_status pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a,
-                             uint8_t **out, size_t *len, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__read_all(const char *path, uint64_t max,
+                                               const pprof_allocator *a, uint8_t **out, size_t *len,
+                                               pprof_error *err);
 
 static inline bool
 pprof__str(const pprof_profile *p, int64_t i, pprof_string *out)
@@ -244,13 +264,15 @@ pprof__str(const pprof_profile *p, int64_t i, pprof_string *out)
 }
 
 /* Options with any fields past an older caller's struct_size taken from the defaults. */
-PPROF_PRIVATE_API void pprof__read_options_fill(pprof_read_options *dst, const pprof_read_options *src);
+PPROF_PRIVATE_API void pprof__read_options_fill(pprof_read_options *dst,
+                                                const pprof_read_options *src);
 
 /* ---- sample.c */
 
 /* The location indices of sample s, leaf first, into idx (n_location_id entries). Fails with
  * PPROF_E_INVALID naming the sample when an id has no location. */
-PPROF_PRIVATE_API pprof_status pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error *err);
+PPROF_PRIVATE_API pprof_status pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx,
+                                                  pprof_error *err);
 
 /* ---- readers.c: formats other than pprof (pprof_read_options.readers) */
 

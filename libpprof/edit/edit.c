@@ -13,8 +13,8 @@ pprof_edit_options_init(pprof_edit_options *opts)
 {
     if (!opts)
         return;
-    memset(opts, 0, sizeof(*opts));
-    opts->struct_size = sizeof(*opts);
+    const pprof_edit_options def = PPROF_EDIT_OPTIONS_INIT;
+    *opts = def;
 }
 
 /* ---------------------------------------------------------------- working profile helpers */
@@ -877,7 +877,7 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
         if (kind == OUT_PROFILE)
             st = pprof_merger_finish(m, out, err);
         else if (kind == OUT_FILE)
-            st = pprof_merger_write_file(m, path, wopts, NULL, err);
+            st = pprof_merger_write_file(m, wopts, path, NULL, err);
         else
             st = pprof_merger_write_memory(m, wopts, buf, NULL, err);
     }
@@ -894,8 +894,8 @@ pprof_edit(const pprof_profile *in, const pprof_edit_options *opts, pprof_profil
 }
 
 pprof_status
-pprof_edit_write_file(const pprof_profile *in, const pprof_edit_options *opts, const char *path,
-                      const pprof_write_options *wopts, pprof_error *err)
+pprof_edit_write_file(const pprof_profile *in, const pprof_edit_options *opts,
+                      const pprof_write_options *wopts, const char *path, pprof_error *err)
 {
     return edit(in, NULL, opts, OUT_FILE, NULL, path, wopts, NULL, err);
 }
@@ -908,8 +908,8 @@ pprof_edit_write_memory(const pprof_profile *in, const pprof_edit_options *opts,
 }
 
 pprof_status
-pprof_edit_input_write_file(pprof_merge_input *in, const pprof_edit_options *opts, const char *path,
-                            const pprof_write_options *wopts, pprof_error *err)
+pprof_edit_input_write_file(pprof_merge_input *in, const pprof_edit_options *opts,
+                            const pprof_write_options *wopts, const char *path, pprof_error *err)
 {
     return edit(NULL, in, opts, OUT_FILE, NULL, path, wopts, NULL, err);
 }

@@ -739,3 +739,12 @@ pprof_flame_tree_free(pprof_flame_tree *t)
     pprof__arena_destroy(&t->arena);
     pprof__free(&a, t);
 }
+
+void
+pprof_flame_options_init(pprof_flame_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_flame_options def = PPROF_FLAME_OPTIONS_INIT;
+    *opts = def;
+}

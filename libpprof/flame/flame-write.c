@@ -137,7 +137,7 @@ write_graph(const pprof_flame_write_options *o, pprof_buffer *out)
     ro.allocator = o->allocator;
     pprof_buffer svg = {0};
     pprof_error e;
-    pprof_status rs = pprof_report_render(o->graph, &ro, PPROF_PRINT_TEXT, &svg, &e);
+    pprof_status rs = pprof_report_write_memory(o->graph, &ro, PPROF_PRINT_TEXT, &svg, &e);
     if (rs == PPROF_E_NOMEM) {
         st = rs;
     } else if (rs) {
@@ -198,8 +198,8 @@ pprof__flame_write_html(const pprof_flame_tree *t, const pprof_flame_write_optio
 /* ---- entry points */
 
 pprof_status
-pprof_flame_write(const pprof_flame_tree *t, const pprof_flame_write_options *opts,
-                  pprof_buffer *out, pprof_error *err)
+pprof_flame_write_memory(const pprof_flame_tree *t, const pprof_flame_write_options *opts,
+                         pprof_buffer *out, pprof_error *err)
 {
     pprof_flame_write_options o = PPROF_FLAME_WRITE_OPTIONS_INIT;
     if (opts)
@@ -223,12 +223,41 @@ pprof_flame_write(const pprof_flame_tree *t, const pprof_flame_write_options *op
 
 pprof_status
 pprof_flame_write_file(const pprof_flame_tree *t, const pprof_flame_write_options *opts,
-                       const char *path, const pprof_write_options *wopts, pprof_error *err)
+                       const pprof_write_options *wopts, const char *path, pprof_error *err)
 {
     pprof_buffer b = {0};
-    pprof_status st = pprof_flame_write(t, opts, &b, err);
+    pprof_status st = pprof_flame_write_memory(t, opts, &b, err);
     if (!st)
-        st = pprof_write_bytes_file(path, b.data, b.len, wopts, err);
+        st = pprof_bytes_write_file(b.data, b.len, wopts, path, err);
     pprof_buffer_free(&b);
     return st;
+}
+
+pprof_status
+pprof_flame_write_stream(const pprof_flame_tree *t, const pprof_flame_write_options *opts,
+                         FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_flame_write_memory(t, opts, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
+}
+
+/* ---- deprecated name, kept for one release (flame.h) */
+
+pprof_status
+pprof_flame_write(const pprof_flame_tree *t, const pprof_flame_write_options *opts,
+                  pprof_buffer *out, pprof_error *err)
+{
+    return pprof_flame_write_memory(t, opts, out, err);
+}
+
+void
+pprof_flame_write_options_init(pprof_flame_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_flame_write_options def = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    *opts = def;
 }

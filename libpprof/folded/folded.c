@@ -258,8 +258,8 @@ line_cmp(const void *x, const void *y, void *ctx)
 }
 
 pprof_status
-pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opts,
-                   pprof_buffer *out, pprof_error *err)
+pprof_folded_write_memory(const pprof_profile *p, const pprof_folded_write_options *opts,
+                          pprof_buffer *out, pprof_error *err)
 {
     pprof_folded_write_options o = PPROF_FOLDED_WRITE_OPTIONS_INIT;
     if (opts)
@@ -500,8 +500,8 @@ new_builder(const pprof_folded_read_options *o, pprof_builder **b, char *type, s
 }
 
 pprof_status
-pprof_folded_read(const void *data, size_t size, const pprof_folded_read_options *opts,
-                  pprof_profile **out, pprof_error *err)
+pprof_folded_read_memory(const void *data, size_t size, const pprof_folded_read_options *opts,
+                         pprof_profile **out, pprof_error *err)
 {
     pprof_folded_read_options o = PPROF_FOLDED_READ_OPTIONS_INIT;
     if (opts)
@@ -548,4 +548,80 @@ pprof_folded_read(const void *data, size_t size, const pprof_folded_read_options
     }
     pprof_buffer_free(&buf);
     return st;
+}
+
+pprof_status
+pprof_folded_write_file(const pprof_profile *p, const pprof_folded_write_options *opts,
+                        const pprof_write_options *wopts, const char *path, pprof_error *err)
+{
+    if (!path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_folded_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_file(path, wopts, st, &b, err);
+}
+
+pprof_status
+pprof_folded_write_stream(const pprof_profile *p, const pprof_folded_write_options *opts,
+                          FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_folded_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
+}
+
+pprof_status
+pprof_folded_read_file(const char *path, const pprof_folded_read_options *opts, pprof_profile **out,
+                       pprof_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path or no output");
+    pprof_folded_read_options o = PPROF_FOLDED_READ_OPTIONS_INIT;
+    if (opts)
+        o = *opts;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    pprof_status st = pprof__read_all(path, o.max_input_bytes, &o.allocator, &data, &len, err);
+    if (st == PPROF_OK)
+        st = pprof_folded_read_memory(data, len, opts, out, err);
+    pprof__free(&o.allocator, data);
+    return st;
+}
+
+/* ---- deprecated names, kept for one release (folded.h) */
+
+pprof_status
+pprof_folded_write(const pprof_profile *p, const pprof_folded_write_options *opts,
+                   pprof_buffer *out, pprof_error *err)
+{
+    return pprof_folded_write_memory(p, opts, out, err);
+}
+
+pprof_status
+pprof_folded_read(const void *data, size_t size, const pprof_folded_read_options *opts,
+                  pprof_profile **out, pprof_error *err)
+{
+    return pprof_folded_read_memory(data, size, opts, out, err);
+}
+
+void
+pprof_folded_write_options_init(pprof_folded_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_folded_write_options def = PPROF_FOLDED_WRITE_OPTIONS_INIT;
+    *opts = def;
+}
+
+void
+pprof_folded_read_options_init(pprof_folded_read_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_folded_read_options def = PPROF_FOLDED_READ_OPTIONS_INIT;
+    *opts = def;
 }

@@ -422,8 +422,9 @@ read_tree(rctx *r, json_t *root)
 }
 
 pprof_status
-pprof_cpuprofile_read(const void *data, size_t size, const pprof_cpuprofile_read_options *opts,
-                      pprof_profile **out, pprof_error *err)
+pprof_cpuprofile_read_memory(const void *data, size_t size,
+                             const pprof_cpuprofile_read_options *opts, pprof_profile **out,
+                             pprof_error *err)
 {
     pprof_cpuprofile_read_options o = PPROF_CPUPROFILE_READ_OPTIONS_INIT;
     if (opts)
@@ -475,4 +476,42 @@ pprof_cpuprofile_read(const void *data, size_t size, const pprof_cpuprofile_read
     }
     pprof_buffer_free(&buf);
     return st;
+}
+
+pprof_status
+pprof_cpuprofile_read_file(const char *path, const pprof_cpuprofile_read_options *opts,
+                           pprof_profile **out, pprof_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path or no output");
+    pprof_cpuprofile_read_options o = PPROF_CPUPROFILE_READ_OPTIONS_INIT;
+    if (opts)
+        o = *opts;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    pprof_status st = pprof__read_all(path, o.max_input_bytes, &o.allocator, &data, &len, err);
+    if (st == PPROF_OK)
+        st = pprof_cpuprofile_read_memory(data, len, opts, out, err);
+    pprof__free(&o.allocator, data);
+    return st;
+}
+
+/* ---- deprecated name, kept for one release (interchange.h) */
+
+pprof_status
+pprof_cpuprofile_read(const void *data, size_t size, const pprof_cpuprofile_read_options *opts,
+                      pprof_profile **out, pprof_error *err)
+{
+    return pprof_cpuprofile_read_memory(data, size, opts, out, err);
+}
+
+void
+pprof_cpuprofile_read_options_init(pprof_cpuprofile_read_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_cpuprofile_read_options def = PPROF_CPUPROFILE_READ_OPTIONS_INIT;
+    *opts = def;
 }

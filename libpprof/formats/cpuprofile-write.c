@@ -348,8 +348,8 @@ put_samples(const wctx *w, pprof_buffer *b, int64_t start, int64_t duration_us)
 }
 
 pprof_status
-pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_options *opts,
-                       pprof_buffer *out, pprof_error *err)
+pprof_cpuprofile_write_memory(const pprof_profile *p, const pprof_cpuprofile_write_options *opts,
+                              pprof_buffer *out, pprof_error *err)
 {
     pprof_cpuprofile_write_options o = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
     if (opts)
@@ -392,4 +392,44 @@ pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_opti
     pprof__free(&o.allocator, w.order);
     pprof__free(&o.allocator, w.idx);
     return st;
+}
+
+pprof_status
+pprof_cpuprofile_write_file(const pprof_profile *p, const pprof_cpuprofile_write_options *opts,
+                            const pprof_write_options *wopts, const char *path, pprof_error *err)
+{
+    if (!path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_cpuprofile_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_file(path, wopts, st, &b, err);
+}
+
+pprof_status
+pprof_cpuprofile_write_stream(const pprof_profile *p, const pprof_cpuprofile_write_options *opts,
+                              FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_cpuprofile_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
+}
+
+/* ---- deprecated name, kept for one release (interchange.h) */
+
+pprof_status
+pprof_cpuprofile_write(const pprof_profile *p, const pprof_cpuprofile_write_options *opts,
+                       pprof_buffer *out, pprof_error *err)
+{
+    return pprof_cpuprofile_write_memory(p, opts, out, err);
+}
+
+void
+pprof_cpuprofile_write_options_init(pprof_cpuprofile_write_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_cpuprofile_write_options def = PPROF_CPUPROFILE_WRITE_OPTIONS_INIT;
+    *opts = def;
 }

@@ -479,7 +479,7 @@ jfr__read_all(jfr_reader *r, pprof_profile **out)
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_RAW;
     pprof_buffer buf = {0};
-    st = pprof_builder_serialize(r->b, 0, &w, &buf, r->ps.err);
+    st = pprof_builder_write_memory(r->b, 0, &w, &buf, r->ps.err);
     if (!st) {
         pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
         ro.allocator = r->ps.a;

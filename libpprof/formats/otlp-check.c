@@ -483,9 +483,9 @@ check_tables(ock *k, pprof_error *err)
     return PPROF_OK;
 }
 
-pprof_status
-pprof_otlp_check(const pprof_otlp *o, const pprof_check_options *opts, pprof_finding_fn fn,
-                 void *ctx, pprof_check_summary *summary, pprof_error *err)
+static pprof_status
+otlp_check_full(const pprof_otlp *o, const pprof_check_options *opts, pprof_finding_fn fn,
+                void *ctx, pprof_check_summary *summary, pprof_error *err)
 {
     if (!o)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no OTLP");
@@ -494,7 +494,7 @@ pprof_otlp_check(const pprof_otlp *o, const pprof_check_options *opts, pprof_fin
     k.o = o;
     k.a = &o->alloc;
     if (summary)
-        memset(summary, 0, sizeof(*summary));
+        *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
     pprof__ck_init(&k.c, opts, fn, ctx, summary);
     pprof_status st = PPROF_OK;
     for (int t = 0; t < U_N; t++) {
@@ -516,19 +516,41 @@ done:
     return st;
 }
 
-bool
-pprof_otlp_check_read_error(const pprof_error *read_err, const pprof_check_options *opts,
-                            pprof_finding_fn fn, void *ctx, pprof_check_summary *summary)
+static bool
+otlp_check_read_error_full(const pprof_error *read_err, const pprof_check_options *opts,
+                           pprof_finding_fn fn, void *ctx, pprof_check_summary *summary)
 {
     if (!read_err || read_err->code == PPROF_E_IO || read_err->code == PPROF_E_NOMEM ||
         read_err->code == PPROF_E_ARG)
         return false;
     if (summary)
-        memset(summary, 0, sizeof(*summary));
+        *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
     pprof__ck c;
     pprof__ck_init(&c, opts, fn, ctx, summary);
     if (pprof__ck_take(&c, PPROF_RULE_O10_DECODE))
         pprof__ck_emit(&c, PPROF_RULE_O10_DECODE, read_err->offset, read_err->path,
                        read_err->message);
     return true;
+}
+
+pprof_status
+pprof_otlp_check(const pprof_otlp *o, const pprof_check_options *opts, pprof_finding_fn fn,
+                 void *ctx, pprof_check_summary *summary, pprof_error *err)
+{
+    pprof_check_summary local = PPROF_CHECK_SUMMARY_INIT;
+    pprof_check_summary *sum = pprof__sum_in(&local, summary);
+    pprof_status r = otlp_check_full(o, opts, fn, ctx, sum, err);
+    pprof__sum_out(summary, sum);
+    return r;
+}
+
+bool
+pprof_otlp_check_read_error(const pprof_error *read_err, const pprof_check_options *opts,
+                            pprof_finding_fn fn, void *ctx, pprof_check_summary *summary)
+{
+    pprof_check_summary local = PPROF_CHECK_SUMMARY_INIT;
+    pprof_check_summary *sum = pprof__sum_in(&local, summary);
+    bool r = otlp_check_read_error_full(read_err, opts, fn, ctx, sum);
+    pprof__sum_out(summary, sum);
+    return r;
 }

@@ -1034,15 +1034,26 @@ done:
 }
 
 pprof_status
-pprof_otlp_write_file(const pprof_profile *const *profiles, size_t n, const char *path,
-                      const pprof_otlp_write_options *opts, pprof_error *err)
+pprof_otlp_write_file(const pprof_profile *const *profiles, size_t n,
+                      const pprof_otlp_write_options *opts, const char *path, pprof_error *err)
 {
     if (!path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path");
     pprof_buffer b = {0};
     pprof_status st = pprof_otlp_write_memory(profiles, n, opts, &b, err);
     if (!st)
-        st = pprof_write_bytes_file(path, b.data, b.len, NULL, err);
+        st = pprof_bytes_write_file(b.data, b.len, NULL, path, err);
     pprof_buffer_free(&b);
     return st;
+}
+
+pprof_status
+pprof_otlp_write_stream(const pprof_profile *const *profiles, size_t n,
+                        const pprof_otlp_write_options *opts, FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_otlp_write_memory(profiles, n, opts, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
 }

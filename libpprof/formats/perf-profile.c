@@ -311,11 +311,11 @@ pprof_status
 perf__deliver(pprof_builder *b, const perf__sink *k, const pprof_allocator *a, pprof_error *err)
 {
     if (k->path)
-        return pprof_builder_serialize_file(b, 0, k->path, k->w, err);
+        return pprof_builder_write_file(b, 0, k->w, k->path, err);
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_RAW;
     pprof_buffer buf = {0};
-    pprof_status st = pprof_builder_serialize(b, 0, &w, &buf, err);
+    pprof_status st = pprof_builder_write_memory(b, 0, &w, &buf, err);
     if (!st) {
         pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
         ro.allocator = *a;
@@ -527,8 +527,9 @@ pprof_perf_read_file(const char *path, const pprof_perf_options *opts, pprof_pro
 }
 
 pprof_status
-pprof_perf_convert_file(const char *in, const pprof_perf_options *opts, const char *out,
-                        const pprof_write_options *wopts, pprof_perf_stats *stats, pprof_error *err)
+pprof_perf_convert_file(const char *in, const pprof_perf_options *opts,
+                        const pprof_write_options *wopts, const char *out, pprof_perf_stats *stats,
+                        pprof_error *err)
 {
     if (!in || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "NULL argument");

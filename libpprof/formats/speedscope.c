@@ -303,8 +303,8 @@ put_file(sctx *s, pprof_buffer *out, pprof_error *err)
 }
 
 pprof_status
-pprof_speedscope_write(const pprof_profile *p, const pprof_speedscope_options *opts,
-                       pprof_buffer *out, pprof_error *err)
+pprof_speedscope_write_memory(const pprof_profile *p, const pprof_speedscope_options *opts,
+                              pprof_buffer *out, pprof_error *err)
 {
     pprof_speedscope_options o = PPROF_SPEEDSCOPE_OPTIONS_INIT;
     if (opts)
@@ -342,4 +342,44 @@ pprof_speedscope_write(const pprof_profile *p, const pprof_speedscope_options *o
     pprof__free(&o.allocator, s.frame_of);
     pprof__free(&o.allocator, s.keys);
     return st;
+}
+
+pprof_status
+pprof_speedscope_write_file(const pprof_profile *p, const pprof_speedscope_options *opts,
+                            const pprof_write_options *wopts, const char *path, pprof_error *err)
+{
+    if (!path)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no path");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_speedscope_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_file(path, wopts, st, &b, err);
+}
+
+pprof_status
+pprof_speedscope_write_stream(const pprof_profile *p, const pprof_speedscope_options *opts,
+                              FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_speedscope_write_memory(p, opts, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
+}
+
+/* ---- deprecated name, kept for one release (interchange.h) */
+
+pprof_status
+pprof_speedscope_write(const pprof_profile *p, const pprof_speedscope_options *opts,
+                       pprof_buffer *out, pprof_error *err)
+{
+    return pprof_speedscope_write_memory(p, opts, out, err);
+}
+
+void
+pprof_speedscope_options_init(pprof_speedscope_options *opts)
+{
+    if (!opts)
+        return;
+    const pprof_speedscope_options def = PPROF_SPEEDSCOPE_OPTIONS_INIT;
+    *opts = def;
 }

@@ -184,14 +184,28 @@ pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err)
     return emit(m, NULL, out, err);
 }
 
+/* Fills the caller's summary up to its struct_size. */
+static void
+summary_out(pprof_merge_summary *sum, const pprof_merge_summary *local)
+{
+    if (!sum)
+        return;
+    size_t keep = sum->struct_size;
+    memcpy(sum, local, keep < sizeof(*local) ? keep : sizeof(*local));
+    sum->struct_size = keep;
+}
+
 pprof_status
-pprof_merger_write_file(pprof_merger *m, const char *path, const pprof_write_options *opts,
+pprof_merger_write_file(pprof_merger *m, const pprof_write_options *opts, const char *path,
                         pprof_merge_summary *sum, pprof_error *err)
 {
     if (!m || !path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no path");
-    merge_sink sink = {path, NULL, opts, sum};
-    return emit(m, &sink, NULL, err);
+    pprof_merge_summary local = PPROF_MERGE_SUMMARY_INIT;
+    merge_sink sink = {path, NULL, opts, sum ? &local : NULL};
+    pprof_status st = emit(m, &sink, NULL, err);
+    summary_out(sum, &local);
+    return st;
 }
 
 pprof_status
@@ -200,8 +214,11 @@ pprof_merger_write_memory(pprof_merger *m, const pprof_write_options *opts, ppro
 {
     if (!m || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no output");
-    merge_sink sink = {NULL, out, opts, sum};
-    return emit(m, &sink, NULL, err);
+    pprof_merge_summary local = PPROF_MERGE_SUMMARY_INIT;
+    merge_sink sink = {NULL, out, opts, sum ? &local : NULL};
+    pprof_status st = emit(m, &sink, NULL, err);
+    summary_out(sum, &local);
+    return st;
 }
 
 /* What finish works out before it builds anything: each table's canonical order and ranks (f),

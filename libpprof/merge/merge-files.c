@@ -163,7 +163,7 @@ static void
 check_whole(file_pool *pl, file_slot *s)
 {
     finding_keep k = {s, false};
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     s->stage = PPROF_MERGE_FILE_CHECK;
     s->st = pprof_check(s->p, pl->o->check_options, pl->o->on_finding ? keep_finding : NULL, &k,
                         &sum, &s->err);

@@ -343,7 +343,7 @@ diff_merge(const pprof_profile *base, const pprof_profile *cur, const pprof_diff
     if (!st && out)
         st = pprof_merger_finish(m, out, err);
     else if (!st)
-        st = pprof_merger_write_file(m, path, wopts, NULL, err);
+        st = pprof_merger_write_file(m, wopts, path, NULL, err);
     pprof_merger_free(m);
     pprof__free(&o.allocator, minus);
     free_copy(nb);
@@ -363,8 +363,8 @@ pprof_diff_profile(const pprof_profile *base, const pprof_profile *cur,
 
 pprof_status
 pprof_diff_write_file(const pprof_profile *base, const pprof_profile *cur,
-                      const pprof_diff_options *opts, const char *path,
-                      const pprof_write_options *wopts, pprof_error *err)
+                      const pprof_diff_options *opts, const pprof_write_options *wopts,
+                      const char *path, pprof_error *err)
 {
     if (!path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output path");

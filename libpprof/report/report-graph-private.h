@@ -41,7 +41,7 @@ typedef struct pprof__rctx {
     const char *output_unit; /* "minimum" until selectOutputUnit */
     char output_unit_buf[64];
     pprof_error *err;
-    /* pprof_report_render_file: where long reports (traces) move their text as it grows, so
+    /* pprof_report_write_file: where long reports (traces) move their text as it grows, so
      * that the whole text is never held; NULL: everything stays in the output buffer */
     pprof__out_file *sink;
 } pprof__rctx;

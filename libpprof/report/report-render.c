@@ -1,4 +1,4 @@
-/* pprof_report_render: the context every report starts from (sample type, total, units, Go's
+/* pprof_report_write_memory: the context every report starts from (sample type, total, units, Go's
  * per-format defaults) and the dispatch to the report's module. */
 #include <stdio.h>
 
@@ -22,12 +22,10 @@ render_top(const pprof_profile *p, const pprof_report_render_options *o, pprof_p
     ro.granularity = o->granularity;
     ro.cum_sort = o->cum_sort;
     ro.node_count = o->node_count > 0 && !o->no_trim ? (size_t)o->node_count : 0;
-    if (o->node_fraction >= 0)
-        ro.node_fraction = o->node_fraction;
-    if (o->edge_fraction >= 0)
-        ro.edge_fraction = o->edge_fraction;
+    ro.node_fraction = o->node_fraction;
+    ro.edge_fraction = o->edge_fraction;
     if (o->no_trim)
-        ro.node_fraction = ro.edge_fraction = 0;
+        ro.node_fraction = ro.edge_fraction = PPROF_REPORT_NO_CUTOFF;
     ro.allocator = o->allocator;
     ro.unfiltered = o->unfiltered;
     ro.active_filters = o->active_filters;
@@ -59,16 +57,16 @@ static pprof_status render(const pprof_profile *p, const pprof_report_render_opt
                            pprof_error *err);
 
 pprof_status
-pprof_report_render(const pprof_profile *p, const pprof_report_render_options *opts,
-                    pprof_print_format format, pprof_buffer *out, pprof_error *err)
+pprof_report_write_memory(const pprof_profile *p, const pprof_report_render_options *opts,
+                          pprof_print_format format, pprof_buffer *out, pprof_error *err)
 {
     return render(p, opts, format, out, NULL, err);
 }
 
 pprof_status
-pprof_report_render_file(const pprof_profile *p, const pprof_report_render_options *opts,
-                         pprof_print_format format, const char *path, const pprof_write_options *wo,
-                         pprof_error *err)
+pprof_report_write_file(const pprof_profile *p, const pprof_report_render_options *opts,
+                        pprof_print_format format, const pprof_write_options *wo, const char *path,
+                        pprof_error *err)
 {
     if (!p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
@@ -151,12 +149,13 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     if (o.format == PPROF_REPORT_PEEK || o.format == PPROF_REPORT_LIST ||
         o.format == PPROF_REPORT_CALLGRIND)
         trim = false;
-    if (o.node_count < 0)
+    /* 0: the default; PPROF_REPORT_ALL and PPROF_REPORT_NO_CUTOFF: none, which is 0 below */
+    if (o.node_count == PPROF_REPORT_ALL)
+        o.node_count = 0;
+    else if (o.node_count <= 0)
         o.node_count = 80;
-    if (o.node_fraction < 0)
-        o.node_fraction = 0.005;
-    if (o.edge_fraction < 0)
-        o.edge_fraction = 0.001;
+    o.node_fraction = o.node_fraction == 0 ? 0.005 : o.node_fraction < 0 ? 0 : o.node_fraction;
+    o.edge_fraction = o.edge_fraction == 0 ? 0.001 : o.edge_fraction < 0 ? 0 : o.edge_fraction;
     if (o.format == PPROF_REPORT_CALLGRIND)
         o.granularity = PPROF_GRANULARITY_ADDRESSES;
     if (o.format == PPROF_REPORT_LIST)
@@ -176,4 +175,32 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     case PPROF_REPORT_SVG: return pprof__render_svg(&c, out);
     default: return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown report format");
     }
+}
+
+pprof_status
+pprof_report_write_stream(const pprof_profile *p, const pprof_report_render_options *opts,
+                          pprof_print_format format, FILE *stream, pprof_error *err)
+{
+    if (!stream)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no stream");
+    pprof_buffer b = {0};
+    pprof_status st = pprof_report_write_memory(p, opts, format, &b, err);
+    return pprof__buffer_write_stream(stream, st, &b, err);
+}
+
+/* ---- deprecated names, kept for one release (report.h) */
+
+pprof_status
+pprof_report_render(const pprof_profile *p, const pprof_report_render_options *opts,
+                    pprof_print_format format, pprof_buffer *out, pprof_error *err)
+{
+    return pprof_report_write_memory(p, opts, format, out, err);
+}
+
+pprof_status
+pprof_report_render_file(const pprof_profile *p, const pprof_report_render_options *opts,
+                         pprof_print_format format, const char *path, const pprof_write_options *wo,
+                         pprof_error *err)
+{
+    return pprof_report_write_file(p, opts, format, wo, path, err);
 }

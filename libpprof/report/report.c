@@ -358,6 +358,11 @@ pprof_report_new(const pprof_profile *p, const pprof_report_options *opts, pprof
     pprof_report_options o = PPROF_REPORT_OPTIONS_INIT;
     if (opts)
         memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    /* 0: the default; PPROF_REPORT_ALL and PPROF_REPORT_NO_CUTOFF: none (0 from here on) */
+    if (o.node_count >= (size_t)PPROF_REPORT_ALL)
+        o.node_count = 0;
+    o.node_fraction = o.node_fraction == 0 ? 0.005 : o.node_fraction < 0 ? 0 : o.node_fraction;
+    o.edge_fraction = o.edge_fraction == 0 ? 0.001 : o.edge_fraction < 0 ? 0 : o.edge_fraction;
     if (!p || !out || o.granularity > PPROF_GRANULARITY_ADDRESSES)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     *out = NULL;

@@ -107,7 +107,7 @@ bhelp_decode(const void *data, size_t len)
         return NULL;
     }
 #ifdef PPROF_HAVE_CHECK
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     if (pprof_check(p, NULL, bhelp_print_finding, NULL, &sum, &e) != PPROF_OK ||
         sum.count[PPROF_SEVERITY_ERROR] || sum.count[PPROF_SEVERITY_WARNING]) {
         printf("# pprof_check: %llu errors, %llu warnings\n",

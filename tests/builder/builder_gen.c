@@ -36,7 +36,7 @@ out(pprof_builder *b, const char *dir, const char *name, pprof_format fmt, unsig
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = fmt;
     pprof_error e;
-    check(pprof_builder_serialize_file(b, flags, path, &wo, &e), &e, "serialize");
+    check(pprof_builder_write_file(b, flags, &wo, path, &e), &e, "serialize");
     printf("%s\n", path);
 }
 

@@ -60,7 +60,7 @@ emit(pprof_builder *b, unsigned flags, pprof_format fmt, pprof_buffer *keep)
     wo.format = fmt;
     pprof_buffer buf = {0};
     pprof_error e;
-    if (pprof_builder_serialize(b, flags, &wo, &buf, &e) != PPROF_OK) {
+    if (pprof_builder_write_memory(b, flags, &wo, &buf, &e) != PPROF_OK) {
         printf("# serialize: %s\n", e.message);
         return NULL;
     }
@@ -172,8 +172,8 @@ t_samples(tap *t)
     }
     pprof_buffer x = {0}, y = {0};
     pprof_write_options raw = {.struct_size = sizeof(raw), .format = PPROF_FORMAT_RAW};
-    pprof_builder_serialize(b, 0, &raw, &x, NULL);
-    pprof_builder_serialize(b, 0, &raw, &y, NULL);
+    pprof_builder_write_memory(b, 0, &raw, &x, NULL);
+    pprof_builder_write_memory(b, 0, &raw, &y, NULL);
     tap_ok(t, x.len && x.len == y.len && !memcmp(x.data, y.data, x.len),
            "serializing twice without reset gives the same bytes");
     pprof_buffer_free(&x);
@@ -182,7 +182,7 @@ t_samples(tap *t)
     char path[] = "/tmp/pprof-builder-XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    tap_ok(t, pprof_builder_serialize_file(b, PPROF_BUILDER_RESET, path, NULL, &e) == PPROF_OK,
+    tap_ok(t, pprof_builder_write_file(b, PPROF_BUILDER_RESET, NULL, path, &e) == PPROF_OK,
            "serialize_file with reset");
     pprof_profile *p = NULL;
     tap_ok(t,
@@ -502,7 +502,7 @@ t_allocator(tap *t)
     pprof_builder *b = mk(0, &o);
     session(b, 1, true);
     pprof_buffer buf = {0};
-    pprof_builder_serialize(b, PPROF_BUILDER_RESET, NULL, &buf, NULL);
+    pprof_builder_write_memory(b, PPROF_BUILDER_RESET, NULL, &buf, NULL);
     session(b, 2, false);
     pprof_builder_free(b);
     pprof_buffer_free(&buf);

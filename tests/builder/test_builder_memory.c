@@ -122,7 +122,7 @@ main(void)
         pprof_builder_stats before = PPROF_BUILDER_STATS_INIT, after = PPROF_BUILDER_STATS_INIT;
         pprof_builder_get_stats(b, &before, NULL);
         pprof_buffer buf = {0};
-        if (pprof_builder_serialize(b, PPROF_BUILDER_RESET, &raw, &buf, NULL) != PPROF_OK)
+        if (pprof_builder_write_memory(b, PPROF_BUILDER_RESET, &raw, &buf, NULL) != PPROF_OK)
             bad++;
         pprof_builder_get_stats(b, &after, NULL);
         if (c % 100 == 0 || c == CYCLES - 1) {

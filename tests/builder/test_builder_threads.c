@@ -153,7 +153,7 @@ serializer(void *arg)
     while (atomic_load(&sh->workers_left) > 0) {
         pprof_buffer buf = {0};
         pprof_error e;
-        if (pprof_builder_serialize(sh->b, PPROF_BUILDER_RESET, &raw, &buf, &e) != PPROF_OK) {
+        if (pprof_builder_write_memory(sh->b, PPROF_BUILDER_RESET, &raw, &buf, &e) != PPROF_OK) {
             printf("# serialize: %s\n", e.message);
             sh->bad_profiles++;
         } else {

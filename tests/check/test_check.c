@@ -28,7 +28,7 @@ typedef struct coll {
 
 /* Every rule: S14 needs the regexp parser of libpprof-analyze. */
 static const pprof_check_options full_opts = {sizeof(pprof_check_options), 1000, NULL, 0,
-                                              pprof_regex_check, NULL};
+                                              pprof_regex_check,           NULL};
 
 /* pprof_check_path as pprof-check calls it: with the readers of libpprof-formats. */
 static const pprof_check_options *
@@ -121,8 +121,7 @@ test_repair(tap *t, const rcase *k, pprof_profile *p)
     if (st == PPROF_OK)
         st = pprof_profile_read_memory(buf.data, buf.len, NULL, &back, &err);
     coll c = {.n = 0};
-    pprof_check_summary sum;
-    memset(&sum, 0, sizeof(sum));
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     if (st == PPROF_OK)
         st = pprof_check(back, &full_opts, collect, &c, &sum, &err);
     if (!tap_ok(t, st == PPROF_OK && sum.count[PPROF_SEVERITY_ERROR] == 0,
@@ -170,7 +169,7 @@ test_cases(tap *t)
         pprof_profile *p = NULL;
         pprof_error err;
         coll c;
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         pprof_status st = check_bytes(&b, &p, &c, &sum, &err);
         pprof_rule want = PPROF_RULE_COUNT;
         if (k->rule && !pprof_rule_find(k->rule, &want)) {
@@ -294,7 +293,7 @@ test_cross(tap *t)
     pprof_inline_index *x = NULL;
     pprof_inline_index_new(NULL, &x, NULL);
     coll c = {.n = 0};
-    pprof_check_summary s;
+    pprof_check_summary s = PPROF_CHECK_SUMMARY_INIT;
     bool ok = pa && pb_ && pc && pd && x;
     ok = ok && pprof_inline_index_add(x, pa, "a.pb", NULL, collect, &c, &s, NULL) == PPROF_OK;
     tap_ok(t, ok && c.n == 0, "cross-file: first profile alone has no finding");
@@ -332,7 +331,7 @@ test_limits(tap *t)
         func(&b, i, S_FOO, S_MAIN_GO);
     pprof_profile *p = read_pb(&b);
     coll c = {.n = 0};
-    pprof_check_summary s;
+    pprof_check_summary s = PPROF_CHECK_SUMMARY_INIT;
     pprof_check_options o = PPROF_CHECK_OPTIONS_INIT;
     o.regex_check = pprof_regex_check;
     o.max_findings = 3;
@@ -368,8 +367,7 @@ test_limits(tap *t)
            st == PPROF_E_LIMIT && pprof_check_read_error_rule(&err, &r) && r == PPROF_RULE_R2_LIMIT,
            "a reader limit maps to R2-limit");
     coll rc = {.n = 0};
-    pprof_check_summary rs;
-    memset(&rs, 0, sizeof(rs));
+    pprof_check_summary rs = PPROF_CHECK_SUMMARY_INIT;
     bool taken = pprof_check_read_error(&err, NULL, collect, &rc, &rs);
     tap_ok(t,
            taken && rc.n == 1 && strcmp(rc.f[0].rule, "R2-limit") == 0 &&
@@ -530,7 +528,7 @@ test_many_labels(tap *t)
         sample(&b, 1, s, 1, v, n, labs);
         pprof_profile *p = read_pb(&b);
         coll got_ = {.n = 0};
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         pprof_status st = p ? pprof_check(p, &full_opts, collect, &got_, &sum, NULL) : PPROF_E_ARG;
         char p1[64], p2[64];
         snprintf(p1, sizeof(p1), "sample[0].label[%zu].key", n - 5);
@@ -558,8 +556,7 @@ test_repair_untyped(tap *t)
     sample(&b, 1, s, 2, v, 0, NULL);
     pprof_profile *p = read_pb(&b), *q = NULL;
     pprof_repair_stats rs = PPROF_REPAIR_STATS_INIT;
-    pprof_check_summary sum;
-    memset(&sum, 0, sizeof(sum));
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_status st = p ? pprof_repair(p, &q, &rs, NULL) : PPROF_E_ARG;
     if (st == PPROF_OK)
         st = pprof_check(q, &full_opts, NULL, NULL, &sum, NULL);
@@ -603,7 +600,8 @@ test_registry(tap *t)
 }
 
 /* Every profile of corpus/real with its verdict: the rules it breaks at error level, or none.
- * generated/ holds the shapes of producers whose files cannot be copied (corpus/tools/shapes.py). */
+ * generated/ holds the shapes of producers whose files cannot be copied (corpus/tools/shapes.py).
+ */
 static const struct {
     const char *file;
     const char *errors; /* comma-separated rule ids, "" = passes */
@@ -687,8 +685,7 @@ test_real(tap *t)
             tap_diag("got '%s' (%s)", e.ids, err.message);
         /* Repair: passes, keeps all samples of files whose samples are all readable. */
         pprof_buffer buf = {0};
-        pprof_check_summary s;
-        memset(&s, 0, sizeof(s));
+        pprof_check_summary s = PPROF_CHECK_SUMMARY_INIT;
         if (st == PPROF_OK)
             st = pprof_repair(p, &q, NULL, &err);
         if (st == PPROF_OK)
@@ -798,7 +795,7 @@ test_mutations(tap *t)
                 if (pprof_profile_read_memory(m.d, m.n, NULL, &p, &err) != PPROF_OK)
                     continue;
                 decoded++;
-                pprof_check_summary s;
+                pprof_check_summary s = PPROF_CHECK_SUMMARY_INIT;
                 pprof_buffer buf = {0};
                 pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
                 wo.format = PPROF_FORMAT_RAW;
@@ -851,12 +848,13 @@ test_check_path(tap *t)
         return;
     }
     coll c;
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_error err;
     bool decoded = true;
     memset(&c, 0, sizeof(c));
     snprintf(path, sizeof(path), "%s/missing.pb", dir);
-    pprof_status st = pprof_check_path(path, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
+    pprof_status st =
+        pprof_check_path(path, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
     tap_ok(t, st == PPROF_E_IO && !decoded && c.n == 0 && strstr(err.message, "cannot open"),
            "check_path: a missing file is an I/O error, not a finding (%s)", err.message);
     st = pprof_check_path(dir, path_opts(&po), NULL, collect, &c, &sum, &decoded, &err);
@@ -889,7 +887,7 @@ test_check_path(tap *t)
         write_file(path, b.d, b.n);
         coll want, got_;
         pprof_profile *p = NULL;
-        pprof_check_summary ws, gs;
+        pprof_check_summary ws = PPROF_CHECK_SUMMARY_INIT, gs = PPROF_CHECK_SUMMARY_INIT;
         memset(&want, 0, sizeof(want));
         memset(&got_, 0, sizeof(got_));
         pprof_status wst = check_bytes(&b, &p, &want, &ws, &err);

@@ -129,7 +129,7 @@ test_case(tap *t, const icase *c, const pprof_profile *good)
         tap_ok(t, 0, "%s: a relaxed read works (%s)", file, err.message);
         return;
     }
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     st = pprof_validate(p, NULL, NULL, 0, &sum, &err);
     say(t, refused(st, &err, c->rule) && sum.count[PPROF_SEVERITY_ERROR] > 0, file,
         "pprof_validate", st, &err);
@@ -179,8 +179,8 @@ test_case(tap *t, const icase *c, const pprof_profile *good)
     pprof_diff_free(df);
 
     pprof_buffer fb = {0};
-    st = pprof_folded_write(p, NULL, &fb, &err);
-    say(t, refused(st, &err, c->rule), file, "pprof_folded_write", st, &err);
+    st = pprof_folded_write_memory(p, NULL, &fb, &err);
+    say(t, refused(st, &err, c->rule), file, "pprof_folded_write_memory", st, &err);
     pprof_buffer_free(&fb);
 
     pprof_merger *m = NULL;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "edit.h"
 #include "measure-private.h"
+#include "merge.h"
 #include "profile-private.h"
 #include "regex-private.h"
 #include "tap.h"
@@ -155,7 +156,7 @@ gen_profile(unsigned nsamples, uint64_t seed)
     pprof_buffer buf = {0};
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FORMAT_RAW;
-    pprof_status s = pprof_builder_serialize(b, 0, &wo, &buf, &err);
+    pprof_status s = pprof_builder_write_memory(b, 0, &wo, &buf, &err);
     pprof_builder_free(b);
     pprof_profile *p = NULL;
     if (!s)
@@ -684,7 +685,7 @@ batched_is_whole(pprof_builder *b, bool ok, const pprof_edit_options *o, const c
     pprof_profile *p = NULL;
     pprof_merge_input *in = NULL;
     pprof_error err;
-    ok = ok && !pprof_builder_serialize(b, 0, &raw, &enc, &err) &&
+    ok = ok && !pprof_builder_write_memory(b, 0, &raw, &enc, &err) &&
          !pprof_profile_read_memory(enc.data, enc.len, NULL, &p, &err) &&
          !pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
     pprof_builder_free(b);
@@ -770,7 +771,7 @@ dup_profile(unsigned n, size_t *len)
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FORMAT_RAW;
     bool ok = !pprof_builder_add_sample(b, &v, 1, &loc, 1, NULL, 0, &err) &&
-              !pprof_builder_serialize(b, 0, &wo, &one, &err);
+              !pprof_builder_write_memory(b, 0, &wo, &one, &err);
     pprof_builder_free(b);
     static const uint8_t sample[] = {0x12, 0x06, 0x0a, 0x01, 0x01, 0x12, 0x01, 0x01};
     *len = one.len + (n - 1) * sizeof(sample);
@@ -969,7 +970,7 @@ timed_profile(uint8_t **enc, size_t *len)
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FORMAT_RAW;
     pprof_profile *p = NULL;
-    if (!pprof_builder_serialize(b, 0, &wo, &buf, &err))
+    if (!pprof_builder_write_memory(b, 0, &wo, &buf, &err))
         pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
     pprof_builder_free(b);
     *enc = buf.data;
@@ -1142,7 +1143,7 @@ main(void)
     const char *dump = getenv("EDIT_GEN_OUT"); /* for comparing by hand with go tool pprof */
     if (p && dump) {
         pprof_error e2;
-        pprof_profile_write_file(p, dump, NULL, &e2);
+        pprof_profile_write_file(p, NULL, dump, &e2);
     }
     if (p) {
         test_noop(p, "generated");

@@ -79,7 +79,7 @@ main(int argc, char **argv)
             return fail(&err);
     }
     if (pprof_builder_set_time(b, t0, INT64_C(3000000000), &err) ||
-        pprof_builder_serialize_file(b, 0, argv[1], NULL, &err))
+        pprof_builder_write_file(b, 0, NULL, argv[1], &err))
         return fail(&err);
     pprof_builder_free(b);
     return 0;

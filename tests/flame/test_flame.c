@@ -8,6 +8,7 @@
 
 #include "flame-private.h"
 #include "pprof/builder.h"
+#include "pprof/check.h"
 #include "pprof/flame.h"
 #include "pprof/report.h"
 #include "tap.h"
@@ -214,7 +215,7 @@ test_diff(tap *t)
     pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FLAME_JSON;
     pprof_buffer out = {0};
-    tap_ok(t, pprof_flame_write(tr, &wo, &out, &err) == PPROF_OK, "JSON writes");
+    tap_ok(t, pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK, "JSON writes");
     const char *want = "{\"name\":\"root\",\"value\":65,\"delta\":-5,";
     tap_ok(t, out.len > strlen(want) && !memcmp(out.data, want, strlen(want)),
            "JSON root: value 65, delta 65 - 70 = -5");
@@ -279,7 +280,7 @@ make_timed(void)
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FORMAT_RAW;
     pprof_profile *p = NULL;
-    if (!pprof_builder_serialize(b, 0, &wo, &buf, &err))
+    if (!pprof_builder_write_memory(b, 0, &wo, &buf, &err))
         pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
     pprof_builder_free(b);
     pprof_buffer_free(&buf);
@@ -365,7 +366,7 @@ test_time(tap *t)
     wo.format = PPROF_FLAME_DATA;
     pprof_buffer out = {0};
     static time_block tb;
-    bool ok = pprof_flame_write(tr, &wo, &out, &err) == PPROF_OK &&
+    bool ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK &&
               !pprof__buffer_append(&out, "", 1) && read_time_block((char *)out.data, &tb);
     tap_ok(t,
            ok && tb.n_ent == 2000 && tb.total == timed_total && tb.self_total == timed_total &&
@@ -379,7 +380,7 @@ test_time(tap *t)
 
     /* pruned: the tiny frames are left out, their samples drawn at their parents, not as self */
     wo.max_nodes = 4;
-    ok = pprof_flame_write(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
+    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
          read_time_block((char *)out.data, &tb);
     tap_ok(t,
            ok && strstr((char *)out.data, "\"pruned\":2") && tb.n_ent == 2000 &&
@@ -394,7 +395,7 @@ test_time(tap *t)
     /* past max_time_samples: summed per node and 20 ms slice */
     wo.max_nodes = 0;
     wo.max_time_samples = 100;
-    ok = pprof_flame_write(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
+    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
          read_time_block((char *)out.data, &tb);
     /* 50 slices of 20 ms, each with its phase's frame and its tiny frame */
     tap_ok(t,
@@ -410,7 +411,7 @@ test_time(tap *t)
     pprof_flame_tree *d = NULL;
     wo.max_time_samples = 0;
     ok = pprof_flame_tree_new(p, p, NULL, &d, &err) == PPROF_OK &&
-         pprof_flame_write(d, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1);
+         pprof_flame_write_memory(d, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1);
     tap_ok(t, ok && !strstr((char *)out.data, "\"time\":"), "a differential page has no times");
     pprof_buffer_free(&out);
     pprof_flame_tree_free(d);
@@ -455,7 +456,7 @@ check_file(tap *t, const char *path)
     tap_ok(t, consistent(tr, false), "%s: value = self + children everywhere", path);
     /* the per-name numbers are pprof-top's at function granularity */
     pprof_report_options ro = PPROF_REPORT_OPTIONS_INIT;
-    ro.node_fraction = 0;
+    ro.node_fraction = PPROF_REPORT_NO_CUTOFF;
     pprof_report *r = NULL;
     bool same = pprof_report_new(p, &ro, &r, &err) == PPROF_OK;
     size_t def = pprof_flame_default_type(tr), checked = 0;

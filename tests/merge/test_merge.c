@@ -220,7 +220,7 @@ check_direct_write(tap *t, pprof_profile *const *ps, size_t n, const pprof_merge
     pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT, gz = PPROF_WRITE_OPTIONS_INIT;
     raw.format = PPROF_FORMAT_RAW;
     gz.threads = 3;
-    pprof_merge_summary sum = {0, 0, 0};
+    pprof_merge_summary sum = PPROF_MERGE_SUMMARY_INIT;
     bool ok = st == PPROF_OK && pprof_merger_finish(m, &fin, &e) == PPROF_OK &&
               pprof_profile_write_memory(fin, &raw, &via, &e) == PPROF_OK &&
               pprof_merger_write_memory(m, &raw, &direct, &sum, &e) == PPROF_OK &&
@@ -238,7 +238,7 @@ check_direct_write(tap *t, pprof_profile *const *ps, size_t n, const pprof_merge
              (int)getpid());
     uint8_t *file = NULL;
     size_t flen = 0;
-    ok = ok && pprof_merger_write_file(m, path, &gz, NULL, &e) == PPROF_OK;
+    ok = ok && pprof_merger_write_file(m, &gz, path, NULL, &e) == PPROF_OK;
     FILE *fp = ok ? fopen(path, "rb") : NULL;
     if (fp) {
         file = malloc(gz_via.len + 1);
@@ -740,7 +740,7 @@ test_labels(tap *t)
     }
     pprof_profile *msh = merge_n(&sh, NULL, 1, NULL, &st, NULL);
     pprof_profile *fixed = NULL;
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     pprof_error e0;
     tap_ok(t,
            msh && msh->samples.len == 10 && msh->stack.len == 3 &&

@@ -78,7 +78,7 @@ check_file(const char *path, coll *c)
     c->n = 0;
     if (pprof_otlp_read_file(path, NULL, &o, &err) != PPROF_OK)
         return pprof_otlp_check_read_error(&err, NULL, collect, c, NULL);
-    pprof_check_summary sum;
+    pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
     bool ok = pprof_otlp_check(o, NULL, collect, c, &sum, &err) == PPROF_OK && sum.reported == c->n;
     pprof_otlp_free(o);
     return ok;
@@ -140,7 +140,7 @@ main(void)
         pprof_buffer b = {0};
         const pprof_profile *const in[] = {p};
         pprof_otlp *o = NULL;
-        pprof_check_summary sum = {0};
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         c.n = 0;
         bool ok = pprof_otlp_write_memory(in, 1, NULL, &b, NULL) == PPROF_OK &&
                   pprof_otlp_read_memory(b.data, b.len, NULL, &o, NULL) == PPROF_OK &&

@@ -130,7 +130,7 @@ main(void)
         pprof_otlp *o2 = NULL;
         pprof_profile **w = NULL;
         size_t m = 0;
-        pprof_check_summary sum = {0};
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         char why[1024] = "";
         const pprof_profile *const in[] = {v[0]};
         bool back = pprof_otlp_write_memory(in, 1, NULL, &buf, &err) == PPROF_OK &&
@@ -307,7 +307,7 @@ main(void)
         pprof_otlp *o2 = NULL;
         pprof_profile **w = NULL;
         size_t m = 0;
-        pprof_check_summary sum = {0};
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         const pprof_profile *const in1[] = {v[0]};
         bool back = pprof_otlp_write_memory(in1, 1, NULL, &buf, &err) == PPROF_OK &&
                     pprof_otlp_read_memory(buf.data, buf.len, NULL, &o2, &err) == PPROF_OK &&

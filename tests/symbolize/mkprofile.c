@@ -66,7 +66,7 @@ main(int argc, char **argv)
             return fail(line, NULL);
         }
     }
-    if (pprof_builder_serialize_file(b, 0, argv[1], NULL, &err))
+    if (pprof_builder_write_file(b, 0, NULL, argv[1], &err))
         return fail(argv[1], &err);
     pprof_builder_free(b);
     return 0;

@@ -25,7 +25,7 @@ main(int argc, char **argv)
         m->has_functions = m->has_filenames = m->has_line_numbers = m->has_inline_frames = false;
     }
     p->functions.len = 0; /* no location refers to one any more */
-    int rc = pprof_profile_write_file(p, argv[2], NULL, &err) ? 1 : 0;
+    int rc = pprof_profile_write_file(p, NULL, argv[2], &err) ? 1 : 0;
     if (rc)
         fprintf(stderr, "striplines: %s: %s\n", argv[2], err.message);
     pprof_profile_free(p);

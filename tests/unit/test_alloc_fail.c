@@ -137,7 +137,7 @@ build(const pprof_allocator *a, int nsamples, int64_t scale, pprof_buffer *out, 
         goto out;
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_RAW;
-    st = pprof_builder_serialize(b, 0, &w, out, err);
+    st = pprof_builder_write_memory(b, 0, &w, out, err);
 out:
     pprof_builder_free(b);
     return st;
@@ -198,7 +198,7 @@ sc_check(const fixture *fx, const pprof_allocator *a, pprof_error *err)
     pprof_profile *p = NULL;
     pprof_status st = read_with(&fx->raw, a, &p, err);
     if (st == PPROF_OK) {
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         st = pprof_check(p, NULL, NULL, NULL, &sum, err);
     }
     pprof_profile_free(p);
@@ -412,7 +412,7 @@ build_latin1(pprof_profile **out, pprof_error *err)
     if (st == PPROF_OK)
         st = pprof_builder_add_sample(b, &v, 1, stack, 2, NULL, 0, err);
     if (st == PPROF_OK)
-        st = pprof_builder_serialize(b, 0, &w, &raw, err);
+        st = pprof_builder_write_memory(b, 0, &w, &raw, err);
     if (st == PPROF_OK)
         st = pprof_profile_read_memory(raw.data, raw.len, NULL, out, err);
     pprof_buffer_free(&raw);
@@ -432,7 +432,7 @@ render_with(const fixture *fx, pprof_report_format f, const pprof_allocator *a, 
     o.granularity = PPROF_GRANULARITY_ADDRESSES;
     o.allocator = *a;
     pprof_buffer out = {0};
-    pprof_status st = pprof_report_render(fx->p, &o, PPROF_PRINT_TEXT, &out, err);
+    pprof_status st = pprof_report_write_memory(fx->p, &o, PPROF_PRINT_TEXT, &out, err);
     pprof_buffer_free(&out);
     return st;
 }
@@ -463,10 +463,10 @@ search_latin1(const fixture *fx, pprof_report_format f, pprof_print_format pf,
     o.source_path = "no-such-dir";
     o.allocator = *a;
     pprof_buffer out = {0}, want = {0};
-    pprof_status st = pprof_report_render(fx->latin1, &o, pf, &out, err);
+    pprof_status st = pprof_report_write_memory(fx->latin1, &o, pf, &out, err);
     /* a render that absorbed the failure must still say what it says without one */
     o.allocator = (pprof_allocator){NULL, NULL, NULL, NULL};
-    if (st == PPROF_OK && (pprof_report_render(fx->latin1, &o, pf, &want, err) != PPROF_OK ||
+    if (st == PPROF_OK && (pprof_report_write_memory(fx->latin1, &o, pf, &want, err) != PPROF_OK ||
                            want.len != out.len || memcmp(want.data, out.data, out.len) != 0)) {
         snprintf(err->message, sizeof(err->message),
                  "the output differs from the one of a "

@@ -15,6 +15,7 @@ static outcome
 run(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check)
 {
     outcome o = {0};
+    o.res.struct_size = sizeof(o.res);
     pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     /* a small decompression cap: the bombs of corpus/ stop early, the same way in both paths */

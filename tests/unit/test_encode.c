@@ -333,10 +333,10 @@ test_streamed_gzip(tap *t)
     w.level = 1;
     pprof_buffer mem = {0};
     pprof_error err;
-    ok = ok && pprof_profile_write_file(p, one, &w, &err) == PPROF_OK &&
+    ok = ok && pprof_profile_write_file(p, &w, one, &err) == PPROF_OK &&
          pprof_profile_write_memory(p, &w, &mem, &err) == PPROF_OK;
     w.threads = 3;
-    ok = ok && pprof_profile_write_file(p, many, &w, &err) == PPROF_OK;
+    ok = ok && pprof_profile_write_file(p, &w, many, &err) == PPROF_OK;
     size_t n1 = 0, n2 = 0;
     uint8_t *a = ok ? tu_read_file(one, &n1) : NULL, *c = ok ? tu_read_file(many, &n2) : NULL;
     tap_ok(t,
@@ -359,7 +359,7 @@ test_streamed_gzip(tap *t)
         struct rlimit rl = {200000, 200000};
         pprof_error e2;
         pprof_status st2 = setrlimit(RLIMIT_FSIZE, &rl) == 0
-                               ? pprof_profile_write_file(p, many, &w, &e2)
+                               ? pprof_profile_write_file(p, &w, many, &e2)
                                : PPROF_E_ARG;
         _exit(st2 == PPROF_E_IO && strstr(e2.message, "cannot write") ? 0 : 1);
     }
@@ -377,7 +377,7 @@ test_streamed_gzip(tap *t)
     /* A write that fails part way (a dangling function name, met after members of samples went
      * out to the temporary file) leaves the target as it was and nothing beside it. */
     PPROF__AT(p->functions, pprof_function, 0).name = 1000;
-    pprof_status st = ok ? pprof_profile_write_file(p, many, &w, &err) : PPROF_OK;
+    pprof_status st = ok ? pprof_profile_write_file(p, &w, many, &err) : PPROF_OK;
     size_t n3 = 0, left = 0;
     uint8_t *d = tu_read_file(many, &n3);
     DIR *dd = ok ? opendir(dir) : NULL;

@@ -63,11 +63,13 @@ test_atomic(tap *t)
     char p[512];
     path_in(p, sizeof(p), "out.pb");
     pprof_error err;
-    tap_ok(t, pprof_write_bytes_atomic(p, "first", 5, &err) == PPROF_OK && file_is(p, "first", 5),
+    tap_ok(t,
+           pprof_bytes_write_file("first", 5, NULL, p, &err) == PPROF_OK && file_is(p, "first", 5),
            "a new file is written");
     chmod(p, 0640);
     tap_ok(t,
-           pprof_write_bytes_atomic(p, "second!", 7, &err) == PPROF_OK && file_is(p, "second!", 7),
+           pprof_bytes_write_file("second!", 7, NULL, p, &err) == PPROF_OK &&
+               file_is(p, "second!", 7),
            "an existing file is replaced");
     struct stat sb;
     tap_ok(t, stat(p, &sb) == 0 && (sb.st_mode & 07777) == 0640, "its mode 0640 is kept (%o)",
@@ -83,7 +85,7 @@ test_atomic(tap *t)
     static uint8_t big[16384];
     memset(big, 'x', sizeof(big));
     bool set = setrlimit(RLIMIT_FSIZE, &lim) == 0;
-    pprof_status st = pprof_write_bytes_atomic(p, big, sizeof(big), &err);
+    pprof_status st = pprof_bytes_write_file(big, sizeof(big), NULL, p, &err);
     setrlimit(RLIMIT_FSIZE, &old);
     tap_ok(t, set && st == PPROF_E_IO && err.code == PPROF_E_IO && err.message[0],
            "a write that runs out of space fails with PPROF_E_IO (%s)", err.message);
@@ -93,20 +95,20 @@ test_atomic(tap *t)
 
     char missing[512];
     path_in(missing, sizeof(missing), "no-such-dir/out.pb");
-    tap_ok(t, pprof_write_bytes_atomic(missing, "x", 1, &err) == PPROF_E_IO,
+    tap_ok(t, pprof_bytes_write_file("x", 1, NULL, missing, &err) == PPROF_E_IO,
            "a path in a missing directory: PPROF_E_IO");
     /* a directory in the way: rename fails and nothing changes */
     char sub[512];
     path_in(sub, sizeof(sub), "sub");
     mkdir(sub, 0755);
     tap_ok(t,
-           pprof_write_bytes_atomic(sub, "x", 1, &err) == PPROF_E_IO && stat(sub, &sb) == 0 &&
+           pprof_bytes_write_file("x", 1, NULL, sub, &err) == PPROF_E_IO && stat(sub, &sb) == 0 &&
                S_ISDIR(sb.st_mode) && entries() == 2,
            "a directory is not replaced, no temporary file left");
     rmdir(sub);
-    tap_ok(t, pprof_write_bytes_atomic(NULL, "x", 1, &err) == PPROF_E_ARG, "NULL path");
-    tap_ok(t, pprof_write_bytes_atomic(p, NULL, 1, &err) == PPROF_E_ARG, "NULL data");
-    tap_ok(t, pprof_write_bytes_atomic(p, NULL, 0, &err) == PPROF_OK && file_is(p, "", 0),
+    tap_ok(t, pprof_bytes_write_file("x", 1, NULL, NULL, &err) == PPROF_E_ARG, "NULL path");
+    tap_ok(t, pprof_bytes_write_file(NULL, 1, NULL, p, &err) == PPROF_E_ARG, "NULL data");
+    tap_ok(t, pprof_bytes_write_file(NULL, 0, NULL, p, &err) == PPROF_OK && file_is(p, "", 0),
            "zero bytes make an empty file");
     unlink(p);
 }
@@ -120,14 +122,14 @@ test_same_path(tap *t)
     pb raw = small_profile("f");
     pprof_buffer gz = {0};
     pprof__compress(raw.d, raw.n, PPROF_FORMAT_GZIP, 6, 1, NULL, &gz, NULL);
-    pprof_write_bytes_atomic(p, gz.data, gz.len, NULL);
+    pprof_bytes_write_file(gz.data, gz.len, NULL, p, NULL);
     chmod(p, 0604);
     pprof_profile *in = NULL, *back = NULL;
     pprof_error err;
     bool ok = pprof_profile_read_file(p, NULL, &in, &err) == PPROF_OK;
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
     w.format = PPROF_FORMAT_ZSTD;
-    ok = ok && pprof_profile_write_file(in, p, &w, &err) == PPROF_OK;
+    ok = ok && pprof_profile_write_file(in, &w, p, &err) == PPROF_OK;
     ok = ok && pprof_profile_read_file(p, NULL, &back, &err) == PPROF_OK;
     struct stat sb;
     tap_ok(t,
@@ -145,7 +147,7 @@ test_same_path(tap *t)
     tu_decode_raw(bad.d, bad.n, NULL, &bp, NULL);
     size_t before_len;
     uint8_t *before = tu_read_file(p, &before_len);
-    pprof_status st = pprof_profile_write_file(bp, p, NULL, &err);
+    pprof_status st = pprof_profile_write_file(bp, NULL, p, &err);
     tap_ok(t,
            st == PPROF_E_INVALID && strcmp(err.path, "function[0].name") == 0 &&
                file_is(p, before, before_len) && entries() == 1,
@@ -175,7 +177,7 @@ test_read(tap *t)
            "a directory: PPROF_E_IO (%s)", err.message);
     path_in(p, sizeof(p), "in.pb");
     pb raw = small_profile("g");
-    pprof_write_bytes_atomic(p, raw.d, raw.n, NULL);
+    pprof_bytes_write_file(raw.d, raw.n, NULL, p, NULL);
     pprof_read_options o;
     pprof_read_options_init(&o);
     o.max_input_bytes = raw.n - 1;
@@ -185,7 +187,7 @@ test_read(tap *t)
     tap_ok(t, pprof_profile_read_file(p, &o, &pr, &err) == PPROF_OK && pr,
            "file of exactly max_input_bytes reads");
     pprof_profile_free(pr);
-    pprof_write_bytes_atomic(p, NULL, 0, NULL);
+    pprof_bytes_write_file(NULL, 0, NULL, p, NULL);
     tap_ok(t, pprof_profile_read_file(p, NULL, &pr, &err) == PPROF_E_EMPTY,
            "empty file: PPROF_E_EMPTY");
     tap_ok(t, pprof_profile_read_file(NULL, NULL, &pr, &err) == PPROF_E_ARG, "NULL path");
@@ -230,7 +232,7 @@ test_special(tap *t)
     wo.temporary_ctx = &seen;
     tap_ok(t, symlink("target", link) == 0, "symlink made");
     tap_ok(t,
-           pprof_write_bytes_file(link, "abc", 3, &wo, &err) == PPROF_OK &&
+           pprof_bytes_write_file("abc", 3, &wo, link, &err) == PPROF_OK &&
                file_is(target, "abc", 3),
            "writing through a dangling link creates its target");
     struct stat sb;
@@ -255,7 +257,7 @@ test_special(tap *t)
             _exit(n == 3 && memcmp(buf, "xyz", 3) == 0 ? 0 : 1);
         }
         int status = -1;
-        bool wrote = pprof_write_bytes_file(fifo, "xyz", 3, &wo, &err) == PPROF_OK;
+        bool wrote = pprof_bytes_write_file("xyz", 3, &wo, fifo, &err) == PPROF_OK;
         waitpid(pid, &status, 0);
         tap_ok(t, wrote && WIFEXITED(status) && WEXITSTATUS(status) == 0,
                "a FIFO is written in place");

@@ -53,7 +53,7 @@ profile_of(const int64_t *values, size_t n)
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
     wo.format = PPROF_FORMAT_RAW;
     if (!st)
-        st = pprof_builder_serialize(b, 0, &wo, &buf, &err);
+        st = pprof_builder_write_memory(b, 0, &wo, &buf, &err);
     pprof_builder_free(b);
     pprof_profile *p = NULL;
     if (!st && pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err))

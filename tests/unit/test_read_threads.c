@@ -49,12 +49,12 @@ static const char *const entry_name[E_COUNT] = {
     "pprof_check",
     "pprof_validate",
     "pprof_report_new",
-    "pprof_report_render top",
-    "pprof_report_render dot",
+    "pprof_report_write_memory top",
+    "pprof_report_write_memory dot",
     "pprof_flame_tree_new",
-    "pprof_folded_write",
-    "pprof_speedscope_write",
-    "pprof_cpuprofile_write",
+    "pprof_folded_write_memory",
+    "pprof_speedscope_write_memory",
+    "pprof_cpuprofile_write_memory",
     "pprof_otlp_write_memory",
     "pprof_edit",
     "pprof_symbolize",
@@ -230,7 +230,7 @@ run_entry(int e, pprof_profile *p, bool symbolize, pprof_buffer *out)
     pprof_error err;
     switch (e) {
     case E_CHECK: {
-        pprof_check_summary sum;
+        pprof_check_summary sum = PPROF_CHECK_SUMMARY_INIT;
         pprof_status st = pprof_check(p, NULL, NULL, NULL, &sum, &err);
         for (int k = 0; k < 3; k++)
             put_u64(out, sum.count[k]);
@@ -249,7 +249,7 @@ run_entry(int e, pprof_profile *p, bool symbolize, pprof_buffer *out)
     case E_DOT: {
         pprof_report_render_options o = PPROF_REPORT_RENDER_OPTIONS_INIT;
         o.format = e == E_TOP ? PPROF_REPORT_TOP : PPROF_REPORT_DOT;
-        return pprof_report_render(p, &o, PPROF_PRINT_TEXT, out, &err);
+        return pprof_report_write_memory(p, &o, PPROF_PRINT_TEXT, out, &err);
     }
     case E_FLAME: {
         pprof_flame_tree *t = NULL;
@@ -257,13 +257,13 @@ run_entry(int e, pprof_profile *p, bool symbolize, pprof_buffer *out)
         pprof_flame_write_options o = PPROF_FLAME_WRITE_OPTIONS_INIT;
         o.format = PPROF_FLAME_JSON;
         if (st == PPROF_OK)
-            st = pprof_flame_write(t, &o, out, &err);
+            st = pprof_flame_write_memory(t, &o, out, &err);
         pprof_flame_tree_free(t);
         return st;
     }
-    case E_FOLDED: return pprof_folded_write(p, NULL, out, &err);
-    case E_SPEEDSCOPE: return pprof_speedscope_write(p, NULL, out, &err);
-    case E_CPUPROFILE: return pprof_cpuprofile_write(p, NULL, out, &err);
+    case E_FOLDED: return pprof_folded_write_memory(p, NULL, out, &err);
+    case E_SPEEDSCOPE: return pprof_speedscope_write_memory(p, NULL, out, &err);
+    case E_CPUPROFILE: return pprof_cpuprofile_write_memory(p, NULL, out, &err);
     case E_OTLP: {
         const pprof_profile *ps[1] = {p};
         return pprof_otlp_write_memory(ps, 1, NULL, out, &err);

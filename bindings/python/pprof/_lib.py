@@ -201,7 +201,12 @@ class MergeOptions(Structure):
 
 
 class MergeSummary(Structure):
-    _fields_ = [("samples", c_size_t), ("locations", c_size_t), ("functions", c_size_t)]
+    _fields_ = [("struct_size", c_size_t), ("samples", c_size_t), ("locations", c_size_t),
+                ("functions", c_size_t)]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(self)
 
 
 # ------------------------------------------------------------------ check.h
@@ -248,7 +253,12 @@ class CheckOptions(Structure):
 
 
 class CheckSummary(Structure):
-    _fields_ = [("count", c_uint64 * 3), ("reported", c_uint64), ("truncated", c_bool)]
+    _fields_ = [("struct_size", c_size_t), ("count", c_uint64 * 3), ("reported", c_uint64),
+                ("truncated", c_bool)]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(self)
 
 
 # ------------------------------------------------------------------ builder.h
@@ -392,7 +402,7 @@ _PROTOTYPES = {
     "pprof_profile_equal": (c_bool, [P, P]),
     "pprof_buffer_free": (None, [POINTER(Buffer)]),
     "pprof_profile_write_memory": (c_int, [P, POINTER(WriteOptions), POINTER(Buffer), E]),
-    "pprof_profile_write_file": (c_int, [P, c_char_p, POINTER(WriteOptions), E]),
+    "pprof_profile_write_file": (c_int, [P, POINTER(WriteOptions), c_char_p, E]),
     "pprof_profile_print": (c_int, [P, c_int, POINTER(Buffer), E]),
     # merge.h
     "pprof_merge_options_init": (None, [POINTER(MergeOptions)]),
@@ -405,7 +415,7 @@ _PROTOTYPES = {
     "pprof_merger_add_input": (c_int, [P, P, c_char_p, E]),
     "pprof_merger_count": (c_size_t, [P]),
     "pprof_merger_finish": (c_int, [P, POINTER(P), E]),
-    "pprof_merger_write_file": (c_int, [P, c_char_p, POINTER(WriteOptions), POINTER(MergeSummary), E]),
+    "pprof_merger_write_file": (c_int, [P, POINTER(WriteOptions), c_char_p, POINTER(MergeSummary), E]),
     "pprof_merger_write_memory": (c_int, [P, POINTER(WriteOptions), POINTER(Buffer), POINTER(MergeSummary), E]),
     # check.h
     "pprof_severity_name": (c_char_p, [c_int]),
@@ -447,8 +457,8 @@ _PROTOTYPES = {
     "pprof_builder_open_abort": (c_int, [P, Open, E]),
     "pprof_builder_set_time": (c_int, [P, c_int64, c_int64, E]),
     "pprof_builder_add_comment": (c_int, [P, c_char_p, E]),
-    "pprof_builder_serialize": (c_int, [P, c_uint, POINTER(WriteOptions), POINTER(Buffer), E]),
-    "pprof_builder_serialize_file": (c_int, [P, c_uint, c_char_p, POINTER(WriteOptions), E]),
+    "pprof_builder_write_memory": (c_int, [P, c_uint, POINTER(WriteOptions), POINTER(Buffer), E]),
+    "pprof_builder_write_file": (c_int, [P, c_uint, POINTER(WriteOptions), c_char_p, E]),
     "pprof_builder_reset": (c_int, [P, E]),
     "pprof_builder_finish": (
         c_int,

@@ -222,7 +222,7 @@ class Builder(_Closing):
         and every handle issued so far becomes stale."""
         w = write_options(compress, level)
         buf = _lib.Buffer()
-        st = lib.pprof_builder_serialize(self._h(), _lib.BUILDER_RESET if reset else 0, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(self._err))
+        st = lib.pprof_builder_write_memory(self._h(), _lib.BUILDER_RESET if reset else 0, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(self._err))
         if st != _lib.OK:
             lib.pprof_buffer_free(ctypes.byref(buf))
             raise PprofError.from_c(self._err)
@@ -231,7 +231,7 @@ class Builder(_Closing):
     def serialize_file(self, path, compress: str = "gzip", level: int = 0, reset: bool = True) -> None:
         """serialize() to a path, written atomically ('-' is standard output)."""
         w = write_options(compress, level)
-        st = lib.pprof_builder_serialize_file(self._h(), _lib.BUILDER_RESET if reset else 0, fspath_bytes(path), ctypes.byref(w), ctypes.byref(self._err))
+        st = lib.pprof_builder_write_file(self._h(), _lib.BUILDER_RESET if reset else 0, ctypes.byref(w), fspath_bytes(path), ctypes.byref(self._err))
         if st != _lib.OK:
             raise PprofError.from_c(self._err, path)
 

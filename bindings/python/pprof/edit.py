@@ -83,7 +83,7 @@ class _EditOptions(Structure):
 analyze.declare({
     "pprof_edit_options_init": (None, [POINTER(_EditOptions)]),
     "pprof_edit": (c_int, [c_void_p, POINTER(_EditOptions), POINTER(c_void_p), POINTER(_lib.Error)]),
-    "pprof_edit_write_file": (c_int, [c_void_p, POINTER(_EditOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]),
+    "pprof_edit_write_file": (c_int, [c_void_p, POINTER(_EditOptions), POINTER(_lib.WriteOptions), c_char_p, POINTER(_lib.Error)]),
     "pprof_edit_write_memory": (c_int, [c_void_p, POINTER(_EditOptions), POINTER(_lib.WriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]),
 })
 
@@ -218,7 +218,7 @@ def edit(profile: Profile, out=None, compress="gzip", level=0, warn=None, **ops)
                 lib.pprof_buffer_free(ctypes.byref(buf))
                 raise PprofError.from_c(err, profile.name)
             return take_buffer(buf)
-        check(analyze.pprof_edit_write_file(profile._handle(), ctypes.byref(o), fspath_bytes(out), ctypes.byref(w), ctypes.byref(err)), err, out)
+        check(analyze.pprof_edit_write_file(profile._handle(), ctypes.byref(o), ctypes.byref(w), fspath_bytes(out), ctypes.byref(err)), err, out)
         return None
     finally:
         if warn is not None:

@@ -48,8 +48,8 @@ _FORMATS = {"html": 0, "svg": 1, "json": 2, "data": 3}
 analyze.declare({
     "pprof_flame_tree_new": (c_int, [c_void_p, c_void_p, POINTER(_FlameOptions), POINTER(c_void_p), POINTER(_lib.Error)]),
     "pprof_flame_tree_free": (None, [c_void_p]),
-    "pprof_flame_write": (c_int, [c_void_p, POINTER(_FlameWriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]),
-    "pprof_flame_write_file": (c_int, [c_void_p, POINTER(_FlameWriteOptions), c_char_p, POINTER(_lib.WriteOptions), POINTER(_lib.Error)]),
+    "pprof_flame_write_memory": (c_int, [c_void_p, POINTER(_FlameWriteOptions), POINTER(_lib.Buffer), POINTER(_lib.Error)]),
+    "pprof_flame_write_file": (c_int, [c_void_p, POINTER(_FlameWriteOptions), POINTER(_lib.WriteOptions), c_char_p, POINTER(_lib.Error)]),
 })
 
 
@@ -132,12 +132,12 @@ def flame(profile, path=None, *, format=None, base=None, sample_type=None, lines
         if path is None:
             buf = _lib.Buffer()
             with graphviz_lock if use_graphviz else contextlib.nullcontext():
-                st = analyze.pprof_flame_write(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
+                st = analyze.pprof_flame_write_memory(tree, ctypes.byref(w), ctypes.byref(buf), ctypes.byref(err))
             data = take_buffer(buf)
             check(st, err, profile.name)
             return json.loads(data.decode("utf-8")) if format in ("json", "data") else data.decode("utf-8")
         with graphviz_lock if use_graphviz else contextlib.nullcontext():
-            st = analyze.pprof_flame_write_file(tree, ctypes.byref(w), cpath, None, ctypes.byref(err))
+            st = analyze.pprof_flame_write_file(tree, ctypes.byref(w), None, cpath, ctypes.byref(err))
         check(st, err, path)
         return None
     finally:

@@ -30,9 +30,9 @@ class _CpuprofileWriteOptions(Structure):
 _E = POINTER(_lib.Error)
 _B = POINTER(_lib.Buffer)
 formats.declare({
-    "pprof_speedscope_write": (c_int, [c_void_p, POINTER(_SpeedscopeOptions), _B, _E]),
-    "pprof_cpuprofile_read": (c_int, [c_void_p, c_size_t, POINTER(_CpuprofileReadOptions), POINTER(c_void_p), _E]),
-    "pprof_cpuprofile_write": (c_int, [c_void_p, POINTER(_CpuprofileWriteOptions), _B, _E]),
+    "pprof_speedscope_write_memory": (c_int, [c_void_p, POINTER(_SpeedscopeOptions), _B, _E]),
+    "pprof_cpuprofile_read_memory": (c_int, [c_void_p, c_size_t, POINTER(_CpuprofileReadOptions), POINTER(c_void_p), _E]),
+    "pprof_cpuprofile_write_memory": (c_int, [c_void_p, POINTER(_CpuprofileWriteOptions), _B, _E]),
 })
 
 
@@ -51,7 +51,7 @@ def to_speedscope(profile: Profile, name: Optional[str] = None, lines: bool = Fa
     profile per sample type, each pprof sample one sample weighted by its value; name is the
     file's title (default "profile"), lines one frame per function and line."""
     o = _SpeedscopeOptions(ctypes.sizeof(_SpeedscopeOptions), c_str(name, "name"), bool(lines))
-    return _write(formats.pprof_speedscope_write, profile, o)
+    return _write(formats.pprof_speedscope_write_memory, profile, o)
 
 
 def to_cpuprofile(profile: Profile, sample_type: Optional[str] = None,
@@ -60,7 +60,7 @@ def to_cpuprofile(profile: Profile, sample_type: Optional[str] = None,
     sample_type names the type whose values become the time deltas."""
     o = _CpuprofileWriteOptions(ctypes.sizeof(_CpuprofileWriteOptions), c_str(sample_type, "sample_type"),
                                 c_integer(max_samples, c_uint64, "max_samples"))
-    return _write(formats.pprof_cpuprofile_write, profile, o)
+    return _write(formats.pprof_cpuprofile_write_memory, profile, o)
 
 
 def from_cpuprofile(source: Union[str, os.PathLike, bytes, bytearray, memoryview], **limits) -> Profile:
@@ -85,7 +85,7 @@ def from_cpuprofile(source: Union[str, os.PathLike, bytes, bytearray, memoryview
         setattr(o, k, c_integer(v, ctypes.c_uint64 if k not in ("max_nesting", "max_depth") else ctypes.c_uint32, k))
     out = c_void_p()
     err = _lib.Error()
-    st = formats.pprof_cpuprofile_read(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err))
+    st = formats.pprof_cpuprofile_read_memory(ptr, n, ctypes.byref(o), ctypes.byref(out), ctypes.byref(err))
     del keep
     check(st, err, name)
     return Profile(out, name)

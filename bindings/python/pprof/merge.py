@@ -112,7 +112,7 @@ def merge(inputs: Iterable[Union[str, os.PathLike, bytes, Profile]], out=None, t
             return Profile(p, "<merged>")
         w = write_options(compress, level, threads)
         s = _lib.MergeSummary()
-        check(lib.pprof_merger_write_file(m.m, fspath_bytes(out), ctypes.byref(w), ctypes.byref(s), ctypes.byref(err)), err, out)
+        check(lib.pprof_merger_write_file(m.m, ctypes.byref(w), fspath_bytes(out), ctypes.byref(s), ctypes.byref(err)), err, out)
         return MergeSummary(m.count(), s.samples, s.locations, s.functions)
     finally:
         m.close()

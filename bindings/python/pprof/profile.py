@@ -251,7 +251,7 @@ class Profile(_Closing):
         """Writes to a path atomically (a temporary file beside it, then a rename)."""
         w = write_options(compress, level)
         err = _lib.Error()
-        check(lib.pprof_profile_write_file(self._handle(), fspath_bytes(path), ctypes.byref(w), ctypes.byref(err)), err, path)
+        check(lib.pprof_profile_write_file(self._handle(), ctypes.byref(w), fspath_bytes(path), ctypes.byref(err)), err, path)
 
     def dump(self, json=False) -> str:
         """The listing pprof-dump prints (text like `go tool pprof -raw`, or JSON)."""

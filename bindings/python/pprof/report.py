@@ -41,9 +41,20 @@ FORMATS = {"top": 0, "traces": 1, "tags": 2, "tree": 3, "peek": 4, "dot": 5, "ca
 _GRANULARITIES = {None: 0, "functions": 1, "filefunctions": 2, "files": 3, "lines": 4, "addresses": 5}
 
 analyze.declare({
-    "pprof_report_render": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer), POINTER(_lib.Error)]),
-    "pprof_report_render_file": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, c_char_p, ctypes.c_void_p, POINTER(_lib.Error)]),
+    "pprof_report_write_memory": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, POINTER(_lib.Buffer), POINTER(_lib.Error)]),
+    "pprof_report_write_file": (c_int, [ctypes.c_void_p, POINTER(_RenderOptions), c_int, ctypes.c_void_p, c_char_p, POINTER(_lib.Error)]),
 })
+
+
+_REPORT_ALL = 2**63 - 1  # PPROF_REPORT_ALL
+_REPORT_NO_CUTOFF = -1.0  # PPROF_REPORT_NO_CUTOFF
+
+
+def _fraction(v, what):
+    if v is None:
+        return 0.0
+    v = c_real(v, what, 0, 1)
+    return _REPORT_NO_CUTOFF if v == 0 else v
 
 
 def render(profile, format="top", path=None, *, json_output=False, sample_type=None, granularity=None, cum=False,
@@ -72,10 +83,12 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     o.sample_type = c_str(sample_type, "sample_type")
     o.granularity = _GRANULARITIES[granularity]
     o.cum_sort = bool(cum)
-    # -1: the format's default; else the range pprof-report --nodecount and --*fraction take
-    o.node_count = c_integer(nodecount, c_int64, "nodecount", -1)
-    o.node_fraction = -1.0 if nodefraction is None else c_real(nodefraction, "nodefraction", 0, 1)
-    o.edge_fraction = -1.0 if edgefraction is None else c_real(edgefraction, "edgefraction", 0, 1)
+    # -1 / None: the format's default; else the range pprof-report --nodecount and --*fraction
+    # take. In the C options 0 is the default, so 0 here (all, no cutoff) is the named value.
+    n = c_integer(nodecount, c_int64, "nodecount", -1)
+    o.node_count = 0 if n < 0 else n if n else _REPORT_ALL
+    o.node_fraction = _fraction(nodefraction, "nodefraction")
+    o.edge_fraction = _fraction(edgefraction, "edgefraction")
     o.no_trim = not trim
     o.compact_labels = bool(compact_labels)
     o.symbol = c_str(symbol, "symbol")
@@ -88,13 +101,13 @@ def render(profile, format="top", path=None, *, json_output=False, sample_type=N
     err = _lib.Error()
     if path is not None:
         with gv:
-            st = analyze.pprof_report_render_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
-                                              cpath, None, ctypes.byref(err))
+            st = analyze.pprof_report_write_file(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+                                              None, cpath, ctypes.byref(err))
         check(st, err, path)
         return None
     buf = _lib.Buffer()
     with gv:
-        st = analyze.pprof_report_render(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
+        st = analyze.pprof_report_write_memory(profile._handle(), ctypes.byref(o), 1 if json_output else 0,
                                      ctypes.byref(buf), ctypes.byref(err))
     data = take_buffer(buf)
     check(st, err, profile.name)

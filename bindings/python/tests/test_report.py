@@ -7,7 +7,7 @@ from conftest import SRC, run, tool
 import pprof
 
 if not hasattr(pprof, "report"):
-    pytest.skip("this libpprof has no pprof_report_render", allow_module_level=True)
+    pytest.skip("this libpprof has no pprof_report_write_memory", allow_module_level=True)
 
 
 @pytest.mark.parametrize("fmt", ["dot", "svg", "tree"])

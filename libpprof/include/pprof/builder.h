@@ -6,7 +6,7 @@
  * open (uncommitted) sample still references is kept.
  *
  * Handles. Every handle (pprof_builder_str, _fn, _map, _loc) carries the generation in which it
- * was issued. pprof_builder_reset, pprof_builder_finish and a serialize with
+ * was issued. pprof_builder_reset, pprof_builder_finish and a write (pprof_builder_write_*) with
  * PPROF_BUILDER_RESET start a new generation. Rule: from then on EVERY handle of an earlier
  * generation returns PPROF_E_STALE, including handles of entities kept alive because an open
  * sample references them (the open sample's own references are remapped internally). A stale
@@ -33,7 +33,7 @@
  *   intern*, function, mapping, location .... concurrent; result valid until the next reset
  *   add_sample, open_* ....................... concurrent; each call atomic
  *   set_time, add_comment, get_stats ......... concurrent
- *   serialize, serialize_file, reset, finish . concurrent with all of the above; the whole
+ *   write_memory, _file, _stream, reset, finish concurrent with all of the above; the whole
  *                                              encode (and for _file the write) runs under the
  *                                              lock, so adders wait for its duration
  *   pprof_builder_free ....................... exclusive
@@ -239,17 +239,31 @@ PPROF_API pprof_status pprof_builder_add_comment(pprof_builder *b, const char *c
  * PPROF_BUILDER_RESET, and only if serializing succeeded, the samples and header are cleared,
  * tables keep only what open samples reference, and a new generation starts; on failure
  * nothing changed, so no sample is lost. opts NULL = gzip. */
-PPROF_API pprof_status pprof_builder_serialize(pprof_builder *b, unsigned flags,
-                                               const pprof_write_options *opts, pprof_buffer *out,
-                                               pprof_error *err);
+PPROF_API pprof_status pprof_builder_write_memory(pprof_builder *b, unsigned flags,
+                                                  const pprof_write_options *opts,
+                                                  pprof_buffer *out, pprof_error *err);
 /* Same to a path, written atomically, or to standard output for "-". The reset happens only
  * after the write succeeded (the lock is held during the write in thread-safe mode). If the
  * write succeeded but the reset then fails for lack of memory, PPROF_E_NOMEM is returned and
  * the samples are kept: they would be written again by the next call. */
+PPROF_API pprof_status pprof_builder_write_file(pprof_builder *b, unsigned flags,
+                                                const pprof_write_options *opts, const char *path,
+                                                pprof_error *err);
+/* Same to an open stream (not atomically; flushed, not closed). */
+PPROF_API pprof_status pprof_builder_write_stream(pprof_builder *b, unsigned flags,
+                                                  const pprof_write_options *opts, FILE *stream,
+                                                  pprof_error *err);
+/* Deprecated (one release): the same as pprof_builder_write_memory and
+ * pprof_builder_write_file (whose path comes after opts). */
+PPROF_API pprof_status pprof_builder_serialize(pprof_builder *b, unsigned flags,
+                                               const pprof_write_options *opts, pprof_buffer *out,
+                                               pprof_error *err)
+    PPROF_DEPRECATED("use pprof_builder_write_memory");
 PPROF_API pprof_status pprof_builder_serialize_file(pprof_builder *b, unsigned flags,
                                                     const char *path,
                                                     const pprof_write_options *opts,
-                                                    pprof_error *err);
+                                                    pprof_error *err)
+    PPROF_DEPRECATED("use pprof_builder_write_file");
 /* Clears samples, header and tables except what open samples reference; new generation. */
 PPROF_API pprof_status pprof_builder_reset(pprof_builder *b, pprof_error *err);
 

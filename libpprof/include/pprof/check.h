@@ -1,5 +1,5 @@
-/* [libpprof] libpprof checker: every rule of docs/rules.md, each finding with a stable rule id, severity,
- * path, byte offset and message; the cross-file inline-consistency index; repair.
+/* [libpprof] libpprof checker: every rule of docs/rules.md, each finding with a stable rule id,
+ * severity, path, byte offset and message; the cross-file inline-consistency index; repair.
  *
  * Thread rule: as for the whole library. The checks only read the profile: many threads may
  * check one profile at once. */
@@ -80,11 +80,19 @@ typedef struct pprof_check_options {
 
 PPROF_API void pprof_check_options_init(pprof_check_options *opts);
 
+/* Filled by every function that takes one, up to struct_size bytes (set by the caller, e.g. with
+ * PPROF_CHECK_SUMMARY_INIT), so that a caller built against a smaller one keeps working. */
 typedef struct pprof_check_summary {
-    uint64_t count[3]; /* by severity, including findings past max_findings */
-    uint64_t reported; /* passed to the callback */
-    bool truncated;    /* max_findings was reached or the callback stopped */
+    size_t struct_size; /* sizeof(pprof_check_summary), set by the caller */
+    uint64_t count[3];  /* by severity, including findings past max_findings */
+    uint64_t reported;  /* passed to the callback */
+    bool truncated;     /* max_findings was reached or the callback stopped */
 } pprof_check_summary;
+
+#define PPROF_CHECK_SUMMARY_INIT                                                                   \
+    {                                                                                              \
+        sizeof(pprof_check_summary), {0, 0, 0}, 0, false                                           \
+    }
 
 /* Checks a decoded or built profile against every enabled rule and calls fn for each finding
  * (fn may be NULL to only count). Rules about wire bytes (W8, S18, S19) run only on profiles

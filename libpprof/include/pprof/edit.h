@@ -16,7 +16,6 @@
 #ifndef PPROF_EDIT_H
 #define PPROF_EDIT_H
 
-#include "merge.h"
 #include "pprof.h"
 
 #ifdef __cplusplus
@@ -27,16 +26,6 @@ extern "C" {
  * is not (*why: Go's reason, a static string), -1 without memory to decide. The shape of
  * pprof_check_options.regex_check, which turns rule S14 on. */
 PPROF_API int pprof_regex_check(const char *pattern, size_t n, const char **why);
-
-/* Aggregation granularity (Go's -granularity with Profile.Aggregate). */
-typedef enum pprof_granularity {
-    PPROF_GRANULARITY_NONE = 0, /* no aggregation (unless no_inlines) */
-    PPROF_GRANULARITY_FUNCTIONS = 1,
-    PPROF_GRANULARITY_FILEFUNCTIONS = 2,
-    PPROF_GRANULARITY_FILES = 3,
-    PPROF_GRANULARITY_LINES = 4,
-    PPROF_GRANULARITY_ADDRESSES = 5,
-} pprof_granularity;
 
 /* What redaction replaces with a keyed hash. */
 #define PPROF_REDACT_FILES 0x1u    /* function file names */
@@ -160,6 +149,15 @@ typedef struct pprof_edit_options {
     bool drop_timestamps;
 } pprof_edit_options;
 
+/* Every operation off: all fields 0 or NULL. */
+#define PPROF_EDIT_OPTIONS_INIT                                                                    \
+    {                                                                                              \
+        sizeof(pprof_edit_options), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL,   \
+            NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0, \
+            PPROF_GRANULARITY_NONE, false, 0, 0.0, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL,    \
+            {NULL, NULL, NULL, NULL}, 0, NULL, NULL, false                                         \
+    }
+
 PPROF_API void pprof_edit_options_init(pprof_edit_options *opts);
 
 /* Returns a new profile: in, edited, with unreferenced strings, functions, locations and
@@ -176,8 +174,9 @@ PPROF_API pprof_status pprof_edit(const pprof_profile *in, const pprof_edit_opti
  * pprof_profile_write_file (or _write_memory, appending to *out), without building the output's
  * sample table. */
 PPROF_API pprof_status pprof_edit_write_file(const pprof_profile *in,
-                                             const pprof_edit_options *opts, const char *path,
-                                             const pprof_write_options *wopts, pprof_error *err);
+                                             const pprof_edit_options *opts,
+                                             const pprof_write_options *wopts, const char *path,
+                                             pprof_error *err);
 PPROF_API pprof_status pprof_edit_write_memory(const pprof_profile *in,
                                                const pprof_edit_options *opts,
                                                const pprof_write_options *wopts, pprof_buffer *out,
@@ -193,9 +192,9 @@ PPROF_API pprof_status pprof_edit_write_memory(const pprof_profile *in,
 PPROF_API pprof_status pprof_edit_input(pprof_merge_input *in, const pprof_edit_options *opts,
                                         pprof_profile **out, pprof_error *err);
 PPROF_API pprof_status pprof_edit_input_write_file(pprof_merge_input *in,
-                                                   const pprof_edit_options *opts, const char *path,
+                                                   const pprof_edit_options *opts,
                                                    const pprof_write_options *wopts,
-                                                   pprof_error *err);
+                                                   const char *path, pprof_error *err);
 PPROF_API pprof_status pprof_edit_input_write_memory(pprof_merge_input *in,
                                                      const pprof_edit_options *opts,
                                                      const pprof_write_options *wopts,

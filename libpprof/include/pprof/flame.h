@@ -19,6 +19,8 @@
 #ifndef PPROF_FLAME_H
 #define PPROF_FLAME_H
 
+#include <stdio.h>
+
 #include "pprof.h"
 
 #ifdef __cplusplus
@@ -45,6 +47,9 @@ typedef struct pprof_flame_options {
             NULL, NULL, NULL, NULL                                                                 \
         }                                                                                          \
     }
+
+/* The defaults, as PPROF_FLAME_OPTIONS_INIT. */
+PPROF_API void pprof_flame_options_init(pprof_flame_options *opts);
 
 /* Builds the tree of p in one pass over its samples. base may be NULL; otherwise the tree is
  * the union of p's and base's trees, every node with base's values at the same path too (0
@@ -139,12 +144,12 @@ typedef struct pprof_flame_write_options {
     size_t max_nodes;
     pprof_allocator allocator; /* for scratch memory; out is grown with libc's realloc */
     /* HTML: a Graph view of this profile next to the flame graph: the call graph of
-     * `go tool pprof -svg` (pprof_report_render, PPROF_REPORT_SVG, with graph_sample_type;
+     * `go tool pprof -svg` (pprof_report_write_memory, PPROF_REPORT_SVG, with graph_sample_type;
      * NULL: the report's default type), drawn by Graphviz when the page is written. NULL: no
      * Graph view. In a library built without Graphviz the page says that the view is absent;
      * when Graphviz fails the page says why, and the flame graph is written all the same.
-     * With a graph, pprof_flame_write is NOT thread-safe (Graphviz is not reentrant, see
-     * pprof_report_render). */
+     * With a graph, pprof_flame_write_* is NOT thread-safe (Graphviz is not reentrant,
+     * see pprof_report_write_memory). */
     const pprof_profile *graph;
     const char *graph_sample_type;
     /* HTML and DATA: the samples with a "timestamp_unix_nano" label are carried with their
@@ -160,6 +165,9 @@ typedef struct pprof_flame_write_options {
             NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL, 0                         \
     }
 
+/* The defaults, as PPROF_FLAME_WRITE_OPTIONS_INIT. */
+PPROF_API void pprof_flame_write_options_init(pprof_flame_write_options *opts);
+
 /* The palettes' names, NULL-terminated, for option parsing and completions. */
 PPROF_API const char *const *pprof_flame_palettes(void);
 /* "html", "svg", "json" or "data" (case-sensitive). */
@@ -169,15 +177,24 @@ PPROF_API bool pprof_flame_format_parse(const char *name, pprof_flame_format *ou
  * name holds, the output is valid JSON / well-formed XML / an HTML page where no name can end
  * the data block or run (invalid UTF-8 becomes U+FFFD). The SVG and JSON show the default
  * type. PPROF_E_ARG for an unknown palette or format, PPROF_E_NOMEM. */
-PPROF_API pprof_status pprof_flame_write(const pprof_flame_tree *t,
-                                         const pprof_flame_write_options *opts, pprof_buffer *out,
-                                         pprof_error *err);
+PPROF_API pprof_status pprof_flame_write_memory(const pprof_flame_tree *t,
+                                                const pprof_flame_write_options *opts,
+                                                pprof_buffer *out, pprof_error *err);
 /* The same into a file written atomically ("-" = standard output); wopts as
- * pprof_write_bytes_file (may be NULL). */
+ * pprof_bytes_write_file (may be NULL). */
 PPROF_API pprof_status pprof_flame_write_file(const pprof_flame_tree *t,
                                               const pprof_flame_write_options *opts,
-                                              const char *path, const pprof_write_options *wopts,
+                                              const pprof_write_options *wopts, const char *path,
                                               pprof_error *err);
+/* The same to an open stream (flushed, not closed). */
+PPROF_API pprof_status pprof_flame_write_stream(const pprof_flame_tree *t,
+                                                const pprof_flame_write_options *opts, FILE *stream,
+                                                pprof_error *err);
+/* Deprecated (one release): pprof_flame_write_memory. */
+PPROF_API pprof_status pprof_flame_write(const pprof_flame_tree *t,
+                                         const pprof_flame_write_options *opts, pprof_buffer *out,
+                                         pprof_error *err)
+    PPROF_DEPRECATED("use pprof_flame_write_memory");
 
 #ifdef __cplusplus
 }

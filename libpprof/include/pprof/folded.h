@@ -12,6 +12,8 @@
 #ifndef PPROF_FOLDED_H
 #define PPROF_FOLDED_H
 
+#include <stdio.h>
+
 #include "pprof.h"
 
 #ifdef __cplusplus
@@ -37,6 +39,9 @@ typedef struct pprof_folded_write_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_FOLDED_WRITE_OPTIONS_INIT. */
+PPROF_API void pprof_folded_write_options_init(pprof_folded_write_options *opts);
+
 /* Appends the folded stacks of p: frames root first, inline frames expanded (one frame per
  * line of a location, the caller first), one line per distinct stack with the values of the
  * sample type summed, sorted bytewise, stacks summing to zero left out. A frame is the
@@ -44,9 +49,23 @@ typedef struct pprof_folded_write_options {
  * every mapping (as perf and stackcollapse-perf.pl print it); one whose line has no function
  * name is "[BINARY]" or "<unknown>".
  * PPROF_E_INVALID when a stack sums to a negative value (folded values are counts). */
+PPROF_API pprof_status pprof_folded_write_memory(const pprof_profile *p,
+                                                 const pprof_folded_write_options *opts,
+                                                 pprof_buffer *out, pprof_error *err);
+/* The same to a path as pprof_bytes_write_file writes it (wopts may be NULL), or to an open
+ * stream (flushed, not closed). */
+PPROF_API pprof_status pprof_folded_write_file(const pprof_profile *p,
+                                               const pprof_folded_write_options *opts,
+                                               const pprof_write_options *wopts, const char *path,
+                                               pprof_error *err);
+PPROF_API pprof_status pprof_folded_write_stream(const pprof_profile *p,
+                                                 const pprof_folded_write_options *opts,
+                                                 FILE *stream, pprof_error *err);
+/* Deprecated (one release): pprof_folded_write_memory. */
 PPROF_API pprof_status pprof_folded_write(const pprof_profile *p,
                                           const pprof_folded_write_options *opts, pprof_buffer *out,
-                                          pprof_error *err);
+                                          pprof_error *err)
+    PPROF_DEPRECATED("use pprof_folded_write_memory");
 
 typedef struct pprof_folded_read_options {
     size_t struct_size;      /* sizeof(pprof_folded_read_options) */
@@ -66,6 +85,9 @@ typedef struct pprof_folded_read_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_FOLDED_READ_OPTIONS_INIT. */
+PPROF_API void pprof_folded_read_options_init(pprof_folded_read_options *opts);
+
 /* Reads folded stacks into a valid profile: one function per distinct frame name, one
  * location (no address, no mapping) per function, one sample per distinct stack. Empty lines
  * are skipped, a final '\r' is dropped and so is a UTF-8 byte-order mark at the start of the
@@ -75,9 +97,18 @@ typedef struct pprof_folded_read_options {
  * int64, an empty frame, NUL or other control bytes, bytes that are not UTF-8 (refused, not
  * repaired: a replaced byte could make two names one frame), UTF-16 text. Limits give
  * PPROF_E_LIMIT, also with path "line[N]" when a line's stack passes one. */
+PPROF_API pprof_status pprof_folded_read_memory(const void *data, size_t size,
+                                                const pprof_folded_read_options *opts,
+                                                pprof_profile **out, pprof_error *err);
+/* The same from a path ("-" = standard input), at most opts->max_input_bytes of it. */
+PPROF_API pprof_status pprof_folded_read_file(const char *path,
+                                              const pprof_folded_read_options *opts,
+                                              pprof_profile **out, pprof_error *err);
+/* Deprecated (one release): pprof_folded_read_memory. */
 PPROF_API pprof_status pprof_folded_read(const void *data, size_t size,
                                          const pprof_folded_read_options *opts, pprof_profile **out,
-                                         pprof_error *err);
+                                         pprof_error *err)
+    PPROF_DEPRECATED("use pprof_folded_read_memory");
 
 #ifdef __cplusplus
 }

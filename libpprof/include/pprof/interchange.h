@@ -1,10 +1,13 @@
-/* [libpprof-formats] libpprof interchange formats of other viewers: speedscope's JSON file format (out) and the
- * Chrome DevTools / Node.js .cpuprofile (in and out). docs/interchange.md maps the fields.
+/* [libpprof-formats] libpprof interchange formats of other viewers: speedscope's JSON file format
+ * (out) and the Chrome DevTools / Node.js .cpuprofile (in and out). docs/interchange.md maps the
+ * fields.
  *
  * Thread rule: the library's (see pprof.h): many threads may write one profile at once.
  */
 #ifndef PPROF_INTERCHANGE_H
 #define PPROF_INTERCHANGE_H
+
+#include <stdio.h>
 
 #include "pprof.h"
 
@@ -31,6 +34,9 @@ typedef struct pprof_speedscope_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_SPEEDSCOPE_OPTIONS_INIT. */
+PPROF_API void pprof_speedscope_options_init(pprof_speedscope_options *opts);
+
 /* Appends p as a speedscope file (https://www.speedscope.app/file-format-schema.json): one
  * "sampled" profile per sample type, in the profile's order, named "TYPE/UNIT", over one shared
  * frame table; "activeProfileIndex" is the default sample type (pprof_sample_type_find).
@@ -43,9 +49,23 @@ typedef struct pprof_speedscope_options {
  * tells them by index, not name). PPROF_E_INVALID for an invalid profile
  * (pprof_validate) or a negative value (weights are amounts), naming the sample;
  * PPROF_E_OVERFLOW when a type's total passes int64. */
+PPROF_API pprof_status pprof_speedscope_write_memory(const pprof_profile *p,
+                                                     const pprof_speedscope_options *opts,
+                                                     pprof_buffer *out, pprof_error *err);
+/* The same to a path as pprof_bytes_write_file writes it (wopts may be NULL), or to an open
+ * stream (flushed, not closed). */
+PPROF_API pprof_status pprof_speedscope_write_file(const pprof_profile *p,
+                                                   const pprof_speedscope_options *opts,
+                                                   const pprof_write_options *wopts,
+                                                   const char *path, pprof_error *err);
+PPROF_API pprof_status pprof_speedscope_write_stream(const pprof_profile *p,
+                                                     const pprof_speedscope_options *opts,
+                                                     FILE *stream, pprof_error *err);
+/* Deprecated (one release): pprof_speedscope_write_memory. */
 PPROF_API pprof_status pprof_speedscope_write(const pprof_profile *p,
                                               const pprof_speedscope_options *opts,
-                                              pprof_buffer *out, pprof_error *err);
+                                              pprof_buffer *out, pprof_error *err)
+    PPROF_DEPRECATED("use pprof_speedscope_write_memory");
 
 /* ---------------------------------------------------------------- Chrome .cpuprofile
  * The JSON that Node's --cpu-prof, DevTools and Chrome's Profiler.stop write: "nodes" (id,
@@ -75,6 +95,9 @@ typedef struct pprof_cpuprofile_read_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_CPUPROFILE_READ_OPTIONS_INIT. */
+PPROF_API void pprof_cpuprofile_read_options_init(pprof_cpuprofile_read_options *opts);
+
 /* Reads a .cpuprofile into a valid profile with two sample types: samples/count (one per entry
  * of "samples") and cpu/nanoseconds (each sample's time delta, microseconds in the file, a
  * negative delta counting 0). One function per distinct callFrame (an empty functionName is
@@ -86,9 +109,18 @@ typedef struct pprof_cpuprofile_read_options {
  * message saying what is wrong (not JSON, with its byte offset; a missing or mistyped field; an
  * id that repeats or that no node has; a node with two parents; a cycle of children; samples
  * and timeDeltas of different lengths); limits give PPROF_E_LIMIT. */
+PPROF_API pprof_status pprof_cpuprofile_read_memory(const void *data, size_t size,
+                                                    const pprof_cpuprofile_read_options *opts,
+                                                    pprof_profile **out, pprof_error *err);
+/* The same from a path ("-" = standard input), at most opts->max_input_bytes of it. */
+PPROF_API pprof_status pprof_cpuprofile_read_file(const char *path,
+                                                  const pprof_cpuprofile_read_options *opts,
+                                                  pprof_profile **out, pprof_error *err);
+/* Deprecated (one release): pprof_cpuprofile_read_memory. */
 PPROF_API pprof_status pprof_cpuprofile_read(const void *data, size_t size,
                                              const pprof_cpuprofile_read_options *opts,
-                                             pprof_profile **out, pprof_error *err);
+                                             pprof_profile **out, pprof_error *err)
+    PPROF_DEPRECATED("use pprof_cpuprofile_read_memory");
 
 typedef struct pprof_cpuprofile_write_options {
     size_t struct_size; /* sizeof(pprof_cpuprofile_write_options) */
@@ -107,6 +139,9 @@ typedef struct pprof_cpuprofile_write_options {
         }                                                                                          \
     }
 
+/* The defaults, as PPROF_CPUPROFILE_WRITE_OPTIONS_INIT. */
+PPROF_API void pprof_cpuprofile_write_options_init(pprof_cpuprofile_write_options *opts);
+
 /* Appends p as a .cpuprofile: one node per distinct call path (inlined frames are nodes of
  * their own; a node's callFrame is the function name, its file as url, the line and column of
  * the frame, 0-based, -1 when unknown), under a "(root)" node. A pprof sample becomes as many
@@ -114,12 +149,26 @@ typedef struct pprof_cpuprofile_write_options {
  * type), its time value spread over them in whole microseconds that sum to it (rounded to the
  * microsecond). The samples are listed node by node in preorder of the tree (pprof keeps no
  * order of samples), startTime is 0 and endTime its duration or the sum of the deltas. So
- * pprof_cpuprofile_read gives back the profile it read (same samples, stacks and values), and
- * writing that again gives the same bytes. PPROF_E_LIMIT past max_samples (a count of 10^12 is
+ * pprof_cpuprofile_read_memory gives back the profile it read (same samples, stacks and values),
+ * and writing that again gives the same bytes. PPROF_E_LIMIT past max_samples (a count of 10^12 is
  * never expanded); PPROF_E_INVALID for an invalid profile or a negative count or time. */
+PPROF_API pprof_status pprof_cpuprofile_write_memory(const pprof_profile *p,
+                                                     const pprof_cpuprofile_write_options *opts,
+                                                     pprof_buffer *out, pprof_error *err);
+/* The same to a path as pprof_bytes_write_file writes it (wopts may be NULL), or to an open
+ * stream (flushed, not closed). */
+PPROF_API pprof_status pprof_cpuprofile_write_file(const pprof_profile *p,
+                                                   const pprof_cpuprofile_write_options *opts,
+                                                   const pprof_write_options *wopts,
+                                                   const char *path, pprof_error *err);
+PPROF_API pprof_status pprof_cpuprofile_write_stream(const pprof_profile *p,
+                                                     const pprof_cpuprofile_write_options *opts,
+                                                     FILE *stream, pprof_error *err);
+/* Deprecated (one release): pprof_cpuprofile_write_memory. */
 PPROF_API pprof_status pprof_cpuprofile_write(const pprof_profile *p,
                                               const pprof_cpuprofile_write_options *opts,
-                                              pprof_buffer *out, pprof_error *err);
+                                              pprof_buffer *out, pprof_error *err)
+    PPROF_DEPRECATED("use pprof_cpuprofile_write_memory");
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,6 @@ typedef enum pprof_inline_conflict {
     PPROF_INLINE_ERROR = 2,   /* fail with PPROF_E_INVALID naming both inputs */
 } pprof_inline_conflict;
 
-/* Receives warnings (one line of text, no newline). ctx is the options' warn_ctx. */
-typedef void (*pprof_warn_fn)(void *ctx, const char *message);
-
 typedef struct pprof_merge_options {
     size_t struct_size; /* sizeof(pprof_merge_options) */
     /* Keep only the sample types (by type name) that every input has, like Go's
@@ -78,9 +75,8 @@ PPROF_API pprof_status pprof_merger_add(pprof_merger *m, const pprof_profile *p,
  * while pprof_merger_add_input absorbs them, so a large input never holds its whole sample
  * table decoded (several times the size of its encoding). Errors inside samples are therefore
  * reported by
- * pprof_merger_add_input, with the same codes, paths and byte offsets as a full read. */
-typedef struct pprof_merge_input pprof_merge_input;
-
+ * pprof_merger_add_input, with the same codes, paths and byte offsets as a full read. The
+ * type, pprof_merge_input, is declared in pprof.h (pprof_edit_input takes one too). */
 PPROF_API pprof_status pprof_merge_input_read_memory(const void *data, size_t size,
                                                      const pprof_read_options *opts,
                                                      pprof_merge_input **out, pprof_error *err);
@@ -150,6 +146,11 @@ typedef struct pprof_merge_files_summary {
     double wait_seconds; /* the calling thread waiting for decoding threads */
 } pprof_merge_files_summary;
 
+#define PPROF_MERGE_FILES_SUMMARY_INIT                                                             \
+    {                                                                                              \
+        sizeof(pprof_merge_files_summary), 0, 0.0                                                  \
+    }
+
 /* Adds the files at paths ("-" is standard input) to the merger, in list order, with what
  * pprof-merge does: the files are decoded as merge inputs on opts->threads threads (at nice 10,
  * so that the calling thread, which absorbs them and limits the run, keeps a core) into a
@@ -168,18 +169,25 @@ PPROF_API size_t pprof_merger_count(const pprof_merger *m);
  * added and finish called again. Fails with PPROF_E_ARG when nothing was added. */
 PPROF_API pprof_status pprof_merger_finish(pprof_merger *m, pprof_profile **out, pprof_error *err);
 
-/* The size of a merged profile written by pprof_merger_write_file or _write_memory. */
+/* The size of a merged profile written by pprof_merger_write_file or _write_memory, filled up
+ * to struct_size (set by the caller, e.g. with PPROF_MERGE_SUMMARY_INIT). */
 typedef struct pprof_merge_summary {
+    size_t struct_size; /* sizeof(pprof_merge_summary), set by the caller */
     size_t samples, locations, functions;
 } pprof_merge_summary;
+
+#define PPROF_MERGE_SUMMARY_INIT                                                                   \
+    {                                                                                              \
+        sizeof(pprof_merge_summary), 0, 0, 0                                                       \
+    }
 
 /* Writes the merged profile: the same bytes as pprof_merger_finish followed by
  * pprof_profile_write_file (or _write_memory, appending to *out), without building the output's
  * sample table, which is most of the merged profile's memory: the samples are encoded straight
  * from the merger. The merger is not consumed. sum (may be NULL) receives the output's size. */
-PPROF_API pprof_status pprof_merger_write_file(pprof_merger *m, const char *path,
-                                               const pprof_write_options *opts,
-                                               pprof_merge_summary *sum, pprof_error *err);
+PPROF_API pprof_status pprof_merger_write_file(pprof_merger *m, const pprof_write_options *opts,
+                                               const char *path, pprof_merge_summary *sum,
+                                               pprof_error *err);
 PPROF_API pprof_status pprof_merger_write_memory(pprof_merger *m, const pprof_write_options *opts,
                                                  pprof_buffer *out, pprof_merge_summary *sum,
                                                  pprof_error *err);

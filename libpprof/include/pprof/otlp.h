@@ -8,6 +8,8 @@
 #ifndef PPROF_OTLP_H
 #define PPROF_OTLP_H
 
+#include <stdio.h>
+
 #include "check.h"
 #include "pprof.h"
 
@@ -59,8 +61,9 @@ PPROF_API size_t pprof_otlp_profile_count(const pprof_otlp *otlp);
  * or timestamps) gives one observation each; each timestamp becomes the numeric label
  * "timestamp_unix_nano" (unit "nanoseconds") of its sample; a Link becomes the string labels
  * "trace_id" and "span_id" (lower-case hex). A timestamp past INT64_MAX, or a Link whose
- * trace_id is not 16 bytes or span_id not 8, is PPROF_E_INVALID with its path. *out is an array of *n profiles, released with
- * pprof_otlp_profiles_free. PPROF_E_INVALID with a path when an index is out of range. */
+ * trace_id is not 16 bytes or span_id not 8, is PPROF_E_INVALID with its path. *out is an array of
+ * *n profiles, released with pprof_otlp_profiles_free. PPROF_E_INVALID with a path when an index is
+ * out of range. */
 PPROF_API pprof_status pprof_otlp_to_pprof(const pprof_otlp *otlp, pprof_profile ***out, size_t *n,
                                            pprof_error *err);
 /* Frees the first n profiles and the array; n = 0 frees the array only, for a caller that keeps
@@ -98,8 +101,12 @@ PPROF_API pprof_status pprof_otlp_write_memory(const pprof_profile *const *profi
                                                pprof_buffer *out, pprof_error *err);
 /* Same, to a path, atomically as pprof_profile_write_file does; "-" is standard output. */
 PPROF_API pprof_status pprof_otlp_write_file(const pprof_profile *const *profiles, size_t n,
-                                             const char *path, const pprof_otlp_write_options *opts,
+                                             const pprof_otlp_write_options *opts, const char *path,
                                              pprof_error *err);
+/* Same, to an open stream (flushed, not closed). */
+PPROF_API pprof_status pprof_otlp_write_stream(const pprof_profile *const *profiles, size_t n,
+                                               const pprof_otlp_write_options *opts, FILE *stream,
+                                               pprof_error *err);
 
 /* Checks OTLP against the protocol's rules, the O* rules of the registry (docs/rules.md):
  * index 0 of every dictionary table is the zero value, every index is in range, no duplicate

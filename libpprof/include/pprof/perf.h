@@ -127,7 +127,7 @@ PPROF_API pprof_status pprof_perf_read_file(const char *path, const pprof_perf_o
  * atomically, with wopts (NULL = gzip), straight from the conversion: the tool's path, with
  * no profile object in between. Errors as pprof_perf_read_file, and those of writing. */
 PPROF_API pprof_status pprof_perf_convert_file(const char *in, const pprof_perf_options *opts,
-                                               const char *out, const pprof_write_options *wopts,
+                                               const pprof_write_options *wopts, const char *out,
                                                pprof_perf_stats *stats, pprof_error *err);
 
 /* Writes into buf (at most cap bytes, NUL-terminated) one line naming what was read but not

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pprof-version.h"
 
@@ -26,6 +27,13 @@ extern "C" {
 #define PPROF_API __attribute__((visibility("default")))
 #else
 #define PPROF_API
+#endif
+
+/* Marks a name kept for one release after it was renamed; the message names its successor. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PPROF_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define PPROF_DEPRECATED(msg)
 #endif
 
 /* ---------------------------------------------------------------- errors */
@@ -152,14 +160,14 @@ typedef struct pprof_reader {
     /* Whether a file name says this format where the content alone is not certain; may be
      * NULL. */
     bool (*path_says)(const char *path);
-    /* raw (taken: freed with o's allocator whatever happens) into one new profile; container
+    /* raw (taken: freed with opts' allocator whatever happens) into one new profile; container
      * is what the bytes came in. */
     pprof_status (*read)(uint8_t *raw, size_t len, pprof_format container,
-                         const pprof_read_options *o, pprof_profile **out, pprof_error *err);
+                         const pprof_read_options *opts, pprof_profile **out, pprof_error *err);
     /* *raw (taken) replaced by the pprof encoding of the one profile it holds, allocated with
-     * o's allocator: the merge's inputs decode pprof bytes lazily. */
+     * opts' allocator: the merge's inputs decode pprof bytes lazily. */
     pprof_status (*to_pprof)(uint8_t **raw, size_t *len, pprof_format container,
-                             const pprof_read_options *o, pprof_error *err);
+                             const pprof_read_options *opts, pprof_error *err);
     /* Checks the file's bytes (any container) against the format's own rules, as pprof_check
      * does a profile; *decoded when the bytes decoded. NULL: checked as the profile read. */
     pprof_status (*check)(const uint8_t *data, size_t size, const struct pprof_check_options *opts,
@@ -351,15 +359,29 @@ PPROF_API pprof_status pprof_profile_write_memory(const pprof_profile *p,
  * path's old content is intact if anything fails; "-" and "/dev/stdout" write standard output.
  * A symbolic link is followed: its target is replaced and the link stays. A character or block
  * device, FIFO or socket is written in place, not atomically (never replaced by a file). */
-PPROF_API pprof_status pprof_profile_write_file(const pprof_profile *p, const char *path,
-                                                const pprof_write_options *opts, pprof_error *err);
-
-/* Writes bytes to a path as pprof_profile_write_file does, or to standard output for "-". */
-PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *data, size_t size,
+PPROF_API pprof_status pprof_profile_write_file(const pprof_profile *p,
+                                                const pprof_write_options *opts, const char *path,
                                                 pprof_error *err);
-/* The same with options: only on_temporary and temporary_ctx are used (opts may be NULL). */
+/* Writes to an open stream (not atomically; the stream is flushed, not closed). PPROF_E_IO
+ * when writing or flushing fails. */
+PPROF_API pprof_status pprof_profile_write_stream(const pprof_profile *p,
+                                                  const pprof_write_options *opts, FILE *stream,
+                                                  pprof_error *err);
+
+/* Writes bytes to a path as pprof_profile_write_file does, or to standard output for "-". Of
+ * opts (may be NULL) only on_temporary and temporary_ctx are used: the bytes are written as
+ * they are. Every other format's _write_file writes through it. */
+PPROF_API pprof_status pprof_bytes_write_file(const void *data, size_t size,
+                                              const pprof_write_options *opts, const char *path,
+                                              pprof_error *err);
+
+/* Deprecated (one release): pprof_bytes_write_file(data, size, NULL or opts, path, err). */
+PPROF_API pprof_status pprof_write_bytes_atomic(const char *path, const void *data, size_t size,
+                                                pprof_error *err)
+    PPROF_DEPRECATED("use pprof_bytes_write_file");
 PPROF_API pprof_status pprof_write_bytes_file(const char *path, const void *data, size_t size,
-                                              const pprof_write_options *opts, pprof_error *err);
+                                              const pprof_write_options *opts, pprof_error *err)
+    PPROF_DEPRECATED("use pprof_bytes_write_file");
 
 /* ---------------------------------------------------------------- converting */
 
@@ -400,20 +422,30 @@ typedef struct pprof_convert_options {
         sizeof(pprof_convert_options), PPROF_CONVERT_AUTO, NULL, NULL, false, NULL, NULL, 0        \
     }
 
-/* What a conversion did, for callers that report it. */
+/* The defaults, as PPROF_CONVERT_OPTIONS_INIT. */
+PPROF_API void pprof_convert_options_init(pprof_convert_options *opts);
+
+/* What a conversion did, for callers that report it; filled up to struct_size (set by the
+ * caller, e.g. with PPROF_CONVERT_RESULT_INIT). */
 typedef struct pprof_convert_result {
+    size_t struct_size;    /* sizeof(pprof_convert_result), set by the caller */
     bool in_place;         /* the samples were copied in place */
     bool output_failed;    /* the error is about the output (writing it), not the input */
     uint64_t check_errors; /* findings of the check (PPROF_E_INVALID when not zero) */
 } pprof_convert_result;
 
+#define PPROF_CONVERT_RESULT_INIT                                                                  \
+    {                                                                                              \
+        sizeof(pprof_convert_result), false, false, 0                                              \
+    }
+
 /* Reads a profile (raw, gzip or zstd; "-" is standard input), checks it as pprof_validate does
  * unless opts->no_check, and writes it as pprof_profile_write_file does: the same bytes as
  * reading it with pprof_profile_read_file and writing that, in every mode. opts and res may be
  * NULL. Thread rule: any number of calls at once. */
-PPROF_API pprof_status pprof_convert_file(const char *in_path, const char *out_path,
-                                          const pprof_convert_options *opts,
-                                          pprof_convert_result *res, pprof_error *err);
+PPROF_API pprof_status pprof_convert_file(const char *in_path, const pprof_convert_options *opts,
+                                          const char *out_path, pprof_convert_result *res,
+                                          pprof_error *err);
 /* The same from memory to *out (appended), as pprof_profile_read_memory then
  * pprof_profile_write_memory. */
 PPROF_API pprof_status pprof_convert_memory(const void *data, size_t size,
@@ -422,12 +454,33 @@ PPROF_API pprof_status pprof_convert_memory(const void *data, size_t size,
 
 /* ---------------------------------------------------------------- sample types */
 
-/* The sample type a report, flame graph or writer reads, by Go's -sample_index rule: name NULL or "" picks the
- * profile's default_sample_type when it names one of its types, else the last type; a decimal
- * number is an index; otherwise the type whose name equals name (or name without an "inuse_"
- * prefix). PPROF_E_ARG names the types when none matches; PPROF_E_INVALID without types. */
+/* The sample type a report, flame graph or writer reads, by Go's -sample_index rule: name NULL or
+ * "" picks the profile's default_sample_type when it names one of its types, else the last type; a
+ * decimal number is an index; otherwise the type whose name equals name (or name without an
+ * "inuse_" prefix). PPROF_E_ARG names the types when none matches; PPROF_E_INVALID without types.
+ */
 PPROF_API pprof_status pprof_sample_type_find(const pprof_profile *p, const char *name,
                                               size_t *index, pprof_error *err);
+
+/* ---------------------------------------------------------------- shared types
+ * Types that several layers take, kept here so that a header includes only what it uses. */
+
+/* Aggregation granularity (Go's -granularity with Profile.Aggregate). */
+typedef enum pprof_granularity {
+    PPROF_GRANULARITY_NONE = 0, /* no aggregation (unless no_inlines) */
+    PPROF_GRANULARITY_FUNCTIONS = 1,
+    PPROF_GRANULARITY_FILEFUNCTIONS = 2,
+    PPROF_GRANULARITY_FILES = 3,
+    PPROF_GRANULARITY_LINES = 4,
+    PPROF_GRANULARITY_ADDRESSES = 5,
+} pprof_granularity;
+
+/* Receives warnings (one line of text, no newline). ctx is the options' warn_ctx. */
+typedef void (*pprof_warn_fn)(void *ctx, const char *message);
+
+/* A profile read only to be merged or edited, its samples decoded a batch at a time
+ * (pprof/merge.h reads, adds and frees one; pprof_edit_input edits one). */
+typedef struct pprof_merge_input pprof_merge_input;
 
 /* ---------------------------------------------------------------- printing */
 

@@ -1,5 +1,5 @@
-/* [libpprof-analyze] libpprof reports: flat and cumulative values per node (`go tool pprof -top`), the difference
- * of two profiles (`go tool pprof -diff_base`) and a regression gate over it.
+/* [libpprof-analyze] libpprof reports: flat and cumulative values per node (`go tool pprof -top`),
+ * the difference of two profiles (`go tool pprof -diff_base`) and a regression gate over it.
  *
  * Semantics follow google/pprof's internal/report and internal/graph (docs/report.md lists the
  * few deviations): a node is a function, a file, a source line or an address depending on the
@@ -12,15 +12,22 @@
 #ifndef PPROF_REPORT_H
 #define PPROF_REPORT_H
 
-#include "edit.h"
+#include <stdio.h>
+
 #include "pprof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* pprof_granularity comes from edit.h (one enum for the rewrite engine and the reports); a
+/* pprof_granularity is pprof.h's (one enum for the rewrite engine and the reports); a
  * report reads PPROF_GRANULARITY_NONE as PPROF_GRANULARITY_FUNCTIONS, Go's default for -top. */
+
+/* Option values where 0 is the default and so cannot also mean "none": node_count =
+ * PPROF_REPORT_ALL keeps every node; node_fraction or edge_fraction = PPROF_REPORT_NO_CUTOFF
+ * (any negative value) drops nothing. */
+#define PPROF_REPORT_ALL INT64_MAX
+#define PPROF_REPORT_NO_CUTOFF (-1.0)
 
 /* "functions", "filefunctions", "files", "lines" or "addresses". */
 PPROF_API bool pprof_granularity_parse(const char *name, pprof_granularity *out);
@@ -29,10 +36,12 @@ typedef struct pprof_report_options {
     size_t struct_size;      /* sizeof(pprof_report_options) */
     const char *sample_type; /* see pprof_sample_type_find; NULL = the default */
     pprof_granularity granularity;
-    bool cum_sort;        /* order by cum instead of flat (-cum) */
-    size_t node_count;    /* nodes kept after ordering; 0 = all (-nodecount) */
-    double node_fraction; /* drop nodes whose |cum| is below this share of the total */
-    double edge_fraction; /* edges below this share do not mark a node (inline) */
+    bool cum_sort;     /* order by cum instead of flat (-cum) */
+    size_t node_count; /* nodes kept after ordering (-nodecount); 0 = the default, all */
+    /* drop nodes whose |cum| is below this share of the total; 0 = the default, 0.005 */
+    double node_fraction;
+    /* edges below this share do not mark a node (inline); 0 = the default, 0.001 */
+    double edge_fraction;
     pprof_allocator allocator;
     /* When p is a filtered copy (pprof_edit) of a profile: that profile. Go takes the total
      * and the header lines before it applies -focus and the other filters, so percentages
@@ -49,7 +58,7 @@ typedef struct pprof_report_options {
 
 #define PPROF_REPORT_OPTIONS_INIT                                                                  \
     {                                                                                              \
-        sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0.005, 0.001,   \
+        sizeof(pprof_report_options), NULL, PPROF_GRANULARITY_FUNCTIONS, false, 0, 0, 0,           \
             {NULL, NULL, NULL, NULL}, NULL, NULL, 0, false                                         \
     }
 
@@ -119,9 +128,9 @@ typedef struct pprof_report_render_options {
      * callgrind, which Go forces; lines for list, which Go forces) */
     pprof_granularity granularity;
     bool cum_sort;        /* -cum */
-    int64_t node_count;   /* -nodecount; -1: the format's default (80, 0 = all for top) */
-    double node_fraction; /* -nodefraction; negative: 0.005 */
-    double edge_fraction; /* -edgefraction; negative: 0.001 */
+    int64_t node_count;   /* -nodecount; 0: the format's default (80; all for top) */
+    double node_fraction; /* -nodefraction; 0: 0.005 */
+    double edge_fraction; /* -edgefraction; 0: 0.001 */
     bool no_trim;         /* -trim=false: no node count, no fractions */
     bool compact_labels;  /* -compact_labels: no profile header lines in tree and top */
     const char *symbol;   /* the regexp (Go syntax) of peek and list; NULL for the others */
@@ -145,7 +154,7 @@ typedef struct pprof_report_render_options {
 #define PPROF_REPORT_RENDER_OPTIONS_INIT                                                           \
     {                                                                                              \
         sizeof(pprof_report_render_options), PPROF_REPORT_TOP, NULL, PPROF_GRANULARITY_NONE,       \
-            false, -1, -1.0, -1.0, false, false, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, NULL, \
+            false, 0, 0.0, 0.0, false, false, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, NULL,    \
             NULL, 0, false                                                                         \
     }
 
@@ -167,20 +176,38 @@ PPROF_API void pprof_report_render_options_init(pprof_report_render_options *opt
  * error reporting and plugin loading are process-wide), so the caller must make sure no other
  * PPROF_REPORT_SVG render, and no other use of Graphviz in the process, runs at the same time
  * (the library holds no lock of its own: it keeps no global state). */
+PPROF_API pprof_status pprof_report_write_memory(const pprof_profile *p,
+                                                 const pprof_report_render_options *opts,
+                                                 pprof_print_format format, pprof_buffer *out,
+                                                 pprof_error *err);
+
+/* pprof_report_write_memory written to path as pprof_bytes_write_file writes (a temporary file
+ * renamed over path once complete; "-" is standard output; wopts may be NULL), with the text
+ * of long reports (traces) written as it is made, a megabyte at a time, instead of held whole.
+ * Errors as pprof_report_write_memory, plus PPROF_E_IO (path cannot be written; path is left
+ * as it was). Thread safety as pprof_report_write_memory. */
+PPROF_API pprof_status pprof_report_write_file(const pprof_profile *p,
+                                               const pprof_report_render_options *opts,
+                                               pprof_print_format format,
+                                               const pprof_write_options *wopts, const char *path,
+                                               pprof_error *err);
+/* The same to an open stream (flushed, not closed). */
+PPROF_API pprof_status pprof_report_write_stream(const pprof_profile *p,
+                                                 const pprof_report_render_options *opts,
+                                                 pprof_print_format format, FILE *stream,
+                                                 pprof_error *err);
+/* Deprecated (one release): pprof_report_write_memory and pprof_report_write_file (whose
+ * path comes after the write options). */
 PPROF_API pprof_status pprof_report_render(const pprof_profile *p,
                                            const pprof_report_render_options *opts,
                                            pprof_print_format format, pprof_buffer *out,
-                                           pprof_error *err);
-
-/* pprof_report_render written to path as pprof_write_bytes_file writes (a temporary file
- * renamed over path once complete; "-" is standard output; wo may be NULL), with the text of
- * long reports (traces) written as it is made, a megabyte at a time, instead of held whole.
- * Errors as pprof_report_render, plus PPROF_E_IO (path cannot be written; path is left as it
- * was). Thread safety as pprof_report_render. */
+                                           pprof_error *err)
+    PPROF_DEPRECATED("use pprof_report_write_memory");
 PPROF_API pprof_status pprof_report_render_file(const pprof_profile *p,
                                                 const pprof_report_render_options *opts,
                                                 pprof_print_format format, const char *path,
-                                                const pprof_write_options *wo, pprof_error *err);
+                                                const pprof_write_options *wopts, pprof_error *err)
+    PPROF_DEPRECATED("use pprof_report_write_file");
 
 /* ---------------------------------------------------------------- diff */
 
@@ -217,8 +244,9 @@ PPROF_API pprof_status pprof_diff_profile(const pprof_profile *base, const pprof
  * building the diff profile's sample table: the same bytes as pprof_diff_profile followed by
  * pprof_profile_write_file. wopts may be NULL (gzip). */
 PPROF_API pprof_status pprof_diff_write_file(const pprof_profile *base, const pprof_profile *cur,
-                                             const pprof_diff_options *opts, const char *path,
-                                             const pprof_write_options *wopts, pprof_error *err);
+                                             const pprof_diff_options *opts,
+                                             const pprof_write_options *wopts, const char *path,
+                                             pprof_error *err);
 
 typedef struct pprof_diff pprof_diff;
 
