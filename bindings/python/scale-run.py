@@ -10,7 +10,7 @@ import sys
 import time
 
 if "PPROF_LIBRARY" not in os.environ and len(sys.argv) > 1:
-    os.environ["PPROF_LIBRARY"] = os.path.join(sys.argv[1], "libpprof", "libpprof.so.1")
+    os.environ["PPROF_LIBRARY"] = os.path.join(sys.argv[1], "libpprof", "libpprof.so.2")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import distributed  # noqa: E402

@@ -98,7 +98,7 @@ base = st.base_for(prog)
 
 
 # AddressSanitizer reserves terabytes of address space for its shadow: no RLIMIT_AS under it
-LIBPPROF = os.path.join(os.path.dirname(SYM), "..", "libpprof", "libpprof.so.1")
+LIBPPROF = os.path.join(os.path.dirname(SYM), "..", "libpprof", "libpprof.so.2")
 SANITIZED = any(os.path.exists(f) and b"__asan_init" in open(f, "rb").read() for f in (SYM, LIBPPROF))
 
 

@@ -1,6 +1,6 @@
 """Python binding of libpprof: read, check, merge and build pprof profiles.
 
-The shared library is found through PPROF_LIBRARY (a path to libpprof.so.1), else the
+The shared library is found through PPROF_LIBRARY (a path to libpprof.so.2), else the
 system's loader path, else pkg-config's libdir for libpprof. libpprof-analyze, -formats and
 -symbolize load beside it on first use (README.md, "What loads when"). Everything here calls the
 library's public C API; nothing about the format is re-implemented in Python.

@@ -469,7 +469,7 @@ _PROTOTYPES = {
 
 
 # The sonames' ABI counter (libpprof/meson.build's pprof_soversion): every library has it.
-SOVERSION = "1"
+SOVERSION = "2"
 CORE = f"libpprof.so.{SOVERSION}"
 
 
@@ -541,7 +541,7 @@ class _DlInfo(Structure):
 
 
 def _core_dir():
-    """The directory of the libpprof.so.1 this process loaded (dladdr on one of its functions),
+    """The directory of the libpprof.so.2 this process loaded (dladdr on one of its functions),
     or None."""
     try:
         dladdr = ctypes.CDLL(None).dladdr

@@ -9,7 +9,7 @@ import pytest
 SRC = Path(os.environ.get("PPROF_SOURCE_ROOT", Path(__file__).resolve().parents[3]))
 BUILD = Path(os.environ.get("PPROF_BUILD_ROOT", SRC / "build"))
 sys.path.insert(0, str(SRC / "bindings" / "python"))
-os.environ.setdefault("PPROF_LIBRARY", str(BUILD / "libpprof" / "libpprof.so.1"))
+os.environ.setdefault("PPROF_LIBRARY", str(BUILD / "libpprof" / "libpprof.so.2"))
 
 
 def tool(name):

@@ -1,4 +1,4 @@
-"""What `import pprof` loads: the core (libpprof.so.1) only, until a call needs libpprof-analyze,
+"""What `import pprof` loads: the core (libpprof.so.2) only, until a call needs libpprof-analyze,
 -formats or -symbolize (README.md, "What loads when"). Each case runs in a fresh interpreter
 and reads its /proc/self/maps."""
 import json
@@ -118,15 +118,15 @@ print(json.dumps([rules(args[0]), rules(args[1])]))
 
 
 def test_core_alone_works_and_a_missing_library_is_an_import_error(build, examples, tmp_path):
-    """With libpprof.so.1 alone in its directory: what needs only the core works, bytes the
+    """With libpprof.so.2 alone in its directory: what needs only the core works, bytes the
     core refuses keep its error, and a call that needs another library raises ImportError
     naming where it looked."""
-    core = build / "libpprof" / "libpprof.so.1"
+    core = build / "libpprof" / "libpprof.so.2"
     if not core.exists():
         pytest.skip(f"{core} is not built")
     alone = tmp_path / "lib"
     alone.mkdir()
-    (alone / "libpprof.so.1").write_bytes(core.read_bytes())
+    (alone / "libpprof.so.2").write_bytes(core.read_bytes())
     body = """
 p = pprof.read(args[0])
 assert len(p) == 120 and pprof.check(args[0]) == []
@@ -141,7 +141,7 @@ for call in (lambda: pprof.report.render(p, "top"), lambda: pprof.read(args[2]))
     except ImportError as e:
         assert args[3] in str(e), e
 """
-    env = dict(os.environ, PYTHONPATH=str(SRC / "bindings" / "python"), PPROF_LIBRARY=str(alone / "libpprof.so.1"))
+    env = dict(os.environ, PYTHONPATH=str(SRC / "bindings" / "python"), PPROF_LIBRARY=str(alone / "libpprof.so.2"))
     r = subprocess.run([sys.executable, "-c", PRELUDE + body, str(examples / "query-fib.pb.gz"),
                         str(SRC / "README.md"), str(SRC / "corpus" / "otlp" / "clean.otlp"), str(alone)],
                        capture_output=True, text=True, env=env, timeout=120)
