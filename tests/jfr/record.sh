@@ -4,7 +4,8 @@
 #  - the CPU samples as folded stacks at function granularity (the Java thread name as the
 #    root) equal the jdk.ExecutionSample events, stack for stack and count for count;
 #  - the alloc_space total equals the sum of the jdk.ObjectAllocationSample weights;
-#  - the samples carry both threads' names; pprof-check finds no error.
+#  - the samples carry both threads' names; pprof-check finds no error;
+#  - with --timestamps every CPU sample has timestamp_unix_nano, within the recording's run.
 # Skips (TAP: 1..0 # SKIP) when java, javac, jfr or python3 is missing.
 # usage: record.sh PPROF-CONVERT PPROF-CHECK
 set -u
@@ -17,9 +18,11 @@ done
 javac -d "$tmp" "$here/progs/TwoThreads.java" >"$tmp/javac.log" 2>&1 ||
     skip_all "javac failed: $(head -c 300 "$tmp/javac.log")"
 rec="$tmp/rec.jfr"
+t0=$(date +%s)
 java -XX:StartFlightRecording=settings=profile,filename="$rec" -cp "$tmp" TwoThreads 2 \
     >"$tmp/java.log" 2>&1
 ok $? "java -XX:StartFlightRecording records the program"
+t1=$(date +%s)
 [ -s "$rec" ] || {
     diag "$(tail -5 "$tmp/java.log")"
     done_testing
@@ -46,6 +49,16 @@ ok $? "the samples carry the Java thread names (cpu-worker, alloc-worker)"
 printf '%s\n' "$out" | grep -q -v '^thread='
 [ $? -ne 0 ]
 ok $? "every CPU sample has its thread name"
+run "$conv" "$rec" --timestamps --to=folded --sample-type samples --labels timestamp_unix_nano
+expect_rc 0 "pprof-convert --timestamps --to=folded"
+all=$(awk '{ n += $NF } END { print n + 0 }' "$tmp/cpu.folded")
+printf '%s\n' "$out" | awk -v t0="$t0" -v t1="$t1" -v all="$all" '
+    { if (!match($0, /^timestamp_unix_nano=[0-9]+;/)) bad++
+      ns = substr($0, 21, RLENGTH - 21) / 1e9
+      if (ns < t0 - 1 || ns > t1 + 1) bad++
+      n += $NF }
+    END { exit !(bad == 0 && n == all && n > 0) }'
+ok $? "--timestamps: every CPU sample has timestamp_unix_nano within the run ($all samples)"
 run "$check" "$rec"
 expect_rc 0 "pprof-check of the recording finds no error"
 run "$conv" "$rec" -o "$tmp/rec.pb.gz"
