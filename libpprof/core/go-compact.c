@@ -341,7 +341,8 @@ map_sample(compactor *c, const pprof_sample *s)
         return;
     c->key.len = 0;
     kput_u64(c, s->n_location_id);
-    kput(c, &PPROF__AT(c->dst->stack, uint64_t, stack0), s->n_location_id * sizeof(uint64_t));
+    if (s->n_location_id) /* an empty stack may have no table at all */
+        kput(c, &PPROF__AT(c->dst->stack, uint64_t, stack0), s->n_location_id * sizeof(uint64_t));
     kput_labels(c, s);
     bool added;
     uint32_t v = intern(c, &c->samples, &added);
