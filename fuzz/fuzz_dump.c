@@ -1,4 +1,5 @@
-/* What pprof-dump does: decode, then print the text listing and the JSON view. The JSON must
+/* What pprof-dump does: decode, then print the text listing (as stored, and after Go's merge of
+ * the one profile, which may only refuse a dangling id) and the JSON view. The JSON must
  * parse (strictly, UTF-8 included) whatever bytes the strings hold. */
 #include <string.h>
 
@@ -17,6 +18,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pprof_status st = pprof_profile_print(p, PPROF_PRINT_TEXT, &text, &err);
     FUZZ_CHECK(st == PPROF_OK, "text print failed: %s", err.message);
     FUZZ_CHECK(text.len > 0, "empty text listing");
+    pprof_buffer merged = {0};
+    st = pprof_profile_print(p, PPROF_PRINT_GO_RAW, &merged, &err);
+    FUZZ_CHECK(st == PPROF_OK || st == PPROF_E_INVALID, "merged text print failed: %s",
+               err.message);
+    FUZZ_CHECK(st != PPROF_OK || merged.len > 0, "empty merged text listing");
+    pprof_buffer_free(&merged);
     st = pprof_profile_print(p, PPROF_PRINT_JSON, &json, &err);
     FUZZ_CHECK(st == PPROF_OK, "JSON print failed: %s", err.message);
     size_t bad = 0;

@@ -7,17 +7,21 @@ static const char usage[] =
     "Usage: pprof-dump [options] FILE\n"
     "Prints a profile (raw, gzip or zstd; '-' for stdin; legacy gperftools/tcmalloc\n"
     "formats too) as `go tool pprof -raw -symbolize=none` does: header, sample types,\n"
-    "samples with values and labels, locations with lines and mappings.\n"
+    "samples with values and labels, locations with lines and mappings, after Go's merge\n"
+    "of the one profile (ids renumbered in order of use, unused entries and zero samples\n"
+    "dropped, equal samples combined).\n"
     "\n"
-    "  --json                a complete JSON view instead of text\n"
+    "  --as-is               the same text of the profile as stored: its own ids and order,\n"
+    "                        nothing merged or dropped\n"
+    "  --json                a complete JSON view of the profile as stored instead of text\n"
     "  -o, --output FILE     write there instead of stdout (atomically); refused when FILE\n"
     "                        is the input, unless --force\n"
     "  --force               write the listing over the input all the same\n"
     "  -h, --help            show this help\n"
     "  --version             show the version\n"
     "\n"
-    "A profile that breaks a rule Go enforces is listed all the same; stderr says why it is\n"
-    "invalid and the exit status is 1.\n"
+    "A profile that breaks a rule Go enforces is listed all the same, as stored (Go lists\n"
+    "none); stderr says why it is invalid and the exit status is 1.\n"
     "\n"
     "Exit status: 0 ok, 1 invalid input, 2 usage, 3 I/O error.\n";
 
@@ -27,7 +31,7 @@ run(int argc, char **argv)
     const char *prog = "pprof-dump";
     const char *in = NULL, *out = "-";
     bool force = false;
-    pprof_print_format fmt = PPROF_PRINT_TEXT;
+    pprof_print_format fmt = PPROF_PRINT_GO_RAW;
     tool_args a;
     tool_args_init(&a, argc, argv);
     const char *opt, *operand;
@@ -44,6 +48,8 @@ run(int argc, char **argv)
             return TOOL_EXIT_OK;
         } else if (tool_opt_is(opt, NULL, "--force")) {
             force = true;
+        } else if (tool_opt_is(opt, NULL, "--as-is")) {
+            fmt = PPROF_PRINT_TEXT;
         } else if (tool_opt_is(opt, NULL, "--json")) {
             fmt = PPROF_PRINT_JSON;
         } else if (tool_opt_is(opt, "-o", "--output")) {
@@ -75,6 +81,10 @@ run(int argc, char **argv)
     /* A broken profile is still listed (that is what this tool is for), but said to be broken:
      * a listing is easily taken for a profile Go would read. */
     long long invalid = tool_check_go_rules(prog, in, p, "invalid profile");
+    /* Go's merge assumes the references it follows are sound: an invalid profile is listed
+     * as it is stored. */
+    if (invalid && fmt == PPROF_PRINT_GO_RAW)
+        fmt = PPROF_PRINT_TEXT;
     pprof_buffer b = {0};
     st = pprof_profile_print(p, fmt, &b, &err);
     if (st) {

@@ -469,7 +469,14 @@ pprof_profile_print(const pprof_profile *p, pprof_print_format format, pprof_buf
     if (!p || !b)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     out o = {b, PPROF_OK};
-    if (format == PPROF_PRINT_JSON)
+    if (format == PPROF_PRINT_GO_RAW) {
+        pprof_profile *m = NULL;
+        pprof_status st = pprof__go_compact(p, &m, err);
+        if (st)
+            return st;
+        print_text(&o, m);
+        pprof_profile_free(m);
+    } else if (format == PPROF_PRINT_JSON)
         print_json(&o, p);
     else
         print_text(&o, p);

@@ -123,6 +123,10 @@ struct pprof_merge_input {
     pprof_profile *p;
 };
 
+/* The profile `go tool pprof` lists: Go's profile.Merge of src alone (go-compact.c). The result
+ * shares src's strings and must be freed before it. PPROF_E_INVALID for a dangling id. */
+pprof_status pprof__go_compact(const pprof_profile *src, pprof_profile **out, pprof_error *err);
+
 /* Builds the three id indices if they are not built yet. Safe on a profile many threads read at
  * once (pprof.h's thread rule): one of them builds, the others wait for it, and all see the
  * finished indices; every reader of p->*_idx calls it first. PPROF_E_NOMEM (err may be NULL);

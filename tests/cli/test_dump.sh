@@ -36,6 +36,21 @@ has "$out" '^Locations' "locations section"
 has "$out" '^Mappings' "mappings section"
 has "$out" ':\[' "labels are listed"
 printf '%s\n' "$out" >"$tmp/ref.txt"
+# the listing is of Go's merge of the profile: locations numbered in order of their first use
+# by the samples; --as-is keeps the profile as stored (this one's ids are in another order)
+first_use() {
+    awk '/^Samples:/ {s = 1; next} /^Locations/ {exit bad || !n}
+         s && /: / {sub(/^[^:]*: /, ""); for (i = 1; i <= NF && $i ~ /^[0-9]+$/; i++)
+             if (!($i in seen)) {seen[$i] = 1; n++; if ($i != n) bad = 1}}
+         END {exit bad || !n}' "$1"
+}
+first_use "$tmp/ref.txt"
+ok $? "locations numbered in order of first use, as go tool pprof -raw lists them"
+run "$dump" --as-is "$src"
+expect_rc 0 "--as-is"
+printf '%s\n' "$out" >"$tmp/asis.txt"
+! first_use "$tmp/asis.txt"
+ok $? "--as-is lists the profile as stored, its own ids"
 
 "$dump" - <"$src" >"$tmp/stdin.txt"
 cmp -s "$tmp/ref.txt" "$tmp/stdin.txt"

@@ -279,6 +279,142 @@ test_odd_strings(tap *t)
     pb_free(&b);
 }
 
+/* A profile whose listing after Go's merge differs from the stored one in every way the merge
+ * has: ids out of order, an unused mapping and function, two mappings of one file (the second
+ * folded into the first, its addresses shifted), equal samples combined (labels in another
+ * order), a zero sample, two samples that cancel (Go merges again), a repeated comment. */
+static void
+go_merge_profile(pb *b)
+{
+    const char *strs[] = {"",  "samples", "count", "main", "f",      "/bin/a", "unused",
+                          "k", "v",       "w",     "c1",   "/lib/b", "n"};
+    pb s = {0}, l = {0};
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        pb_str(b, 6, strs[i]);
+    pb_value_type(b, 1, 1, 2);
+    /* mappings: id, start, limit, offset, filename */
+    const uint64_t maps[][5] = {{5, 0x1000, 0x2000, 0, 5},
+                                {2, 0x5000, 0x6000, 0, 11},
+                                {9, 0x9000, 0xa000, 0, 5},
+                                {4, 0x7000, 0x8000, 0, 11}};
+    for (size_t i = 0; i < 4; i++) {
+        for (uint32_t f = 0; f < 4; f++)
+            if (maps[i][f])
+                pb_v(&s, f + 1, maps[i][f]);
+        pb_v(&s, 5, maps[i][4]);
+        pb_msg_free(b, 3, &s);
+    }
+    /* functions: id, name */
+    const uint64_t fns[][2] = {{4, 6}, {8, 4}, {2, 3}};
+    for (size_t i = 0; i < 3; i++) {
+        pb_v(&s, 1, fns[i][0]);
+        pb_v(&s, 2, fns[i][1]);
+        pb_msg_free(b, 5, &s);
+    }
+    /* locations: id, mapping, address, function, line */
+    const uint64_t locs[][5] = {{7, 5, 0x1100, 2, 10},
+                                {3, 2, 0x5010, 8, 20},
+                                {11, 9, 0x9100, 2, 10},
+                                {12, 2, 0x5020, 4, 5}};
+    for (size_t i = 0; i < 4; i++) {
+        pb_v(&s, 1, locs[i][0]);
+        pb_v(&s, 2, locs[i][1]);
+        pb_v(&s, 3, locs[i][2]);
+        pb_v(&l, 1, locs[i][3]);
+        pb_v(&l, 2, locs[i][4]);
+        pb_msg_free(&s, 4, &l);
+        pb_msg_free(b, 4, &s);
+    }
+    /* samples: stack, value, string labels k=v,k=w or w,v (order kept within a key), numeric */
+    struct {
+        uint64_t loc[2];
+        size_t n;
+        int64_t v;
+        int lab; /* 0 none, 1 k=v k=w, 2 n=4 */
+    } smp[] = {{{3, 7}, 2, 1, 1}, {{3, 11}, 2, 2, 1}, {{12, 0}, 1, 0, 0},
+               {{7, 0}, 1, 5, 2}, {{7, 0}, 1, -5, 2}, {{11, 3}, 2, 1, 0}};
+    for (size_t i = 0; i < sizeof(smp) / sizeof(smp[0]); i++) {
+        pb_packed(&s, 1, smp[i].loc, smp[i].n);
+        uint64_t v = (uint64_t)smp[i].v;
+        pb_packed(&s, 2, &v, 1);
+        if (smp[i].lab == 1) {
+            pb_v(&l, 1, 7);
+            pb_v(&l, 2, 8);
+            pb_msg_free(&s, 3, &l);
+            pb_v(&l, 1, 7);
+            pb_v(&l, 2, 9);
+            pb_msg_free(&s, 3, &l);
+        } else if (smp[i].lab == 2) {
+            pb_v(&l, 1, 12);
+            pb_v(&l, 3, 4);
+            pb_msg_free(&s, 3, &l);
+        }
+        pb_msg_free(b, 2, &s);
+    }
+    pb_v(b, 13, 10);
+    pb_v(b, 13, 10);
+}
+
+static void
+test_go_merge(tap *t)
+{
+    pb b = {0};
+    go_merge_profile(&b);
+    if (getenv("PPROF_TEST_WRITE_GO_MERGE")) { /* how the expected text below was made */
+        FILE *f = fopen(getenv("PPROF_TEST_WRITE_GO_MERGE"), "wb");
+        if (f) {
+            fwrite(b.d, 1, b.n, f);
+            fclose(f);
+        }
+    }
+    /* `TZ=UTC go tool pprof -raw -symbolize=none` of that profile (Go 1.19) */
+    static const char want[] = "Comment: c1\n"
+                               "PeriodType:  \n"
+                               "Period: 0\n"
+                               "Samples:\n"
+                               "samples/count\n"
+                               "          3: 1 2 \n"
+                               "                k:[v w]\n"
+                               "          1: 2 1 \n"
+                               "Locations\n"
+                               "     1: 0x5010 M=2 f :20 s=0()\n"
+                               "     2: 0x1100 M=1 main :10 s=0()\n"
+                               "Mappings\n"
+                               "1: 0x1000/0x2000/0x0 /bin/a  \n"
+                               "2: 0x5000/0x6000/0x0 /lib/b  \n";
+    pprof_profile *p = NULL;
+    tu_decode_raw(b.d, b.n, NULL, &p, NULL);
+    pprof_buffer tx = {0}, raw = {0};
+    pprof_error err;
+    bool ok = p && pprof_profile_print(p, PPROF_PRINT_GO_RAW, &tx, &err) == PPROF_OK;
+    if (!tap_ok(t, ok && tx.len == strlen(want) && !memcmp(tx.data, want, tx.len),
+                "the text after Go's merge of the one profile is what go tool pprof -raw prints"))
+        tap_diag("got:\n%.*s", (int)tx.len, tx.data ? (const char *)tx.data : "");
+    ok = p && pprof_profile_print(p, PPROF_PRINT_TEXT, &raw, &err) == PPROF_OK;
+    tap_ok(t,
+           ok && has(&raw, "    12: 0x5020 M=2 unused :5 s=0()") &&
+               has(&raw, "Comment: c1\nComment: c1"),
+           "the listing as stored keeps every entity, id and comment");
+    pprof_buffer_free(&tx);
+    pprof_buffer_free(&raw);
+    pprof_profile_free(p);
+    /* a sample naming a location that is not there: refused, not guessed */
+    pb_free(&b);
+    pb s = {0};
+    pb_str(&b, 6, "");
+    uint64_t loc = 42, v = 1;
+    pb_packed(&s, 1, &loc, 1);
+    pb_packed(&s, 2, &v, 1);
+    pb_msg_free(&b, 2, &s);
+    p = NULL;
+    tu_decode_raw(b.d, b.n, NULL, &p, NULL);
+    tap_ok(t, p && pprof_profile_print(p, PPROF_PRINT_GO_RAW, &tx, &err) == PPROF_E_INVALID,
+           "Go's merge of a profile with a dangling location id: PPROF_E_INVALID");
+    pprof_buffer_free(&tx);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
 static void
 test_corpus(tap *t)
 {
@@ -361,6 +497,7 @@ main(void)
     test_validator(&t);
     test_json_string(&t);
     test_odd_strings(&t);
+    test_go_merge(&t);
     test_corpus(&t);
     return tap_done(&t);
 }

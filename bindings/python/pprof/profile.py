@@ -253,11 +253,14 @@ class Profile(_Closing):
         err = _lib.Error()
         check(lib.pprof_profile_write_file(self._handle(), ctypes.byref(w), fspath_bytes(path), ctypes.byref(err)), err, path)
 
-    def dump(self, json=False) -> str:
-        """The listing pprof-dump prints (text like `go tool pprof -raw`, or JSON)."""
+    def dump(self, json=False, as_is=False) -> str:
+        """The listing pprof-dump prints: text as `go tool pprof -raw` prints it (after Go's
+        merge of the one profile), with as_is the text of the profile as stored, or with json
+        every field of the profile as stored."""
         buf = _lib.Buffer()
         err = _lib.Error()
-        st = lib.pprof_profile_print(self._handle(), 1 if json else 0, ctypes.byref(buf), ctypes.byref(err))
+        fmt = 1 if json else 0 if as_is else 2
+        st = lib.pprof_profile_print(self._handle(), fmt, ctypes.byref(buf), ctypes.byref(err))
         if st != _lib.OK:
             lib.pprof_buffer_free(ctypes.byref(buf))
             raise PprofError.from_c(err, self.name)

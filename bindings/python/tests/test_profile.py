@@ -74,6 +74,12 @@ def test_dump_text(examples):
     r = run(tool("pprof-dump"), examples / "query-fib.pb.gz")
     assert p.dump() == r.stdout.decode()
     assert json.loads(p.dump(json=True))["period"] == p.header.period
+    # a profile Go's merge renumbers: the default follows it, as_is lists it as stored
+    many = examples / "query-many-1644509272337470000.pb.gz"
+    p = pprof.read(many)
+    assert p.dump() == run(tool("pprof-dump"), many).stdout.decode()
+    assert p.dump(as_is=True) == run(tool("pprof-dump"), "--as-is", many).stdout.decode()
+    assert p.dump() != p.dump(as_is=True)
 
 
 def test_errors_carry_code_path_offset(tmp_path):

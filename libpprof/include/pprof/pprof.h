@@ -485,8 +485,13 @@ typedef struct pprof_merge_input pprof_merge_input;
 /* ---------------------------------------------------------------- printing */
 
 typedef enum pprof_print_format {
-    PPROF_PRINT_TEXT = 0, /* like `go tool pprof -raw` */
+    PPROF_PRINT_TEXT = 0, /* Go's Profile.String() of the profile as stored */
     PPROF_PRINT_JSON = 1, /* every field, strings resolved */
+    /* What `go tool pprof -raw -symbolize=none` prints: the text of Go's merge of the one
+     * profile (ids renumbered in order of first use, what no sample reaches dropped, zero
+     * samples dropped, equal samples combined, a fake mapping when there is none).
+     * pprof_profile_print only; reports take TEXT or JSON. */
+    PPROF_PRINT_GO_RAW = 2,
 } pprof_print_format;
 
 /* Appends a readable listing of the profile to *out. */
