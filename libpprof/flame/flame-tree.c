@@ -438,26 +438,6 @@ sorted_children(builder *b, const uint32_t *rank, uint32_t *coff, uint64_t *cl)
     return PPROF_OK;
 }
 
-static bool
-alloc_tree(pprof_flame_tree *t, bool base)
-{
-    size_t n = t->n ? t->n : 1, nf = t->n_names * t->nt;
-    const pprof_allocator *a = &t->a;
-    t->parent = pprof__malloc(a, n * sizeof(uint32_t));
-    t->end = pprof__malloc(a, n * sizeof(uint32_t));
-    t->depth = pprof__malloc(a, n * sizeof(uint32_t));
-    t->n_children = pprof__malloc(a, n * sizeof(uint32_t));
-    t->name = pprof__malloc(a, n * sizeof(uint32_t));
-    t->inl = pprof__malloc(a, n);
-    bool ok = t->parent && t->end && t->depth && t->n_children && t->name && t->inl;
-    for (int s = 0; s < (base ? 2 : 1); s++) {
-        t->flat[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
-        t->cum[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
-        ok = ok && t->flat[s] && t->cum[s];
-    }
-    return ok;
-}
-
 /* Moves each node's nt values from i to to[i], in place, following the permutation's cycles;
  * to is left the identity. */
 static void
@@ -476,24 +456,26 @@ permute(int64_t *v, uint32_t *to, size_t n, size_t nt)
         }
 }
 
-/* Orders the tree: children by (name rank, inline), nodes in preorder; fills t's node arrays. */
+/* Orders the tree: children by (name rank, inline), nodes in preorder; fills t's node arrays.
+ * Each builder array goes as soon as its tree counterpart is made, and the walk's own arrays
+ * before any of them: the largest of the tree's arrays never meet the builder's. */
 static pprof_status
 order(builder *b, bool base, pprof_error *err)
 {
     pprof_flame_tree *t = b->t;
-    size_t n = b->n, nn = t->n_names, nt = b->nt, nv = n * nt;
+    const pprof_allocator *a = b->a;
+    size_t n = b->n, nn = t->n_names, nt = b->nt, nv = n * nt, nf = nn * nt;
+    int slots = base ? 2 : 1;
     t->n = n;
-    uint32_t *byname = pprof__malloc(b->a, nn * sizeof(uint32_t));
-    uint32_t *rank = pprof__malloc(b->a, nn * sizeof(uint32_t));
-    uint32_t *coff = pprof__malloc(b->a, (n + 1) * sizeof(uint32_t));
-    uint64_t *cl = pprof__malloc(b->a, n * sizeof(uint64_t));
-    uint32_t *stack = pprof__malloc(b->a, (n + 1) * sizeof(uint32_t));
-    uint32_t *newof = pprof__malloc(b->a, n * sizeof(uint32_t)), *perm = NULL;
+    uint32_t *byname = pprof__malloc(a, nn * sizeof(uint32_t));
+    uint32_t *rank = pprof__malloc(a, nn * sizeof(uint32_t));
+    uint32_t *coff = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint64_t *cl = pprof__malloc(a, n * sizeof(uint64_t));
+    uint32_t *stack = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint32_t *newof = pprof__malloc(a, n * sizeof(uint32_t)), *perm = NULL;
     pprof_status st = PPROF_OK;
-    if (!byname || !rank || !coff || !cl || !stack || !newof || !alloc_tree(t, base)) {
-        st = nomem(err);
-        goto out;
-    }
+    if (!byname || !rank || !coff || !cl || !stack || !newof)
+        goto nomem;
     for (size_t i = 0; i < nn; i++)
         byname[i] = (uint32_t)i;
     qsort_r(byname + 1, nn - 1, sizeof(uint32_t), name_cmp, t->names);
@@ -503,68 +485,90 @@ order(builder *b, bool base, pprof_error *err)
     size_t sp = 0, next = 0;
     stack[sp++] = 0;
     while (sp) {
-        uint32_t old = stack[--sp], now = (uint32_t)next++;
-        newof[old] = now;
-        t->parent[now] = old ? newof[b->parent[old]] : UINT32_MAX;
-        t->name[now] = b->key[old] >> 1;
-        t->inl[now] = b->key[old] & 1;
-        t->n_children[now] = coff[old + 1] - coff[old];
-        t->depth[now] = old ? t->depth[t->parent[now]] + 1 : 0;
+        uint32_t old = stack[--sp];
+        newof[old] = (uint32_t)next++;
         for (uint32_t j = coff[old + 1]; j-- > coff[old];)
             stack[sp++] = (uint32_t)cl[j];
     }
-    /* what the walk needed goes before the value arrays come */
-    pprof__free(b->a, cl);
-    pprof__free(b->a, coff);
-    pprof__free(b->a, stack);
-    pprof__free(b->a, b->parent);
-    pprof__free(b->a, b->key);
-    cl = NULL, coff = stack = b->parent = b->key = NULL;
+    pprof__free(a, cl);
+    pprof__free(a, coff);
+    pprof__free(a, stack);
+    cl = NULL, coff = stack = NULL;
+    if (!(t->parent = pprof__malloc(a, n * sizeof(uint32_t))))
+        goto nomem;
+    t->parent[0] = UINT32_MAX;
+    for (size_t old = 1; old < n; old++)
+        t->parent[newof[old]] = newof[b->parent[old]];
+    pprof__free(a, b->parent);
+    b->parent = NULL;
+    if (!(t->name = pprof__malloc(a, n * sizeof(uint32_t))) || !(t->inl = pprof__malloc(a, n)))
+        goto nomem;
+    for (size_t old = 0; old < n; old++) {
+        t->name[newof[old]] = b->key[old] >> 1;
+        t->inl[newof[old]] = b->key[old] & 1;
+    }
+    pprof__free(a, b->key);
+    b->key = NULL;
     for (size_t k = 0; k < b->timed.len; k++) {
         flame_timed *f = (flame_timed *)b->timed.data + k;
         f->node = newof[f->node];
     }
     /* the builder's self values become the tree's, put in preorder where they are */
-    for (int s = 0; s < (base ? 2 : 1); s++) {
-        if (s + 1 < (base ? 2 : 1) && !(perm = pprof__malloc(b->a, n * sizeof(uint32_t)))) {
-            st = nomem(err);
-            goto out;
-        }
+    for (int s = 0; s < slots; s++) {
+        if (s + 1 < slots && !(perm = pprof__malloc(a, n * sizeof(uint32_t))))
+            goto nomem;
         if (perm)
             memcpy(perm, newof, n * sizeof(uint32_t));
         permute(b->self[s], perm ? perm : newof, n, nt);
-        pprof__free(b->a, perm);
+        pprof__free(a, perm);
         perm = NULL;
-        int64_t *sv = pprof__realloc(b->a, b->self[s], (nv ? nv : 1) * sizeof(int64_t));
+        int64_t *sv = pprof__realloc(a, b->self[s], (nv ? nv : 1) * sizeof(int64_t));
         t->self[s] = sv ? sv : b->self[s];
         b->self[s] = NULL;
-        t->value[s] = pprof__malloc(b->a, (nv ? nv : 1) * sizeof(int64_t));
-        if (!t->value[s]) {
-            st = nomem(err);
-            goto out;
-        }
-        memcpy(t->value[s], t->self[s], nv * sizeof(int64_t));
     }
-    /* a node's value: its self plus its children's values, summed leaves up */
-    for (int s = 0; s < (base ? 2 : 1); s++)
-        for (size_t i = n; i-- > 1;) {
-            int64_t *pv = t->value[s] + (size_t)t->parent[i] * nt, *v = t->value[s] + i * nt;
-            for (size_t k = 0; k < nt; k++)
-                b->overflow |= __builtin_add_overflow(pv[k], v[k], &pv[k]);
-        }
+    pprof__free(a, newof);
+    newof = NULL;
+    t->end = pprof__malloc(a, n * sizeof(uint32_t));
+    t->depth = pprof__malloc(a, n * sizeof(uint32_t));
+    t->n_children = pprof__malloc(a, n * sizeof(uint32_t));
+    if (!t->end || !t->depth || !t->n_children)
+        goto nomem;
+    t->depth[0] = 0;
+    memset(t->n_children, 0, n * sizeof(uint32_t));
+    for (size_t i = 1; i < n; i++) { /* in preorder a parent comes first */
+        t->depth[i] = t->depth[t->parent[i]] + 1;
+        t->n_children[t->parent[i]]++;
+    }
     for (size_t i = 0; i < n; i++)
         t->end[i] = (uint32_t)(i + 1);
     for (size_t i = n; i-- > 1;)
         if (t->end[i] > t->end[t->parent[i]])
             t->end[t->parent[i]] = t->end[i];
+    /* a node's value: its self plus its children's values, summed leaves up */
+    for (int s = 0; s < slots; s++) {
+        t->value[s] = pprof__malloc(a, (nv ? nv : 1) * sizeof(int64_t));
+        t->flat[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
+        t->cum[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
+        if (!t->value[s] || !t->flat[s] || !t->cum[s])
+            goto nomem;
+        memcpy(t->value[s], t->self[s], nv * sizeof(int64_t));
+        for (size_t i = n; i-- > 1;) {
+            int64_t *pv = t->value[s] + (size_t)t->parent[i] * nt, *v = t->value[s] + i * nt;
+            for (size_t k = 0; k < nt; k++)
+                b->overflow |= __builtin_add_overflow(pv[k], v[k], &pv[k]);
+        }
+    }
+    goto out;
+nomem:
+    st = nomem(err);
 out:
-    pprof__free(b->a, byname);
-    pprof__free(b->a, rank);
-    pprof__free(b->a, coff);
-    pprof__free(b->a, cl);
-    pprof__free(b->a, stack);
-    pprof__free(b->a, newof);
-    pprof__free(b->a, perm);
+    pprof__free(a, byname);
+    pprof__free(a, rank);
+    pprof__free(a, coff);
+    pprof__free(a, cl);
+    pprof__free(a, stack);
+    pprof__free(a, newof);
+    pprof__free(a, perm);
     return st;
 }
 
