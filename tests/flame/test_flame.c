@@ -1,6 +1,7 @@
 /* The stack tree (pprof/flame.h): exact totals on every example and real-corpus profile, the
  * per-name numbers equal to pprof-top's, negative values, inline marking, lines granularity,
  * reversed stacks, the differential tree and its JSON delta. TAP. */
+#define _GNU_SOURCE /* memmem */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,46 @@ test_diff(tap *t)
     pprof_flame_tree_free(tr);
     pprof_profile_free(p);
     pprof_profile_free(b);
+}
+
+/* ---- the Graph view drawn beforehand (graph_view): the same page, with the profile gone */
+static void
+test_graph_view(tap *t)
+{
+    pprof_profile *p = make(samples, 4);
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    if (!p || pprof_flame_tree_new(p, NULL, NULL, &tr, &err)) {
+        tap_ok(t, false, "graph view: the tree builds");
+        pprof_profile_free(p);
+        return;
+    }
+    pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    wo.graph = p;
+    wo.graph_sample_type = "cpu";
+    pprof_buffer page = {0}, view = {0}, later = {0};
+    bool ok = pprof_flame_write_memory(tr, &wo, &page, &err) == PPROF_OK &&
+              pprof_flame_graph_view_memory(&wo, &view, &err) == PPROF_OK;
+    tap_ok(t,
+           ok && view.len > 0 && page.len > view.len &&
+               memmem(page.data, page.len, view.data, view.len) != NULL,
+           "the element drawn beforehand is the page's (%zu bytes)", view.len);
+    pprof_profile_free(p); /* what graph_view is for */
+    wo.graph = NULL;
+    wo.graph_view = &view;
+    ok = ok && pprof_flame_write_memory(tr, &wo, &later, &err) == PPROF_OK;
+    tap_ok(t, ok && later.len == page.len && !memcmp(later.data, page.data, page.len),
+           "with graph_view and the profile freed, the page is byte-identical");
+    pprof_buffer none = {0};
+    wo.graph_view = NULL;
+    tap_ok(t, pprof_flame_graph_view_memory(&wo, &none, &err) == PPROF_OK && none.len == 0,
+           "no graph: no element");
+    tap_ok(t, pprof_flame_graph_view_memory(&wo, NULL, &err) == PPROF_E_ARG, "no output: E_ARG");
+    pprof_buffer_free(&page);
+    pprof_buffer_free(&view);
+    pprof_buffer_free(&later);
+    pprof_buffer_free(&none);
+    pprof_flame_tree_free(tr);
 }
 
 /* ---- memory: the tree build's peak, counted by a tracking allocator */
@@ -694,6 +735,7 @@ main(void)
     test_diff(&t);
     test_time(&t);
     test_peak(&t);
+    test_graph_view(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");
