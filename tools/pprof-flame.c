@@ -247,6 +247,7 @@ run(int argc, char **argv)
     tool_output_init(&w);
     pprof_profile *p = NULL, *b = NULL, *fp = NULL, *fb = NULL;
     pprof_flame_tree *t = NULL;
+    pprof_buffer view = {0};
     pprof_error err;
     pprof_status st = PPROF_OK;
     const char *where = o.in;
@@ -270,11 +271,21 @@ run(int argc, char **argv)
         o.wo.source = o.in;
         o.wo.base_source = o.base;
         /* the Graph view: Go's call graph of what the flame graph shows (after the filters);
-         * a differential page has none (Go's graph of a diff is another report) */
-        if (!o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML) {
+         * a differential page has none (Go's graph of a diff is another report). Drawn now,
+         * so that the profiles go before the page is written (the page and the tree are then
+         * all that is held). */
+        if (!st && !o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML) {
             o.wo.graph = fp ? fp : p;
             o.wo.graph_sample_type = o.fo.sample_type;
+            st = pprof_flame_graph_view_memory(&o.wo, &view, &err);
+            o.wo.graph = NULL;
+            o.wo.graph_view = &view;
         }
+        pprof_profile_free(fp);
+        pprof_profile_free(fb);
+        pprof_profile_free(p);
+        pprof_profile_free(b);
+        fp = fb = p = b = NULL;
         if (!st) {
             where = tool_is_stdout(o.out) ? "<stdout>" : o.out;
             st = pprof_flame_write_file(t, &o.wo, &w, o.out, &err);
@@ -284,6 +295,7 @@ run(int argc, char **argv)
         rc = tool_exit_for(st);
     }
     pprof_flame_tree_free(t);
+    pprof_buffer_free(&view);
     pprof_profile_free(fp);
     pprof_profile_free(fb);
     pprof_profile_free(p);

@@ -28,6 +28,29 @@ big_len(size_t len)
 {
     return (len + PPROF__BIG_BLOCK - 1) & ~(PPROF__BIG_BLOCK - 1);
 }
+
+/* What of a mapping of n = big_len(len) bytes is kept: all of it, or, when its last 2 MiB would
+ * be at most half used, up to the end of len's last small page. Touching that last 2 MiB would
+ * make it resident as one huge page, a megabyte or more per block that nothing uses (an array
+ * of 2^k entries behind its header used 16 bytes of it); cut short, it cannot be a huge page.
+ * The mapping stays one (a split advice would stop mremap). */
+static size_t
+kept_len(size_t len, size_t n)
+{
+    size_t tail = len & (PPROF__BIG_BLOCK - 1), pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (!tail || tail > PPROF__BIG_BLOCK / 2 || !pg || (pg & (pg - 1)))
+        return n;
+    return (len + pg - 1) & ~(pg - 1);
+}
+
+static size_t
+trim(uint8_t *m, size_t len, size_t n)
+{
+    size_t keep = kept_len(len, n);
+    if (keep < n && munmap(m + keep, n - keep))
+        return n;
+    return keep;
+}
 #endif
 
 void *
@@ -41,7 +64,7 @@ pprof__mem_map_big(size_t len, size_t *mapped_len)
     if (m == MAP_FAILED)
         return NULL;
     madvise(m, n, MADV_HUGEPAGE); /* advice only: failure is harmless */
-    *mapped_len = n;
+    *mapped_len = trim(m, len, n);
     return m;
 #else
     (void)len;
@@ -57,14 +80,16 @@ pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len)
     if (len > SIZE_MAX - PPROF__BIG_BLOCK)
         return NULL;
     size_t n = big_len(len);
-    *mapped_len = n;
-    if (n == old)
+    if (kept_len(len, n) == old) {
+        *mapped_len = old;
         return m;
+    }
     void *r = mremap(m, old, n, MREMAP_MAYMOVE);
     if (r == MAP_FAILED)
         return NULL;
     if (n > old)
         madvise(r, n, MADV_HUGEPAGE); /* advice only: failure is harmless */
+    *mapped_len = trim(r, len, n);
     return r;
 #else
     (void)m;

@@ -68,21 +68,51 @@ grow_nodes(builder *b)
         return false;
     b->key = k;
     for (int s = 0; s < b->slots; s++) {
+        /* zeroed node by node as they are made (new_node): pages past the last node stay
+         * untouched, so the doubling costs address space, not memory */
         int64_t *v = pprof__realloc(b->a, b->self[s], cap * b->nt * sizeof(int64_t));
         if (!v)
             return false;
-        memset(v + b->cap * b->nt, 0, (cap - b->cap) * b->nt * sizeof(int64_t));
         b->self[s] = v;
     }
     b->cap = cap;
     return true;
 }
 
+static uint32_t
+new_node(builder *b, uint32_t parent, uint32_t key)
+{
+    uint32_t v = (uint32_t)b->n++;
+    b->parent[v] = parent;
+    b->key[v] = key;
+    for (int s = 0; s < b->slots; s++)
+        memset(b->self[s] + (size_t)v * b->nt, 0, b->nt * sizeof(int64_t));
+    return v;
+}
+
+static uint64_t
+child_hash(uint32_t parent, uint32_t key)
+{
+    return pprof__mix64(((uint64_t)parent << 32) | key);
+}
+
+/* A new node for frame key under parent, known to have none; PPROF_NONE when out of memory or
+ * full. */
+static uint32_t
+fresh_child(builder *b, uint32_t parent, uint32_t key)
+{
+    if (b->n >= UINT32_MAX - 2)
+        return PPROF_NONE;
+    if (b->n == b->cap && !grow_nodes(b))
+        return PPROF_NONE;
+    return new_node(b, parent, key);
+}
+
 /* The node for frame key under parent, added if new; PPROF_NONE when out of memory or full. */
 static uint32_t
 child(builder *b, uint32_t parent, uint32_t key)
 {
-    uint64_t h = pprof__mix64(((uint64_t)parent << 32) | key);
+    uint64_t h = child_hash(parent, key);
     pprof__htab_probe pr;
     uint32_t v;
     PPROF__HTAB_FIND(&b->children, h, pr, v, b->parent[v] == parent && b->key[v] == key);
@@ -97,9 +127,7 @@ child(builder *b, uint32_t parent, uint32_t key)
             return PPROF_NONE;
         PPROF__HTAB_FIND(&b->children, h, pr, v, false);
     }
-    v = (uint32_t)b->n++;
-    b->parent[v] = parent;
-    b->key[v] = key;
+    v = new_node(b, parent, key);
     pprof__htab_insert_at(&b->children, &pr, v);
     return v;
 }
@@ -245,9 +273,23 @@ location_frames(builder *b, const pprof_profile *p, const pprof__nodes *rn,
 static pprof_status collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
                                   const uint32_t *stack_node, pprof_error *err);
 
+/* The (parent, key) -> node table over every node made so far. */
+static bool
+index_children(builder *b)
+{
+    if (!pprof__htab_reserve(&b->children, b->a, b->n))
+        return false;
+    for (size_t v = 1; v < b->n; v++)
+        pprof__htab_add(&b->children, child_hash(b->parent[v], b->key[v]), (uint32_t)v);
+    return true;
+}
+
 /* Adds every sample of p to the tree, into slot (0 IN, 1 BASE): each distinct frame stack's
  * summed values become its leaf's self value (values are summed up the tree in order()). The
- * stacks come sorted, so a walk starts from the node where it parts from the one before. */
+ * stacks come sorted, so a walk starts from the node where it parts from the one before; and
+ * into a tree of nothing but the root (IN's), every node past that point is new: the stacks
+ * sharing a prefix are neighbours, so none met earlier has this one's. Only BASE, added to IN's
+ * tree, needs the lookup table. */
 static pprof_status
 add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool reverse,
             pprof_error *err)
@@ -266,7 +308,7 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
     for (size_t k = 0; k < s.n; k++)
         maxlen = s.len[k] > maxlen ? s.len[k] : maxlen;
     uint32_t *path = st ? NULL : pprof__malloc(b->a, (maxlen + 1) * sizeof(uint32_t));
-    if (!st && !path)
+    if (!st && (!path || (slot && !index_children(b))))
         st = nomem(err);
     /* the node each stack ends at, for the samples' times (IN only: no times with a base) */
     uint32_t *stack_node = NULL;
@@ -283,7 +325,7 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
             j++;
         uint32_t node = j ? path[j - 1] : 0;
         for (; j < n && node != PPROF_NONE; j++)
-            node = path[j] = child(b, node, fr[j]);
+            node = path[j] = slot ? child(b, node, fr[j]) : fresh_child(b, node, fr[j]);
         prev = fr;
         prev_len = n;
         if (node == PPROF_NONE) {
@@ -396,46 +438,44 @@ sorted_children(builder *b, const uint32_t *rank, uint32_t *coff, uint64_t *cl)
     return PPROF_OK;
 }
 
-static bool
-alloc_tree(pprof_flame_tree *t, bool base)
+/* Moves each node's nt values from i to to[i], in place, following the permutation's cycles;
+ * to is left the identity. */
+static void
+permute(int64_t *v, uint32_t *to, size_t n, size_t nt)
 {
-    size_t n = t->n ? t->n : 1, nv = n * t->nt, nf = t->n_names * t->nt;
-    const pprof_allocator *a = &t->a;
-    t->parent = pprof__malloc(a, n * sizeof(uint32_t));
-    t->end = pprof__malloc(a, n * sizeof(uint32_t));
-    t->depth = pprof__malloc(a, n * sizeof(uint32_t));
-    t->n_children = pprof__malloc(a, n * sizeof(uint32_t));
-    t->name = pprof__malloc(a, n * sizeof(uint32_t));
-    t->inl = pprof__malloc(a, n);
-    bool ok = t->parent && t->end && t->depth && t->n_children && t->name && t->inl;
-    for (int s = 0; s < (base ? 2 : 1); s++) {
-        t->value[s] = pprof__malloc(a, nv * sizeof(int64_t));
-        t->self[s] = pprof__malloc(a, nv * sizeof(int64_t));
-        t->flat[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
-        t->cum[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
-        ok = ok && t->value[s] && t->self[s] && t->flat[s] && t->cum[s];
-    }
-    return ok;
+    for (size_t i = 0; i < n; i++)
+        while (to[i] != i) {
+            uint32_t j = to[i];
+            for (size_t k = 0; k < nt; k++) {
+                int64_t x = v[i * nt + k];
+                v[i * nt + k] = v[(size_t)j * nt + k];
+                v[(size_t)j * nt + k] = x;
+            }
+            to[i] = to[j];
+            to[j] = j;
+        }
 }
 
-/* Orders the tree: children by (name rank, inline), nodes in preorder; fills t's node arrays. */
+/* Orders the tree: children by (name rank, inline), nodes in preorder; fills t's node arrays.
+ * Each builder array goes as soon as its tree counterpart is made, and the walk's own arrays
+ * before any of them: the largest of the tree's arrays never meet the builder's. */
 static pprof_status
 order(builder *b, bool base, pprof_error *err)
 {
     pprof_flame_tree *t = b->t;
-    size_t n = b->n, nn = t->n_names, nt = b->nt;
+    const pprof_allocator *a = b->a;
+    size_t n = b->n, nn = t->n_names, nt = b->nt, nv = n * nt, nf = nn * nt;
+    int slots = base ? 2 : 1;
     t->n = n;
-    uint32_t *byname = pprof__malloc(b->a, nn * sizeof(uint32_t));
-    uint32_t *rank = pprof__malloc(b->a, nn * sizeof(uint32_t));
-    uint32_t *coff = pprof__malloc(b->a, (n + 1) * sizeof(uint32_t));
-    uint64_t *cl = pprof__malloc(b->a, n * sizeof(uint64_t));
-    uint32_t *stack = pprof__malloc(b->a, (n + 1) * sizeof(uint32_t));
-    uint32_t *newof = pprof__malloc(b->a, n * sizeof(uint32_t));
+    uint32_t *byname = pprof__malloc(a, nn * sizeof(uint32_t));
+    uint32_t *rank = pprof__malloc(a, nn * sizeof(uint32_t));
+    uint32_t *coff = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint64_t *cl = pprof__malloc(a, n * sizeof(uint64_t));
+    uint32_t *stack = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint32_t *newof = pprof__malloc(a, n * sizeof(uint32_t)), *perm = NULL;
     pprof_status st = PPROF_OK;
-    if (!byname || !rank || !coff || !cl || !stack || !newof || !alloc_tree(t, base)) {
-        st = nomem(err);
-        goto out;
-    }
+    if (!byname || !rank || !coff || !cl || !stack || !newof)
+        goto nomem;
     for (size_t i = 0; i < nn; i++)
         byname[i] = (uint32_t)i;
     qsort_r(byname + 1, nn - 1, sizeof(uint32_t), name_cmp, t->names);
@@ -445,43 +485,90 @@ order(builder *b, bool base, pprof_error *err)
     size_t sp = 0, next = 0;
     stack[sp++] = 0;
     while (sp) {
-        uint32_t old = stack[--sp], now = (uint32_t)next++;
-        newof[old] = now;
-        t->parent[now] = old ? newof[b->parent[old]] : UINT32_MAX;
-        t->name[now] = b->key[old] >> 1;
-        t->inl[now] = b->key[old] & 1;
-        t->n_children[now] = coff[old + 1] - coff[old];
-        t->depth[now] = old ? t->depth[t->parent[now]] + 1 : 0;
-        for (int s = 0; s < (base ? 2 : 1); s++) {
-            memcpy(t->value[s] + now * nt, b->self[s] + (size_t)old * nt, nt * sizeof(int64_t));
-            memcpy(t->self[s] + now * nt, b->self[s] + (size_t)old * nt, nt * sizeof(int64_t));
-        }
+        uint32_t old = stack[--sp];
+        newof[old] = (uint32_t)next++;
         for (uint32_t j = coff[old + 1]; j-- > coff[old];)
             stack[sp++] = (uint32_t)cl[j];
     }
-    /* a node's value: its self plus its children's values, summed leaves up */
-    for (int s = 0; s < (base ? 2 : 1); s++)
-        for (size_t i = n; i-- > 1;) {
-            int64_t *pv = t->value[s] + (size_t)t->parent[i] * nt, *v = t->value[s] + i * nt;
-            for (size_t k = 0; k < nt; k++)
-                b->overflow |= __builtin_add_overflow(pv[k], v[k], &pv[k]);
-        }
+    pprof__free(a, cl);
+    pprof__free(a, coff);
+    pprof__free(a, stack);
+    cl = NULL, coff = stack = NULL;
+    if (!(t->parent = pprof__malloc(a, n * sizeof(uint32_t))))
+        goto nomem;
+    t->parent[0] = UINT32_MAX;
+    for (size_t old = 1; old < n; old++)
+        t->parent[newof[old]] = newof[b->parent[old]];
+    pprof__free(a, b->parent);
+    b->parent = NULL;
+    if (!(t->name = pprof__malloc(a, n * sizeof(uint32_t))) || !(t->inl = pprof__malloc(a, n)))
+        goto nomem;
+    for (size_t old = 0; old < n; old++) {
+        t->name[newof[old]] = b->key[old] >> 1;
+        t->inl[newof[old]] = b->key[old] & 1;
+    }
+    pprof__free(a, b->key);
+    b->key = NULL;
     for (size_t k = 0; k < b->timed.len; k++) {
         flame_timed *f = (flame_timed *)b->timed.data + k;
         f->node = newof[f->node];
+    }
+    /* the builder's self values become the tree's, put in preorder where they are */
+    for (int s = 0; s < slots; s++) {
+        if (s + 1 < slots && !(perm = pprof__malloc(a, n * sizeof(uint32_t))))
+            goto nomem;
+        if (perm)
+            memcpy(perm, newof, n * sizeof(uint32_t));
+        permute(b->self[s], perm ? perm : newof, n, nt);
+        pprof__free(a, perm);
+        perm = NULL;
+        int64_t *sv = pprof__realloc(a, b->self[s], (nv ? nv : 1) * sizeof(int64_t));
+        t->self[s] = sv ? sv : b->self[s];
+        b->self[s] = NULL;
+    }
+    pprof__free(a, newof);
+    newof = NULL;
+    t->end = pprof__malloc(a, n * sizeof(uint32_t));
+    t->depth = pprof__malloc(a, n * sizeof(uint32_t));
+    t->n_children = pprof__malloc(a, n * sizeof(uint32_t));
+    if (!t->end || !t->depth || !t->n_children)
+        goto nomem;
+    t->depth[0] = 0;
+    memset(t->n_children, 0, n * sizeof(uint32_t));
+    for (size_t i = 1; i < n; i++) { /* in preorder a parent comes first */
+        t->depth[i] = t->depth[t->parent[i]] + 1;
+        t->n_children[t->parent[i]]++;
     }
     for (size_t i = 0; i < n; i++)
         t->end[i] = (uint32_t)(i + 1);
     for (size_t i = n; i-- > 1;)
         if (t->end[i] > t->end[t->parent[i]])
             t->end[t->parent[i]] = t->end[i];
+    /* a node's value: its self plus its children's values, summed leaves up */
+    for (int s = 0; s < slots; s++) {
+        t->value[s] = pprof__malloc(a, (nv ? nv : 1) * sizeof(int64_t));
+        t->flat[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
+        t->cum[s] = pprof__malloc(a, (nf ? nf : 1) * sizeof(int64_t));
+        if (!t->value[s] || !t->flat[s] || !t->cum[s])
+            goto nomem;
+        memcpy(t->value[s], t->self[s], nv * sizeof(int64_t));
+        for (size_t i = n; i-- > 1;) {
+            int64_t *pv = t->value[s] + (size_t)t->parent[i] * nt, *v = t->value[s] + i * nt;
+            for (size_t k = 0; k < nt; k++)
+                b->overflow |= __builtin_add_overflow(pv[k], v[k], &pv[k]);
+        }
+    }
+    goto out;
+nomem:
+    st = nomem(err);
 out:
-    pprof__free(b->a, byname);
-    pprof__free(b->a, rank);
-    pprof__free(b->a, coff);
-    pprof__free(b->a, cl);
-    pprof__free(b->a, stack);
-    pprof__free(b->a, newof);
+    pprof__free(a, byname);
+    pprof__free(a, rank);
+    pprof__free(a, coff);
+    pprof__free(a, cl);
+    pprof__free(a, stack);
+    pprof__free(a, newof);
+    pprof__free(a, perm);
     return st;
 }
 
@@ -672,18 +759,18 @@ pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
     builder b = {.t = t, .a = &t->a, .slots = base ? 2 : 1};
     st = copy_types(t, p, base, err);
     b.nt = t->nt;
-    if (!st &&
-        (!pprof__htab_init(&b.children, b.a, 1024) || !pprof__htab_init(&b.names, b.a, 256) ||
-         !grow_nodes(&b) || intern_name(&b, "root", 4) != 0))
+    if (!st && (!pprof__htab_init(&b.children, b.a, 0) || !pprof__htab_init(&b.names, b.a, 256) ||
+                !grow_nodes(&b) || intern_name(&b, "root", 4) != 0))
         st = nomem(err);
     if (!st) {
-        b.n = 1; /* the root */
-        b.parent[0] = UINT32_MAX;
-        b.key[0] = 0;
+        new_node(&b, UINT32_MAX, 0); /* the root */
         st = add_profile(&b, p, 0, o.lines, o.reverse, err);
     }
     if (!st && base)
         st = add_profile(&b, base, 1, o.lines, o.reverse, err);
+    /* the lookups are done: their tables go before order() allocates the tree */
+    pprof__htab_free(&b.children, b.a);
+    pprof__htab_free(&b.names, b.a);
     if (!st && b.overflow)
         st = pprof__error(err, PPROF_E_OVERFLOW, PPROF_NO_OFFSET, "sample",
                           "a flame graph value leaves int64");

@@ -120,6 +120,10 @@ static pprof_status
 write_graph(const pprof_flame_write_options *o, pprof_buffer *out)
 {
     static const char head[] = "<div id=\"pprof-flame-graph\" class=\"hidden\" data-state=\"";
+    if (o->graph_view)
+        return o->graph_view->len
+                   ? pprof__buffer_append(out, o->graph_view->data, o->graph_view->len)
+                   : PPROF_OK;
     if (!o->graph)
         return PPROF_OK;
     pprof_status st = pprof__buffer_append(out, head, sizeof(head) - 1);
@@ -219,6 +223,22 @@ pprof_flame_write_memory(const pprof_flame_tree *t, const pprof_flame_write_opti
     }
     return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "unknown flame graph format %d",
                         (int)o.format);
+}
+
+pprof_status
+pprof_flame_graph_view_memory(const pprof_flame_write_options *opts, pprof_buffer *out,
+                              pprof_error *err)
+{
+    pprof_flame_write_options o = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    if (opts)
+        memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+    if (!out)
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
+    o.graph_view = NULL;
+    pprof_status st = write_graph(&o, out);
+    if (st)
+        return pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory drawing the Graph view");
+    return PPROF_OK;
 }
 
 pprof_status

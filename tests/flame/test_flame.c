@@ -1,6 +1,7 @@
 /* The stack tree (pprof/flame.h): exact totals on every example and real-corpus profile, the
  * per-name numbers equal to pprof-top's, negative values, inline marking, lines granularity,
  * reversed stacks, the differential tree and its JSON delta. TAP. */
+#define _GNU_SOURCE /* memmem */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +238,163 @@ test_diff(tap *t)
     pprof_profile_free(b);
 }
 
+/* ---- the Graph view drawn beforehand (graph_view): the same page, with the profile gone */
+static void
+test_graph_view(tap *t)
+{
+    pprof_profile *p = make(samples, 4);
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    if (!p || pprof_flame_tree_new(p, NULL, NULL, &tr, &err)) {
+        tap_ok(t, false, "graph view: the tree builds");
+        pprof_profile_free(p);
+        return;
+    }
+    pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    wo.graph = p;
+    wo.graph_sample_type = "cpu";
+    pprof_buffer page = {0}, view = {0}, later = {0};
+    bool ok = pprof_flame_write_memory(tr, &wo, &page, &err) == PPROF_OK &&
+              pprof_flame_graph_view_memory(&wo, &view, &err) == PPROF_OK;
+    tap_ok(t,
+           ok && view.len > 0 && page.len > view.len &&
+               memmem(page.data, page.len, view.data, view.len) != NULL,
+           "the element drawn beforehand is the page's (%zu bytes)", view.len);
+    pprof_profile_free(p); /* what graph_view is for */
+    wo.graph = NULL;
+    wo.graph_view = &view;
+    ok = ok && pprof_flame_write_memory(tr, &wo, &later, &err) == PPROF_OK;
+    tap_ok(t, ok && later.len == page.len && !memcmp(later.data, page.data, page.len),
+           "with graph_view and the profile freed, the page is byte-identical");
+    pprof_buffer none = {0};
+    wo.graph_view = NULL;
+    tap_ok(t, pprof_flame_graph_view_memory(&wo, &none, &err) == PPROF_OK && none.len == 0,
+           "no graph: no element");
+    tap_ok(t, pprof_flame_graph_view_memory(&wo, NULL, &err) == PPROF_E_ARG, "no output: E_ARG");
+    pprof_buffer_free(&page);
+    pprof_buffer_free(&view);
+    pprof_buffer_free(&later);
+    pprof_buffer_free(&none);
+    pprof_flame_tree_free(tr);
+}
+
+/* ---- memory: the tree build's peak, counted by a tracking allocator */
+
+typedef struct counter {
+    size_t live, peak;
+} counter;
+
+/* each block starts with its size, so free and realloc know what leaves */
+static void *
+count_alloc(void *ctx, size_t size)
+{
+    counter *c = ctx;
+    size_t *m = malloc(size + 16);
+    if (!m)
+        return NULL;
+    m[0] = size;
+    c->live += size;
+    c->peak = c->live > c->peak ? c->live : c->peak;
+    return (char *)m + 16;
+}
+
+static void
+count_free(void *ctx, void *p)
+{
+    counter *c = ctx;
+    if (!p)
+        return;
+    size_t *m = (size_t *)((char *)p - 16);
+    c->live -= m[0];
+    free(m);
+}
+
+static void *
+count_realloc(void *ctx, void *p, size_t size)
+{
+    if (!p)
+        return count_alloc(ctx, size);
+    counter *c = ctx;
+    size_t old = ((size_t *)((char *)p - 16))[0];
+    void *n = count_alloc(ctx, size);
+    if (!n)
+        return NULL;
+    memcpy(n, p, old < size ? old : size);
+    count_free(ctx, p);
+    c->peak = c->live > c->peak ? c->live : c->peak;
+    return n;
+}
+
+/* 100,000 distinct stacks main > aI > bJ > cK (50 x 50 x 40 functions): ~100,000 nodes. */
+static pprof_profile *
+make_wide(void)
+{
+    pprof_builder_value_type vt[] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+    pprof_builder_options bo = PPROF_BUILDER_OPTIONS_INIT;
+    bo.sample_types = vt;
+    bo.n_sample_types = 2;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    enum { NA = 50, NB = 50, NC = 40 };
+    pprof_builder_loc loc[1 + NA + NB + NC];
+    pprof_builder_str none = PPROF_BUILDER_NONE;
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    for (int i = 0; i < 1 + NA + NB + NC; i++) {
+        char name[16];
+        if (i == 0)
+            snprintf(name, sizeof(name), "main");
+        else
+            snprintf(name, sizeof(name), "%c%d", i <= NA ? 'a' : i <= NA + NB ? 'b' : 'c', i);
+        pprof_builder_str n;
+        pprof_builder_line line = {{0}, 1, 0};
+        if (pprof_builder_intern_cstr(b, name, &n, &err) ||
+            pprof_builder_function(b, n, n, none, 0, &line.function, &err) ||
+            pprof_builder_location(b, nomap, 0x10 + (uint64_t)i, &line, 1, false, &loc[i], &err))
+            return NULL;
+    }
+    for (int i = 0; i < NA; i++)
+        for (int j = 0; j < NB; j++)
+            for (int k = 0; k < NC; k++) {
+                int64_t v[2] = {1, 1000 + k};
+                pprof_builder_loc st[4] = {loc[1 + NA + NB + k], loc[1 + NA + j], loc[1 + i],
+                                           loc[0]};
+                if (pprof_builder_add_sample(b, v, 2, st, 4, NULL, 0, &err))
+                    return NULL;
+            }
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_profile *p = NULL;
+    if (!pprof_builder_write_memory(b, 0, &wo, &buf, &err))
+        pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
+    pprof_builder_free(b);
+    pprof_buffer_free(&buf);
+    return p;
+}
+
+/* The build holds at most about twice what the tree keeps: the lookup tables and the builder's
+ * arrays go before (or as) the tree's arrays come, and no node's values are held twice over. */
+static void
+test_peak(tap *t)
+{
+    pprof_profile *p = make_wide();
+    counter c = {0, 0};
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.allocator = (pprof_allocator){count_alloc, count_realloc, count_free, &c};
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    tap_ok(t, p && pprof_flame_tree_new(p, NULL, &o, &tr, &err) == PPROF_OK,
+           "a profile of 100,000 distinct stacks: the tree builds");
+    size_t kept = c.live, n = tr ? pprof_flame_count(tr) : 0;
+    tap_ok(t, n > 50 * 50 * 40, "%zu nodes", n);
+    tap_ok(t, tr && c.peak <= 2 * kept, "peak %zu bytes while building, %zu kept (%.2fx)", c.peak,
+           kept, kept ? (double)c.peak / (double)kept : 0.0);
+    pprof_flame_tree_free(tr);
+    pprof_profile_free(p);
+}
+
 /* ---- the samples' times in the page's data (docs/flame.md "The samples' times") */
 
 /* 1000 samples 1 ms apart (the first 500 in main > a, the rest in main > b, every tenth one
@@ -380,8 +538,8 @@ test_time(tap *t)
 
     /* pruned: the tiny frames are left out, their samples drawn at their parents, not as self */
     wo.max_nodes = 4;
-    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
-         read_time_block((char *)out.data, &tb);
+    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK &&
+         !pprof__buffer_append(&out, "", 1) && read_time_block((char *)out.data, &tb);
     tap_ok(t,
            ok && strstr((char *)out.data, "\"pruned\":2") && tb.n_ent == 2000 &&
                tb.total == timed_total && tb.self_total == timed_total - 100,
@@ -395,8 +553,8 @@ test_time(tap *t)
     /* past max_time_samples: summed per node and 20 ms slice */
     wo.max_nodes = 0;
     wo.max_time_samples = 100;
-    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1) &&
-         read_time_block((char *)out.data, &tb);
+    ok = pprof_flame_write_memory(tr, &wo, &out, &err) == PPROF_OK &&
+         !pprof__buffer_append(&out, "", 1) && read_time_block((char *)out.data, &tb);
     /* 50 slices of 20 ms, each with its phase's frame and its tiny frame */
     tap_ok(t,
            ok && tb.n_ent == 2 * 100 && tb.total == timed_total && tb.self_total == timed_total &&
@@ -411,7 +569,8 @@ test_time(tap *t)
     pprof_flame_tree *d = NULL;
     wo.max_time_samples = 0;
     ok = pprof_flame_tree_new(p, p, NULL, &d, &err) == PPROF_OK &&
-         pprof_flame_write_memory(d, &wo, &out, &err) == PPROF_OK && !pprof__buffer_append(&out, "", 1);
+         pprof_flame_write_memory(d, &wo, &out, &err) == PPROF_OK &&
+         !pprof__buffer_append(&out, "", 1);
     tap_ok(t, ok && !strstr((char *)out.data, "\"time\":"), "a differential page has no times");
     pprof_buffer_free(&out);
     pprof_flame_tree_free(d);
@@ -575,6 +734,8 @@ main(void)
     test_small(&t);
     test_diff(&t);
     test_time(&t);
+    test_peak(&t);
+    test_graph_view(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");

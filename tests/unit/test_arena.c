@@ -1,5 +1,6 @@
 /* Memory: the bump arena (alignment, large blocks, everything freed) and growable vectors
  * (growth, overflow refused), through a counting allocator. */
+#include "memory-private.h"
 #include "testutil.h"
 
 typedef struct counting {
@@ -119,11 +120,61 @@ test_vec(tap *t)
     pprof__free(NULL, w.data);
 }
 
+/* The resident bytes of the mappings overlapping [lo, hi), from /proc/self/smaps; -1 unknown. */
+static long
+resident(uintptr_t lo, uintptr_t hi)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    long kb = 0;
+    bool in = false;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long s, e;
+        long v;
+        if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = s < hi && e > lo;
+        else if (in && sscanf(line, "Rss: %ld kB", &v) == 1)
+            kb += v;
+    }
+    fclose(f);
+    return kb * 1024;
+}
+
+/* A big block whose last 2 MiB is barely used keeps that part in small pages: touching it all
+ * makes resident about what is used, not a whole huge page more; it still grows and shrinks. */
+static void
+test_big_tail(tap *t)
+{
+    size_t used = ((size_t)4 << 20) + (64 << 10);
+    uint8_t *p = pprof__malloc(NULL, used - sizeof(pprof__blk));
+    pprof__blk *h = p ? (pprof__blk *)p - 1 : NULL;
+    if (!h || !h->mapped) {
+        tap_ok(t, p != NULL, "big block (kept on the heap in this build: nothing to check)");
+        pprof__free(NULL, p);
+        return;
+    }
+    memset(p, 1, used - sizeof(pprof__blk));
+    long r = resident((uintptr_t)h, (uintptr_t)h + h->size);
+    tap_ok(t, r >= 0 && (size_t)r <= used + ((size_t)256 << 10),
+           "%zu bytes used of a %zu-byte mapping: %ld resident", used, h->size, r);
+    uint8_t *q = pprof__realloc(NULL, p, 2 * used);
+    bool same = q != NULL;
+    for (size_t i = 0; q && i < used - sizeof(pprof__blk); i += 4093)
+        same &= q[i] == 1;
+    tap_ok(t, same, "it grows (mremap), the bytes kept");
+    uint8_t *s = q ? pprof__realloc(NULL, q, used) : NULL;
+    tap_ok(t, s && s[used / 2] == 1, "and shrinks");
+    pprof__free(NULL, s ? s : q);
+}
+
 int
 main(void)
 {
     tap t = {0};
     test_arena(&t);
     test_vec(&t);
+    test_big_tail(&t);
     return tap_done(&t);
 }

@@ -40,6 +40,7 @@ class _FlameWriteOptions(Structure):
         ("graph", c_void_p),
         ("graph_sample_type", c_char_p),
         ("max_time_samples", c_size_t),
+        ("graph_view", c_void_p),
     ]
 
 

@@ -157,12 +157,16 @@ typedef struct pprof_flame_write_options {
      * most this many; past it, samples ending at the same frame within the same 20 ms slice
      * are summed into one. 0 = 250,000; SIZE_MAX = never summed. No times with a base. */
     size_t max_time_samples;
+    /* HTML: the Graph view's element made beforehand by pprof_flame_graph_view_memory, used as
+     * it stands instead of drawing graph (which is then not read): the profile can be freed
+     * before the page is written. NULL: graph decides. */
+    const pprof_buffer *graph_view;
 } pprof_flame_write_options;
 
 #define PPROF_FLAME_WRITE_OPTIONS_INIT                                                             \
     {                                                                                              \
         sizeof(pprof_flame_write_options), PPROF_FLAME_HTML, NULL, NULL, NULL, 0, -1.0, false,     \
-            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL, 0                         \
+            NULL, false, false, 0, {NULL, NULL, NULL, NULL}, NULL, NULL, 0, NULL                   \
     }
 
 /* The defaults, as PPROF_FLAME_WRITE_OPTIONS_INIT. */
@@ -180,6 +184,13 @@ PPROF_API bool pprof_flame_format_parse(const char *name, pprof_flame_format *ou
 PPROF_API pprof_status pprof_flame_write_memory(const pprof_flame_tree *t,
                                                 const pprof_flame_write_options *opts,
                                                 pprof_buffer *out, pprof_error *err);
+/* Appends the Graph view's element of the HTML page for opts->graph (with graph_sample_type and
+ * allocator; nothing when graph is NULL), the very bytes pprof_flame_write_memory would put in
+ * the page: drawn while the profile lives, it goes in a later page through graph_view, so the
+ * profile need not outlive the drawing. A Graphviz failure is said in the element, as in the
+ * page. PPROF_E_ARG without out, PPROF_E_NOMEM. NOT thread-safe (Graphviz). */
+PPROF_API pprof_status pprof_flame_graph_view_memory(const pprof_flame_write_options *opts,
+                                                     pprof_buffer *out, pprof_error *err);
 /* The same into a file written atomically ("-" = standard output); wopts as
  * pprof_bytes_write_file (may be NULL). */
 PPROF_API pprof_status pprof_flame_write_file(const pprof_flame_tree *t,
