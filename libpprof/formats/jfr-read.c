@@ -454,8 +454,12 @@ jfr__read_all(jfr_reader *r, pprof_profile **out)
                 st = chunk_events(r);
             jfr__caches_reset(r);
         }
+        int64_t end = 0;
+        if (!st && __builtin_add_overflow(c->start_nanos,
+                                          c->duration_nanos > 0 ? c->duration_nanos : 0, &end))
+            st = pprof__error(r->ps.err, PPROF_E_INVALID, off, "chunk",
+                              "the chunk's start time plus its duration leaves int64");
         if (!st) {
-            int64_t end = c->start_nanos + (c->duration_nanos > 0 ? c->duration_nanos : 0);
             if (!r->have_time || c->start_nanos < r->time_start)
                 r->time_start = c->start_nanos;
             if (!r->have_time || end > r->time_end)

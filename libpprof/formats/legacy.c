@@ -603,6 +603,19 @@ first_text_line(const char *p, size_t n, bool skip_comments, const char **line, 
     return false;
 }
 
+/* A legacy header line is text: a control byte in it (protobuf bytes that happen to hold
+ * " profile: total ") says the bytes are something else, which the pprof decoder gets. */
+static bool
+lg_text_line(const char *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)l[i];
+        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+            return false;
+    }
+    return true;
+}
+
 bool
 pprof_legacy_detect(const void *data, size_t size)
 {
@@ -615,7 +628,7 @@ pprof_legacy_detect(const void *data, size_t size)
     size_t look = size < 4096 ? size : 4096;
     const char *l;
     size_t n;
-    if (first_text_line(p, look, false, &l, &n)) {
+    if (first_text_line(p, look, false, &l, &n) && lg_text_line(l, n)) {
         if (lg_contains(l, n, "heap profile:") || lg_has_prefix(l, n, "--- contention") ||
             lg_has_prefix(l, n, "--- mutex:"))
             return true;
@@ -625,7 +638,7 @@ pprof_legacy_detect(const void *data, size_t size)
         if ((tn == 15 && !memcmp(t, "--- heapz 1 ---", 15)))
             return true;
     }
-    if (first_text_line(p, look, true, &l, &n))
+    if (first_text_line(p, look, true, &l, &n) && lg_text_line(l, n))
         return lg_thread_header(l, n) ||
                (lg_contains(l, n, " profile: total ") && l[0] != ' ' && l[0] != '\t');
     return false;
