@@ -269,7 +269,7 @@ parse_line(lg *g, attrs *at, const char *p, size_t n, uint64_t lineoff)
     }
     if (recognized)
         return LG_OK;
-    const char *eq = memchr(p, '=', n);
+    const char *eq = n ? memchr(p, '=', n) : NULL; /* p may be NULL for an empty line */
     if (!eq)
         return LG_OK;
     const char *k = p, *v = eq + 1;

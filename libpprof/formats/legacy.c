@@ -351,9 +351,10 @@ lg_cleanup_duplicate_leaf(lg *g)
 {
     for (size_t i = 0; i < g->samples.len; i++) {
         lg_sample *s = &PPROF__AT(g->samples, lg_sample, i);
+        if (s->n <= 1) /* the stack table may be empty (NULL) then */
+            continue;
         const uint32_t *st = &PPROF__AT(g->stack, uint32_t, s->first);
-        if (s->n > 1 &&
-            PPROF__AT(g->locs, lg_loc, st[0]).addr == PPROF__AT(g->locs, lg_loc, st[1]).addr + 1)
+        if (PPROF__AT(g->locs, lg_loc, st[0]).addr == PPROF__AT(g->locs, lg_loc, st[1]).addr + 1)
             lg_drop_frame(g, s, 1);
     }
 }
@@ -710,8 +711,11 @@ read_raw(const uint8_t *data, size_t size, const pprof_legacy_read_options *o, p
     g.size = size;
     int (*const text[])(lg *, const char *, size_t) = {
         lg_parse_heap, lg_parse_count, lg_parse_thread, lg_parse_contention, lg_parse_java};
-    int r = lg_parse_cpu(&g, data, size);
-    for (size_t i = 0; r == LG_NOT_MINE && i < sizeof(text) / sizeof(text[0]); i++) {
+    /* only what detection claims, so that every tool finds by content what this reads */
+    int r = pprof_legacy_detect(data, size) ? lg_parse_cpu(&g, data, size) : LG_NOT_MINE;
+    for (size_t i = 0;
+         r == LG_NOT_MINE && pprof_legacy_detect(data, size) && i < sizeof(text) / sizeof(text[0]);
+         i++) {
         lg_reset(&g);
         r = text[i](&g, (const char *)data, size);
     }
