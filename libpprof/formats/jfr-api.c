@@ -169,32 +169,3 @@ pprof__jfr_read_one(uint8_t *raw, size_t len, pprof_format container, const ppro
     return st;
 }
 
-pprof_status
-pprof__jfr_reencode(uint8_t **raw, size_t *len, pprof_format container,
-                    const pprof_read_options *ro, pprof_error *err)
-{
-    pprof_profile *p = NULL;
-    pprof_status st = pprof__jfr_read_one(*raw, *len, container, ro, &p, err);
-    *raw = NULL;
-    if (st)
-        return st;
-    pprof_write_options wo;
-    pprof_write_options_init(&wo);
-    wo.format = PPROF_FORMAT_RAW;
-    pprof_buffer b = {0};
-    st = pprof_profile_write_memory(p, &wo, &b, err);
-    pprof_profile_free(p);
-    if (!st) {
-        uint8_t *copy = pprof__malloc(&ro->allocator, b.len ? b.len : 1);
-        if (!copy) {
-            st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        } else {
-            if (b.len)
-                memcpy(copy, b.data, b.len);
-            *raw = copy;
-            *len = b.len;
-        }
-    }
-    pprof_buffer_free(&b);
-    return st;
-}

@@ -123,8 +123,6 @@ bool pprof__jfr_path_says(const char *path);
 pprof_status pprof__jfr_read_one(uint8_t *raw, size_t len, pprof_format container,
                                  const pprof_read_options *ro, pprof_profile **out,
                                  pprof_error *err);
-pprof_status pprof__jfr_reencode(uint8_t **raw, size_t *len, pprof_format container,
-                                 const pprof_read_options *ro, pprof_error *err);
 
 static inline jfr_in
 jfr__in(const jfr_parser *ps, const jfr_chunk *c, uint64_t pos, uint64_t end)

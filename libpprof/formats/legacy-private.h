@@ -148,7 +148,5 @@ bool pprof__legacy_detect_raw(const uint8_t *raw, size_t len);
 pprof_status pprof__legacy_read_one(uint8_t *raw, size_t len, pprof_format container,
                                     const pprof_read_options *ro, pprof_profile **out,
                                     pprof_error *err);
-pprof_status pprof__legacy_reencode(uint8_t **raw, size_t *len, pprof_format container,
-                                    const pprof_read_options *ro, pprof_error *err);
 
 #endif

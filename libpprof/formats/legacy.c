@@ -857,33 +857,6 @@ pprof__legacy_read_one(uint8_t *raw, size_t len, pprof_format container,
     return st;
 }
 
-pprof_status
-pprof__legacy_reencode(uint8_t **raw, size_t *len, pprof_format container,
-                       const pprof_read_options *ro, pprof_error *err)
-{
-    pprof_profile *p = NULL;
-    pprof_status st = pprof__legacy_read_one(*raw, *len, container, ro, &p, err);
-    *raw = NULL;
-    if (st)
-        return st;
-    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
-    wo.format = PPROF_FORMAT_RAW;
-    pprof_buffer b = {0};
-    st = pprof_profile_write_memory(p, &wo, &b, err);
-    pprof_profile_free(p);
-    uint8_t *copy = NULL;
-    if (!st && !(copy = pprof__malloc(&ro->allocator, b.len ? b.len : 1)))
-        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    if (!st) {
-        if (b.len)
-            memcpy(copy, b.data, b.len);
-        *raw = copy;
-        *len = b.len;
-    }
-    pprof_buffer_free(&b);
-    return st;
-}
-
 bool
 pprof__legacy_detect_raw(const uint8_t *raw, size_t len)
 {

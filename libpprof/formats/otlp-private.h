@@ -164,10 +164,6 @@ pprof_status pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt,
  * refusal costs no pprof state per profile. */
 pprof_status pprof__otlp_to_one(const pprof_otlp *o, pprof_profile **out, size_t *n_groups,
                                 pprof_error *err);
-/* The same for merge inputs (merge-input.c), which decode pprof bytes lazily: *buf (taken) is
- * replaced by the raw pprof encoding of that profile, allocated with ro's allocator. */
-pprof_status pprof__otlp_reencode(uint8_t **buf, size_t *len, pprof_format fmt,
-                                  const pprof_read_options *ro, pprof_error *err);
 
 /* Reads an ArrayValue's elements one at a time: true with the next one in *v. */
 bool pprof__otlp_array_next(const uint8_t **p, const uint8_t *end, pprof__any *v);

@@ -239,34 +239,3 @@ pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt, const pprof_rea
     return PPROF_OK;
 }
 
-pprof_status
-pprof__otlp_reencode(uint8_t **buf, size_t *len, pprof_format fmt, const pprof_read_options *ro,
-                     pprof_error *err)
-{
-    pprof_profile *p = NULL;
-    pprof_status st = pprof__otlp_read_one(*buf, *len, fmt, ro, &p, err);
-    *buf = NULL;
-    if (st)
-        return st;
-    pprof_write_options wo;
-    pprof_write_options_init(&wo);
-    wo.format = PPROF_FORMAT_RAW;
-    pprof_buffer b = {0};
-    st = pprof_profile_write_memory(p, &wo, &b, err);
-    pprof_profile_free(p);
-    if (st) {
-        pprof_buffer_free(&b);
-        return st;
-    }
-    uint8_t *copy = pprof__malloc(&ro->allocator, b.len ? b.len : 1);
-    if (!copy) {
-        pprof_buffer_free(&b);
-        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    }
-    if (b.len)
-        memcpy(copy, b.data, b.len);
-    *buf = copy;
-    *len = b.len;
-    pprof_buffer_free(&b);
-    return PPROF_OK;
-}
