@@ -74,8 +74,10 @@ pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj)
                0 &&
            next > off) {
         Dwarf_Die cudie;
+        /* a skeleton's ranges and lines are in this file, its subprograms in a .dwp */
         if (dwarf_offdie(obj->dw, off + hsize, &cudie) &&
-            dwarf_tag(&cudie) == DW_TAG_compile_unit) {
+            (dwarf_tag(&cudie) == DW_TAG_compile_unit ||
+             dwarf_tag(&cudie) == DW_TAG_skeleton_unit)) {
             Dwarf_Addr base, lo, hi;
             ptrdiff_t r = 0;
             for (size_t k = 0;
@@ -313,6 +315,11 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
             f0->line = line;
         if (dwarf_linecol(row, &col) == 0 && col > 0)
             f0->column = col;
+    }
+    pprof__sz_skel sk;
+    if (obj->dwp && pprof__sz_dwp_skeleton(obj->dwp, obj->dw, &u->cudie, &sk)) {
+        int n = pprof__sz_dwp_frames(a, obj->dwp, &sk, u->files, u->n_files, vaddr, frames);
+        return n ? n : row || f0->file ? 1 : 0;
     }
     const pprof__sz_curange *top = find_range(&u->tops, vaddr);
     if (!top) /* lines without a function: the caller names it from symbols */

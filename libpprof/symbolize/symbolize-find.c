@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 
 #include "symbolize-private.h"
@@ -32,6 +33,8 @@ void
 pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj)
 {
     pprof__sz_unit_free(a, &obj->unit);
+    pprof__sz_dwp_free(a, obj->dwp);
+    pprof__sz_file_close(a, &obj->dwpf);
     if (obj->mini)
         elf_end(obj->mini);
     pprof__free(a, obj->mini_image);
@@ -46,7 +49,7 @@ pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj)
     pprof__free(a, obj->syms.data);
     pprof__free(a, obj->cus.data);
     memset(obj, 0, sizeof(*obj));
-    obj->bin.fd = obj->dbg.fd = obj->alt.fd = -1;
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = -1;
 }
 
 void
@@ -496,6 +499,78 @@ pprof__sz_debug_only(Elf *elf)
     return false;
 }
 
+/* Whether the first unit of dw is a skeleton whose split unit is elsewhere. */
+static bool
+has_skeleton(Dwarf *dw)
+{
+    Dwarf_Off next;
+    size_t hsize;
+    Dwarf_Die cu;
+    Dwarf_Attribute at;
+    if (dwarf_nextcu(dw, 0, &next, &hsize, NULL, NULL, NULL) != 0 || !dwarf_offdie(dw, hsize, &cu))
+        return false;
+    return dwarf_tag(&cu) == DW_TAG_skeleton_unit || dwarf_attr(&cu, DW_AT_GNU_dwo_id, &at);
+}
+
+/* The k-th place a package may be: beside the executable (NAME.dwp), beside its debug file
+ * (NAME.debug.dwp, NAME.dwp), then under each debug directory by build ID
+ * (.build-id/ab/cdef.dwp) and by the executable's path. False past the last. */
+static bool
+dwp_place(const pprof__sz_search *s, const pprof__sz_object *obj, const char *id, size_t k,
+          char *dst, size_t cap, const char **how)
+{
+    const char *dbg = obj->dbg.fd >= 0 ? obj->dbg.path : NULL;
+    size_t dn = dbg ? strlen(dbg) : 0;
+    int n = -1;
+    dst[0] = 0;
+    if (k == 0)
+        n = snprintf(dst, cap, "%s.dwp", obj->bin.path), *how = "beside-binary";
+    else if (k == 1 && dbg)
+        n = snprintf(dst, cap, "%s.dwp", dbg), *how = "beside-debug-file";
+    else if (k == 2 && dbg && dn > 6 && !strcmp(dbg + dn - 6, ".debug"))
+        n = snprintf(dst, cap, "%.*s.dwp", (int)(dn - 6), dbg), *how = "beside-debug-file";
+    else if (k >= 3 && k - 3 < 2 * s->n_dirs) {
+        const char *dir = s->dirs[(k - 3) / 2];
+        if ((k - 3) % 2 == 0) {
+            if (id[0] && build_id_path(dst, cap, dir, id, ".dwp"))
+                n = 1;
+            *how = "build-id";
+        } else {
+            n = snprintf(dst, cap, "%s/%s.dwp", dir,
+                         obj->bin.path[0] == '/' ? obj->bin.path + 1 : obj->bin.path);
+            *how = "debug-dir";
+        }
+    } else if (k >= 3) {
+        return false;
+    }
+    if (n <= 0 || (size_t)n >= cap)
+        dst[0] = 0;
+    return true;
+}
+
+/* A split DWARF package for the skeleton units of obj->dw: the first place holding an ELF
+ * file with a unit index. A package has no build ID; its units are matched by DWO id. */
+static void
+find_dwp(const pprof__sz_search *s, pprof__sz_object *obj)
+{
+    if (!has_skeleton(obj->dw))
+        return;
+    char id[129], path[PATH_MAX];
+    pprof__sz_build_id_hex(&obj->bin, id);
+    const char *how = "";
+    for (size_t k = 0; dwp_place(s, obj, id, k, path, sizeof(path), &how); k++) {
+        pprof__sz_why quiet = {PPROF_SYMBOLIZE_NOT_FOUND, "", ""};
+        if (!path[0] || open_elf(s, path, &obj->dwpf, &quiet) != OPEN_OK)
+            continue;
+        obj->dwp = pprof__sz_dwp_open(s->a, obj->dwpf.elf);
+        if (obj->dwp) {
+            obj->dwp_found_by = how;
+            return;
+        }
+        pprof__sz_file_close(s->a, &obj->dwpf);
+    }
+}
+
 static bool
 pseudo_file(const char *filename)
 {
@@ -509,8 +584,8 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
                pprof__sz_object *obj, pprof__sz_why *why)
 {
     memset(obj, 0, sizeof(*obj));
-    obj->bin.fd = obj->dbg.fd = obj->alt.fd = -1;
-    obj->found_by = obj->debug_found_by = "";
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = -1;
+    obj->found_by = obj->debug_found_by = obj->dwp_found_by = "";
     memset(why, 0, sizeof(*why));
     why->result = PPROF_SYMBOLIZE_NOT_FOUND;
     if (pseudo_file(filename)) {
@@ -567,6 +642,8 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
     }
     if (obj->dw)
         find_altlink(s, obj, why);
+    if (obj->dw)
+        find_dwp(s, obj);
     return true;
 }
 
@@ -574,8 +651,10 @@ bool
 pprof__sz_open_memory(const pprof_allocator *a, char *image, size_t size, pprof__sz_object *obj)
 {
     memset(obj, 0, sizeof(*obj));
-    obj->bin.fd = obj->dbg.fd = obj->alt.fd = -1;
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = -1;
+    obj->dwpf.fd = -1;
     obj->found_by = "memory";
+    obj->debug_found_by = obj->dwp_found_by = "";
     elf_version(EV_CURRENT);
     GElf_Ehdr eh;
     obj->bin.elf = elf_memory(image, size);

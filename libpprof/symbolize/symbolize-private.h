@@ -4,6 +4,7 @@
  * symbolize-find.c  finding and opening a mapping's files (search order, build IDs, debug links)
  * symbolize-elf.c   segments (runtime address -> link-time address) and the symbol tables
  * symbolize-dwarf.c compilation units, the inline tree of one unit, frames of an address
+ * symbolize-dwp.c   split units of a DWARF package (.dwp), which libdw 0.188 does not read
  * symbolize-names.c demangling and Go's spelling of names
  * symbolize-report.c the report's text and JSON */
 #ifndef PPROF_SYMBOLIZE_PRIVATE_H
@@ -87,6 +88,47 @@ typedef struct pprof__sz_gotab {
     size_t funcnames_len, cutab_len, filetab_len, pctab_len, functab_len;
 } pprof__sz_gotab;
 
+/* Bytes of a section (or of a unit's contribution to one), in libelf's data. */
+typedef struct pprof__sz_bytes {
+    const uint8_t *p;
+    size_t n;
+} pprof__sz_bytes;
+
+/* A subprogram or inlined subroutine of a split unit, its names and call site resolved. */
+typedef struct pprof__sz_dnode {
+    const char *name; /* linkage name when there is one, else the name */
+    int64_t decl_line, call_file, call_line, call_column;
+    uint32_t parent, first_child, next_sibling;
+    uint32_t range_off, n_range; /* pairs of pprof__sz_dwp.ranges */
+    bool inlined;
+} pprof__sz_dnode;
+
+/* A split DWARF package: its sections, its unit index, and the tree of the unit read last. */
+typedef struct pprof__sz_dwp {
+    pprof__sz_bytes index, info, abbrev, str, str_offsets, rnglists;
+    unsigned version; /* of the index: 5, or 2 (GNU, DWARF 4) */
+    uint32_t n_cols, n_units, n_slots;
+    const uint8_t *hashes, *rows, *cols, *offsets, *sizes; /* the index's tables */
+    pprof__sz_bytes addr; /* .debug_addr of the file holding the skeletons */
+    bool addr_loaded;
+    bool valid;   /* the tree below is of the skeleton at key */
+    uint64_t key; /* the skeleton unit DIE's offset */
+    pprof__vec abbrevs, specs;
+    pprof__vec nodes;  /* pprof__sz_dnode */
+    pprof__vec ranges; /* uint64_t pairs */
+    pprof__vec tops;   /* pprof__sz_curange of top-level nodes: lo, hi, node index in .cu */
+} pprof__sz_dwp;
+
+/* What a split unit needs of its skeleton. */
+typedef struct pprof__sz_skel {
+    uint64_t key; /* the skeleton's offset: which tree is loaded */
+    uint64_t dwo_id;
+    bool has_dwo_id;
+    pprof__sz_bytes addr; /* .debug_addr */
+    uint64_t addr_base, low_pc;
+    unsigned addr_size;
+} pprof__sz_skel;
+
 /* A mapping's file with what was read from it. */
 typedef struct pprof__sz_object {
     pprof__sz_file bin; /* the file found (an executable, a library or a debug file) */
@@ -104,6 +146,9 @@ typedef struct pprof__sz_object {
     pprof__sz_gotab gotab; /* frames where DWARF has none */
     Elf *mini;             /* .gnu_debugdata's ELF (MiniDebugInfo), or NULL */
     char *mini_image;      /* its decompressed bytes (pprof__malloc'd) */
+    pprof__sz_file dwpf;   /* the split DWARF package; fd -1 when none */
+    pprof__sz_dwp *dwp;    /* read from dwpf, or NULL */
+    const char *dwp_found_by; /* how dwpf was found, "" when none */
 } pprof__sz_object;
 
 /* One frame as the files spell it; pointers into libelf/libdw data of the object. */
@@ -165,6 +210,24 @@ bool pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj);
 int pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t vaddr,
                            pprof__sz_frame *frames);
 void pprof__sz_unit_free(const pprof_allocator *a, pprof__sz_unit *u);
+
+/* ---- symbolize-dwp.c */
+
+/* The package in elf (its sections stay in elf's data), or NULL when it has no usable unit
+ * index or out of memory. */
+pprof__sz_dwp *pprof__sz_dwp_open(const pprof_allocator *a, Elf *elf);
+void pprof__sz_dwp_free(const pprof_allocator *a, pprof__sz_dwp *d);
+/* The DWO id in slot of the index, *row its row (0: an empty slot); slot < n_slots. */
+uint64_t pprof__sz_dwp_slot_id(const pprof__sz_dwp *d, uint32_t slot, uint32_t *row);
+/* Fills sk from a skeleton (or DWARF 4 GNU split) unit DIE of dw; false when it is not one. */
+bool pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof__sz_skel *sk);
+/* The frames of vaddr from sk's split unit, innermost first: names, declaration lines and the
+ * callers' call sites (files from the skeleton's line table, files[0, n_files)); frames[0]'s
+ * file, line and column are the caller's. Returns how many, 0 when no function holds vaddr
+ * (frames untouched), -1 when out of memory. */
+int pprof__sz_dwp_frames(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk,
+                         Dwarf_Files *files, size_t n_files, uint64_t vaddr,
+                         pprof__sz_frame *frames);
 
 /* ---- symbolize-go.c */
 

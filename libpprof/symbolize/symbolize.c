@@ -625,13 +625,9 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
     if (e && e->obj.guessed_segments)
         say(reason, sizeof(reason),
             "only a debug file: segment file offsets guessed from their addresses");
-    char dwp[4096];
-    int dn = e ? snprintf(dwp, sizeof(dwp), "%s.dwp", e->obj.bin.path) : -1;
-    if (dn > 0 && (size_t)dn < sizeof(dwp) && access(dwp, F_OK) == 0)
-        say(reason, sizeof(reason),
-            "%s is not read (split DWARF packages are not supported, .dwo files are): a split "
-            "unit without its .dwo has no lines or inline frames",
-            dwp);
+    if (e && e->obj.dwp)
+        say(reason, sizeof(reason), "split DWARF package %s (found %s)", e->obj.dwpf.path,
+            e->obj.dwp_found_by);
     if (e && !e->obj.dw && e->obj.gotab.ok)
         say(reason, sizeof(reason), "no DWARF: frames from Go's .gopclntab");
     else if (e && !e->obj.dw)

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""pprof-symbolize on a program built with clang -gsplit-dwarf (DWARF 5) and packed by llvm-dwp,
+its .dwo files removed: every instruction address's frames (function, file, line, inline chain)
+compared with llvm-symbolizer --inlines; the package found beside the binary, beside a debug
+file and in a debug directory's build-ID tree; DWARF 4 GNU split units (.dwo beside); and
+hostile packages (truncated, an index pointing outside its sections, bytes flipped) give fewer
+frames, never a crash.
+
+usage: test_dwp.py SYMBOLIZE DUMP MKPROFILE WORKDIR"""
+import json
+import os
+import random
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import symtest as st  # noqa: E402
+
+SYM, DUMP, MK, WORK = sys.argv[1:5]
+SRC = os.path.dirname(os.path.abspath(__file__))
+st.need("clang", "clang++", "llvm-dwp", "llvm-symbolizer", "objdump", "readelf", "objcopy")
+tap = st.Tap()
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+W = lambda *p: os.path.join(WORK, *p)  # noqa: E731
+
+
+def build(tag, dwarf, pack=True, pie=True, split=True):
+    """prog.c and lib.cc in one executable, -O2 split DWARF; WORK/tag/prog(.dwp)."""
+    d = W(tag)
+    os.makedirs(d)
+    flags = ["-O2", "-g", "-gdwarf-%d" % dwarf] + (["-gsplit-dwarf"] if split else []) + \
+        (["-fPIE"] if pie else ["-fno-pie"])
+    st.check_run(["clang"] + flags + ["-c", os.path.join(SRC, "prog.c"), "-o", "prog.o"], cwd=d)
+    st.check_run(["clang++"] + flags + ["-c", os.path.join(SRC, "lib.cc"), "-o", "lib.o"], cwd=d)
+    st.check_run(["clang++", "prog.o", "lib.o", "-o", "prog", "-Wl,--build-id"] + (["-pie"] if pie else ["-no-pie"]),
+                 cwd=d)
+    if pack and split:
+        st.check_run(["llvm-dwp", "-e", "prog", "-o", "prog.dwp"], cwd=d)
+        for f in os.listdir(d):
+            if f.endswith(".dwo"):
+                os.unlink(os.path.join(d, f))
+    return os.path.join(d, "prog")
+
+
+def symbolize(prog, tag, *opts, reference=None):
+    """Our frames of every instruction address of prog; with reference (the file
+    llvm-symbolizer reads), also the share equal to its frames. Returns (ours, llvm, report)."""
+    addrs = st.instructions(prog)
+    base = st.base_for(prog)
+    prof, out, rep = W(tag + ".pb.gz"), W(tag + ".sym.pb.gz"), W(tag + ".json")
+    st.profile_for(MK, prof, prog, addrs, base, bid=st.build_id(prog))
+    r = st.run([SYM, prof, "-o", out, "--no-default-dirs", "--demangle=none", "--report=json", "--report-file", rep]
+               + list(opts),
+               timeout=300)
+    if r.returncode != 0:
+        tap.diag("pprof-symbolize exit %d: %s" % (r.returncode, r.stderr))
+        return None, None, None
+    with open(rep) as f:
+        report = json.load(f)
+    # mangled names on both sides: the symbolization itself, not the two demanglers' dialects
+    fix = lambda fr: [("??" if n == "" else n, f, l, c) for (n, f, l, c) in fr]  # noqa: E731
+    ours = {a - base: fix(st.ours_as_llvm(fr)) for a, fr in st.frames_by_address(st.dump(DUMP, out))[0].items()}
+    return ours, (llvm(reference or prog, addrs) if reference is not False else None), report
+
+
+def llvm(path, addrs):
+    return st.llvm_frames(path, addrs, demangle=False)
+
+
+def compare(ours, ref, what, need=0.999):
+    same = [a for a in ref if ours.get(a, []) == ref[a]]
+    share = len(same) / max(1, len(ref))
+    if share < need:
+        for a in [a for a in ref if ours.get(a, []) != ref[a]][:8]:
+            tap.diag("0x%x ours %r" % (a, ours.get(a)), "0x%x llvm %r" % (a, ref[a]))
+    inl = sum(1 for a in same if len(ref[a]) > 1)
+    return tap.ok(share >= need and inl > 0,
+                  "%s: %d of %d addresses as llvm-symbolizer --inlines (%.2f %%; %d with inline frames)"
+                  % (what, len(same), len(ref), 100 * share, inl))
+
+
+def reason(report):
+    return " ".join(m.get("reason", "") for m in report.get("mappings", []))
+
+
+def text_of(prog):
+    out = prog + ".text"
+    st.check_run(["objcopy", "-O", "binary", "--only-section=.text", prog, out])
+    with open(out, "rb") as f:
+        return f.read()
+
+
+# ---- the package beside the binary, PIE and not. The reference is llvm-symbolizer on the same
+# code built without -gsplit-dwarf: LLVM 14's symbolizer misplaces the ranges of inlined calls
+# that a split unit gives as offset pairs of a range list (DW_FORM_rnglistx), with a .dwp as
+# with the .dwo files, and so drops those frames.
+for pie in (True, False):
+    tag = "dwp5" + ("" if pie else "-nopie")
+    prog = build(tag, 5, pie=pie)
+    whole = build(tag + "-whole", 5, pie=pie, split=False)
+    tap.ok(text_of(prog) == text_of(whole), "%s: the same code with and without -gsplit-dwarf" % tag)
+    ours, ref_split, report = symbolize(prog, tag)
+    if ours is None:
+        tap.ok(False, "%s: symbolized" % tag)
+        continue
+    ref = llvm(whole, sorted(ref_split))
+    compare(ours, ref, "DWARF 5 .dwp beside the binary (%s)" % ("PIE" if pie else "no PIE"))
+    same = sum(1 for a in ref_split if ours.get(a, []) == ref_split[a])
+    tap.diag("llvm-symbolizer --inlines on the split program itself agrees on %d of %d" % (same, len(ref_split)))
+    tap.ok("prog.dwp (found beside-binary)" in reason(report),
+           "the report names the package and where it was found: %r" % reason(report)[:200])
+prog = W("dwp5", "prog")
+ref = llvm(W("dwp5-whole", "prog"), st.instructions(prog))
+
+# ---- a stripped binary, its debug file in a build-ID tree and the package beside that
+bid = st.build_id(prog)
+dbgdir = W("debug", ".build-id", bid[:2])
+os.makedirs(dbgdir)
+st.check_run(["objcopy", "--only-keep-debug", prog, os.path.join(dbgdir, bid[2:] + ".debug")])
+shutil.copy(prog + ".dwp", os.path.join(dbgdir, bid[2:] + ".dwp"))
+os.makedirs(W("stripped"))
+stripped = W("stripped", "prog")
+st.check_run(["objcopy", "--strip-debug", prog, stripped])
+ours, _, report = symbolize(stripped, "stripped", "--debug-dir", W("debug"), reference=False)
+if ours is not None:
+    compare(ours, ref, "stripped, debug file and package in a build-ID tree")
+    tap.ok("(found beside-debug-file)" in reason(report), "found beside the debug file: %r" % reason(report)[:200])
+
+# the package alone in the build-ID tree, the debug sections still in the binary
+os.makedirs(W("alone"))
+shutil.copy(prog, W("alone", "prog"))
+os.makedirs(W("debug2", ".build-id", bid[:2]))
+shutil.copy(prog + ".dwp", W("debug2", ".build-id", bid[:2], bid[2:] + ".dwp"))
+ours, _, report = symbolize(W("alone", "prog"), "alone", "--debug-dir", W("debug2"), reference=False)
+if ours is not None:
+    compare(ours, ref, "package in a debug directory's build-ID tree")
+    tap.ok("(found build-id)" in reason(report), "found by build ID: %r" % reason(report)[:200])
+
+# ---- DWARF 4 GNU split units, .dwo files beside (libdw), then packed (index version 2)
+prog4 = build("dwo4", 4, pack=False)
+ref4 = llvm(build("dwo4-whole", 4, split=False), st.instructions(prog4))
+ours, _, report = symbolize(prog4, "dwo4", reference=False)
+if ours is not None:
+    same = sum(1 for a in ref4 if ours.get(a, []) == ref4[a])
+    tap.diag("DWARF 4 with .dwo files beside: %d of %d as llvm-symbolizer" % (same, len(ref4)))
+prog4p = build("dwp4", 4)
+ref4p = ref4
+ours, _, report = symbolize(prog4p, "dwp4", reference=False)
+if ours is not None:
+    same = sum(1 for a in ref4p if ours.get(a, []) == ref4p[a])
+    tap.diag("DWARF 4 .dwp (index version 2): %d of %d as llvm-symbolizer" % (same, len(ref4p)))
+    tap.ok(same >= len(ref4p) * 0.5 and "found beside-binary" in reason(report),
+           "DWARF 4 package read (%d of %d)" % (same, len(ref4p)))
+
+# ---- hostile packages: never a crash, a hang or a nonzero exit
+with open(prog + ".dwp", "rb") as f:
+    good = f.read()
+rng = random.Random(44)
+sect = {}
+for line in st.check_run(["readelf", "-SW", prog + ".dwp"]).stdout.splitlines():
+    parts = line.replace("[ ", "[").split()
+    if len(parts) > 6 and parts[1].startswith(".debug"):
+        sect[parts[1]] = (int(parts[4], 16), int(parts[5], 16))
+idx_off, idx_len = sect[".debug_cu_index"]
+info_off, info_len = sect[".debug_info.dwo"]
+cases = [("truncated", good[: len(good) // 2])]
+bad = bytearray(good)  # every offset of the index's table far out of its section
+for k in range(idx_off + 16, idx_off + idx_len):
+    bad[k] = 0x7F
+cases.append(("index-out-of-range", bytes(bad)))
+bad = bytearray(good)  # the slot count: not a power of two, then huge
+bad[idx_off + 12: idx_off + 16] = (3).to_bytes(4, "little")
+cases.append(("slots-3", bytes(bad)))
+bad[idx_off + 12: idx_off + 16] = (0x40000000).to_bytes(4, "little")
+cases.append(("slots-huge", bytes(bad)))
+for n in range(6):
+    bad = bytearray(good)
+    for _ in range(40):
+        k = info_off + rng.randrange(info_len)
+        bad[k] ^= 1 << rng.randrange(8)
+    cases.append(("flipped-info-%d" % n, bytes(bad)))
+bad = bytearray(good)  # the abbreviations: one byte repeated
+a_off, a_len = sect[".debug_abbrev.dwo"]
+bad[a_off: a_off + a_len] = b"\x01" * a_len
+cases.append(("abbrev-ones", bytes(bad)))
+os.makedirs(W("hostile"))
+hp = W("hostile", "prog")
+shutil.copy(prog, hp)
+results = []
+for tag, data in cases:
+    with open(hp + ".dwp", "wb") as f:
+        f.write(data)
+    addrs = st.instructions(hp)[::7]
+    p = W("hostile-%s.pb.gz" % tag)
+    st.profile_for(MK, p, hp, addrs, st.base_for(hp), bid=st.build_id(hp))
+    r = st.run([SYM, p, "-o", p + ".sym", "--no-default-dirs"], timeout=120)
+    results.append((tag, r.returncode))
+tap.ok(all(rc == 0 for _t, rc in results), "hostile packages symbolize without a crash: %r" % results)
+
+tap.done()
