@@ -601,6 +601,30 @@ read_rnglist(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, uint64_t
     return true;
 }
 
+/* A DWARF 4 range list (GNU split units): in the skeleton's file's .debug_ranges at
+ * DW_AT_GNU_ranges_base + off, pairs relative to the unit's base address. */
+static bool
+read_ranges_v4(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, uint64_t off)
+{
+    const pprof__sz_skel *sk = u->sk;
+    unsigned as = sk->addr_size == 4 ? 4 : 8;
+    uint64_t all = as == 4 ? UINT32_MAX : UINT64_MAX, base = sk->low_pc;
+    if (off > UINT64_MAX - sk->ranges_base)
+        return true;
+    off += sk->ranges_base;
+    cursor c = cursor_at(&sk->ranges, off, off <= sk->ranges.n ? sk->ranges.n - off : 0);
+    for (size_t k = 0; k < MAX_RANGES && !c.bad; k++) {
+        uint64_t x = rd(&c, as), y = rd(&c, as);
+        if (c.bad || (!x && !y))
+            break;
+        if (x == all)
+            base = y;
+        else if (!push_pair(a, d, end_of(base, x), end_of(base, y)))
+            return false;
+    }
+    return true;
+}
+
 /* The address ranges of a DIE onto d->ranges. */
 static bool
 die_ranges(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, const die *e)
@@ -614,7 +638,8 @@ die_ranges(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, const die 
         return c.bad || off > UINT64_MAX - u->rng_base || read_rnglist(a, u, d, u->rng_base + off);
     }
     if (e->ranges_kind == 2)
-        return u->version < 5 || read_rnglist(a, u, d, e->ranges);
+        return u->version < 5 ? read_ranges_v4(a, u, d, e->ranges)
+                              : read_rnglist(a, u, d, e->ranges);
     uint64_t lo, hi;
     if (e->low_kind == 0 || e->high_kind == 0)
         return true;
@@ -914,7 +939,9 @@ pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof__sz_
     Dwarf_Addr low;
     if (dwarf_lowpc(cudie, &low) == 0)
         sk->low_pc = low;
-    if (!d->addr_loaded) { /* .debug_addr of the file libdw reads, once */
+    if (dwarf_attr(cudie, DW_AT_GNU_ranges_base, &at) && dwarf_formudata(&at, &w) == 0)
+        sk->ranges_base = w;
+    if (!d->addr_loaded) { /* .debug_addr and .debug_ranges of the file libdw reads, once */
         d->addr_loaded = true;
         Elf *elf = dwarf_getelf(dw);
         size_t shstrndx;
@@ -922,10 +949,15 @@ pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof__sz_
             for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
                 const char *name;
                 pprof__sz_bytes b;
-                if (section(elf, shstrndx, scn, &name, &b) && !strcmp(name, ".debug_addr"))
+                if (!section(elf, shstrndx, scn, &name, &b))
+                    continue;
+                if (!strcmp(name, ".debug_addr"))
                     d->addr = b;
+                else if (!strcmp(name, ".debug_ranges"))
+                    d->skel_ranges = b;
             }
     }
     sk->addr = d->addr;
+    sk->ranges = d->skel_ranges;
     return true;
 }

@@ -109,7 +109,8 @@ typedef struct pprof__sz_dwp {
     unsigned version; /* of the index: 5, or 2 (GNU, DWARF 4) */
     uint32_t n_cols, n_units, n_slots;
     const uint8_t *hashes, *rows, *cols, *offsets, *sizes; /* the index's tables */
-    pprof__sz_bytes addr; /* .debug_addr of the file holding the skeletons */
+    pprof__sz_bytes addr;        /* .debug_addr of the file holding the skeletons */
+    pprof__sz_bytes skel_ranges; /* and its .debug_ranges (DWARF 4 split units) */
     bool addr_loaded;
     bool valid;   /* the tree below is of the skeleton at key */
     uint64_t key; /* the skeleton unit DIE's offset */
@@ -124,8 +125,9 @@ typedef struct pprof__sz_skel {
     uint64_t key; /* the skeleton's offset: which tree is loaded */
     uint64_t dwo_id;
     bool has_dwo_id;
-    pprof__sz_bytes addr; /* .debug_addr */
-    uint64_t addr_base, low_pc;
+    pprof__sz_bytes addr;   /* .debug_addr */
+    pprof__sz_bytes ranges; /* .debug_ranges, for DWARF 4 */
+    uint64_t addr_base, low_pc, ranges_base;
     unsigned addr_size;
 } pprof__sz_skel;
 

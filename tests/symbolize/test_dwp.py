@@ -26,14 +26,17 @@ W = lambda *p: os.path.join(WORK, *p)  # noqa: E731
 
 
 def build(tag, dwarf, pack=True, pie=True, split=True):
-    """prog.c and lib.cc in one executable, -O2 split DWARF; WORK/tag/prog(.dwp)."""
+    """prog.c, lib.cc and split.cc in one executable at -O2, split DWARF (packed into a .dwp,
+    the .dwo files removed) or not; WORK/tag/prog."""
     d = W(tag)
     os.makedirs(d)
     flags = ["-O2", "-g", "-gdwarf-%d" % dwarf] + (["-gsplit-dwarf"] if split else []) + \
         (["-fPIE"] if pie else ["-fno-pie"])
     st.check_run(["clang"] + flags + ["-c", os.path.join(SRC, "prog.c"), "-o", "prog.o"], cwd=d)
     st.check_run(["clang++"] + flags + ["-c", os.path.join(SRC, "lib.cc"), "-o", "lib.o"], cwd=d)
-    st.check_run(["clang++", "prog.o", "lib.o", "-o", "prog", "-Wl,--build-id"] + (["-pie"] if pie else ["-no-pie"]),
+    st.check_run(["clang++"] + flags + ["-c", os.path.join(SRC, "split.cc"), "-o", "split.o"], cwd=d)
+    st.check_run(["clang++", "prog.o", "lib.o", "split.o", "-o", "prog", "-Wl,--build-id"]
+                 + (["-pie"] if pie else ["-no-pie"]),
                  cwd=d)
     if pack and split:
         st.check_run(["llvm-dwp", "-e", "prog", "-o", "prog.dwp"], cwd=d)
@@ -68,7 +71,7 @@ def llvm(path, addrs):
     return st.llvm_frames(path, addrs, demangle=False)
 
 
-def compare(ours, ref, what, need=0.999):
+def compare(ours, ref, what, need=0.999, who="llvm-symbolizer --inlines"):
     same = [a for a in ref if ours.get(a, []) == ref[a]]
     share = len(same) / max(1, len(ref))
     if share < need:
@@ -76,8 +79,8 @@ def compare(ours, ref, what, need=0.999):
             tap.diag("0x%x ours %r" % (a, ours.get(a)), "0x%x llvm %r" % (a, ref[a]))
     inl = sum(1 for a in same if len(ref[a]) > 1)
     return tap.ok(share >= need and inl > 0,
-                  "%s: %d of %d addresses as llvm-symbolizer --inlines (%.2f %%; %d with inline frames)"
-                  % (what, len(same), len(ref), 100 * share, inl))
+                  "%s: %d of %d addresses as %s (%.2f %%; %d with inline frames)"
+                  % (what, len(same), len(ref), who, 100 * share, inl))
 
 
 def reason(report):
@@ -108,6 +111,10 @@ for pie in (True, False):
     compare(ours, ref, "DWARF 5 .dwp beside the binary (%s)" % ("PIE" if pie else "no PIE"))
     same = sum(1 for a in ref_split if ours.get(a, []) == ref_split[a])
     tap.diag("llvm-symbolizer --inlines on the split program itself agrees on %d of %d" % (same, len(ref_split)))
+    # and as libdw's reading of the same program unsplit gives them, address for address
+    unsplit, _, _ = symbolize(whole, tag + "-whole", reference=False)
+    if unsplit is not None:
+        compare(ours, unsplit, tag, need=1.0, who="libdw's reading of the unsplit program")
     tap.ok("prog.dwp (found beside-binary)" in reason(report),
            "the report names the package and where it was found: %r" % reason(report)[:200])
 prog = W("dwp5", "prog")
