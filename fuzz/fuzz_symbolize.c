@@ -4,6 +4,9 @@
  * through them), every segment's first bytes and every .gopclntab function (entry, middle) are
  * looked up, and every name found is demangled; then all of it again with one allocation
  * failing, at up to 6 points. An input that is an xz stream is decoded (within 1 MiB).
+ * An image with a split DWARF unit index (a .dwp) is read as a package: each unit of the index
+ * is walked with a made-up skeleton (its .debug_addr the image's first bytes), and looked up at
+ * its functions' ends; the object's own skeleton units, if any, are looked up through it.
  * Nothing may crash, hang, leak or read outside the image. */
 #include <stdbool.h>
 #include <string.h>
@@ -51,6 +54,68 @@ lookup(const pprof_allocator *a, pprof__sz_object *obj, uint64_t vaddr, pprof__s
     }
 }
 
+/* Checks n frames of a package lookup. */
+static void
+check_dwp_frames(int n, const pprof__sz_frame *frames)
+{
+    FUZZ_CHECK(n >= -1 && n <= PPROF__SZ_MAX_FRAMES, "dwp frame count %d", n);
+    for (int i = 0; i < n; i++) {
+        if (frames[i].name)
+            FUZZ_CHECK(strlen(frames[i].name) < SIZE_MAX, "dwp name");
+        if (i && frames[i].file)
+            FUZZ_CHECK(strlen(frames[i].file) < SIZE_MAX, "dwp file");
+    }
+}
+
+/* Reads every unit of the image's package index, if it has one, with a made-up skeleton. */
+static void
+scan_dwp(const pprof_allocator *a, pprof__sz_object *obj, const char *image, size_t size,
+         pprof__sz_frame *frames, size_t *budget)
+{
+    pprof__sz_dwp *d = pprof__sz_dwp_open(a, obj->bin.elf);
+    if (!d)
+        return;
+    FUZZ_CHECK(d->version == 2 || d->version == 5, "index version %u", d->version);
+    for (uint32_t slot = 0; slot < d->n_slots && *budget; slot++) {
+        uint32_t row;
+        uint64_t id = pprof__sz_dwp_slot_id(d, slot, &row);
+        if (!row)
+            continue;
+        pprof__sz_skel sk = {.key = slot + 1,
+                             .dwo_id = id,
+                             .has_dwo_id = true,
+                             .addr = {(const uint8_t *)image, size < 4096 ? size : 4096},
+                             .addr_base = 8,
+                             .addr_size = slot & 1 ? 4 : 8,
+                             .ranges = {(const uint8_t *)image, size}};
+        /* the first lookup reads the unit; then the ends of its top-level functions */
+        (*budget)--;
+        int n = pprof__sz_dwp_frames(a, d, &sk, NULL, 0, 0, frames);
+        check_dwp_frames(n, frames);
+        if (n < 0 || !d->valid)
+            continue;
+        size_t tops = d->tops.len < 64 ? d->tops.len : 64;
+        for (size_t i = 0; i < tops && *budget; i++) {
+            const pprof__sz_curange *t = &PPROF__AT(d->tops, pprof__sz_curange, i);
+            uint64_t probe[3] = {t->lo, t->hi - 1, t->lo + (t->hi - t->lo) / 2};
+            for (int k = 0; k < 3 && *budget; k++) {
+                (*budget)--;
+                check_dwp_frames(pprof__sz_dwp_frames(a, d, &sk, NULL, 0, probe[k], frames),
+                                 frames);
+            }
+        }
+    }
+    /* an image that also holds skeleton units: looked up through the package */
+    if (obj->dw && !obj->dwp) {
+        obj->dwp = d;
+        const pprof__sz_curange *c = obj->cus.data;
+        for (size_t i = 0; i < obj->cus.len && i < 64; i++)
+            lookup(a, obj, c[i].lo, frames, budget);
+        return; /* freed with obj */
+    }
+    pprof__sz_dwp_free(a, d);
+}
+
 /* Opens the image with allocator a and looks its addresses up; whether it opened. */
 static bool
 scan(const pprof_allocator *a, const uint8_t *data, size_t size, pprof__sz_frame *frames)
@@ -91,6 +156,7 @@ scan(const pprof_allocator *a, const uint8_t *data, size_t size, pprof__sz_frame
             if (pprof__sz_vaddr(&obj, g[i].offset, &v))
                 lookup(a, &obj, v, frames, &budget);
         }
+        scan_dwp(a, &obj, image, size, frames, &budget);
     }
     pprof__sz_object_free(a, &obj);
     free(image);

@@ -80,6 +80,12 @@ clang $flags -g -gdwarf-5 s.c -o "$d/clang-dwarf5.elf"
 gcc -m32 $flags -g s.c -o "$d/c-m32.elf"
 # the skeleton, without its .dwo beside it; then the .dwo alone (a split unit, no code)
 gcc $flags -g -gsplit-dwarf s.c -o split && cp split "$d/c-split-dwarf.elf" && cp split*.dwo "$d/c-split-dwarf-dwo.elf"
+# clang's split units packed by llvm-dwp: the package alone (a unit index, split units of C++
+# with inlining, no code), DWARF 5 (index version 5) and 4 (GNU version 2)
+for v in 5 4; do
+    clang++ $flags -fno-exceptions -fno-rtti -g -gdwarf-$v -gsplit-dwarf ns.cc -o dwp$v
+    llvm-dwp ns.dwo -o "$d/clang-split-dwarf$v.dwp" # the .dwo by name: -e looks under /src
+done
 g++ $flags -g -gdwarf-4 -fdebug-types-section s.cc -o "$d/cxx-type-units.elf"
 g++ $flags -fno-exceptions -fno-rtti -g ns.cc -o "$d/cxx-namespaces.elf"
 gcc -O2 -nostdlib -shared -fPIC -Wl,--build-id -Wl,-z,noseparate-code \
