@@ -316,9 +316,10 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
         if (dwarf_linecol(row, &col) == 0 && col > 0)
             f0->column = col;
     }
-    pprof__sz_skel sk;
-    if (obj->dwp && pprof__sz_dwp_skeleton(obj->dwp, obj->dw, &u->cudie, &sk)) {
-        int n = pprof__sz_dwp_frames(a, obj->dwp, &sk, u->files, u->n_files, vaddr, frames);
+    pprof__sz_skel sk; /* a split unit: its tree from the package, else from its .dwo */
+    pprof__sz_dwp *pk = obj->dwp ? obj->dwp : pprof__sz_dwo_for(a, obj, &u->cudie);
+    if (pk && pprof__sz_dwp_skeleton(pk, obj->dw, &u->cudie, &sk)) {
+        int n = pprof__sz_dwp_frames(a, pk, &sk, u->files, u->n_files, vaddr, frames);
         return n ? n : row || f0->file ? 1 : 0;
     }
     const pprof__sz_curange *top = find_range(&u->tops, vaddr);

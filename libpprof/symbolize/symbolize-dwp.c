@@ -11,8 +11,13 @@
  * are never followed), so each step consumes at least one byte; origin chains stop after
  * MAX_HOPS, nesting at MAX_DEPTH, range lists after MAX_RANGES entries. */
 #include <dwarf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "symbolize-private.h"
 
@@ -176,6 +181,10 @@ pprof__sz_dwp_open(const pprof_allocator *a, Elf *elf)
     uint64_t s = d->n_slots, u = d->n_units, k = d->n_cols;
     bool fits = !c.bad && s <= d->index.n && u <= d->index.n && k <= d->index.n &&
                 s * 12 + k * 4 + 2 * u * k * 4 <= d->index.n - 16;
+    if (!d->index.n && d->info.n) { /* a .dwo file: one split unit, sections its own */
+        d->version = 0;
+        return d;
+    }
     if (!d->version || !fits || !d->info.n || (s & (s - 1)) || k == 0 || k > 16) {
         pprof__free(a, d);
         return NULL;
@@ -736,37 +745,50 @@ open_unit(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk, 
     memset(u, 0, sizeof(*u));
     u->d = d;
     u->sk = sk;
-    uint32_t row = sk->has_dwo_id ? find_row(d, sk->dwo_id) : 0;
-    if (!row)
-        return false;
-    bool v5 = d->version == 5;
-    pprof__sz_bytes abbrevs;
-    if (!contribution(d, row, SECT5_INFO, &d->info, &u->info) ||
-        !contribution(d, row, v5 ? SECT5_ABBREV : SECT2_ABBREV, &d->abbrev, &abbrevs) ||
-        !contribution(d, row, v5 ? SECT5_STR_OFFSETS : SECT2_STR_OFFSETS, &d->str_offsets,
-                      &u->str_offsets) ||
-        (v5 && !contribution(d, row, SECT5_RNGLISTS, &d->rnglists, &u->rnglists)))
-        return false;
-    cursor c = cursor_at(&u->info, 0, u->info.n);
-    uint64_t len = rd(&c, 4);
-    u->offset_size = 4;
-    if (len == 0xffffffff) {
-        len = rd(&c, 8);
-        u->offset_size = 8;
+    pprof__sz_bytes abbrevs, area;
+    if (d->version) {
+        uint32_t row = sk->has_dwo_id ? find_row(d, sk->dwo_id) : 0;
+        bool v5 = d->version == 5;
+        if (!row || !contribution(d, row, SECT5_INFO, &d->info, &area) ||
+            !contribution(d, row, v5 ? SECT5_ABBREV : SECT2_ABBREV, &d->abbrev, &abbrevs) ||
+            !contribution(d, row, v5 ? SECT5_STR_OFFSETS : SECT2_STR_OFFSETS, &d->str_offsets,
+                          &u->str_offsets) ||
+            (v5 && !contribution(d, row, SECT5_RNGLISTS, &d->rnglists, &u->rnglists)))
+            return false;
+    } else {
+        area = d->info, abbrevs = d->abbrev, u->str_offsets = d->str_offsets;
+        u->rnglists = d->rnglists;
     }
-    u->len_size = u->offset_size == 8 ? 12 : 4;
-    if (c.bad || len > u->info.n - u->len_size)
-        return false;
-    u->end = u->len_size + len;
-    u->version = (unsigned)rd(&c, 2);
-    uint64_t abbrev_off;
-    if (u->version == 5) {
+    /* the area's split compilation unit of sk's id (a .dwo may hold type units too) */
+    cursor c;
+    uint64_t len, abbrev_off = 0, at = 0;
+    for (;; at += u->len_size + len) {
+        c = cursor_at(&area, at, at <= area.n ? area.n - at : 0);
+        len = rd(&c, 4);
+        u->offset_size = 4;
+        if (len == 0xffffffff) {
+            len = rd(&c, 8);
+            u->offset_size = 8;
+        }
+        u->len_size = u->offset_size == 8 ? 12 : 4;
+        if (c.bad || len > area.n - at - u->len_size)
+            return false;
+        u->version = (unsigned)rd(&c, 2);
+        if (u->version != 5)
+            break;
         uint8_t type = (uint8_t)rd(&c, 1);
         rd(&c, 1); /* address size: the skeleton's is the one used */
         abbrev_off = rd(&c, u->offset_size);
         uint64_t id = rd(&c, 8);
-        if (type != DW_UT_split_compile || id != sk->dwo_id)
+        if (c.bad)
             return false;
+        if (type == DW_UT_split_compile && sk->has_dwo_id && id == sk->dwo_id)
+            break;
+    }
+    u->info.p = area.p + at;
+    u->info.n = u->len_size + len;
+    u->end = u->info.n;
+    if (u->version == 5) {
         u->str_base = u->offset_size == 8 ? 16 : 8;
         cursor r = cursor_at(&u->rnglists, 0, u->rnglists.n);
         if (rd(&r, 4) == 0xffffffff)
@@ -960,4 +982,44 @@ pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof__sz_
     sk->addr = d->addr;
     sk->ranges = d->skel_ranges;
     return true;
+}
+
+/* ---------------------------------------------------------------- .dwo files */
+
+pprof__sz_dwp *
+pprof__sz_dwo_for(const pprof_allocator *a, pprof__sz_object *obj, Dwarf_Die *cudie)
+{
+    uint64_t key = dwarf_dieoffset(cudie);
+    if ((obj->dwo_tried && obj->dwo_key == key) || obj->bin.fd < 0) /* from memory: no files */
+        return obj->dwo;
+    pprof__sz_dwp_free(a, obj->dwo);
+    obj->dwo = NULL;
+    pprof__sz_file_close(a, &obj->dwof);
+    obj->dwo_tried = true;
+    obj->dwo_key = key;
+    Dwarf_Attribute at;
+    const char *name = NULL, *dir = NULL;
+    if (dwarf_attr(cudie, DW_AT_dwo_name, &at) || dwarf_attr(cudie, DW_AT_GNU_dwo_name, &at))
+        name = dwarf_formstring(&at);
+    if (!name || !name[0])
+        return NULL;
+    if (name[0] != '/' && dwarf_attr(cudie, DW_AT_comp_dir, &at))
+        dir = dwarf_formstring(&at);
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+    if (n <= 0 || (size_t)n >= sizeof(path))
+        return NULL;
+    /* as symbolize-find.c opens files: a FIFO must not block, only a regular file is read */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    Elf *elf =
+        fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+    obj->dwof.fd = fd;
+    obj->dwof.elf = elf;
+    obj->dwo = elf && elf_kind(elf) == ELF_K_ELF ? pprof__sz_dwp_open(a, elf) : NULL;
+    if (!obj->dwo)
+        pprof__sz_file_close(a, &obj->dwof);
+    return obj->dwo;
 }

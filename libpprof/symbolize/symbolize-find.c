@@ -35,6 +35,8 @@ pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj)
     pprof__sz_unit_free(a, &obj->unit);
     pprof__sz_dwp_free(a, obj->dwp);
     pprof__sz_file_close(a, &obj->dwpf);
+    pprof__sz_dwp_free(a, obj->dwo);
+    pprof__sz_file_close(a, &obj->dwof);
     if (obj->mini)
         elf_end(obj->mini);
     pprof__free(a, obj->mini_image);
@@ -49,7 +51,7 @@ pprof__sz_object_free(const pprof_allocator *a, pprof__sz_object *obj)
     pprof__free(a, obj->syms.data);
     pprof__free(a, obj->cus.data);
     memset(obj, 0, sizeof(*obj));
-    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = -1;
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = obj->dwof.fd = -1;
 }
 
 void
@@ -584,7 +586,7 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
                pprof__sz_object *obj, pprof__sz_why *why)
 {
     memset(obj, 0, sizeof(*obj));
-    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = -1;
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = obj->dwof.fd = -1;
     obj->found_by = obj->debug_found_by = obj->dwp_found_by = "";
     memset(why, 0, sizeof(*why));
     why->result = PPROF_SYMBOLIZE_NOT_FOUND;
@@ -651,8 +653,7 @@ bool
 pprof__sz_open_memory(const pprof_allocator *a, char *image, size_t size, pprof__sz_object *obj)
 {
     memset(obj, 0, sizeof(*obj));
-    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = -1;
-    obj->dwpf.fd = -1;
+    obj->bin.fd = obj->dbg.fd = obj->alt.fd = obj->dwpf.fd = obj->dwof.fd = -1;
     obj->found_by = "memory";
     obj->debug_found_by = obj->dwp_found_by = "";
     elf_version(EV_CURRENT);

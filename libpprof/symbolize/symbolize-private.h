@@ -151,6 +151,10 @@ typedef struct pprof__sz_object {
     pprof__sz_file dwpf;   /* the split DWARF package; fd -1 when none */
     pprof__sz_dwp *dwp;    /* read from dwpf, or NULL */
     const char *dwp_found_by; /* how dwpf was found, "" when none */
+    pprof__sz_file dwof;      /* the .dwo file of the skeleton at dwo_key; fd -1 when none */
+    pprof__sz_dwp *dwo;       /* read from dwof, or NULL */
+    uint64_t dwo_key;
+    bool dwo_tried;
 } pprof__sz_object;
 
 /* One frame as the files spell it; pointers into libelf/libdw data of the object. */
@@ -216,7 +220,7 @@ void pprof__sz_unit_free(const pprof_allocator *a, pprof__sz_unit *u);
 /* ---- symbolize-dwp.c */
 
 /* The package in elf (its sections stay in elf's data), or NULL when it has no usable unit
- * index or out of memory. */
+ * index or out of memory. A .dwo file (no index, one split unit) reads as a package too. */
 pprof__sz_dwp *pprof__sz_dwp_open(const pprof_allocator *a, Elf *elf);
 void pprof__sz_dwp_free(const pprof_allocator *a, pprof__sz_dwp *d);
 /* The DWO id in slot of the index, *row its row (0: an empty slot); slot < n_slots. */
@@ -227,6 +231,9 @@ bool pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof
  * callers' call sites (files from the skeleton's line table, files[0, n_files)); frames[0]'s
  * file, line and column are the caller's. Returns how many, 0 when no function holds vaddr
  * (frames untouched), -1 when out of memory. */
+/* Without a package: the .dwo file the skeleton unit cudie names (DW_AT_dwo_name under
+ * DW_AT_comp_dir), opened and kept in obj until another unit asks; NULL when there is none. */
+pprof__sz_dwp *pprof__sz_dwo_for(const pprof_allocator *a, pprof__sz_object *obj, Dwarf_Die *cudie);
 int pprof__sz_dwp_frames(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk,
                          Dwarf_Files *files, size_t n_files, uint64_t vaddr,
                          pprof__sz_frame *frames);
