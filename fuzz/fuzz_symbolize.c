@@ -4,9 +4,9 @@
  * through them), every segment's first bytes and every .gopclntab function (entry, middle) are
  * looked up, and every name found is demangled; then all of it again with one allocation
  * failing, at up to 6 points. An input that is an xz stream is decoded (within 1 MiB).
- * An image with a split DWARF unit index (a .dwp) is read as a package: each unit of the index
- * is walked with a made-up skeleton (its .debug_addr the image's first bytes), and looked up at
- * its functions' ends; the object's own skeleton units, if any, are looked up through it.
+ * An image with a split DWARF unit index (a .dwp), or a .dwo's split unit, is read as a package:
+ * each unit is walked with a made-up skeleton (its .debug_addr the image's first bytes), and
+ * looked up at its functions' ends; the object's own skeleton units, if any, through it.
  * Nothing may crash, hang, leak or read outside the image. */
 #include <stdbool.h>
 #include <string.h>
@@ -75,15 +75,18 @@ scan_dwp(const pprof_allocator *a, pprof__sz_object *obj, const char *image, siz
     pprof__sz_dwp *d = pprof__sz_dwp_open(a, obj->bin.elf);
     if (!d)
         return;
-    FUZZ_CHECK(d->version == 2 || d->version == 5, "index version %u", d->version);
-    for (uint32_t slot = 0; slot < d->n_slots && *budget; slot++) {
-        uint32_t row;
-        uint64_t id = pprof__sz_dwp_slot_id(d, slot, &row);
+    FUZZ_CHECK(d->version == 0 || d->version == 2 || d->version == 5, "index version %u",
+               d->version);
+    /* a .dwo (version 0) has no index: its one unit is walked, taken without an id */
+    uint32_t slots = d->version ? d->n_slots : 1;
+    for (uint32_t slot = 0; slot < slots && *budget; slot++) {
+        uint32_t row = 1;
+        uint64_t id = d->version ? pprof__sz_dwp_slot_id(d, slot, &row) : 0;
         if (!row)
             continue;
         pprof__sz_skel sk = {.key = slot + 1,
                              .dwo_id = id,
-                             .has_dwo_id = true,
+                             .has_dwo_id = d->version != 0,
                              .addr = {(const uint8_t *)image, size < 4096 ? size : 4096},
                              .addr_base = 8,
                              .addr_size = slot & 1 ? 4 : 8,

@@ -782,7 +782,8 @@ open_unit(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk, 
         uint64_t id = rd(&c, 8);
         if (c.bad)
             return false;
-        if (type == DW_UT_split_compile && sk->has_dwo_id && id == sk->dwo_id)
+        /* a .dwo's unit is taken without an id to match (the fuzz harness has none) */
+        if (type == DW_UT_split_compile && (sk->has_dwo_id ? id == sk->dwo_id : !d->version))
             break;
     }
     u->info.p = area.p + at;
@@ -936,8 +937,13 @@ pprof__sz_dwp_frames(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz
 bool
 pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof__sz_skel *sk)
 {
+    uint64_t key = dwarf_dieoffset(cudie);
+    if (d->have_sk && d->sk.key == key) { /* the same unit as the last address's */
+        *sk = d->sk;
+        return true;
+    }
     memset(sk, 0, sizeof(*sk));
-    sk->key = dwarf_dieoffset(cudie);
+    sk->key = key;
     Dwarf_Half version;
     uint8_t type, addr_size, offset_size;
     uint64_t id;
@@ -981,6 +987,8 @@ pprof__sz_dwp_skeleton(pprof__sz_dwp *d, Dwarf *dw, Dwarf_Die *cudie, pprof__sz_
     }
     sk->addr = d->addr;
     sk->ranges = d->skel_ranges;
+    d->sk = *sk;
+    d->have_sk = true;
     return true;
 }
 

@@ -103,6 +103,17 @@ typedef struct pprof__sz_dnode {
     bool inlined;
 } pprof__sz_dnode;
 
+/* What a split unit needs of its skeleton. */
+typedef struct pprof__sz_skel {
+    uint64_t key; /* the skeleton's offset: which tree is loaded */
+    uint64_t dwo_id;
+    bool has_dwo_id;
+    pprof__sz_bytes addr;   /* .debug_addr */
+    pprof__sz_bytes ranges; /* .debug_ranges, for DWARF 4 */
+    uint64_t addr_base, low_pc, ranges_base;
+    unsigned addr_size;
+} pprof__sz_skel;
+
 /* A split DWARF package: its sections, its unit index, and the tree of the unit read last. */
 typedef struct pprof__sz_dwp {
     pprof__sz_bytes index, info, abbrev, str, str_offsets, rnglists;
@@ -118,18 +129,9 @@ typedef struct pprof__sz_dwp {
     pprof__vec nodes;  /* pprof__sz_dnode */
     pprof__vec ranges; /* uint64_t pairs */
     pprof__vec tops;   /* pprof__sz_curange of top-level nodes: lo, hi, node index in .cu */
+    pprof__sz_skel sk; /* the skeleton looked at last */
+    bool have_sk;
 } pprof__sz_dwp;
-
-/* What a split unit needs of its skeleton. */
-typedef struct pprof__sz_skel {
-    uint64_t key; /* the skeleton's offset: which tree is loaded */
-    uint64_t dwo_id;
-    bool has_dwo_id;
-    pprof__sz_bytes addr;   /* .debug_addr */
-    pprof__sz_bytes ranges; /* .debug_ranges, for DWARF 4 */
-    uint64_t addr_base, low_pc, ranges_base;
-    unsigned addr_size;
-} pprof__sz_skel;
 
 /* A mapping's file with what was read from it. */
 typedef struct pprof__sz_object {
