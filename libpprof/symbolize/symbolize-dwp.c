@@ -40,7 +40,7 @@ static cursor
 cursor_at(const pprof__sz_bytes *b, uint64_t off, uint64_t len)
 {
     cursor c = {NULL, NULL, true};
-    if (off > b->n || len > b->n - off)
+    if (!b->p || off > b->n || len > b->n - off) /* no section: NULL, where + 0 is undefined */
         return c;
     c.p = b->p + off;
     c.end = c.p + len;
@@ -254,7 +254,7 @@ contribution(const pprof__sz_dwp *d, uint32_t row, uint32_t sect, const pprof__s
             continue;
         size_t at = 4 * ((size_t)(row - 1) * d->n_cols + k);
         uint64_t off = le32(d->offsets + at), len = le32(d->sizes + at);
-        if (off > whole->n || len > whole->n - off)
+        if (!whole->p || off > whole->n || len > whole->n - off)
             return false;
         out->p = whole->p + off;
         out->n = len;
