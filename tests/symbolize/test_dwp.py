@@ -206,4 +206,50 @@ for tag, data in cases:
     results.append((tag, r.returncode))
 tap.ok(all(rc == 0 for _t, rc in results), "hostile packages symbolize without a crash: %r" % results)
 
+
+def hostile_unit(dwo_id, n):
+    """A split unit (abbreviations, .debug_info.dwo) whose every DIE opens a level that never
+    closes (n deep), each inlined subroutine its own abstract origin, the first two each
+    other's, over the whole code; the string of the unit's name unterminated at the end."""
+    abbrev = bytes([1, 0x11, 1, 0x03, 0x08, 0, 0,
+                    2, 0x1D, 1, 0x31, 0x13, 0x11, 0x1B, 0x12, 0x06, 0x58, 0x0B, 0x59, 0x0B, 0, 0,
+                    3, 0x2E, 1, 0x31, 0x13, 0x11, 0x1B, 0x12, 0x06, 0, 0, 0])
+    le = lambda v, k: v.to_bytes(k, "little")  # noqa: E731
+    body = bytearray()
+    off = 20  # the unit header's size
+    body += bytes([1]) + b"x\0"
+    off += 3
+    first = off
+    body += bytes([3]) + le(first + 10, 4) + bytes([0]) + le(0x100000, 4)  # origin: the next DIE
+    off += 10
+    for k in range(n):
+        origin = first if k == 0 else off  # the first: back to the subprogram; then itself
+        body += bytes([2]) + le(origin, 4) + bytes([0]) + le(0x100000, 4) + bytes([1, k & 0x7F])
+        off += 12
+    unit = le(5, 2) + bytes([5, 8]) + le(0, 4) + le(dwo_id, 8) + bytes(body)
+    return abbrev, le(len(unit), 4) + unit
+
+
+d5 = W("dwo5")
+dwo = os.path.join(d5, "prog.dwo")
+info = W("prog-info.bin")
+st.check_run(["objcopy", "--dump-section", ".debug_info.dwo=" + info, dwo, W("scratch.o")])
+with open(info, "rb") as f:
+    dwo_id = int.from_bytes(f.read()[12:20], "little")
+tap.ok(dwo_id != 0, "the .dwo unit's id: %x" % dwo_id)
+abbrev, unit = hostile_unit(dwo_id, 20000)
+with open(W("h-abbrev.bin"), "wb") as f:
+    f.write(abbrev)
+with open(W("h-info.bin"), "wb") as f:
+    f.write(unit)
+st.check_run(["objcopy", "--update-section", ".debug_abbrev.dwo=" + W("h-abbrev.bin"),
+              "--update-section", ".debug_info.dwo=" + W("h-info.bin"), dwo])
+import time  # noqa: E402
+t0 = time.time()
+ours, _, _ = symbolize(os.path.join(d5, "prog"), "hostile-dwo", reference=False)
+took = time.time() - t0
+deep = max((len(fr) for fr in (ours or {}).values()), default=0)
+tap.ok(ours is not None and took < 60 and deep <= 256,
+       "a .dwo 20000 levels deep, abstract origins in loops: symbolized in %.1f s, at most %d frames" % (took, deep))
+
 tap.done()
