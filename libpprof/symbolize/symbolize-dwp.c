@@ -493,7 +493,8 @@ read_die(const unit *u, uint64_t off, die *out, uint64_t *next)
         out->ab = find_abbrev(u, code);
         if (!out->ab)
             return false;
-        const spec *sp = u->specs + out->ab->first;
+        /* no attribute at all in the unit: no specs array either */
+        const spec *sp = out->ab->n ? u->specs + out->ab->first : NULL;
         for (uint32_t i = 0; i < out->ab->n && !c.bad; i++) {
             const char *s;
             uint32_t form = sp[i].form;
