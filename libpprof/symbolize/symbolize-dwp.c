@@ -9,7 +9,8 @@
  * Hostile packages: every read goes through a cursor bounded by the unit's contribution, which
  * is itself checked against its section; the DIEs are walked in file order (sibling pointers
  * are never followed), so each step consumes at least one byte; origin chains stop after
- * MAX_HOPS, nesting at MAX_DEPTH, range lists after MAX_RANGES entries. */
+ * MAX_HOPS, nesting at MAX_DEPTH, a range list after MAX_RANGES entries, and a unit's ranges
+ * all together at a few per byte of the unit and its lists. */
 #include <dwarf.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -179,13 +180,13 @@ pprof__sz_dwp_open(const pprof_allocator *a, Elf *elf)
     d->n_slots = (uint32_t)rd(&c, 4);
     /* slots are a power of two (the probe sequence needs it); the tables must fit */
     uint64_t s = d->n_slots, u = d->n_units, k = d->n_cols;
-    bool fits = !c.bad && s <= d->index.n && u <= d->index.n && k <= d->index.n &&
+    bool fits = !c.bad && k >= 1 && k <= 16 && s <= d->index.n && u <= d->index.n &&
                 s * 12 + k * 4 + 2 * u * k * 4 <= d->index.n - 16;
     if (!d->index.n && d->info.n) { /* a .dwo file: one split unit, sections its own */
         d->version = 0;
         return d;
     }
-    if (!d->version || !fits || !d->info.n || (s & (s - 1)) || k == 0 || k > 16) {
+    if (!d->version || !fits || !d->info.n || (s & (s - 1))) {
         pprof__free(a, d);
         return NULL;
     }
@@ -572,7 +573,7 @@ read_rnglist(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, uint64_t
     cursor c = cursor_at(&u->rnglists, off, off <= u->rnglists.n ? u->rnglists.n - off : 0);
     uint64_t base = u->sk->low_pc, x, y;
     unsigned as = u->sk->addr_size == 4 ? 4 : 8;
-    for (size_t k = 0; k < MAX_RANGES && !c.bad; k++) {
+    for (size_t k = 0; k < MAX_RANGES && !c.bad && d->range_steps++ < d->range_cap; k++) {
         switch (rd(&c, 1)) {
         case DW_RLE_end_of_list: return true;
         case DW_RLE_base_addressx:
@@ -623,7 +624,7 @@ read_ranges_v4(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, uint64
         return true;
     off += sk->ranges_base;
     cursor c = cursor_at(&sk->ranges, off, off <= sk->ranges.n ? sk->ranges.n - off : 0);
-    for (size_t k = 0; k < MAX_RANGES && !c.bad; k++) {
+    for (size_t k = 0; k < MAX_RANGES && !c.bad && d->range_steps++ < d->range_cap; k++) {
         uint64_t x = rd(&c, as), y = rd(&c, as);
         if (c.bad || (!x && !y))
             break;
@@ -830,6 +831,11 @@ read_tree(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk)
     bool nomem = false;
     if (!open_unit(a, d, sk, &u, &nomem))
         return !nomem;
+    /* Many DIEs may name one long range list: the entries read for a whole unit are capped
+     * by the bytes that can describe them, so time and memory stay in proportion to the input. */
+    uint64_t bytes = (uint64_t)u.info.n + u.rnglists.n + sk->ranges.n;
+    d->range_cap = bytes < (SIZE_MAX >> 8) ? (size_t)(4 * bytes + MAX_RANGES) : SIZE_MAX;
+    d->range_steps = 0;
     uint32_t parent[MAX_DEPTH];
     int depth = -1; /* the unit DIE is at 0 */
     uint64_t off = u.die_start, next;

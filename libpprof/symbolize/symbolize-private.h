@@ -126,8 +126,9 @@ typedef struct pprof__sz_dwp {
     bool valid;   /* the tree below is of the skeleton at key */
     uint64_t key; /* the skeleton unit DIE's offset */
     pprof__vec abbrevs, specs;
-    pprof__vec nodes;  /* pprof__sz_dnode */
-    pprof__vec ranges; /* uint64_t pairs */
+    pprof__vec nodes;              /* pprof__sz_dnode */
+    pprof__vec ranges;             /* uint64_t pairs */
+    size_t range_cap, range_steps; /* range list entries read for the unit: at most the cap */
     pprof__vec tops;   /* pprof__sz_curange of top-level nodes: lo, hi, node index in .cu */
     pprof__sz_skel sk; /* the skeleton looked at last */
     bool have_sk;

@@ -252,4 +252,28 @@ deep = max((len(fr) for fr in (ours or {}).values()), default=0)
 tap.ok(ours is not None and took < 60 and deep <= 256,
        "a .dwo 20000 levels deep, abstract origins in loops: symbolized in %.1f s, at most %d frames" % (took, deep))
 
+
+# 60000 functions of one unit all naming one range list of 60000 empty entries: without a bound
+# on the entries read per unit, 3.6e9 steps
+n = 60000
+abbrev = bytes([1, 0x11, 1, 0, 0, 2, 0x1D, 0, 0x55, 0x23, 0, 0, 0])
+unit = (5).to_bytes(2, "little") + bytes([5, 8]) + bytes(4)
+dwo = os.path.join(d5, "split.dwo")
+st.check_run(["objcopy", "--dump-section", ".debug_info.dwo=" + info, dwo, W("scratch.o")])
+with open(info, "rb") as f:
+    unit += f.read()[12:20]
+unit += bytes([1]) + bytes([2, 0]) * n + bytes([0])
+lists = (12 + 4 + 3 * n + 1 - 4).to_bytes(4, "little") + (5).to_bytes(2, "little") + bytes([8, 0]) + \
+    (1).to_bytes(4, "little") + (4).to_bytes(4, "little") + bytes([4, 0, 0]) * n + bytes([0])
+for name, data in (("h2-abbrev.bin", abbrev), ("h2-info.bin", len(unit).to_bytes(4, "little") + unit),
+                   ("h2-rng.bin", lists)):
+    with open(W(name), "wb") as f:
+        f.write(data)
+st.check_run(["objcopy", "--update-section", ".debug_abbrev.dwo=" + W("h2-abbrev.bin"), "--update-section",
+              ".debug_info.dwo=" + W("h2-info.bin"), "--update-section", ".debug_rnglists.dwo=" + W("h2-rng.bin"), dwo])
+t0 = time.time()
+ours, _, _ = symbolize(os.path.join(d5, "prog"), "hostile-ranges", reference=False)
+took = time.time() - t0
+tap.ok(ours is not None and took < 5, "60000 functions sharing a range list of 60000 entries: %.1f s" % took)
+
 tap.done()
