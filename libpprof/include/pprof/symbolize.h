@@ -20,7 +20,11 @@
  * build ID in the debug directories, then through .gnu_debuglink (beside the file, in its
  * .debug/ directory, and under each debug directory; the CRC must match); a .gnu_debugaltlink
  * (dwz) file is found by build ID in the debug directories or by its name relative to the
- * debug file.
+ * debug file. For split DWARF (skeleton units), a package is looked for beside the file
+ * (NAME.dwp), beside its debug file (NAME.debug.dwp, NAME.dwp), then in each debug directory
+ * by build ID (DIR/.build-id/ab/cdef....dwp) and by the file's path (DIR/PATH.dwp); without
+ * one, each unit's .dwo file is read from its DW_AT_comp_dir. The mapping's reason names the
+ * package and how it was found.
  *
  * Addresses: a runtime address becomes a file offset through the mapping (memory_start,
  * file_offset), and the file offset a link-time address through the PT_LOAD segment holding
