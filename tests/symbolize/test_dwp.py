@@ -2,10 +2,10 @@
 """pprof-symbolize on a program built with clang -gsplit-dwarf (DWARF 5) and packed by llvm-dwp,
 its .dwo files removed: every instruction address's frames (function, file, line, inline chain)
 compared with llvm-symbolizer --inlines; the package found beside the binary, beside a debug
-file and in a debug directory's build-ID tree; .dwo files beside (DWARF 5 and 4; GCC's too), a DWARF 4
-package; and
-hostile packages (truncated, an index pointing outside its sections, bytes flipped) give fewer
-frames, never a crash.
+file and in a debug directory's build-ID tree; .dwo files beside (DWARF 5 and 4, GCC's too); a
+DWARF 4 package; hostile packages and .dwo files (truncated, an index pointing outside its
+sections, bytes flipped, nesting past the limit, abstract origins in loops, one range list
+named by every function) give fewer frames in bounded time, never a crash.
 
 usage: test_dwp.py SYMBOLIZE DUMP MKPROFILE WORKDIR"""
 import json
