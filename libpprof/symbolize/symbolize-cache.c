@@ -125,6 +125,12 @@ string_at(const pprof__sz_index *ix, uint32_t ref)
     return ref ? ix->strs + (ref - 1) : NULL;
 }
 
+uint64_t
+pprof__sz_index_address(const pprof__sz_index *ix, uint32_t i)
+{
+    return i < ix->n_addr ? get64(ix->addrs + (size_t)i * ADDR_REC) : 0;
+}
+
 int
 pprof__sz_index_lookup(const pprof__sz_index *ix, uint64_t vaddr, pprof__sz_frame *frames)
 {

@@ -218,6 +218,8 @@ typedef struct pprof__sz_index_added {
 
 /* Checks and parses an index file's bytes (not its key: the caller compares it). */
 bool pprof__sz_index_parse(const void *data, size_t size, pprof__sz_index *ix);
+/* The i-th address of a parsed index (0 past the end). */
+uint64_t pprof__sz_index_address(const pprof__sz_index *ix, uint32_t i);
 /* The frames of vaddr (room for PPROF__SZ_MAX_FRAMES), pointing into the index's bytes; -1
  * when the index does not have the address. */
 int pprof__sz_index_lookup(const pprof__sz_index *ix, uint64_t vaddr, pprof__sz_frame *frames);
