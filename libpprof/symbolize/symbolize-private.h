@@ -58,6 +58,10 @@ typedef struct pprof__sz_node {
     uint32_t first_child, next_sibling;
     uint32_t range_off, n_range;
     bool inlined;
+    /* read from the DIE on first use (an address's frames share nodes with its neighbours') */
+    bool have_function, have_call;
+    const char *name, *call_file;
+    int64_t start_line, call_line, call_column;
 } pprof__sz_node;
 
 /* The inline tree of one compilation unit, kept while addresses fall in it. */
