@@ -16,13 +16,16 @@
  * count, offset and string is checked before use, the CRC catches a torn or damaged file, and
  * a file failing any check is ignored (the addresses are looked up in DWARF and the file is
  * replaced). Files are written to a temporary name and renamed, so a reader never sees half
- * of one. */
+ * of one; the directory keeps a bounded number of files and bytes, least recently used out
+ * first. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -247,9 +250,12 @@ pprof__sz_index_load(const pprof_allocator *a, const char *path, const pprof__ve
             break;
         got += (size_t)r;
     }
+    bool ok = b && got == size && pprof__sz_index_parse(b, size, ix) && ix->key_len == key->len &&
+              !memcmp(ix->key, key->data, key->len);
+    if (ok) /* used now: the last to be evicted (see trim) */
+        (void)futimens(fd, NULL);
     close(fd);
-    if (!b || got != size || !pprof__sz_index_parse(b, size, ix) || ix->key_len != key->len ||
-        memcmp(ix->key, key->data, key->len)) {
+    if (!ok) {
         pprof__free(a, b);
         memset(ix, 0, sizeof(*ix));
         return false;
@@ -396,6 +402,74 @@ build(const pprof_allocator *a, const pprof__vec *key, uint32_t flags, const ppr
     return ok;
 }
 
+typedef struct dir_file {
+    char name[256];
+    uint64_t size;
+    struct timespec used;
+} dir_file;
+
+static int
+older_first(const void *p, const void *q)
+{
+    const dir_file *x = p, *y = q;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
+}
+
+/* Keeps the directory within PPROF__SZ_INDEX_MAX_FILES index files and
+ * PPROF__SZ_INDEX_MAX_DIR_BYTES: the least recently used go first (a read touches its file);
+ * a temporary file an interrupted run left an hour ago goes too. Only names this code makes
+ * (*.idx, .tmp-*) are ever removed. */
+static void
+trim(const pprof_allocator *a, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    pprof__vec files = {0};
+    uint64_t total = 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t n = strlen(de->d_name);
+        bool idx =
+            n > 4 && n < sizeof(((dir_file *)0)->name) && !strcmp(de->d_name + n - 4, ".idx");
+        bool tmp = !strncmp(de->d_name, ".tmp-", 5);
+        struct stat st;
+        if ((!idx && !tmp) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (tmp) {
+            if (st.st_mtim.tv_sec + 3600 < now.tv_sec)
+                (void)unlinkat(dirfd(d), de->d_name, 0);
+            continue;
+        }
+        dir_file *f = files.len < 4 * PPROF__SZ_INDEX_MAX_FILES
+                          ? pprof__vec_push(a, &files, sizeof(*f))
+                          : NULL;
+        if (!f)
+            break;
+        memcpy(f->name, de->d_name, n + 1);
+        f->size = (uint64_t)st.st_size;
+        f->used = st.st_mtim;
+        total += f->size;
+    }
+    dir_file *f = files.data;
+    size_t n = files.len;
+    if (n > PPROF__SZ_INDEX_MAX_FILES || total > PPROF__SZ_INDEX_MAX_DIR_BYTES) {
+        qsort(f, n, sizeof(*f), older_first);
+        for (size_t i = 0;
+             i < n && (n - i > PPROF__SZ_INDEX_MAX_FILES || total > PPROF__SZ_INDEX_MAX_DIR_BYTES);
+             i++) {
+            if (unlinkat(dirfd(d), f[i].name, 0) == 0)
+                total -= f[i].size;
+        }
+    }
+    pprof__free(a, files.data);
+    closedir(d);
+}
+
 bool
 pprof__sz_index_write(const pprof_allocator *a, const char *dir, const char *path,
                       const pprof__vec *key, uint32_t flags, const pprof__sz_index *old,
@@ -449,5 +523,7 @@ pprof__sz_index_write(const pprof_allocator *a, const char *dir, const char *pat
             unlink(tmp);
     }
     pprof__free(a, out.data);
+    if (ok)
+        trim(a, dir);
     return ok;
 }

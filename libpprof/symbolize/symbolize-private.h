@@ -203,9 +203,11 @@ Elf *pprof__sz_minidebuginfo(const pprof_allocator *a, Elf *elf, size_t cap, cha
 
 #define PPROF__SZ_INDEX_MAX_BYTES                                                                  \
     (UINT64_C(64) << 20) /* a larger file is neither read nor written */
-#define PPROF__SZ_INDEX_MAX_ADDRS (UINT32_C(1) << 20) /* addresses kept per file */
-#define PPROF__SZ_INDEX_DWARF 1u                      /* the report's "dwarf" */
-#define PPROF__SZ_INDEX_LINES 2u                      /* the report's "lines" */
+#define PPROF__SZ_INDEX_MAX_ADDRS (UINT32_C(1) << 20)     /* addresses kept per file */
+#define PPROF__SZ_INDEX_MAX_FILES 1024u                   /* index files kept in the directory */
+#define PPROF__SZ_INDEX_MAX_DIR_BYTES (UINT64_C(1) << 30) /* and their bytes */
+#define PPROF__SZ_INDEX_DWARF 1u                          /* the report's "dwarf" */
+#define PPROF__SZ_INDEX_LINES 2u                          /* the report's "lines" */
 
 /* A parsed index file: views into its bytes, every count and offset checked. */
 typedef struct pprof__sz_index {

@@ -4,7 +4,7 @@ run wrote and gives the same frames; an index that is corrupt, truncated, of ano
 too large in its counts, not the user's own, a symlink or a directory is ignored (frames from
 DWARF, exit 0) and replaced by a good one; --no-cache neither reads nor writes; the default
 directory is $XDG_CACHE_HOME/libpprof; a cache directory that cannot be written costs nothing
-but the speed.
+but the speed; an interrupted run's stale temporary file is cleaned up.
 
 usage: test_cache.py SYMBOLIZE DUMP MKPROFILE WORKDIR"""
 import os
@@ -174,7 +174,15 @@ os.rmdir(path) if os.path.isdir(path) else None
 shutil.rmtree(C)
 sym(prof, W("seed.pb.gz"), "--cache-dir", C)
 nocache2 = sym(prof2, W("nocache2.pb.gz"), "--no-cache")
+# what an interrupted run left two hours ago goes when an index is written; other files stay
+for name, age in ((".tmp-stale1", 7200), (".tmp-fresh1", 0), ("notes.txt", 7200)):
+    with open(os.path.join(C, name), "w") as f:
+        f.write("x")
+    t = os.stat(os.path.join(C, name)).st_mtime - age
+    os.utime(os.path.join(C, name), (t, t))
 mixed = sym(prof2, W("mixed.pb.gz"), "--cache-dir", C)
+left = sorted(f for f in os.listdir(C) if not f.endswith(".idx"))
+tap.ok(left == [".tmp-fresh1", "notes.txt"], "a stale temporary file is removed, nothing else: %s" % left)
 tap.ok(mixed and nocache2 and mixed[0] == nocache2[0], "old and new addresses: frames as without the cache")
 grown = open(path, "rb").read() if os.path.exists(path) else b""
 n_after = struct.unpack_from("<I", grown, 20)[0] if len(grown) >= HDR else 0
