@@ -367,7 +367,7 @@ build(const pprof_allocator *a, const pprof__vec *key, uint32_t flags, const ppr
         }
         for (uint32_t k = 0; ok && k < m[i].n; k++, fi++) {
             uint8_t *fr = recs + nm * ADDR_REC + fi * FRAME_REC;
-            uint32_t name, file;
+            uint32_t name = 0, file = 0;
             ok = str_ref(a, &t, f[k].name, &name) && str_ref(a, &t, f[k].file, &file);
             put32(fr, name);
             put32(fr + 4, file);
