@@ -5,7 +5,8 @@
  * symbolize-elf.c   segments (runtime address -> link-time address) and the symbol tables
  * symbolize-dwarf.c compilation units, the inline tree of one unit, frames of an address
  * symbolize-names.c demangling and Go's spelling of names
- * symbolize-report.c the report's text and JSON */
+ * symbolize-report.c the report's text and JSON
+ * symbolize-cache.c the address index cache: frames of addresses looked up before, per file */
 #ifndef PPROF_SYMBOLIZE_PRIVATE_H
 #define PPROF_SYMBOLIZE_PRIVATE_H
 
