@@ -435,8 +435,17 @@ entry_for(sz_ctx *x, pprof_string name, pprof_string bid)
     }
     if (x->index_dir[0])
         open_index(x, e);
-    if (e->obj.dwarf_deferred && !e->ix.n_addr)
+    if (e->obj.dwarf_deferred && !e->ix.n_addr) {
         pprof__sz_find_dwarf(&x->s, &e->obj, &e->why);
+        if (e->use_index && (e->obj.dbg.fd >= 0 || !e->obj.dw)) {
+            /* its own DWARF was not usable after all: the index is the one of the files used */
+            pprof__free(x->a, e->index_path);
+            pprof__free(x->a, e->ix_buf);
+            e->index_path = e->ix_buf = NULL;
+            e->use_index = false;
+            open_index(x, e);
+        }
+    }
     if (!pprof__sz_elf_load(x->a, &e->obj))
         return NULL;
     if (e->obj.dwarf_deferred) { /* what the index says the files give */

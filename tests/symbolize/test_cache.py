@@ -18,7 +18,7 @@ import symtest as st  # noqa: E402
 
 SYM, DUMP, MK, WORK = sys.argv[1:5]
 SRC = os.path.dirname(os.path.abspath(__file__))
-st.need("gcc", "g++", "objdump", "readelf")
+st.need("gcc", "g++", "objdump", "readelf", "objcopy")
 tap = st.Tap()
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
@@ -190,6 +190,34 @@ tap.ok(n_after == len(set(addrs) | set(more)),
        "the index now holds both runs' addresses (%d of %d)" % (n_after, len(set(addrs) | set(more))))
 hot2 = sym(prof2, W("hot2.pb.gz"), "--cache-dir", C)
 tap.ok(hot2 and hot2[0] == nocache2[0], "and answers the second profile alone")
+
+# a .debug_info of no unit in the binary (so no DWARF of its own) and the real debug file
+# through .gnu_debuglink: the index is the one of both files, found again by a repeat run, and
+# not used once the debug file changes
+dbgfile = W("prog-bogus.debug")
+st.check_run(["objcopy", "--only-keep-debug", exe, dbgfile])
+junk = W("junk")
+with open(junk, "wb") as f:
+    f.write(b"\x01\x00")  # a unit length cut short: libdw finds no unit
+bogus = W("prog-bogus")
+st.check_run(["objcopy", "--strip-debug", "--add-section", ".debug_info=" + junk,
+              "--add-gnu-debuglink=" + dbgfile, exe, bogus])
+profb = W("profb.pb.gz")
+st.profile_for(MK, profb, bogus, addrs, base, bid=bid)
+CB = W("cache-bogus")
+opts = ["--binary", bogus, "--no-default-dirs"]
+want = sym(profb, W("bogus-nocache.pb.gz"), "--no-cache", *opts)
+b1 = sym(profb, W("bogus1.pb.gz"), "--cache-dir", CB, *opts)
+n1 = sorted(os.listdir(CB)) if os.path.isdir(CB) else []
+b2 = sym(profb, W("bogus2.pb.gz"), "--cache-dir", CB, *opts)
+tap.ok(want and b1 and b2 and want[0] == b1[0] == b2[0] and want[1] == b2[1] and '"debug_found_by":"debuglink"' in want[1],
+       "a binary whose own DWARF is unusable: its debug file's frames, first and repeat run")
+tap.ok(len(n1) == 1 and sorted(os.listdir(CB)) == n1, "one index for the pair, found again: %s" % n1)
+t = os.stat(dbgfile).st_mtime + 10
+os.utime(dbgfile, (t, t))
+b3 = sym(profb, W("bogus3.pb.gz"), "--cache-dir", CB, *opts)
+tap.ok(b3 and b3[0] == want[0] and len(os.listdir(CB)) == 2,
+       "the debug file changed: its old index is not used (a new one is made)")
 
 # the default directory, and one that cannot be written
 dflt = sym(prof, W("default.pb.gz"))
