@@ -198,6 +198,22 @@ key_file(const pprof_allocator *a, pprof__vec *key, const pprof__sz_file *f)
            key_put(a, key, f->path, n);
 }
 
+/* A split DWARF package beside the binary (NAME.dwp): whether there is one, and its identity,
+ * so that a package added, removed or rebuilt gets a new index. */
+static bool
+key_dwp(const pprof_allocator *a, pprof__vec *key, const char *bin_path)
+{
+    char path[4200];
+    struct stat st;
+    int n = bin_path ? snprintf(path, sizeof(path), "%s.dwp", bin_path) : -1;
+    if (n <= 0 || (size_t)n >= sizeof(path) || stat(path, &st) != 0)
+        return key_u64(a, key, 0);
+    return key_u64(a, key, 1) && key_u64(a, key, (uint64_t)st.st_size) &&
+           key_u64(a, key, (uint64_t)st.st_dev) && key_u64(a, key, (uint64_t)st.st_ino) &&
+           key_u64(a, key, (uint64_t)st.st_mtim.tv_sec) &&
+           key_u64(a, key, (uint64_t)st.st_mtim.tv_nsec);
+}
+
 bool
 pprof__sz_index_key(const pprof_allocator *a, const pprof__sz_object *obj, pprof__vec *key)
 {
@@ -206,7 +222,7 @@ pprof__sz_index_key(const pprof_allocator *a, const pprof__sz_object *obj, pprof
     key->len = 0;
     return key_put(a, key, logic, sizeof(logic)) && key_u64(a, key, obj->dwarf_deferred) &&
            key_file(a, key, &obj->bin) && key_file(a, key, &obj->dbg) &&
-           key_file(a, key, &obj->alt);
+           key_file(a, key, &obj->alt) && key_dwp(a, key, obj->bin.path);
 }
 
 bool

@@ -219,6 +219,16 @@ b3 = sym(profb, W("bogus3.pb.gz"), "--cache-dir", CB, *opts)
 tap.ok(b3 and b3[0] == want[0] and len(os.listdir(CB)) == 2,
        "the debug file changed: its old index is not used (a new one is made)")
 
+# a split DWARF package appearing beside the binary (NAME.dwp) makes a new index: the frames
+# may come from it
+shutil.rmtree(C)
+sym(prof, W("pre-dwp.pb.gz"), "--cache-dir", C)
+with open(exe + ".dwp", "wb") as f:
+    f.write(b"not yet a package")
+sym(prof, W("with-dwp.pb.gz"), "--cache-dir", C)
+tap.ok(len(os.listdir(C)) == 2, "a .dwp beside the binary: another index (%d)" % len(os.listdir(C)))
+os.unlink(exe + ".dwp")
+
 # the default directory, and one that cannot be written
 dflt = sym(prof, W("default.pb.gz"))
 made = os.listdir(W("xdg", "libpprof")) if os.path.isdir(W("xdg", "libpprof")) else []
