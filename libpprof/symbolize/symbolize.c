@@ -252,7 +252,6 @@ add_frames(sz_ctx *x, const pprof__sz_frame *f, int n, bool go, sz_result *res)
     return true;
 }
 
-/* The result index + 1 for vaddr in e's file (0: no frames), or -1 when out of memory. */
 static bool load_tables(sz_ctx *x, sz_entry *e);
 
 /* The frames of vaddr from e's files into f, after the fixes below; -1 when out of memory. */
@@ -305,6 +304,8 @@ remember(sz_ctx *x, sz_entry *e, uint64_t vaddr, const pprof__sz_frame *f, int n
     return true;
 }
 
+/* The result index + 1 for vaddr in e's file (0: no frames), or -1 when out of memory: from
+ * the index when it has the address, else from the files. */
 static int64_t
 resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
 {
