@@ -2,7 +2,9 @@
  * (all, with force) get the frames of their address; new strings and functions are appended.
  * Mappings are done in the profile's order; each mapping's addresses are looked up in sorted
  * order, so that a compilation unit's tree is read once, and every answer is kept per file and
- * link-time address, so the same address of the same file always gets the same lines. */
+ * link-time address, so the same address of the same file always gets the same lines; with
+ * the cache on, those answers also go to the file's address index (symbolize-cache.c), which
+ * answers a later run before the file's DWARF is opened at all. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
