@@ -74,8 +74,9 @@ symbolize_opts_fill(const symbolize_opts *o, pprof_symbolize_options *so)
     so->sysroot = o->sysroot;
     so->demangle = o->demangle;
     so->no_default_dirs = o->no_default_dirs;
-    so->cache_dir = o->cache_dir;
-    so->no_cache = o->no_cache;
+    /* the tools keep the cache by default: the library leaves that choice to its callers */
+    so->cache = !o->no_cache;
+    so->cache_dir = o->no_cache ? NULL : o->cache_dir;
 }
 
 int

@@ -838,10 +838,10 @@ index_dir(sz_ctx *x)
 {
     const char *c = x->o.cache_dir, *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n = -1;
-    if (x->o.no_cache)
-        n = -1;
-    else if (c)
+    if (c)
         n = c[0] ? snprintf(x->index_dir, sizeof(x->index_dir), "%s", c) : -1;
+    else if (!x->o.cache)
+        n = -1;
     else if (xdg && xdg[0] == '/')
         n = snprintf(x->index_dir, sizeof(x->index_dir), "%s/libpprof", xdg);
     else if (home && home[0] == '/')

@@ -51,12 +51,13 @@ def test_symbolize_reports_why_not(prog, tmp_path):
     assert maps[0].result == "ok" and maps[0].found_by == "binary"
 
 
-def test_symbolize_cache(prog, tmp_path):
+def test_symbolize_cache(prog, tmp_path, monkeypatch):
     exe, compute = prog
     p = profile_of(exe, compute, tmp_path)
     cache = tmp_path / "cache"
-    q0, _ = pprof.symbolize(p, no_cache=True, cache_dir=str(cache))
-    assert not cache.exists(), "no_cache writes nothing"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    q0, _ = pprof.symbolize(p)
+    assert not (tmp_path / "xdg").exists(), "the library keeps no cache unless asked for"
     q1, m1 = pprof.symbolize(p, cache_dir=str(cache))
     assert [f.name for f in cache.iterdir()] and all(f.name.endswith(".idx") for f in cache.iterdir())
     q2, m2 = pprof.symbolize(p, cache_dir=str(cache))

@@ -76,11 +76,13 @@ typedef struct pprof_symbolize_options {
     bool no_default_dirs;
     /* The address index cache: per file used (by build ID, size, inode and modification time),
      * the frames of every address looked up before, so that symbolizing the same binaries
-     * again reads neither their DWARF nor their tables. NULL: $XDG_CACHE_HOME/libpprof, else
-     * $HOME/.cache/libpprof; "": none. A cache file that is corrupt, truncated, of another
-     * version or not the user's own is ignored (and replaced), never trusted. */
+     * again reads neither their DWARF nor their tables. Off by default: a program that links
+     * the library writes no file it did not ask for. cache_dir names the directory and turns
+     * the cache on ("": off); cache = true with no cache_dir uses $XDG_CACHE_HOME/libpprof, else
+     * $HOME/.cache/libpprof (the tools' default). A cache file that is corrupt, truncated, of
+     * another version or not the user's own is ignored (and replaced), never trusted. */
     const char *cache_dir;
-    bool no_cache; /* true: the cache is neither read nor written */
+    bool cache;
 } pprof_symbolize_options;
 
 /* The debug directory searched without options, as perf, gdb and llvm-symbolizer do. */
