@@ -54,7 +54,7 @@ for line in (command $cmd --help 2>/dev/null | string match -r '^  -.*')
             set -a args -x -a 'full none'
         case report
             set -a args -x -a 'text json'
-        case debug-dir sysroot source-path
+        case debug-dir sysroot source-path cache-dir
             set -a args -x -a '(__fish_complete_directories)'
         case list peek trim-path
             # a Go regexp, path prefixes: no file names

@@ -121,7 +121,8 @@ set_op(ops *p, const char *name, char *v)
                {"tagfocus", &o->tag_focus},  {"tagignore", &o->tag_ignore},
                {"tagshow", &o->tag_show},    {"taghide", &o->tag_hide},
                {"tagroot", &o->tag_root},    {"tagleaf", &o->tag_leaf},
-               {"unit", &o->tag_unit}};
+               {"unit", &o->tag_unit},       {"from", &o->time_from},
+               {"to", &o->time_to}};
     for (size_t i = 0; i < sizeof(str) / sizeof(str[0]); i++)
         if (!strcmp(name, str[i].n)) {
             *str[i].slot = v;
@@ -151,6 +152,8 @@ set_op(ops *p, const char *name, char *v)
         o->min_fraction = strtod(v, NULL);
     else if (!strcmp(name, "redact"))
         o->redact = (unsigned)strtoul(v, NULL, 10) % 9;
+    else if (!strcmp(name, "dropts"))
+        o->drop_timestamps = true;
     else if (!strcmp(name, "norm"))
         p->normalize = true;
     else if (!strcmp(name, "redactlabel") && o->n_redact_labels < MAX_LIST)

@@ -282,6 +282,8 @@ flame(const pprof_profile *p, uint64_t h)
     o.minwidth = (double)((h >> 12) % 4);
     o.minwidth_percent = h & 32;
     o.max_nodes = 1 + (h >> 16) % 64;
+    /* a small cap sums the samples' times per slice (the page's coarse Time view) */
+    o.max_time_samples = (h >> 22) & 1 ? 1 + (h >> 23) % 8 : 0;
     for (int f = 0; f < 4; f++) {
         o.format = (pprof_flame_format)f;
         check_output(t, o, depth);

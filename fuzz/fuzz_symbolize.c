@@ -3,7 +3,8 @@
  * symbol (MiniDebugInfo's too), every compilation unit's ranges (their ends, then addresses
  * through them), every segment's first bytes and every .gopclntab function (entry, middle) are
  * looked up, and every name found is demangled; then all of it again with one allocation
- * failing, at up to 6 points. An input that is an xz stream is decoded (within 1 MiB).
+ * failing, at up to 6 points. An input that is an xz stream is decoded (within 1 MiB); one
+ * that is an address index (symbolize-cache.c) is parsed and each of its addresses looked up.
  * An image with a split DWARF unit index (a .dwp), or a .dwo's split unit, is read as a package:
  * each unit is walked with a made-up skeleton (its .debug_addr the image's first bytes), and
  * looked up at its functions' ends; the object's own skeleton units, if any, through it.
@@ -182,6 +183,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (pprof__sz_xz_decode(&a, data, size, (size_t)1 << 20, &out, &n)) {
             FUZZ_CHECK(n > 0 && n <= (size_t)1 << 20, "decoded %zu bytes", n);
             pprof__free(&a, out);
+        }
+    }
+    pprof__sz_index ix;
+    if (pprof__sz_index_parse(data, size, &ix)) {
+        for (uint32_t i = 0; i < ix.n_addr && i < MAX_LOOKUPS; i++) {
+            uint64_t v = pprof__sz_index_address(&ix, i);
+            int n = pprof__sz_index_lookup(&ix, v, frames);
+            FUZZ_CHECK(n >= 0 && n <= PPROF__SZ_MAX_FRAMES, "index frame count %d", n);
+            for (int k = 0; k < n; k++)
+                FUZZ_CHECK((!frames[k].name || strlen(frames[k].name) < ix.str_len) &&
+                               (!frames[k].file || strlen(frames[k].file) < ix.str_len),
+                           "index strings");
+            FUZZ_CHECK(pprof__sz_index_lookup(&ix, v + 1, frames) <= PPROF__SZ_MAX_FRAMES,
+                       "index lookup");
         }
     }
     bool opened = scan(&a, data, size, frames);

@@ -9,7 +9,8 @@
  *    the options (debug directories, binaries, debuginfod cache, sysroot, force, demangling,
  *    file size limit), so that every place the finder looks can hold something (see tree()).
  * The output must be a valid profile that encodes and decodes, the report must add up and
- * print, and symbolizing twice must give the same bytes (an address in a file always gets the
+ * print, and symbolizing twice must give the same bytes (the second run answers from the
+ * address index the first wrote in the private directory; an address in a file always gets the
  * same frames); with one allocation failing (up to 6 points) the call gives PPROF_E_NOMEM or
  * succeeds. Nothing is left behind in the directory's parent. */
 #define _GNU_SOURCE /* nftw */
@@ -424,7 +425,8 @@ tree_record(tree_input *t)
 static int
 remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    (void)st, (void)flag, (void)ftw;
+    (void)st, (void)flag;
+    FUZZ_CHECK(strncmp(path + ftw->base, ".tmp-", 5), "a temporary index left: %s", path);
     FUZZ_CHECK(remove(path) == 0, "removing %s: %s", path, strerror(errno));
     return 0;
 }
@@ -449,6 +451,9 @@ run_tree(const char *dir, const uint8_t *data, size_t size, uint64_t h)
         o.n_binaries = t->n_binaries;
         o.sysroot = t->no_sysroot ? NULL : t->sysroot;
         o.debuginfod_cache = t->cache ? t->cache : ""; /* never the user's cache */
+        char index_dir[1100]; /* nor the user's index cache: the second run reads the first's */
+        snprintf(index_dir, sizeof(index_dir), "%s/.index-cache", dir);
+        o.cache_dir = index_dir;
         o.demangle = t->no_demangle ? PPROF_DEMANGLE_NONE : PPROF_DEMANGLE_FULL;
         o.force = t->force;
         o.max_file_bytes = t->small_limit ? 4096 : 8u << 20;
@@ -492,9 +497,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.n_binaries = 1;
     o.debuginfod_cache = ""; /* never the user's cache: the input alone decides */
     o.max_file_bytes = 8u << 20;
+    char index_dir[1100]; /* the index cache: symbolizing twice, the second run reads it */
+    snprintf(index_dir, sizeof(index_dir), "%s/index-cache", dir);
+    o.cache_dir = index_dir;
     check_symbolize(p, &o, h);
     pprof_profile_free(p);
     unlink(path);
+    if (access(index_dir, F_OK) == 0)
+        FUZZ_CHECK(nftw(index_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) == 0, "removing %s",
+                   index_dir);
     FUZZ_CHECK(rmdir(dir) == 0, "files left behind in %s", dir);
     return 0;
 }

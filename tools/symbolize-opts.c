@@ -31,9 +31,14 @@ symbolize_opts_opt(symbolize_opts *o, tool_args *a, const char *prog, const char
         o->no_default_dirs = true;
         return true;
     }
+    if (tool_opt_is(opt, NULL, "--no-cache")) {
+        o->no_cache = true;
+        return true;
+    }
     bool bin = tool_opt_is(opt, NULL, "--binary"), dir = tool_opt_is(opt, NULL, "--debug-dir");
     bool root = tool_opt_is(opt, NULL, "--sysroot"), dem = tool_opt_is(opt, NULL, "--demangle");
-    if (!bin && !dir && !root && !dem)
+    bool cache = tool_opt_is(opt, NULL, "--cache-dir");
+    if (!bin && !dir && !root && !dem && !cache)
         return false;
     const char *v = tool_args_value(a, prog);
     if (!v) {
@@ -45,6 +50,8 @@ symbolize_opts_opt(symbolize_opts *o, tool_args *a, const char *prog, const char
         *rc = tool_usage_error(prog, "%s is taken at most %d times", opt, SYMBOLIZE_OPTS_MAX);
     } else if (root) {
         o->sysroot = v;
+    } else if (cache) {
+        o->cache_dir = v;
     } else if (dem) {
         if (!strcmp(v, "full"))
             o->demangle = PPROF_DEMANGLE_FULL;
@@ -67,6 +74,9 @@ symbolize_opts_fill(const symbolize_opts *o, pprof_symbolize_options *so)
     so->sysroot = o->sysroot;
     so->demangle = o->demangle;
     so->no_default_dirs = o->no_default_dirs;
+    /* the tools keep the cache by default: the library leaves that choice to its callers */
+    so->cache = !o->no_cache;
+    so->cache_dir = o->no_cache ? NULL : o->cache_dir;
 }
 
 int

@@ -17,6 +17,8 @@ typedef struct symbolize_opts {
     const char *sysroot;
     pprof_demangle demangle;
     bool no_default_dirs;
+    const char *cache_dir; /* --cache-dir (NULL: the library's default) */
+    bool no_cache;
 } symbolize_opts;
 
 #define SYMBOLIZE_OPTS_HELP                                                                        \
@@ -27,6 +29,9 @@ typedef struct symbolize_opts {
     "  --no-default-dirs     search neither /usr/lib/debug nor the debuginfod client cache\n"      \
     "                        unless named (searched by default, after each --debug-dir)\n"         \
     "  --sysroot DIR         look for mapping paths under DIR\n"                                   \
+    "  --cache-dir DIR       the address index cache (default $XDG_CACHE_HOME/libpprof, else\n"    \
+    "                        ~/.cache/libpprof): frames of addresses looked up before\n"           \
+    "  --no-cache            neither read nor write the address index cache\n"                     \
     "  --demangle=MODE       full (default: C++ and Rust names demangled) or none\n"
 
 void symbolize_opts_init(symbolize_opts *o);

@@ -129,13 +129,13 @@ add_node(const pprof_allocator *a, pprof__sz_unit *u, Dwarf_Die *die, uint32_t p
     if (!n)
         return false;
     uint32_t me = (uint32_t)(u->nodes.len - 1);
-    *n = (pprof__sz_node){dwarf_dieoffset(die),
-                          parent,
-                          PPROF_NONE,
-                          PPROF_NONE,
-                          (uint32_t)first,
-                          (uint32_t)(u->ranges.len - first),
-                          dwarf_tag(die) == DW_TAG_inlined_subroutine};
+    *n = (pprof__sz_node){.die = dwarf_dieoffset(die),
+                          .parent = parent,
+                          .first_child = PPROF_NONE,
+                          .next_sibling = PPROF_NONE,
+                          .range_off = (uint32_t)first,
+                          .n_range = (uint32_t)(u->ranges.len - first),
+                          .inlined = dwarf_tag(die) == DW_TAG_inlined_subroutine};
     if (parent != PPROF_NONE) {
         pprof__sz_node *p = &PPROF__AT(u->nodes, pprof__sz_node, parent);
         n->next_sibling = p->first_child;
@@ -257,36 +257,39 @@ attr_int(Dwarf_Die *die, unsigned name)
 
 /* A node's function: its linkage name when it has one (demangled later), else its name. */
 static void
-node_function(pprof__sz_object *obj, const pprof__sz_node *n, pprof__sz_frame *f)
+node_function(pprof__sz_object *obj, pprof__sz_node *n, pprof__sz_frame *f)
 {
     Dwarf_Die die;
-    f->name = NULL;
-    f->start_line = 0;
-    if (!dwarf_offdie(obj->dw, n->die, &die))
-        return;
-    f->name = attr_string(&die, DW_AT_linkage_name);
-    if (!f->name)
-        f->name = attr_string(&die, DW_AT_MIPS_linkage_name);
-    if (!f->name)
-        f->name = attr_string(&die, DW_AT_name);
-    f->start_line = attr_int(&die, DW_AT_decl_line);
+    if (!n->have_function && dwarf_offdie(obj->dw, n->die, &die)) {
+        n->name = attr_string(&die, DW_AT_linkage_name);
+        if (!n->name)
+            n->name = attr_string(&die, DW_AT_MIPS_linkage_name);
+        if (!n->name)
+            n->name = attr_string(&die, DW_AT_name);
+        n->start_line = attr_int(&die, DW_AT_decl_line);
+    }
+    n->have_function = true;
+    f->name = n->name;
+    f->start_line = n->start_line;
 }
 
 /* The call site of an inlined node: the caller's file, line and column. */
 static void
-call_site(pprof__sz_object *obj, const pprof__sz_node *n, pprof__sz_frame *f)
+call_site(pprof__sz_object *obj, pprof__sz_node *n, pprof__sz_frame *f)
 {
     Dwarf_Die die;
     const pprof__sz_unit *u = &obj->unit;
-    f->file = NULL;
-    f->line = f->column = 0;
-    if (!dwarf_offdie(obj->dw, n->die, &die))
-        return;
-    int64_t file = attr_int(&die, DW_AT_call_file);
-    if (u->files && file >= 0 && (uint64_t)file < u->n_files)
-        f->file = dwarf_filesrc(u->files, (size_t)file, NULL, NULL);
-    f->line = attr_int(&die, DW_AT_call_line);
-    f->column = attr_int(&die, DW_AT_call_column);
+    if (!n->have_call && dwarf_offdie(obj->dw, n->die, &die)) {
+        int64_t file = attr_int(&die, DW_AT_call_file);
+        if (u->files && file >= 0 && (uint64_t)file < u->n_files)
+            n->call_file = dwarf_filesrc(u->files, (size_t)file, NULL, NULL);
+        n->call_line = attr_int(&die, DW_AT_call_line);
+        n->call_column = attr_int(&die, DW_AT_call_column);
+    }
+    n->have_call = true;
+    f->file = n->call_file;
+    f->line = n->call_line;
+    f->column = n->call_column;
 }
 
 int
@@ -325,7 +328,7 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
     const pprof__sz_curange *top = find_range(&u->tops, vaddr);
     if (!top) /* lines without a function: the caller names it from symbols */
         return row || f0->file ? 1 : 0;
-    const pprof__sz_node *nodes = u->nodes.data;
+    pprof__sz_node *nodes = u->nodes.data;
     uint32_t cur = (uint32_t)top->cu;
     for (size_t guard = 0; guard < u->nodes.len; guard++) {
         uint32_t c = nodes[cur].first_child;
@@ -339,7 +342,7 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
      * a nested function's own subprogram ends its chain too). */
     int n = 0;
     for (uint32_t k = cur; k != PPROF_NONE && n < PPROF__SZ_MAX_FRAMES;) {
-        const pprof__sz_node *node = &nodes[k];
+        pprof__sz_node *node = &nodes[k];
         node_function(obj, node, &frames[n]);
         n++;
         if (!node->inlined || node->parent == PPROF_NONE || n == PPROF__SZ_MAX_FRAMES)

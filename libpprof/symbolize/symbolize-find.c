@@ -622,6 +622,35 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
             pprof__sz_file_close(s->a, &exe);
         }
     }
+    if (!obj->dw && obj->dbg.fd < 0 && s->defer_dwarf && pprof__sz_has_own_dwarf(obj->bin.elf)) {
+        obj->dwarf_deferred = true;
+        return true;
+    }
+    pprof__sz_find_dwarf(s, obj, why);
+    return true;
+}
+
+bool
+pprof__sz_has_own_dwarf(Elf *elf)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return false;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+            (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+            (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+            return true;
+    }
+    return false;
+}
+
+void
+pprof__sz_find_dwarf(const pprof__sz_search *s, pprof__sz_object *obj, pprof__sz_why *why)
+{
+    obj->dwarf_deferred = false;
     if (!obj->dw)
         obj->dw = dwarf_of(obj->bin.elf);
     if (!obj->dw && obj->dbg.fd < 0) {
@@ -646,7 +675,6 @@ pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *buil
         find_altlink(s, obj, why);
     if (obj->dw)
         find_dwp(s, obj);
-    return true;
 }
 
 bool

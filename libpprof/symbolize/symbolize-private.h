@@ -6,7 +6,8 @@
  * symbolize-dwarf.c compilation units, the inline tree of one unit, frames of an address
  * symbolize-dwp.c   split units of a DWARF package (.dwp), which libdw 0.188 does not read
  * symbolize-names.c demangling and Go's spelling of names
- * symbolize-report.c the report's text and JSON */
+ * symbolize-report.c the report's text and JSON
+ * symbolize-cache.c the address index cache: frames of addresses looked up before, per file */
 #ifndef PPROF_SYMBOLIZE_PRIVATE_H
 #define PPROF_SYMBOLIZE_PRIVATE_H
 
@@ -59,6 +60,10 @@ typedef struct pprof__sz_node {
     uint32_t first_child, next_sibling;
     uint32_t range_off, n_range;
     bool inlined;
+    /* read from the DIE on first use (an address's frames share nodes with its neighbours') */
+    bool have_function, have_call;
+    const char *name, *call_file;
+    int64_t start_line, call_line, call_column;
 } pprof__sz_node;
 
 /* The inline tree of one compilation unit, kept while addresses fall in it. */
@@ -149,6 +154,7 @@ typedef struct pprof__sz_object {
     bool guessed_segments;      /* only a debug file: file offsets taken as vaddr - first vaddr */
     bool go;               /* a Go binary (.gopclntab or .go.buildinfo): names as Go prints them */
     pprof__sz_gotab gotab; /* frames where DWARF has none */
+    bool dwarf_deferred;   /* pprof__sz_find_dwarf not called yet (defer_dwarf) */
     Elf *mini;             /* .gnu_debugdata's ELF (MiniDebugInfo), or NULL */
     char *mini_image;      /* its decompressed bytes (pprof__malloc'd) */
     pprof__sz_file dwpf;   /* the split DWARF package; fd -1 when none */
@@ -177,6 +183,9 @@ typedef struct pprof__sz_search {
     const char *cache;       /* the debuginfod client cache, or NULL */
     const char *const *dirs; /* the options' debug dirs, then the default one */
     size_t n_dirs;
+    /* pprof__sz_find leaves DWARF unopened (obj->dwarf_deferred) when the file found has its
+     * own: an address index may answer every address without it */
+    bool defer_dwarf;
 } pprof__sz_search;
 
 /* Why a search failed, for the report. */
@@ -190,6 +199,11 @@ typedef struct pprof__sz_why {
  * debug and alt files; fills obj (all of it owned by obj) or *why. */
 bool pprof__sz_find(const pprof__sz_search *s, const char *filename, const char *build_id,
                     pprof__sz_object *obj, pprof__sz_why *why);
+/* The rest of pprof__sz_find where it deferred DWARF: opens the file's DWARF, else looks for
+ * its separate debug file, then the alt file. */
+void pprof__sz_find_dwarf(const pprof__sz_search *s, pprof__sz_object *obj, pprof__sz_why *why);
+/* Whether elf has a .debug_info section with bytes (what a deferred open would read). */
+bool pprof__sz_has_own_dwarf(Elf *elf);
 /* Whether elf is a debug-only file (its code segment holds no file bytes). */
 bool pprof__sz_debug_only(Elf *elf);
 /* An object over an ELF image in memory (the fuzz harness: libelf reads it in place, image
@@ -260,6 +274,52 @@ bool pprof__sz_xz_decode(const pprof_allocator *a, const void *in, size_t n, siz
 /* The ELF file of elf's .gnu_debugdata, decompressed into *image (free both with elf_end and
  * pprof__free), or NULL when there is none usable. */
 Elf *pprof__sz_minidebuginfo(const pprof_allocator *a, Elf *elf, size_t cap, char **image);
+
+/* ---- symbolize-cache.c: the address index cache */
+
+#define PPROF__SZ_INDEX_MAX_BYTES                                                                  \
+    (UINT64_C(64) << 20) /* a larger file is neither read nor written */
+#define PPROF__SZ_INDEX_MAX_ADDRS (UINT32_C(1) << 20)     /* addresses kept per file */
+#define PPROF__SZ_INDEX_MAX_FILES 1024u                   /* index files kept in the directory */
+#define PPROF__SZ_INDEX_MAX_DIR_BYTES (UINT64_C(1) << 30) /* and their bytes */
+#define PPROF__SZ_INDEX_DWARF 1u                          /* the report's "dwarf" */
+#define PPROF__SZ_INDEX_LINES 2u                          /* the report's "lines" */
+
+/* A parsed index file: views into its bytes, every count and offset checked. */
+typedef struct pprof__sz_index {
+    uint32_t flags, key_len, n_addr, n_frame, str_len;
+    const uint8_t *key, *addrs, *frames;
+    const char *strs;
+} pprof__sz_index;
+
+/* An address looked up in this run: frames [off, off + n) of a pprof__sz_frame vector. */
+typedef struct pprof__sz_index_added {
+    uint64_t vaddr;
+    uint32_t off, n;
+} pprof__sz_index_added;
+
+/* Checks and parses an index file's bytes (not its key: the caller compares it). */
+bool pprof__sz_index_parse(const void *data, size_t size, pprof__sz_index *ix);
+/* The i-th address of a parsed index (0 past the end). */
+uint64_t pprof__sz_index_address(const pprof__sz_index *ix, uint32_t i);
+/* The frames of vaddr (room for PPROF__SZ_MAX_FRAMES), pointing into the index's bytes; -1
+ * when the index does not have the address. */
+int pprof__sz_index_lookup(const pprof__sz_index *ix, uint64_t vaddr, pprof__sz_frame *frames);
+/* The key of obj's files (after pprof__sz_find), into key. False: out of memory, or a file
+ * cannot be looked at. */
+bool pprof__sz_index_key(const pprof_allocator *a, const pprof__sz_object *obj, pprof__vec *key);
+/* DIR/<build ID>-<key checksum>.idx into out. */
+bool pprof__sz_index_path(const char *dir, const pprof__sz_object *obj, const pprof__vec *key,
+                          char *out, size_t cap);
+/* Reads and checks the index at path, whose key must be key; *buf (free with pprof__free)
+ * holds its bytes. False: none, or not usable. */
+bool pprof__sz_index_load(const pprof_allocator *a, const char *path, const pprof__vec *key,
+                          pprof__sz_index *ix, char **buf);
+/* Writes old's addresses and the added ones (sorted here) to path, atomically (a temporary file
+ * in dir, renamed). False: not written. */
+bool pprof__sz_index_write(const pprof_allocator *a, const char *dir, const char *path,
+                           const pprof__vec *key, uint32_t flags, const pprof__sz_index *old,
+                           pprof__vec *added, const pprof__vec *frames);
 
 /* ---- symbolize-names.c */
 

@@ -2,7 +2,9 @@
  * (all, with force) get the frames of their address; new strings and functions are appended.
  * Mappings are done in the profile's order; each mapping's addresses are looked up in sorted
  * order, so that a compilation unit's tree is read once, and every answer is kept per file and
- * link-time address, so the same address of the same file always gets the same lines. */
+ * link-time address, so the same address of the same file always gets the same lines; with
+ * the cache on, those answers also go to the file's address index (symbolize-cache.c), which
+ * answers a later run before the file's DWARF is opened at all. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,15 @@ typedef struct sz_entry {
     pprof__sz_object obj;
     pprof__sz_why why;
     pprof__u64map cache; /* link-time address -> result index + 1 (0: nothing found) */
+    bool dwarf, lines;   /* for the report: from the files, or from the index when deferred */
+    /* the address index (symbolize-cache.c), when the cache is on */
+    bool use_index;
+    pprof__vec key;          /* the files' key */
+    char *index_path;        /* pprof__malloc'd */
+    pprof__sz_index ix;      /* what the file held (n_addr 0: nothing) */
+    char *ix_buf;            /* its bytes */
+    pprof__vec added;        /* pprof__sz_index_added: looked up in this run */
+    pprof__vec added_frames; /* pprof__sz_frame */
 } sz_entry;
 
 typedef struct sz_result {
@@ -43,7 +54,8 @@ typedef struct sz_ctx {
     pprof__sz_frame frames[PPROF__SZ_MAX_FRAMES];
     char cache_dir[4096];
     char default_dir[4096];
-    const char **dirs; /* the search's debug dirs */
+    char index_dir[4096]; /* the address index cache; "" when off */
+    const char **dirs;    /* the search's debug dirs */
     pprof_error *err;
 } sz_ctx;
 
@@ -242,14 +254,12 @@ add_frames(sz_ctx *x, const pprof__sz_frame *f, int n, bool go, sz_result *res)
     return true;
 }
 
-/* The result index + 1 for vaddr in e's file (0: no frames), or -1 when out of memory. */
-static int64_t
-resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
+static bool load_tables(sz_ctx *x, sz_entry *e);
+
+/* The frames of vaddr from e's files into f, after the fixes below; -1 when out of memory. */
+static int
+file_frames(sz_ctx *x, sz_entry *e, uint64_t vaddr, pprof__sz_frame *f)
 {
-    uint32_t have = pprof__u64map_get(&e->cache, vaddr);
-    if (have != PPROF_NONE)
-        return have;
-    pprof__sz_frame *f = x->frames;
     int n = pprof__sz_dwarf_frames(x->a, &e->obj, vaddr, f);
     if (n < 0)
         return -1;
@@ -275,6 +285,44 @@ resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
      * under an empty name, as llvm-symbolizer's "??"; with neither, nothing is known. */
     if (n == 1 && !f[0].name && !f[0].file)
         n = 0;
+    return n;
+}
+
+/* Keeps vaddr's frames for the index written at the end. False: out of memory. */
+static bool
+remember(sz_ctx *x, sz_entry *e, uint64_t vaddr, const pprof__sz_frame *f, int n)
+{
+    if (e->added.len >= PPROF__SZ_INDEX_MAX_ADDRS)
+        return true;
+    pprof__sz_index_added *ad = pprof__vec_push(x->a, &e->added, sizeof(*ad));
+    if (!ad ||
+        !pprof__vec_grow(x->a, &e->added_frames, sizeof(*f), e->added_frames.len + (size_t)n))
+        return false;
+    *ad = (pprof__sz_index_added){vaddr, (uint32_t)e->added_frames.len, (uint32_t)n};
+    if (n)
+        memcpy((pprof__sz_frame *)e->added_frames.data + e->added_frames.len, f,
+               (size_t)n * sizeof(*f));
+    e->added_frames.len += (size_t)n;
+    return true;
+}
+
+/* The result index + 1 for vaddr in e's file (0: no frames), or -1 when out of memory: from
+ * the index when it has the address, else from the files. */
+static int64_t
+resolve(sz_ctx *x, sz_entry *e, uint64_t vaddr)
+{
+    uint32_t have = pprof__u64map_get(&e->cache, vaddr);
+    if (have != PPROF_NONE)
+        return have;
+    pprof__sz_frame *f = x->frames;
+    int n = e->ix.n_addr ? pprof__sz_index_lookup(&e->ix, vaddr, f) : -1;
+    if (n < 0) {
+        /* not in the index: the files, opened now if the index made that wait */
+        if (e->obj.dwarf_deferred && !load_tables(x, e))
+            return -1;
+        if ((n = file_frames(x, e, vaddr, f)) < 0 || (e->use_index && !remember(x, e, vaddr, f, n)))
+            return -1;
+    }
     uint32_t value = 0;
     if (n > 0) {
         sz_result res;
@@ -308,6 +356,45 @@ hex_build_id(pprof_string id)
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
             return false;
     }
+    return true;
+}
+
+/* The index of e's files from the cache directory, when there is a usable one. Without the
+ * cache, or when the key cannot be made, the index is simply not used. */
+static void
+open_index(sz_ctx *x, sz_entry *e)
+{
+    char path[4400];
+    if (!pprof__sz_index_key(x->a, &e->obj, &e->key) ||
+        !pprof__sz_index_path(x->index_dir, &e->obj, &e->key, path, sizeof(path)))
+        return;
+    size_t n = strlen(path) + 1;
+    if (!(e->index_path = pprof__malloc(x->a, n)))
+        return;
+    memcpy(e->index_path, path, n);
+    e->use_index = true;
+    pprof__sz_index_load(x->a, path, &e->key, &e->ix, &e->ix_buf);
+}
+
+/* DWARF (opened first when it was deferred) and Go's table of e's files. False: out of
+ * memory. */
+static bool
+load_tables(sz_ctx *x, sz_entry *e)
+{
+    if (e->obj.dwarf_deferred) {
+        pprof__sz_find_dwarf(&x->s, &e->obj, &e->why);
+        if (e->obj.dbg.fd >= 0) { /* a debug file after all: its symbols and segments too */
+            e->obj.segs.len = e->obj.syms.len = 0;
+            if (!pprof__sz_elf_load(x->a, &e->obj))
+                return false;
+        }
+    }
+    if (!pprof__sz_dwarf_load(x->a, &e->obj))
+        return false;
+    if (e->obj.go)
+        pprof__sz_go_load(&e->obj);
+    e->dwarf = e->obj.dw != NULL;
+    e->lines = e->dwarf || e->obj.gotab.ok;
     return true;
 }
 
@@ -349,10 +436,28 @@ entry_for(sz_ctx *x, pprof_string name, pprof_string bid)
             return &es[i];
         }
     }
-    if (!pprof__sz_elf_load(x->a, &e->obj) || !pprof__sz_dwarf_load(x->a, &e->obj))
+    if (x->index_dir[0])
+        open_index(x, e);
+    if (e->obj.dwarf_deferred && !e->ix.n_addr) {
+        pprof__sz_find_dwarf(&x->s, &e->obj, &e->why);
+        if (e->use_index && (e->obj.dbg.fd >= 0 || !e->obj.dw)) {
+            /* its own DWARF was not usable after all: the index is the one of the files used */
+            pprof__free(x->a, e->index_path);
+            pprof__free(x->a, e->ix_buf);
+            e->index_path = e->ix_buf = NULL;
+            e->use_index = false;
+            open_index(x, e);
+        }
+    }
+    if (!pprof__sz_elf_load(x->a, &e->obj))
         return NULL;
-    if (e->obj.go)
-        pprof__sz_go_load(&e->obj);
+    if (e->obj.dwarf_deferred) { /* what the index says the files give */
+        e->dwarf = e->ix.flags & PPROF__SZ_INDEX_DWARF;
+        e->lines = e->ix.flags & PPROF__SZ_INDEX_LINES;
+        return e;
+    }
+    if (!load_tables(x, e))
+        return NULL;
     if (!e->obj.dw && !e->obj.syms.len && !e->obj.gotab.ok) {
         e->ok = false;
         e->why.result = PPROF_SYMBOLIZE_NO_SYMBOLS;
@@ -382,6 +487,11 @@ free_entries(sz_ctx *x)
     for (size_t i = 0; i < x->entries.len; i++) {
         pprof__sz_object_free(x->a, &es[i].obj);
         pprof__u64map_free(&es[i].cache, x->a);
+        pprof__free(x->a, es[i].key.data);
+        pprof__free(x->a, es[i].index_path);
+        pprof__free(x->a, es[i].ix_buf);
+        pprof__free(x->a, es[i].added.data);
+        pprof__free(x->a, es[i].added_frames.data);
     }
     pprof__free(x->a, x->entries.data);
 }
@@ -594,8 +704,8 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
             rep->found_by = e->obj.found_by;
             rep->debug_file = pprof__sz_report_str(x->r, e->obj.dbg.fd >= 0 ? e->obj.dbg.path : "");
             rep->debug_found_by = e->obj.dbg.fd >= 0 ? e->obj.debug_found_by : "";
-            rep->dwarf = e->obj.dw != NULL;
-            rep->lines = rep->dwarf || e->obj.gotab.ok;
+            rep->dwarf = e->dwarf;
+            rep->lines = e->lines;
         }
     }
     kept = 0;
@@ -628,9 +738,9 @@ do_mapping(sz_ctx *x, size_t mi, const uint32_t *locs, size_t n, sz_pass *ps)
     if (e && e->obj.dwp)
         say(reason, sizeof(reason), "split DWARF package %s (found %s)", e->obj.dwpf.path,
             e->obj.dwp_found_by);
-    if (e && !e->obj.dw && e->obj.gotab.ok)
+    if (e && !e->dwarf && e->lines)
         say(reason, sizeof(reason), "no DWARF: frames from Go's .gopclntab");
-    else if (e && !e->obj.dw)
+    else if (e && !e->dwarf)
         say(reason, sizeof(reason), "no DWARF: function names from the symbol table only");
     rep->mapping_file = entry_name(x, name);
     rep->build_id = entry_name(x, bid);
@@ -718,6 +828,41 @@ cache_dir(sz_ctx *x)
         x->s.cache = x->cache_dir;
 }
 
+/* The address index cache's directory into x->index_dir ("" when off). */
+static void
+index_dir(sz_ctx *x)
+{
+    const char *c = x->o.cache_dir, *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n = -1;
+    if (c)
+        n = c[0] ? snprintf(x->index_dir, sizeof(x->index_dir), "%s", c) : -1;
+    else if (!x->o.cache)
+        n = -1;
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(x->index_dir, sizeof(x->index_dir), "%s/libpprof", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(x->index_dir, sizeof(x->index_dir), "%s/.cache/libpprof", home);
+    if (n <= 0 || (size_t)n >= sizeof(x->index_dir) - 64)
+        x->index_dir[0] = 0;
+    x->s.defer_dwarf = x->index_dir[0] != 0;
+}
+
+/* Writes the index of every file that looked addresses up in its files; a cache that cannot
+ * be written only costs the next run its speed. */
+static void
+write_indexes(sz_ctx *x)
+{
+    sz_entry *es = x->entries.data;
+    for (size_t i = 0; i < x->entries.len; i++) {
+        sz_entry *e = &es[i];
+        if (e->ok && e->alias == PPROF_NONE && e->use_index && e->added.len)
+            pprof__sz_index_write(x->a, x->index_dir, e->index_path, &e->key,
+                                  (e->dwarf ? PPROF__SZ_INDEX_DWARF : 0) |
+                                      (e->lines ? PPROF__SZ_INDEX_LINES : 0),
+                                  &e->ix, &e->added, &e->added_frames);
+    }
+}
+
 static pprof_status
 run(sz_ctx *x)
 {
@@ -739,6 +884,8 @@ run(sz_ctx *x)
     sz_pass ps = {0};
     for (size_t m = 0; !st && m < x->c->mappings.len; m++)
         st = do_mapping(x, m, order + start[m], start[m + 1] - start[m], &ps);
+    if (!st && x->index_dir[0])
+        write_indexes(x);
     pprof__free(x->a, ps.todo.data);
     pprof__free(x->a, ps.unresolved.data);
     pprof__free(x->a, order);
@@ -767,6 +914,7 @@ pprof_symbolize(const pprof_profile *p, const pprof_symbolize_options *opts, ppr
     x.err = err;
     x.s.o = &x.o;
     cache_dir(&x);
+    index_dir(&x);
     x.r = pprof__malloc(&x.o.allocator, sizeof(*x.r));
     if (!x.r)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");

@@ -23,6 +23,8 @@ class _Options(Structure):
         ("max_file_bytes", c_uint64),
         ("allocator", _lib.Allocator),
         ("no_default_dirs", c_bool),
+        ("cache_dir", c_char_p),
+        ("cache", c_bool),
         ("_reserved", ctypes.c_uint8 * 256),  # see _lib.py
     ]
 
@@ -84,13 +86,16 @@ def _s(b):
 def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequence[str] = (),
               sysroot: Optional[str] = None, demangle: str = "full", force: bool = False,
               debuginfod_cache: Optional[str] = None,
-              no_default_dirs: bool = False) -> Tuple[Profile, List[SymbolizedMapping]]:
+              no_default_dirs: bool = False, cache_dir: Optional[str] = None,
+              cache: bool = False) -> Tuple[Profile, List[SymbolizedMapping]]:
     """Fills in the frames of the locations that have an address but no lines, from the ELF
     files of their mappings, like pprof-symbolize. Returns the new Profile (the input is not
     changed) and one SymbolizedMapping per mapping. debuginfod_cache: None reads
     $DEBUGINFOD_CACHE_PATH and the XDG default, '' none; no server is ever contacted.
     /usr/lib/debug is searched after debug_dirs unless no_default_dirs (which also leaves the
-    cache out unless debuginfod_cache names one).
+    cache out unless debuginfod_cache names one). cache_dir: the address index cache's directory
+    (it turns the cache on); cache: True keeps one in $XDG_CACHE_HOME/libpprof, else
+    ~/.cache/libpprof (see pprof-symbolize(1)); neither: no cache, as in the library.
     Raises PprofError."""
     if not isinstance(profile, Profile):
         raise TypeError("symbolize takes a Profile (pprof.read(path))")
@@ -108,6 +113,9 @@ def symbolize(profile: Profile, binaries: Sequence[str] = (), debug_dirs: Sequen
     o.demangle = 0 if demangle == "full" else 1
     o.force = bool(force)
     o.no_default_dirs = bool(no_default_dirs)
+    if cache_dir is not None:
+        o.cache_dir = c_path(cache_dir, "cache_dir")
+    o.cache = bool(cache)
     out, rep = c_void_p(), c_void_p()
     err = _lib.Error()
     try:

@@ -110,6 +110,7 @@ def test_to_cpuprofile_max_samples(fib):
     lambda p: pprof.symbolize(p, binaries=["/bin/true\x00x"]),
     lambda p: pprof.symbolize(p, debug_dirs=["/usr/lib/debug\x00"]),
     lambda p: pprof.symbolize(p, debuginfod_cache="/tmp\x00x"),
+    lambda p: pprof.symbolize(p, cache_dir="/tmp\x00x"),
 ])
 def test_nul_byte_refused(fib, call):
     with pytest.raises(ValueError, match="NUL"):

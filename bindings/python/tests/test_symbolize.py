@@ -49,3 +49,18 @@ def test_symbolize_reports_why_not(prog, tmp_path):
     assert maps[0].result == "not-found" and maps[0].unresolved == (compute,)
     q, maps = pprof.symbolize(p, binaries=[exe])
     assert maps[0].result == "ok" and maps[0].found_by == "binary"
+
+
+def test_symbolize_cache(prog, tmp_path, monkeypatch):
+    exe, compute = prog
+    p = profile_of(exe, compute, tmp_path)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    q0, _ = pprof.symbolize(p)
+    assert not (tmp_path / "xdg").exists(), "the library keeps no cache unless asked for"
+    q1, m1 = pprof.symbolize(p, cache_dir=str(cache))
+    assert [f.name for f in cache.iterdir()] and all(f.name.endswith(".idx") for f in cache.iterdir())
+    q2, m2 = pprof.symbolize(p, cache_dir=str(cache))
+    frames = lambda q: [(f.function, f.filename, f.line) for s in q.samples() for f in s.frames]  # noqa: E731
+    assert frames(q0) == frames(q1) == frames(q2) and frames(q0)
+    assert m1[0].dwarf and m2[0].dwarf, "the index keeps what the report says"

@@ -78,6 +78,15 @@ typedef struct pprof_symbolize_options {
      * debug_dirs, PPROF_SYMBOLIZE_DEFAULT_DEBUG_DIR (under sysroot when one is given) is
      * searched too, and the debuginfod client cache as debuginfod_cache says. */
     bool no_default_dirs;
+    /* The address index cache: per file used (by build ID, size, inode and modification time),
+     * the frames of every address looked up before, so that symbolizing the same binaries
+     * again reads neither their DWARF nor their tables. Off by default: a program that links
+     * the library writes no file it did not ask for. cache_dir names the directory and turns
+     * the cache on ("": off); cache = true with no cache_dir uses $XDG_CACHE_HOME/libpprof, else
+     * $HOME/.cache/libpprof (the tools' default). A cache file that is corrupt, truncated, of
+     * another version or not the user's own is ignored (and replaced), never trusted. */
+    const char *cache_dir;
+    bool cache;
 } pprof_symbolize_options;
 
 /* The debug directory searched without options, as perf, gdb and llvm-symbolizer do. */
@@ -86,7 +95,7 @@ typedef struct pprof_symbolize_options {
 #define PPROF_SYMBOLIZE_OPTIONS_INIT                                                               \
     {                                                                                              \
         sizeof(pprof_symbolize_options), NULL, 0, NULL, 0, NULL, NULL, PPROF_DEMANGLE_FULL, false, \
-            0, {NULL, NULL, NULL, NULL}, false                                                     \
+            0, {NULL, NULL, NULL, NULL}, false, NULL, false                                        \
     }
 
 PPROF_API void pprof_symbolize_options_init(pprof_symbolize_options *opts);
