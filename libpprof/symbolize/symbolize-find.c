@@ -557,6 +557,7 @@ find_dwp(const pprof__sz_search *s, pprof__sz_object *obj)
 {
     if (!has_skeleton(obj->dw))
         return;
+    obj->split = true;
     char id[129], path[PATH_MAX];
     pprof__sz_build_id_hex(&obj->bin, id);
     const char *how = "";

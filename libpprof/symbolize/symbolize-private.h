@@ -160,8 +160,9 @@ typedef struct pprof__sz_object {
     pprof__sz_file dwpf;   /* the split DWARF package; fd -1 when none */
     pprof__sz_dwp *dwp;    /* read from dwpf, or NULL */
     const char *dwp_found_by; /* how dwpf was found, "" when none */
-    pprof__sz_file dwof;      /* the .dwo file of the skeleton at dwo_key; fd -1 when none */
-    pprof__sz_dwp *dwo;       /* read from dwof, or NULL */
+    bool split; /* dw has skeleton units: frames also come from files the index cannot key */
+    pprof__sz_file dwof; /* the .dwo file of the skeleton at dwo_key; fd -1 when none */
+    pprof__sz_dwp *dwo;  /* read from dwof, or NULL */
     uint64_t dwo_key;
     bool dwo_tried;
 } pprof__sz_object;

@@ -855,7 +855,9 @@ write_indexes(sz_ctx *x)
     sz_entry *es = x->entries.data;
     for (size_t i = 0; i < x->entries.len; i++) {
         sz_entry *e = &es[i];
-        if (e->ok && e->alias == PPROF_NONE && e->use_index && e->added.len)
+        /* no index of split DWARF: a package in a debug dir or a .dwo file that appears or
+         * changes later would not change the index's key, and a stale index would answer */
+        if (e->ok && e->alias == PPROF_NONE && e->use_index && e->added.len && !e->obj.split)
             pprof__sz_index_write(x->a, x->index_dir, e->index_path, &e->key,
                                   (e->dwarf ? PPROF__SZ_INDEX_DWARF : 0) |
                                       (e->lines ? PPROF__SZ_INDEX_LINES : 0),

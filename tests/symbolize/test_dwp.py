@@ -47,7 +47,7 @@ def build(tag, dwarf, pack=True, pie=True, split=True):
     return os.path.join(d, "prog")
 
 
-def symbolize(prog, tag, *opts, reference=None):
+def symbolize(prog, tag, *opts, reference=None, cache=None):
     """Our frames of every instruction address of prog; with reference (the file
     llvm-symbolizer reads), also the share equal to its frames. Returns (ours, llvm, report)."""
     addrs = st.instructions(prog)
@@ -55,7 +55,8 @@ def symbolize(prog, tag, *opts, reference=None):
     prof, out, rep = W(tag + ".pb.gz"), W(tag + ".sym.pb.gz"), W(tag + ".json")
     st.profile_for(MK, prof, prog, addrs, base, bid=st.build_id(prog))
     # --no-cache: the hostile cases change .dwo files the address index cache does not key on
-    r = st.run([SYM, prof, "-o", out, "--no-default-dirs", "--no-cache", "--demangle=none", "--report=json",
+    keep = ["--cache-dir", cache] if cache else ["--no-cache"]
+    r = st.run([SYM, prof, "-o", out, "--no-default-dirs"] + keep + ["--demangle=none", "--report=json",
                 "--report-file", rep] + list(opts),
                timeout=300)
     if r.returncode != 0:
@@ -145,6 +146,20 @@ ours, _, report = symbolize(W("alone", "prog"), "alone", "--debug-dir", W("debug
 if ours is not None:
     compare(ours, ref, "package in a debug directory's build-ID tree")
     tap.ok("(found build-id)" in reason(report), "found by build ID: %r" % reason(report)[:200])
+
+# ---- the address index cache keeps no index of split DWARF: a package that appears later in a
+# debug directory (the binary unchanged) is read, not answered for by an index of the first run
+os.makedirs(W("late"))
+shutil.copy(prog, W("late", "prog"))
+cache = W("late-cache")
+first, _, _ = symbolize(W("late", "prog"), "late1", "--debug-dir", W("debug3"), reference=False, cache=cache)
+os.makedirs(W("debug3", ".build-id", bid[:2]))
+shutil.copy(prog + ".dwp", W("debug3", ".build-id", bid[:2], bid[2:] + ".dwp"))
+ours, _, report = symbolize(W("late", "prog"), "late2", "--debug-dir", W("debug3"), reference=False, cache=cache)
+if first is not None and ours is not None:
+    compare(ours, ref, "a package installed after a first run with the cache on")
+    idx = [f for f in os.listdir(cache) if f.endswith(".idx")] if os.path.isdir(cache) else []
+    tap.ok(not idx, "no address index of a split DWARF binary: %r" % idx)
 
 # ---- .dwo files beside (no package; libdw 0.188 does not give a skeleton's split DIEs either),
 # DWARF 5 and 4; then DWARF 4 packed (index version 2)
