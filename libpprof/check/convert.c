@@ -7,6 +7,7 @@
  * file through the model, which then gives its own output, errors and findings. */
 #include "pprof/check.h"
 
+#include "pool-private.h"
 #include "profile-private.h"
 #include "validate-private.h"
 #include "wire-private.h"
@@ -223,6 +224,84 @@ refuse(pprof_error *err, const pprof_profile *p, size_t i, const char *why)
                         why);
 }
 
+/* The check pass in parts on several threads: each part applies the per-sample conditions to
+ * its samples and sums what the limits and the bound count. Only a pass where every part
+ * passes and the sums stay within the limits is taken; anything else is decided by the serial
+ * pass, which names the first sample at fault. */
+typedef struct check_part {
+    conv *c;
+    size_t lo, hi;
+    bool failed;
+    uint64_t stack, values, labels;
+    size_t most_vals, most_labs, bound;
+    pprof__job job;
+} check_part;
+
+#define CHECK_MAX_PARTS 16
+/* Below this many samples per part a thread costs more than it saves. */
+#define CHECK_MIN_PART 8192
+
+static void
+check_part_run(void *arg)
+{
+    check_part *r = arg;
+    conv *c = r->c;
+    size_t nt = c->p->sample_types.len;
+    for (size_t i = r->lo; i < r->hi; i++) {
+        scan s;
+        if (!sample_scan(c, i, true, &s) || s.n_val != nt) {
+            r->failed = true;
+            return;
+        }
+        r->stack += s.n_loc, r->values += s.n_val, r->labels += s.n_lab;
+        if (s.n_val > r->most_vals)
+            r->most_vals = s.n_val;
+        if (s.n_lab > r->most_labs)
+            r->most_labs = s.n_lab;
+        r->bound += PPROF__SAMPLE_BOUND(s.n_loc, s.n_val, s.n_lab);
+    }
+}
+
+/* True when the parts all passed; then c's scratch sizes and *bound are set. */
+static bool
+check_in_parts(conv *c, const pprof_read_options *o, size_t *bound)
+{
+    size_t k = o->threads < CHECK_MAX_PARTS ? o->threads : CHECK_MAX_PARTS;
+    if (k > c->n / CHECK_MIN_PART)
+        k = c->n / CHECK_MIN_PART;
+    if (k < 2)
+        return false;
+    check_part part[CHECK_MAX_PARTS];
+    bool started[CHECK_MAX_PARTS] = {false};
+    pprof__pool *pool = pprof__pool_new((unsigned)k - 1);
+    for (size_t t = 0; t < k; t++) {
+        part[t] = (check_part){.c = c, .lo = c->n * t / k, .hi = c->n * (t + 1) / k};
+        part[t].job = (pprof__job){.fn = check_part_run, .arg = &part[t], .name = "pprof-check"};
+        if (t)
+            started[t] = pprof__pool_start(pool, &part[t].job);
+    }
+    for (size_t t = 0; t < k; t++)
+        if (!started[t])
+            check_part_run(&part[t]);
+    for (size_t t = 1; t < k; t++)
+        if (started[t])
+            pprof__pool_wait(&part[t].job);
+    pprof__pool_free(pool);
+    uint64_t stack = 0, values = 0, labels = 0;
+    *bound = 0;
+    for (size_t t = 0; t < k; t++) {
+        if (part[t].failed)
+            return false;
+        stack += part[t].stack, values += part[t].values, labels += part[t].labels;
+        *bound += part[t].bound;
+        if (part[t].most_vals > c->most_vals)
+            c->most_vals = part[t].most_vals;
+        if (part[t].most_labs > c->most_labs)
+            c->most_labs = part[t].most_labs;
+    }
+    return stack <= o->max_stack_entries && values <= o->max_values && labels <= o->max_labels;
+}
+
 /* The check pass over every sample: the conditions, the reader's limits, and the source's
  * bound and scratch sizes. PPROF_E_UNSUPPORTED names the first sample that needs the model. */
 static pprof_status
@@ -232,6 +311,9 @@ check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, ppro
     size_t nt = p->sample_types.len;
     uint64_t stack = 0, values = 0, labels = 0;
     size_t bound = 0;
+    if (check_in_parts(c, o, &bound))
+        goto passed;
+    c->most_vals = c->most_labs = 0;
     for (size_t i = 0; i < c->n; i++) {
         scan s;
         if (!sample_scan(c, i, true, &s))
@@ -247,6 +329,7 @@ check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, ppro
             c->most_labs = s.n_lab;
         bound += PPROF__SAMPLE_BOUND(s.n_loc, s.n_val, s.n_lab);
     }
+passed:
     c->vals = pprof__malloc(&p->alloc, (c->most_vals + 1) * sizeof(int64_t));
     c->labs = pprof__malloc(&p->alloc, (c->most_labs + 1) * sizeof(pprof_label));
     if (!c->vals || !c->labs)

@@ -733,6 +733,36 @@ presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_optio
     reserve(a, &p->strings, sizeof(pprof_string), c.strings, o->max_strings);
 }
 
+/* The sample tables of a lazy batch at their final size, as presize() does for a whole
+ * profile: each is reused from batch to batch, and grown while decoding it would copy it and
+ * touch its pages twice. Counted only when the batch's bytes could hold more than the tables
+ * have room for. */
+static void
+presize_batch(pprof_profile *p, const uint64_t *span, size_t first, size_t n,
+              const pprof_read_options *o)
+{
+    size_t bytes = 0;
+    for (size_t i = first; i < first + n; i++)
+        bytes += (size_t)span[2 * i + 1];
+    if (p->samples.cap >= n && p->stack.cap >= bytes && p->values.cap >= bytes &&
+        p->labels.cap >= bytes / 2)
+        return;
+    counts c;
+    memset(&c, 0, sizeof(c));
+    const uint8_t *end = p->buf + p->buf_len;
+    for (size_t i = first; i < first + n; i++) {
+        const uint8_t *body = p->buf + span[2 * i];
+        if (!prescan_sub(body, body + span[2 * i + 1], end, true, &c))
+            return; /* the decoder says what is wrong */
+    }
+    const pprof_allocator *a = &p->alloc;
+    reserve(a, &p->samples, sizeof(pprof__sample), n, o->max_samples);
+    reserve(a, &p->sample_offs, sizeof(uint64_t), n, o->max_samples);
+    reserve(a, &p->stack, sizeof(uint64_t), c.stack, o->max_stack_entries);
+    reserve(a, &p->values, sizeof(int64_t), c.values, o->max_values);
+    reserve(a, &p->labels, sizeof(pprof_label), c.labels, o->max_labels);
+}
+
 static pprof_status
 decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o, bool lazy,
        pprof_error *err)
@@ -810,6 +840,7 @@ pprof__decode_samples(pprof_profile *p, size_t first, size_t n, pprof_error *err
              .o = &o,
              .err = err};
     const uint64_t *span = p->lazy.data;
+    presize_batch(p, span, first, n, &o);
     for (size_t i = first; i < first + n; i++) {
         const uint8_t *body = p->buf + span[2 * i];
         ENTER(&d, "sample", i, sample);
