@@ -733,10 +733,12 @@ presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_optio
     reserve(a, &p->strings, sizeof(pprof_string), c.strings, o->max_strings);
 }
 
-/* The sample tables of a lazy batch at their final size, as presize() does for a whole
- * profile: each is reused from batch to batch, and grown while decoding it would copy it and
- * touch its pages twice. Counted only when the batch's bytes could hold more than the tables
- * have room for. */
+/* Room in a lazy batch's sample tables for what the batch can hold, so that decoding it grows
+ * none of them (a grown table is copied and its pages touched twice): a location id takes at
+ * least a byte of the batch, and a valid sample has one value per sample type; for labels, a
+ * guess of one per 32 bytes, grown past if need be. Bounds and guesses, not counts: counting
+ * would cost a pass over the batch, and the room past what is used is never touched. Each
+ * table is reused from batch to batch. */
 static void
 presize_batch(pprof_profile *p, const uint64_t *span, size_t first, size_t n,
               const pprof_read_options *o)
@@ -744,23 +746,14 @@ presize_batch(pprof_profile *p, const uint64_t *span, size_t first, size_t n,
     size_t bytes = 0;
     for (size_t i = first; i < first + n; i++)
         bytes += (size_t)span[2 * i + 1];
-    if (p->samples.cap >= n && p->stack.cap >= bytes && p->values.cap >= bytes &&
-        p->labels.cap >= bytes / 2)
-        return;
-    counts c;
-    memset(&c, 0, sizeof(c));
-    const uint8_t *end = p->buf + p->buf_len;
-    for (size_t i = first; i < first + n; i++) {
-        const uint8_t *body = p->buf + span[2 * i];
-        if (!prescan_sub(body, body + span[2 * i + 1], end, true, &c))
-            return; /* the decoder says what is wrong */
-    }
     const pprof_allocator *a = &p->alloc;
+    size_t types = p->sample_types.len ? p->sample_types.len : 1;
     reserve(a, &p->samples, sizeof(pprof__sample), n, o->max_samples);
     reserve(a, &p->sample_offs, sizeof(uint64_t), n, o->max_samples);
-    reserve(a, &p->stack, sizeof(uint64_t), c.stack, o->max_stack_entries);
-    reserve(a, &p->values, sizeof(int64_t), c.values, o->max_values);
-    reserve(a, &p->labels, sizeof(pprof_label), c.labels, o->max_labels);
+    reserve(a, &p->stack, sizeof(uint64_t), bytes, o->max_stack_entries);
+    if (n <= SIZE_MAX / types)
+        reserve(a, &p->values, sizeof(int64_t), n * types, o->max_values);
+    reserve(a, &p->labels, sizeof(pprof_label), bytes / 32, o->max_labels);
 }
 
 static pprof_status
