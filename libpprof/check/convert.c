@@ -538,7 +538,8 @@ convert_file_full(const char *in_path, const pprof_convert_options *opts, const 
     }
     uint8_t *data;
     size_t len;
-    if ((st = pprof__read_all(in_path, o.max_input_bytes, &o.allocator, &data, &len, err)))
+    if ((st = pprof__read_all_threads(in_path, o.max_input_bytes, &o.allocator, o.threads, &data,
+                                      &len, err)))
         return st;
     pprof_format fmt = pprof_detect_format(data, len);
     if (fmt == PPROF_FORMAT_RAW) { /* the bytes read are the buffer, as the reader has it */
