@@ -381,12 +381,48 @@ via_model(pprof_profile *p, const pprof_convert_options *co, const sink *out,
     return st;
 }
 
+/* Whether the bytes are another format (the readers' detection), worked out on another thread
+ * while the in-place path decodes and checks them as pprof: for pprof input it is a walk over
+ * all of them that finds nothing. Nothing is written before its answer is known. */
+typedef struct detect_job {
+    const pprof_read_options *o;
+    const uint8_t *buf;
+    size_t len;
+    const pprof_reader *r; /* the answer */
+    pprof__pool *pool;
+    pprof__job job;
+    bool started, waited;
+} detect_job;
+
+static void
+detect_run(void *arg)
+{
+    detect_job *d = arg;
+    d->r = pprof__reader_for_raw(d->o->readers, d->buf, d->len);
+}
+
+/* The answer, once there; run here if no thread took it. */
+static const pprof_reader *
+detect_wait(detect_job *d)
+{
+    if (!d->waited) {
+        if (d->started)
+            pprof__pool_wait(&d->job);
+        else
+            detect_run(d);
+        pprof__pool_free(d->pool);
+        d->pool = NULL;
+        d->waited = true;
+    }
+    return d->r;
+}
+
 /* The in-place path on buf (owned by p from the start). PPROF_E_UNSUPPORTED when the input
- * needs the model, with p still holding buf for it. */
+ * needs the model, with p still holding buf for it, or (dj's answer) is another format. */
 static pprof_status
 in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
          const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
-         pprof_error *err)
+         detect_job *dj, pprof_error *err)
 {
     pprof_error quiet;
     if (pprof__decode_lazy(p, buf, len, o, &quiet)) /* the model path's error is the one */
@@ -409,6 +445,8 @@ in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o
     conv c = {.p = p, .span = p->lazy.data, .n = p->lazy.len / 2, .nstr = p->strings.len};
     pprof__sample_src src;
     st = check_samples(&c, o, &src, err);
+    if (!st && dj && detect_wait(dj))
+        st = PPROF_E_UNSUPPORTED; /* the caller reads it as that format */
     if (!st) {
         st = write_out(p, &src, co, out, res, err);
         res->in_place = true;
@@ -432,12 +470,66 @@ not_in_place(const pprof_reader *r, pprof_error *err)
                         "not converted in place: %s input", name);
 }
 
+/* The model path on buf (owned). */
+static pprof_status
+to_model(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
+         const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
+         pprof_error *err)
+{
+    pprof_profile *p = pprof__profile_new(&o->allocator);
+    if (!p) {
+        pprof__free(&o->allocator, buf);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    p->source_format = fmt;
+    pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
+    if (st) {
+        pprof_profile_free(p);
+        return st;
+    }
+    return via_model(p, co, out, res, err);
+}
+
 /* Converts the decompressed protobuf in buf (owned), read from a container of format fmt. */
 static pprof_status
 convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
             const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
             pprof_error *err)
 {
+    detect_job dj = {.o = o, .buf = buf, .len = len};
+    if (co->mode == PPROF_CONVERT_AUTO && o->threads > 1 && o->readers && *o->readers &&
+        (dj.pool = pprof__pool_new(1))) {
+        dj.job = (pprof__job){.fn = detect_run, .arg = &dj, .name = "pprof-detect"};
+        if (!(dj.started = pprof__pool_start(dj.pool, &dj.job)))
+            pprof__pool_free(dj.pool);
+    }
+    if (dj.started) {
+        pprof_profile *p = pprof__profile_new(&o->allocator);
+        if (!p) {
+            detect_wait(&dj);
+            pprof__free(&o->allocator, buf);
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        p->source_format = fmt;
+        pprof_error mine;
+        pprof_status st = in_place(p, buf, len, o, co, out, res, &dj, &mine);
+        /* as if the formats had been told apart first: another format's bytes go to its
+         * reader whatever the in-place path made of them (it wrote nothing) */
+        if (detect_wait(&dj) || st == PPROF_E_UNSUPPORTED) {
+            p->buf = NULL; /* buf goes on to the reader or the model */
+            pprof_profile_free(p);
+            if (dj.r) {
+                pprof_profile *q = NULL;
+                st = dj.r->read(buf, len, fmt, o, &q, err);
+                return st ? st : via_model(q, co, out, res, err);
+            }
+            return to_model(buf, len, fmt, o, co, out, res, err);
+        }
+        if (st && err)
+            *err = mine;
+        pprof_profile_free(p);
+        return st;
+    }
     const pprof_reader *r = pprof__reader_for_raw(o->readers, buf, len);
     if (r) {
         if (co->mode == PPROF_CONVERT_IN_PLACE) {
@@ -455,18 +547,14 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
     }
     p->source_format = fmt;
     if (co->mode != PPROF_CONVERT_MODEL) {
-        pprof_status st = in_place(p, buf, len, o, co, out, res, err);
+        pprof_status st = in_place(p, buf, len, o, co, out, res, NULL, err);
         if (st != PPROF_E_UNSUPPORTED || co->mode == PPROF_CONVERT_IN_PLACE) {
             pprof_profile_free(p);
             return st;
         }
         p->buf = NULL; /* the bytes go on to the model path */
         pprof_profile_free(p);
-        if (!(p = pprof__profile_new(&o->allocator))) {
-            pprof__free(&o->allocator, buf);
-            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        }
-        p->source_format = fmt;
+        return to_model(buf, len, fmt, o, co, out, res, err);
     }
     pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
     if (st) {

@@ -244,12 +244,84 @@ in_parts(tap *t)
     }
 }
 
+/* A format of its own for the test: pprof bytes of exactly 120001 samples are "other", and
+ * read as a profile of the first sample only. */
+static bool
+other_detect(const uint8_t *raw, size_t len)
+{
+    pprof_profile *p = NULL;
+    bool yes = pprof_profile_read_memory(raw, len, NULL, &p, NULL) == PPROF_OK &&
+               pprof_profile_count(p, PPROF_TABLE_SAMPLE) == 120001;
+    pprof_profile_free(p);
+    return yes;
+}
+
+static pprof_status
+other_read(uint8_t *raw, size_t len, pprof_format container, const pprof_read_options *opts,
+           pprof_profile **out, pprof_error *err)
+{
+    (void)container;
+    (void)opts;
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_memory(raw, len, NULL, &p, err);
+    pprof__free(NULL, raw);
+    if (st)
+        return st;
+    p->samples.len = 1;
+    *out = p;
+    return PPROF_OK;
+}
+
+static const pprof_reader OTHER = {sizeof(pprof_reader), "other", other_detect, NULL,
+                                   other_read,           NULL,    NULL};
+
+/* With read threads, the readers' detection runs beside the in-place path: bytes of another
+ * format still go to its reader (nothing written in place), and pprof bytes are converted in
+ * place, as with one thread. */
+static void
+detect_beside(tap *t)
+{
+    const pprof_reader *const readers[] = {&OTHER, NULL};
+    for (int other = 0; other < 2; other++) {
+        pb b = {0};
+        many_samples(&b, other ? 120001 : 120000, 120001);
+        outcome o[2];
+        for (int th = 0; th < 2; th++) {
+            o[th] = (outcome){0};
+            o[th].res.struct_size = sizeof(o[th].res);
+            pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+            pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+            pprof_read_options r = PPROF_READ_OPTIONS_INIT;
+            r.readers = readers;
+            r.threads = th ? 2 : 1;
+            w.format = PPROF_FORMAT_RAW;
+            co.write = &w;
+            co.read = &r;
+            o[th].st = pprof_convert_memory(b.d, b.n, &co, &o[th].buf, &o[th].res, &o[th].err);
+        }
+        pprof_profile *back = NULL;
+        bool read = o[1].st == PPROF_OK && pprof_profile_read_memory(o[1].buf.data, o[1].buf.len,
+                                                                     NULL, &back, NULL) == PPROF_OK;
+        size_t n = read ? pprof_profile_count(back, PPROF_TABLE_SAMPLE) : 0;
+        tap_ok(t,
+               same_outcome(&o[0], &o[1]) && o[0].res.in_place == o[1].res.in_place &&
+                   o[1].res.in_place == !other && n == (other ? 1 : 120000),
+               "detection beside the in-place path: %s (%zu samples out)",
+               other ? "another format goes to its reader" : "pprof is converted in place", n);
+        pprof_profile_free(back);
+        pprof_buffer_free(&o[0].buf);
+        pprof_buffer_free(&o[1].buf);
+        pb_free(&b);
+    }
+}
+
 int
 main(void)
 {
     tap t = {0};
     hand_made(&t);
     in_parts(&t);
+    detect_beside(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus", src && *src ? src : ".");
