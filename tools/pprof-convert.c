@@ -166,6 +166,7 @@ run(int argc, char **argv)
     co.write = &o.w;
     pprof_read_options ro;
     co.read = tool_read_options(&ro);
+    ro.threads = o.w.threads; /* and gzip members inflated side by side, the same bytes */
     co.no_check = o.no_check;
     co.on_finding = tool_print_go_finding;
     co.finding_ctx = &g;

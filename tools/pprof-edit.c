@@ -393,7 +393,9 @@ run_edit(edit_cli *c)
         return run_edit_symbolized(c, key);
     /* read as a merge input: samples are decoded and edited a batch at a time */
     pprof_read_options ro;
-    if ((st = pprof_merge_input_read_file(c->in, tool_read_options(&ro), &p, &err))) {
+    tool_read_options(&ro);
+    ro.threads = tool_cores(64); /* gzip members inflated side by side: the same bytes */
+    if ((st = pprof_merge_input_read_file(c->in, &ro, &p, &err))) {
         tool_print_error(stderr, prog, c->in, &err);
         free(key);
         return tool_exit_for(st);

@@ -7,6 +7,7 @@
  * file through the model, which then gives its own output, errors and findings. */
 #include "pprof/check.h"
 
+#include "pool-private.h"
 #include "profile-private.h"
 #include "validate-private.h"
 #include "wire-private.h"
@@ -223,6 +224,84 @@ refuse(pprof_error *err, const pprof_profile *p, size_t i, const char *why)
                         why);
 }
 
+/* The check pass in parts on several threads: each part applies the per-sample conditions to
+ * its samples and sums what the limits and the bound count. Only a pass where every part
+ * passes and the sums stay within the limits is taken; anything else is decided by the serial
+ * pass, which names the first sample at fault. */
+typedef struct check_part {
+    conv *c;
+    size_t lo, hi;
+    bool failed;
+    uint64_t stack, values, labels;
+    size_t most_vals, most_labs, bound;
+    pprof__job job;
+} check_part;
+
+#define CHECK_MAX_PARTS 16
+/* Below this many samples per part a thread costs more than it saves. */
+#define CHECK_MIN_PART 8192
+
+static void
+check_part_run(void *arg)
+{
+    check_part *r = arg;
+    conv *c = r->c;
+    size_t nt = c->p->sample_types.len;
+    for (size_t i = r->lo; i < r->hi; i++) {
+        scan s;
+        if (!sample_scan(c, i, true, &s) || s.n_val != nt) {
+            r->failed = true;
+            return;
+        }
+        r->stack += s.n_loc, r->values += s.n_val, r->labels += s.n_lab;
+        if (s.n_val > r->most_vals)
+            r->most_vals = s.n_val;
+        if (s.n_lab > r->most_labs)
+            r->most_labs = s.n_lab;
+        r->bound += PPROF__SAMPLE_BOUND(s.n_loc, s.n_val, s.n_lab);
+    }
+}
+
+/* True when the parts all passed; then c's scratch sizes and *bound are set. */
+static bool
+check_in_parts(conv *c, const pprof_read_options *o, size_t *bound)
+{
+    size_t k = o->threads < CHECK_MAX_PARTS ? o->threads : CHECK_MAX_PARTS;
+    if (k > c->n / CHECK_MIN_PART)
+        k = c->n / CHECK_MIN_PART;
+    if (k < 2)
+        return false;
+    check_part part[CHECK_MAX_PARTS];
+    bool started[CHECK_MAX_PARTS] = {false};
+    pprof__pool *pool = pprof__pool_new((unsigned)k - 1);
+    for (size_t t = 0; t < k; t++) {
+        part[t] = (check_part){.c = c, .lo = c->n * t / k, .hi = c->n * (t + 1) / k};
+        part[t].job = (pprof__job){.fn = check_part_run, .arg = &part[t], .name = "pprof-check"};
+        if (t)
+            started[t] = pprof__pool_start(pool, &part[t].job);
+    }
+    for (size_t t = 0; t < k; t++)
+        if (!started[t])
+            check_part_run(&part[t]);
+    for (size_t t = 1; t < k; t++)
+        if (started[t])
+            pprof__pool_wait(&part[t].job);
+    pprof__pool_free(pool);
+    uint64_t stack = 0, values = 0, labels = 0;
+    *bound = 0;
+    for (size_t t = 0; t < k; t++) {
+        if (part[t].failed)
+            return false;
+        stack += part[t].stack, values += part[t].values, labels += part[t].labels;
+        *bound += part[t].bound;
+        if (part[t].most_vals > c->most_vals)
+            c->most_vals = part[t].most_vals;
+        if (part[t].most_labs > c->most_labs)
+            c->most_labs = part[t].most_labs;
+    }
+    return stack <= o->max_stack_entries && values <= o->max_values && labels <= o->max_labels;
+}
+
 /* The check pass over every sample: the conditions, the reader's limits, and the source's
  * bound and scratch sizes. PPROF_E_UNSUPPORTED names the first sample that needs the model. */
 static pprof_status
@@ -232,6 +311,9 @@ check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, ppro
     size_t nt = p->sample_types.len;
     uint64_t stack = 0, values = 0, labels = 0;
     size_t bound = 0;
+    if (check_in_parts(c, o, &bound))
+        goto passed;
+    c->most_vals = c->most_labs = 0;
     for (size_t i = 0; i < c->n; i++) {
         scan s;
         if (!sample_scan(c, i, true, &s))
@@ -247,6 +329,7 @@ check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, ppro
             c->most_labs = s.n_lab;
         bound += PPROF__SAMPLE_BOUND(s.n_loc, s.n_val, s.n_lab);
     }
+passed:
     c->vals = pprof__malloc(&p->alloc, (c->most_vals + 1) * sizeof(int64_t));
     c->labs = pprof__malloc(&p->alloc, (c->most_labs + 1) * sizeof(pprof_label));
     if (!c->vals || !c->labs)
@@ -298,12 +381,48 @@ via_model(pprof_profile *p, const pprof_convert_options *co, const sink *out,
     return st;
 }
 
+/* Whether the bytes are another format (the readers' detection), worked out on another thread
+ * while the in-place path decodes and checks them as pprof: for pprof input it is a walk over
+ * all of them that finds nothing. Nothing is written before its answer is known. */
+typedef struct detect_job {
+    const pprof_read_options *o;
+    const uint8_t *buf;
+    size_t len;
+    const pprof_reader *r; /* the answer */
+    pprof__pool *pool;
+    pprof__job job;
+    bool started, waited;
+} detect_job;
+
+static void
+detect_run(void *arg)
+{
+    detect_job *d = arg;
+    d->r = pprof__reader_for_raw(d->o->readers, d->buf, d->len);
+}
+
+/* The answer, once there; run here if no thread took it. */
+static const pprof_reader *
+detect_wait(detect_job *d)
+{
+    if (!d->waited) {
+        if (d->started)
+            pprof__pool_wait(&d->job);
+        else
+            detect_run(d);
+        pprof__pool_free(d->pool);
+        d->pool = NULL;
+        d->waited = true;
+    }
+    return d->r;
+}
+
 /* The in-place path on buf (owned by p from the start). PPROF_E_UNSUPPORTED when the input
- * needs the model, with p still holding buf for it. */
+ * needs the model, with p still holding buf for it, or (dj's answer) is another format. */
 static pprof_status
 in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o,
          const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
-         pprof_error *err)
+         detect_job *dj, pprof_error *err)
 {
     pprof_error quiet;
     if (pprof__decode_lazy(p, buf, len, o, &quiet)) /* the model path's error is the one */
@@ -326,6 +445,8 @@ in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o
     conv c = {.p = p, .span = p->lazy.data, .n = p->lazy.len / 2, .nstr = p->strings.len};
     pprof__sample_src src;
     st = check_samples(&c, o, &src, err);
+    if (!st && dj && detect_wait(dj))
+        st = PPROF_E_UNSUPPORTED; /* the caller reads it as that format */
     if (!st) {
         st = write_out(p, &src, co, out, res, err);
         res->in_place = true;
@@ -349,12 +470,66 @@ not_in_place(const pprof_reader *r, pprof_error *err)
                         "not converted in place: %s input", name);
 }
 
+/* The model path on buf (owned). */
+static pprof_status
+to_model(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
+         const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
+         pprof_error *err)
+{
+    pprof_profile *p = pprof__profile_new(&o->allocator);
+    if (!p) {
+        pprof__free(&o->allocator, buf);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    p->source_format = fmt;
+    pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
+    if (st) {
+        pprof_profile_free(p);
+        return st;
+    }
+    return via_model(p, co, out, res, err);
+}
+
 /* Converts the decompressed protobuf in buf (owned), read from a container of format fmt. */
 static pprof_status
 convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
             const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
             pprof_error *err)
 {
+    detect_job dj = {.o = o, .buf = buf, .len = len};
+    if (co->mode == PPROF_CONVERT_AUTO && o->threads > 1 && o->readers && *o->readers &&
+        (dj.pool = pprof__pool_new(1))) {
+        dj.job = (pprof__job){.fn = detect_run, .arg = &dj, .name = "pprof-detect"};
+        if (!(dj.started = pprof__pool_start(dj.pool, &dj.job)))
+            pprof__pool_free(dj.pool);
+    }
+    if (dj.started) {
+        pprof_profile *p = pprof__profile_new(&o->allocator);
+        if (!p) {
+            detect_wait(&dj);
+            pprof__free(&o->allocator, buf);
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        p->source_format = fmt;
+        pprof_error mine;
+        pprof_status st = in_place(p, buf, len, o, co, out, res, &dj, &mine);
+        /* as if the formats had been told apart first: another format's bytes go to its
+         * reader whatever the in-place path made of them (it wrote nothing) */
+        if (detect_wait(&dj) || st == PPROF_E_UNSUPPORTED) {
+            p->buf = NULL; /* buf goes on to the reader or the model */
+            pprof_profile_free(p);
+            if (dj.r) {
+                pprof_profile *q = NULL;
+                st = dj.r->read(buf, len, fmt, o, &q, err);
+                return st ? st : via_model(q, co, out, res, err);
+            }
+            return to_model(buf, len, fmt, o, co, out, res, err);
+        }
+        if (st && err)
+            *err = mine;
+        pprof_profile_free(p);
+        return st;
+    }
     const pprof_reader *r = pprof__reader_for_raw(o->readers, buf, len);
     if (r) {
         if (co->mode == PPROF_CONVERT_IN_PLACE) {
@@ -372,18 +547,14 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
     }
     p->source_format = fmt;
     if (co->mode != PPROF_CONVERT_MODEL) {
-        pprof_status st = in_place(p, buf, len, o, co, out, res, err);
+        pprof_status st = in_place(p, buf, len, o, co, out, res, NULL, err);
         if (st != PPROF_E_UNSUPPORTED || co->mode == PPROF_CONVERT_IN_PLACE) {
             pprof_profile_free(p);
             return st;
         }
         p->buf = NULL; /* the bytes go on to the model path */
         pprof_profile_free(p);
-        if (!(p = pprof__profile_new(&o->allocator))) {
-            pprof__free(&o->allocator, buf);
-            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        }
-        p->source_format = fmt;
+        return to_model(buf, len, fmt, o, co, out, res, err);
     }
     pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
     if (st) {
@@ -455,7 +626,8 @@ convert_file_full(const char *in_path, const pprof_convert_options *opts, const 
     }
     uint8_t *data;
     size_t len;
-    if ((st = pprof__read_all(in_path, o.max_input_bytes, &o.allocator, &data, &len, err)))
+    if ((st = pprof__read_all_threads(in_path, o.max_input_bytes, &o.allocator, o.threads, &data,
+                                      &len, err)))
         return st;
     pprof_format fmt = pprof_detect_format(data, len);
     if (fmt == PPROF_FORMAT_RAW) { /* the bytes read are the buffer, as the reader has it */

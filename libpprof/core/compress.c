@@ -11,6 +11,7 @@
 
 #include "guard-private.h"
 #include "memory-private.h"
+#include "pool-private.h"
 #include "profile-private.h"
 
 pprof_format
@@ -71,6 +72,8 @@ limit_error(pprof_error *err, const char *what, uint64_t cap, const pprof_read_o
 #define PROBE_BYTES ((size_t)4 << 10)
 /* The guard looks at the output this often in careful mode. */
 #define CHUNK_BYTES ((size_t)1 << 20)
+/* The most threads that inflate the members of one stream besides the caller. */
+#define GZ_SIDE_MAX_HELPERS 15
 
 static voidpf
 z_alloc(voidpf ctx, uInt items, uInt size)
@@ -211,7 +214,7 @@ guard_whole(const uint8_t *buf, size_t len, const pprof_read_options *o, uint64_
 /* libdeflate, one member at a time, each in one go; at most cap bytes out. */
 static pprof_status
 gz_whole(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_t cap,
-         uint64_t full_cap, uint8_t **out, size_t *out_len, pprof_error *err)
+         uint64_t full_cap, uint64_t total_hint, uint8_t **out, size_t *out_len, pprof_error *err)
 {
     const pprof_allocator *a = &o->allocator;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
@@ -236,6 +239,9 @@ gz_whole(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint64_t
          * allocating for it would let a few hundred bytes claim the whole cap up front */
         if (hint > (uint64_t)in_len * 1032)
             hint = 0;
+        /* the members' sizes summed (member_plan), when they are known: one allocation */
+        if (pos == 0 && total_hint > hint)
+            hint = total_hint;
         uint64_t want = used + (hint > 64 ? hint : in_len * 4 + 1024);
         for (;;) {
             if (want > cap)
@@ -291,6 +297,150 @@ done:
     return PPROF_OK;
 }
 
+/* ---- gzip members side by side
+ * A stream of several members (this library writes gzip in members of PPROF_GZIP_MEMBER_BYTES)
+ * can be inflated member by member on several threads, each into its place in one buffer,
+ * once it is known where each member starts and how much it gives. Both are read from the
+ * bytes, untrusted: a member starts with the header libdeflate and zlib write (no name, no
+ * extra field), and the trailer before it declares its predecessor's size. The plan is only a
+ * guess; it holds when every member inflates from its guessed start to exactly the next one,
+ * to exactly its declared size, which is what inflating them one after the other does. */
+
+typedef struct member_plan {
+    size_t n;      /* members */
+    size_t *at;    /* n + 1: where each starts in the input; at[n] = the input's length */
+    uint64_t *out; /* n + 1: where each goes in the output; out[n] = the total */
+} member_plan;
+
+static uint32_t
+le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void
+member_plan_free(member_plan *m)
+{
+    free(m->at);
+    free(m->out);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The members a stream seems to hold; n = 0 when it does not look like two or more. */
+static void
+member_plan_find(const uint8_t *in, size_t in_len, member_plan *m)
+{
+    memset(m, 0, sizeof(*m));
+    if (in_len < 36)
+        return;
+    size_t cap = 0;
+    const uint8_t *p = in + 18, *end = in + in_len;
+    for (;;) {
+        if (m->n + 2 > cap) {
+            size_t nc = cap ? 2 * cap : 64;
+            size_t *na = realloc(m->at, nc * sizeof(size_t));
+            if (!na)
+                goto none;
+            m->at = na;
+            cap = nc;
+        }
+        if (m->n == 0) {
+            m->at[m->n++] = 0;
+            continue;
+        }
+        while (p + 18 <= end && (p = memchr(p, 0x1f, (size_t)(end - 18 - p) + 1)) != NULL &&
+               !(p[1] == 0x8b && p[2] == 8 && p[3] == 0))
+            p++;
+        if (!p || p + 18 > end)
+            break;
+        m->at[m->n++] = (size_t)(p - in);
+        p += 18; /* a member is at least a header and a trailer */
+    }
+    if (m->n < 2)
+        goto none;
+    m->at[m->n] = in_len;
+    if (!(m->out = malloc((m->n + 1) * sizeof(uint64_t))))
+        goto none;
+    m->out[0] = 0;
+    for (size_t k = 0; k < m->n; k++) {
+        uint64_t isize = le32(in + m->at[k + 1] - 4);
+        /* deflate expands at most 1032:1: a larger size is no trailer */
+        if (isize > (uint64_t)(m->at[k + 1] - m->at[k]) * 1032)
+            goto none;
+        m->out[k + 1] = m->out[k] + isize;
+    }
+    return;
+none:
+    member_plan_free(m);
+}
+
+typedef struct gz_side {
+    const uint8_t *in;
+    size_t in_len;
+    const member_plan *m;
+    uint8_t *buf;
+    _Atomic size_t next; /* the next member to take */
+    _Atomic bool bad;    /* a member did not go as planned */
+} gz_side;
+
+static void
+gz_side_work(void *arg)
+{
+    gz_side *g = arg;
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d)
+        atomic_store_explicit(&g->bad, true, memory_order_relaxed);
+    while (d && !atomic_load_explicit(&g->bad, memory_order_relaxed)) {
+        size_t k = atomic_fetch_add_explicit(&g->next, 1, memory_order_relaxed);
+        if (k >= g->m->n)
+            break;
+        const size_t *at = g->m->at;
+        size_t want = (size_t)(g->m->out[k + 1] - g->m->out[k]), in_used = 0, got = 0;
+        enum libdeflate_result r = libdeflate_gzip_decompress_ex(
+            d, g->in + at[k], g->in_len - at[k], g->buf + g->m->out[k], want, &in_used, &got);
+        if (r != LIBDEFLATE_SUCCESS || in_used != at[k + 1] - at[k] || got != want)
+            atomic_store_explicit(&g->bad, true, memory_order_relaxed);
+    }
+    libdeflate_free_decompressor(d);
+}
+
+/* The plan's members on up to `threads` threads into one buffer of the planned size. False
+ * when the plan did not hold (or memory ran out): the caller inflates the usual way. */
+static bool
+gz_sides(const uint8_t *in, size_t in_len, const member_plan *m, unsigned threads,
+         const pprof_allocator *a, uint8_t **out, size_t *out_len)
+{
+    size_t total = (size_t)m->out[m->n];
+    uint8_t *buf = pprof__malloc(a, total + 1);
+    if (!buf)
+        return false;
+    gz_side g = {.in = in, .in_len = in_len, .m = m, .buf = buf};
+    atomic_init(&g.next, 0);
+    atomic_init(&g.bad, false);
+    size_t helpers = threads - 1 < m->n - 1 ? threads - 1 : m->n - 1;
+    if (helpers > GZ_SIDE_MAX_HELPERS)
+        helpers = GZ_SIDE_MAX_HELPERS;
+    pprof__pool *pool = pprof__pool_new((unsigned)helpers);
+    pprof__job job[GZ_SIDE_MAX_HELPERS];
+    bool started[GZ_SIDE_MAX_HELPERS] = {false};
+    for (size_t t = 0; t < helpers; t++) {
+        job[t] = (pprof__job){.fn = gz_side_work, .arg = &g, .name = "pprof-inflate"};
+        started[t] = pprof__pool_start(pool, &job[t]);
+    }
+    gz_side_work(&g);
+    for (size_t t = 0; t < helpers; t++)
+        if (started[t])
+            pprof__pool_wait(&job[t]);
+    pprof__pool_free(pool);
+    if (atomic_load_explicit(&g.bad, memory_order_relaxed)) {
+        pprof__free(a, buf);
+        return false;
+    }
+    *out = buf;
+    *out_len = total;
+    return true;
+}
+
 static pprof_status
 gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **out,
        size_t *out_len, pprof_error *err)
@@ -334,7 +484,14 @@ gunzip(const uint8_t *in, size_t in_len, const pprof_read_options *o, uint8_t **
                                         (uint64_t)t[3] << 24
                                   : 0;
     if (isize <= trusted) {
-        st = gz_whole(in, in_len, o, trusted, cap, out, out_len, err);
+        member_plan m;
+        member_plan_find(in, in_len, &m);
+        uint64_t total = m.n && m.out[m.n] <= trusted ? m.out[m.n] : 0;
+        if (total && o->threads > 1 && gz_sides(in, in_len, &m, o->threads, a, out, out_len))
+            st = PPROF_OK;
+        else
+            st = gz_whole(in, in_len, o, trusted, cap, total, out, out_len, err);
+        member_plan_free(&m);
         if (st == PPROF_OK && (st = guard_whole(*out, *out_len, o, cap, err)) != PPROF_OK)
             pprof__free(a, *out);
         if (st != PPROF_E_LIMIT && st != PPROF_E_COMPRESSION)

@@ -99,8 +99,24 @@ lput(uint8_t *p, unsigned field, size_t len)
     return pprof__put_varint(p, len);
 }
 
+/* A raw encoding for a file goes out a piece at a time as it is made, through one buffer that
+ * is reused, instead of being built whole first: tens of megabytes of fresh pages less. The
+ * file is opened at the first piece, so an encoding that fails early leaves no trace, and a
+ * file that cannot be opened is reported only when the encoding itself succeeds, as before. */
+#define PIECE_BYTES ((size_t)1 << 20)
+
+typedef struct raw_sink {
+    const char *path;
+    const pprof_write_options *opts;
+    pprof__out_file out;
+    bool opened;
+    pprof_status open_st;
+    pprof_error open_err;
+} raw_sink;
+
 typedef struct enc {
     pprof_buffer *b;
+    raw_sink *sink;               /* NULL: b holds the whole encoding */
     const pprof__sample_src *src; /* NULL: the profile's samples */
     const pprof_allocator *ba;    /* grows b; NULL for a caller's buffer (libc) */
     strmap sm;
@@ -109,6 +125,30 @@ typedef struct enc {
     pprof__gz_stream *gs;
     size_t announce_at;
 } enc;
+
+/* The buffer's bytes to the file (the first time, opened); the buffer is empty again. */
+static void
+flush(enc *e)
+{
+    raw_sink *k = e->sink;
+    if (!k->opened && k->open_st == PPROF_OK) {
+        k->open_st = pprof__out_open(k->path, k->opts, &k->out, &k->open_err);
+        k->opened = k->open_st == PPROF_OK;
+    }
+    if (k->opened)
+        pprof__out_write(&k->out, e->b->data, e->b->len);
+    e->b->len = 0;
+}
+
+/* Called between entities, never inside one: true when the buffer was written out. */
+static inline bool
+piece_done(enc *e)
+{
+    if (!e->sink || e->b->len < PIECE_BYTES)
+        return false;
+    flush(e);
+    return true;
+}
 
 static uint8_t *
 reserve(enc *e, size_t n)
@@ -180,6 +220,8 @@ samples(enc *e)
     for (size_t i = 0; i < n; i++) {
         pprof_sample s;
         bool same;
+        if (piece_done(e))
+            prev_len = 0; /* the previous record is gone from the buffer */
         const uint8_t *packed = NULL;
         size_t packed_len = 0;
         if (e->src) {
@@ -258,6 +300,7 @@ mappings(enc *e)
 {
     const pprof_profile *pr = e->sm.p;
     for (size_t i = 0; i < pr->mappings.len; i++) {
+        piece_done(e);
         pprof_mapping m = pprof_profile_mapping(pr, i);
         uint64_t fn = remap(&e->sm, m.filename, "mapping[%zu].filename", i, 0);
         uint64_t bid = remap(&e->sm, m.build_id, "mapping[%zu].build_id", i, 0);
@@ -287,6 +330,7 @@ locations(enc *e)
 {
     const pprof_profile *pr = e->sm.p;
     for (size_t i = 0; i < pr->locations.len; i++) {
+        piece_done(e);
         pprof_location l = pprof_profile_location(pr, i);
         size_t body = fsz(l.id) + fsz(l.mapping_id) + fsz(l.address) + fsz(l.is_folded);
         for (size_t j = 0; j < l.n_line; j++) {
@@ -319,6 +363,7 @@ functions(enc *e)
 {
     const pprof_profile *pr = e->sm.p;
     for (size_t i = 0; i < pr->functions.len; i++) {
+        piece_done(e);
         pprof_function f = pprof_profile_function(pr, i);
         uint64_t n = remap(&e->sm, f.name, "function[%zu].name", i, 0);
         uint64_t sn = remap(&e->sm, f.system_name, "function[%zu].system_name", i, 0);
@@ -369,9 +414,14 @@ encoded_bound(const pprof_profile *pr, const pprof__sample_src *src)
 
 static pprof_status
 encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *b,
-           const pprof_allocator *ba, pprof__gz_stream *gs, pprof_error *err)
+           const pprof_allocator *ba, pprof__gz_stream *gs, raw_sink *sink, pprof_error *err)
 {
-    enc e = {.b = b, .src = src, .ba = ba, .gs = gs, .announce_at = PPROF_GZIP_MEMBER_BYTES};
+    enc e = {.b = b,
+             .sink = sink,
+             .src = src,
+             .ba = ba,
+             .gs = gs,
+             .announce_at = PPROF_GZIP_MEMBER_BYTES};
     e.sm.a = &pr->alloc;
     e.sm.p = pr;
     e.sm.err = err;
@@ -407,6 +457,7 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
     if (e.sm.st)
         goto done;
 
+    piece_done(&e);
     size_t need = 0;
     for (size_t i = 0; i < e.sm.out.len; i++)
         need += 11 + PPROF__AT(e.sm.out, pprof_string, i).len;
@@ -436,6 +487,8 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
     p = fput(p, PPROF__F_profile_default_sample_type, dst);
     p = fput(p, PPROF__F_profile_doc_url, doc);
     b->len = (size_t)(p - b->data);
+    if (sink)
+        flush(&e);
 done:
     pprof__free(&pr->alloc, e.sm.memo);
     pprof__htab_free(&e.sm.by_content, &pr->alloc);
@@ -498,7 +551,7 @@ pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
     pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
-        pprof_status st = encode_raw(p, src, out, NULL, NULL, err);
+        pprof_status st = encode_raw(p, src, out, NULL, NULL, NULL, err);
         if (st)
             out->len = before;
         return st;
@@ -506,7 +559,7 @@ pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
     /* The intermediate encoding comes from the profile's allocator (huge pages for large
      * blocks by default): first-touch faults on a large libc buffer cost more than encoding. */
     pprof_buffer raw = {0};
-    pprof_status st = encode_raw(p, src, &raw, &p->alloc, NULL, err);
+    pprof_status st = encode_raw(p, src, &raw, &p->alloc, NULL, NULL, err);
     if (st == PPROF_OK)
         st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, NULL, out, err);
     pprof__free(&p->alloc, raw.data);
@@ -564,15 +617,30 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
                                                &packed, streamed ? &out : NULL, err)))
             st = PPROF_E_NOMEM;
         else
-            st = encode_raw(p, src, &raw, &p->alloc, gs, err);
+            st = encode_raw(p, src, &raw, &p->alloc, gs, NULL, err);
         if (gs) {
             pprof_status fst = pprof__gz_stream_finish(gs, raw.len, st == PPROF_OK, err);
             if (st == PPROF_OK)
                 st = fst;
         }
         bytes = &packed;
+    } else if (o.format == PPROF_FORMAT_RAW && !pre && strcmp(path, "-") != 0) {
+        /* standard output gets all or nothing, as below */
+        raw_sink k = {.path = path, .opts = &o};
+        st = encode_raw(p, src, &raw, &p->alloc, NULL, &k, err);
+        if (st == PPROF_OK && k.open_st) {
+            st = k.open_st;
+            if (err)
+                *err = k.open_err;
+        }
+        if (k.opened && st == PPROF_OK)
+            st = pprof__out_commit(&k.out, err);
+        else if (k.opened)
+            pprof__out_abort(&k.out);
+        pprof__free(&p->alloc, raw.data);
+        return st;
     } else {
-        st = encode_raw(p, src, &raw, &p->alloc, NULL, err);
+        st = encode_raw(p, src, &raw, &p->alloc, NULL, NULL, err);
         if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
             st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc,
                                  &packed, err);

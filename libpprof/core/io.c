@@ -12,11 +12,88 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pool-private.h"
 #include "profile-private.h"
+
+/* A large file's bytes are read in parts side by side: copying them and touching the fresh
+ * buffer's pages is most of a read, and both split. */
+#define READ_PART_MIN ((size_t)4 << 20)
+#define READ_MAX_PARTS 8
+
+typedef struct read_part {
+    int fd;
+    uint8_t *buf;
+    size_t off, len, got; /* got < len: the file ended (or failed) there */
+    int err;
+    pprof__job job;
+} read_part;
+
+static void
+read_part_run(void *arg)
+{
+    read_part *r = arg;
+    while (r->got < r->len) {
+        ssize_t k =
+            pread(r->fd, r->buf + r->off + r->got, r->len - r->got, (off_t)(r->off + r->got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            r->err = errno;
+        if (k <= 0)
+            return;
+        r->got += (size_t)k;
+    }
+}
+
+/* The first size bytes of fd into buf in up to `threads` parts; the bytes read before the
+ * first part that came short, and fd's offset moved past them. */
+static bool
+read_in_parts(int fd, uint8_t *buf, size_t size, unsigned threads, size_t *n, int *err)
+{
+    size_t k = threads < READ_MAX_PARTS ? threads : READ_MAX_PARTS;
+    if (k > size / READ_PART_MIN)
+        k = size / READ_PART_MIN;
+    read_part part[READ_MAX_PARTS];
+    bool started[READ_MAX_PARTS] = {false};
+    pprof__pool *pool = pprof__pool_new((unsigned)k - 1);
+    for (size_t t = 0; t < k; t++) {
+        part[t] = (read_part){.fd = fd, .buf = buf, .off = size * t / k};
+        part[t].len = size * (t + 1) / k - part[t].off;
+        part[t].job = (pprof__job){.fn = read_part_run, .arg = &part[t], .name = "pprof-read"};
+        if (t)
+            started[t] = pprof__pool_start(pool, &part[t].job);
+    }
+    for (size_t t = 0; t < k; t++)
+        if (!started[t])
+            read_part_run(&part[t]);
+    for (size_t t = 1; t < k; t++)
+        if (started[t])
+            pprof__pool_wait(&part[t].job);
+    pprof__pool_free(pool);
+    *n = 0;
+    *err = 0;
+    for (size_t t = 0; t < k; t++) {
+        *n += part[t].got;
+        if (part[t].err) {
+            *err = part[t].err;
+            return false;
+        }
+        if (part[t].got < part[t].len)
+            break; /* the file shrank: what follows is not its content */
+    }
+    return lseek(fd, (off_t)*n, SEEK_SET) == (off_t)*n || (*err = errno, false);
+}
 
 pprof_status
 pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a, uint8_t **out,
                 size_t *len, pprof_error *err)
+{
+    return pprof__read_all_threads(path, max, a, 1, out, len, err);
+}
+
+pprof_status
+pprof__read_all_threads(const char *path, uint64_t max, const pprof_allocator *a, unsigned threads,
+                        uint8_t **out, size_t *len, pprof_error *err)
 {
     bool is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -45,6 +122,13 @@ pprof__read_all(const char *path, uint64_t max, const pprof_allocator *a, uint8_
     pprof_status st = PPROF_OK;
     if (!buf) {
         st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        goto done;
+    }
+    /* the rest (what the file grew by since fstat, or its end) is read as any file's */
+    int perr;
+    if (!is_stdin && threads > 1 && cap - 1 >= 2 * READ_PART_MIN &&
+        !read_in_parts(fd, buf, cap - 1, threads, &n, &perr)) {
+        st = pprof__error(err, PPROF_E_IO, n, "", "read failed: %s", strerror(perr));
         goto done;
     }
     for (;;) {

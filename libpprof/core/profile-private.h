@@ -257,6 +257,10 @@ PPROF_PRIVATE_API pprof_status pprof__buffer_write_file(const char *path,
 PPROF_PRIVATE_API pprof_status pprof__read_all(const char *path, uint64_t max,
                                                const pprof_allocator *a, uint8_t **out, size_t *len,
                                                pprof_error *err);
+/* The same; a large regular file is read in parts by up to `threads` threads. */
+pprof_status pprof__read_all_threads(const char *path, uint64_t max, const pprof_allocator *a,
+                                     unsigned threads, uint8_t **out, size_t *len,
+                                     pprof_error *err);
 
 static inline bool
 pprof__str(const pprof_profile *p, int64_t i, pprof_string *out)

@@ -237,12 +237,24 @@ ed_filter_names(pprof__ed *e)
         if (!(scratch = pprof__malloc(e->a, (most + 1) * sizeof(uint64_t))))
             ed_nomem(e);
     }
+    /* Ids 1..n in table order and no location added: a location's index is its id - 1, and
+     * with no ignore pattern the first focused location decides. This loop visits every stack
+     * entry of every sample, and most samples match nothing. */
+    const pprof__idmap *li = &e->in->loc_idx;
+    bool by_id = li->dense && nl == e->n_loc0 && nl == li->mask + 1;
     size_t out = 0;
     for (size_t i = 0; !e->st && i < e->w->samples.len; i++) {
         pprof__sample s = ed_samples(e)[i];
         const uint64_t *st = ed_stack(e, &s);
         bool f = !focus && !ignore && s.n_loc, ig = false; /* else every location is focused */
-        for (uint32_t j = 0; (focus || ignore) && j < s.n_loc && !ig; j++) {
+        if (by_id && !ignore) {
+            for (uint32_t j = 0; focus && j < s.n_loc; j++)
+                if (st[j] - 1 <= li->mask && state[st[j] - 1] == FI_FOCUS) {
+                    f = true;
+                    break;
+                }
+        }
+        for (uint32_t j = 0; !(by_id && !ignore) && (focus || ignore) && j < s.n_loc && !ig; j++) {
             uint8_t v = state[ed_loc(e, st[j])];
             f |= v == FI_FOCUS;
             ig = v == FI_IGNORE;

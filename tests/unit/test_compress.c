@@ -254,6 +254,95 @@ test_zstd(tap *t, const pb *raw, const pprof_profile *ref)
     pprof_buffer_free(&one);
 }
 
+/* in inflated with `threads` threads: PPROF_OK and exactly want, or the status and offset
+ * one thread gives. */
+static bool
+sides_same(const pprof_buffer *in, unsigned threads, const uint8_t *want, size_t want_len)
+{
+    pprof_read_options ro;
+    pprof_read_options_init(&ro);
+    uint8_t *one = NULL, *many = NULL;
+    size_t one_len = 0, many_len = 0;
+    pprof_error e1, e2;
+    pprof_status s1 =
+        pprof__decompress(in->data, in->len, PPROF_FORMAT_GZIP, &ro, &one, &one_len, &e1);
+    ro.threads = threads;
+    pprof_status s2 =
+        pprof__decompress(in->data, in->len, PPROF_FORMAT_GZIP, &ro, &many, &many_len, &e2);
+    bool ok =
+        s1 == s2 && (s1 ? e1.offset == e2.offset && strcmp(e1.message, e2.message) == 0
+                        : one_len == many_len && memcmp(one, many, one_len) == 0 &&
+                              (!want || (want_len == one_len && memcmp(want, one, one_len) == 0)));
+    if (s1 == PPROF_OK)
+        pprof__free(&ro.allocator, one);
+    if (s2 == PPROF_OK)
+        pprof__free(&ro.allocator, many);
+    return ok;
+}
+
+/* A gzip member by hand: header flags flg (with FNAME, a name "x"), raw deflate at level. */
+static void
+gz_member(pprof_buffer *out, const uint8_t *d, size_t n, int level, uint8_t flg)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    size_t bound = libdeflate_deflate_compress_bound(c, n);
+    uint8_t hdr[10] = {0x1f, 0x8b, 8, flg, 0, 0, 0, 0, 0, 0xff};
+    pprof__buffer_append(out, hdr, sizeof(hdr));
+    if (flg & 8)
+        pprof__buffer_append(out, "x", 2);
+    pprof__buffer_reserve(out, bound);
+    out->len += libdeflate_deflate_compress(c, d, n, out->data + out->len, bound);
+    uint32_t crc = libdeflate_crc32(0, d, n), len = (uint32_t)n;
+    uint8_t tr[8] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24),
+                     (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
+    pprof__buffer_append(out, tr, sizeof(tr));
+    libdeflate_free_compressor(c);
+}
+
+/* Members inflated side by side (pprof_read_options.threads) give what one thread gives, also
+ * when the members' starts read from the bytes are wrong: a start that is not found, one that
+ * is found where there is none, padding after the last member, a member that is corrupt. */
+static void
+test_gzip_sides(tap *t, const uint8_t *d, size_t n, const pprof_buffer *members)
+{
+    tap_ok(t, sides_same(members, 2, d, n) && sides_same(members, 5, d, n),
+           "gzip sides: 2 and 5 threads read the members as one does");
+    size_t third = n / 3;
+    /* the second member has a name: its start is not found */
+    pprof_buffer named = {0};
+    gz_member(&named, d, third, 1, 0);
+    gz_member(&named, d + third, third, 1, 8);
+    gz_member(&named, d + 2 * third, n - 2 * third, 1, 0);
+    tap_ok(t, sides_same(&named, 2, d, n), "gzip sides: a member with a name in the middle");
+    /* stored blocks (level 0) copy the bytes as they are: a header inside one is found */
+    uint8_t *fake = malloc(n);
+    memcpy(fake, d, n);
+    /* a plausible trailer before it (a size of 0), so that the plan is made and fails */
+    const uint8_t sig[] = {0, 0, 0, 0, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 0xff};
+    for (size_t at = 1000; at + sizeof(sig) < n; at += 300000)
+        memcpy(fake + at, sig, sizeof(sig));
+    pprof_buffer stored = {0};
+    gz_member(&stored, fake, third, 0, 0);
+    gz_member(&stored, fake + third, n - third, 0, 0);
+    tap_ok(t, sides_same(&stored, 2, fake, n),
+           "gzip sides: member headers inside stored data are not members");
+    /* zero padding after the last member */
+    pprof_buffer pad = {0};
+    pprof__buffer_append(&pad, members->data, members->len);
+    pprof__buffer_append(&pad, "\0\0\0\0", 4);
+    tap_ok(t, sides_same(&pad, 2, d, n), "gzip sides: zero padding after the last member");
+    /* a flipped byte in the second member: the same error from one thread or two */
+    pprof_buffer bad = {0};
+    pprof__buffer_append(&bad, named.data, named.len);
+    bad.data[named.len / 2] ^= 0x55;
+    tap_ok(t, sides_same(&bad, 2, NULL, 0), "gzip sides: a corrupt member, the same error");
+    free(fake);
+    pprof_buffer_free(&named);
+    pprof_buffer_free(&stored);
+    pprof_buffer_free(&pad);
+    pprof_buffer_free(&bad);
+}
+
 /* Large outputs are gzip members of PPROF_GZIP_MEMBER_BYTES input bytes each, compressed by
  * several threads; the bytes must not depend on the thread count, and small outputs stay one
  * plain member. */
@@ -311,6 +400,7 @@ test_gzip_members(tap *t)
                round_len == n && memcmp(round, d, n) == 0,
            "gzip: the library reads its multi-member output back");
     pprof__free(&ro.allocator, round);
+    test_gzip_sides(t, d, n, &one);
     /* below the member size: exactly libdeflate's single member */
     pprof_buffer small = {0};
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(2);

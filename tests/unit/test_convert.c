@@ -12,7 +12,8 @@ typedef struct outcome {
 } outcome;
 
 static outcome
-run(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check)
+run_with(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check, unsigned threads,
+         uint64_t max_stack)
 {
     outcome o = {0};
     o.res.struct_size = sizeof(o.res);
@@ -21,6 +22,9 @@ run(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check)
     /* a small decompression cap: the bombs of corpus/ stop early, the same way in both paths */
     pprof_read_options r = PPROF_READ_OPTIONS_INIT;
     r.max_decompressed_bytes = UINT64_C(64) << 20;
+    r.threads = threads;
+    if (max_stack)
+        r.max_stack_entries = max_stack;
     w.format = PPROF_FORMAT_RAW;
     co.mode = mode;
     co.write = &w;
@@ -28,6 +32,12 @@ run(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check)
     co.no_check = no_check;
     o.st = pprof_convert_memory(data, len, &co, &o.buf, &o.res, &o.err);
     return o;
+}
+
+static outcome
+run(const uint8_t *data, size_t len, pprof_convert_mode mode, bool no_check)
+{
+    return run_with(data, len, mode, no_check, 0, 0);
 }
 
 static bool
@@ -166,11 +176,152 @@ hand_made(tap *t)
     }
 }
 
+/* A profile of n samples (three ids and a label each); sample `bad` (if < n) has a dangling
+ * location id. */
+static void
+many_samples(pb *b, size_t n, size_t bad)
+{
+    static const char *const strs[] = {"", "cpu", "ns", "k", "v", "w"};
+    pb_strings(b, strs, 6);
+    pb_value_type(b, 1, 1, 2);
+    pb_simple_locations(b, 200);
+    for (size_t i = 0; i < n; i++) {
+        pb s = {0}, ids = {0}, lab = {0};
+        /* one-byte ids, of locations that exist, but id 0 in the bad sample */
+        pb_raw(&ids,
+               (const uint8_t[]){(uint8_t)(1 + i % 100), (uint8_t)(i == bad ? 0 : 101 + i % 27), 1},
+               3);
+        pb_msg(&s, 1, &ids);
+        pb_v(&s, 2, 1 + i % 7);
+        pb_v(&lab, 1, 3);
+        pb_v(&lab, 2, 4 + i % 2);
+        pb_msg(&s, 3, &lab);
+        pb_msg(b, 2, &s);
+        pb_free(&s);
+        pb_free(&ids);
+        pb_free(&lab);
+    }
+}
+
+/* The check pass in parts (pprof_read_options.threads): the outcome of one thread, in place or
+ * not, with a sample at fault in a later part, and with a limit that only the parts' sum
+ * exceeds. */
+static void
+in_parts(tap *t)
+{
+    const size_t n = 40000;
+    struct {
+        const char *name;
+        size_t bad;
+        uint64_t max_stack;
+        bool in_place;
+    } cases[] = {
+        {"every sample good", n, 0, true},
+        {"a dangling id in the last part", n - 5, 0, false},
+        {"a dangling id in the first part", 17, 0, false},
+        {"a stack limit only the sum exceeds", n, 3 * n - 2, false},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        pb b = {0};
+        many_samples(&b, n, cases[c].bad);
+        for (int mode = 0; mode < 2; mode++) {
+            pprof_convert_mode m = mode ? PPROF_CONVERT_IN_PLACE : PPROF_CONVERT_AUTO;
+            outcome one = run_with(b.d, b.n, m, false, 1, cases[c].max_stack);
+            bool ok =
+                (one.st == PPROF_OK) == cases[c].in_place && one.res.in_place == cases[c].in_place;
+            for (unsigned th = 2; th <= 5; th += 3) {
+                outcome x = run_with(b.d, b.n, m, false, th, cases[c].max_stack);
+                ok = ok && same_outcome(&one, &x) && x.res.in_place == one.res.in_place;
+                pprof_buffer_free(&x.buf);
+            }
+            if (!tap_ok(t, ok, "in parts: %s (%s): the outcome of one thread", cases[c].name,
+                        mode ? "in place only" : "auto"))
+                tap_diag("%s in_place %d: %s %s", pprof_status_name(one.st), one.res.in_place,
+                         one.err.path, one.err.message);
+            pprof_buffer_free(&one.buf);
+        }
+        pb_free(&b);
+    }
+}
+
+/* A format of its own for the test: pprof bytes of exactly 120001 samples are "other", and
+ * read as a profile of the first sample only. */
+static bool
+other_detect(const uint8_t *raw, size_t len)
+{
+    pprof_profile *p = NULL;
+    bool yes = pprof_profile_read_memory(raw, len, NULL, &p, NULL) == PPROF_OK &&
+               pprof_profile_count(p, PPROF_TABLE_SAMPLE) == 120001;
+    pprof_profile_free(p);
+    return yes;
+}
+
+static pprof_status
+other_read(uint8_t *raw, size_t len, pprof_format container, const pprof_read_options *opts,
+           pprof_profile **out, pprof_error *err)
+{
+    (void)container;
+    (void)opts;
+    pprof_profile *p = NULL;
+    pprof_status st = pprof_profile_read_memory(raw, len, NULL, &p, err);
+    pprof__free(NULL, raw);
+    if (st)
+        return st;
+    p->samples.len = 1;
+    *out = p;
+    return PPROF_OK;
+}
+
+static const pprof_reader OTHER = {sizeof(pprof_reader), "other", other_detect, NULL,
+                                   other_read,           NULL,    NULL};
+
+/* With read threads, the readers' detection runs beside the in-place path: bytes of another
+ * format still go to its reader (nothing written in place), and pprof bytes are converted in
+ * place, as with one thread. */
+static void
+detect_beside(tap *t)
+{
+    const pprof_reader *const readers[] = {&OTHER, NULL};
+    for (int other = 0; other < 2; other++) {
+        pb b = {0};
+        many_samples(&b, other ? 120001 : 120000, 120001);
+        outcome o[2];
+        for (int th = 0; th < 2; th++) {
+            o[th] = (outcome){0};
+            o[th].res.struct_size = sizeof(o[th].res);
+            pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+            pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+            pprof_read_options r = PPROF_READ_OPTIONS_INIT;
+            r.readers = readers;
+            r.threads = th ? 2 : 1;
+            w.format = PPROF_FORMAT_RAW;
+            co.write = &w;
+            co.read = &r;
+            o[th].st = pprof_convert_memory(b.d, b.n, &co, &o[th].buf, &o[th].res, &o[th].err);
+        }
+        pprof_profile *back = NULL;
+        bool read = o[1].st == PPROF_OK && pprof_profile_read_memory(o[1].buf.data, o[1].buf.len,
+                                                                     NULL, &back, NULL) == PPROF_OK;
+        size_t n = read ? pprof_profile_count(back, PPROF_TABLE_SAMPLE) : 0;
+        tap_ok(t,
+               same_outcome(&o[0], &o[1]) && o[0].res.in_place == o[1].res.in_place &&
+                   o[1].res.in_place == !other && n == (other ? 1 : 120000),
+               "detection beside the in-place path: %s (%zu samples out)",
+               other ? "another format goes to its reader" : "pprof is converted in place", n);
+        pprof_profile_free(back);
+        pprof_buffer_free(&o[0].buf);
+        pprof_buffer_free(&o[1].buf);
+        pb_free(&b);
+    }
+}
+
 int
 main(void)
 {
     tap t = {0};
     hand_made(&t);
+    in_parts(&t);
+    detect_beside(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus", src && *src ? src : ".");

@@ -401,11 +401,106 @@ test_streamed_gzip(tap *t)
     pb_free(&b);
 }
 
+/* A raw file is written a piece at a time as it is encoded: the same bytes as write_memory's,
+ * and on failure (of the file system or of the encoding, met after pieces went out) the target
+ * stays as it was with nothing left beside it; an encoding error wins over a path that cannot
+ * be written, as when the file was written whole. */
+static void
+test_streamed_raw(tap *t)
+{
+    pb b = {0}, s = {0}, l = {0};
+    const char *const strs[] = {"", "samples", "count", "f", "k", "v"};
+    pb_strings(&b, strs, 6);
+    pb_value_type(&b, 1, 1, 2);
+    uint64_t x = 11;
+    for (size_t i = 0; i < 100000; i++) { /* about 2.7 MB: several pieces */
+        uint64_t locs[24];
+        size_t depth = 4 + pb_rand(&x) % 20;
+        for (size_t d = 0; d < depth; d++)
+            locs[d] = 1 + pb_rand(&x) % 50;
+        if (i % 3 == 1) /* the stack of the sample before: copied from the previous record */
+            locs[0] = 1 + (i - 1) % 50;
+        pb_packed(&s, 1, locs, depth);
+        pb_v(&s, 2, 1 + pb_rand(&x) % 1000);
+        pb_v(&l, 1, 4);
+        pb_v(&l, 2, 5);
+        pb_msg_free(&s, 3, &l);
+        pb_msg_free(&b, 2, &s);
+    }
+    pb_simple_locations(&b, 50);
+    pprof_profile *p = decode(&b);
+    char dir[] = "/tmp/pprof-test-raw-XXXXXX";
+    bool ok = p && mkdtemp(dir);
+    char path[64], nowhere[96];
+    snprintf(path, sizeof(path), "%s/out.pb", dir);
+    snprintf(nowhere, sizeof(nowhere), "%s/no/such/dir/out.pb", dir);
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    w.format = PPROF_FORMAT_RAW;
+    pprof_buffer mem = {0};
+    pprof_error err;
+    ok = ok && pprof_profile_write_memory(p, &w, &mem, &err) == PPROF_OK &&
+         pprof_profile_write_file(p, &w, path, &err) == PPROF_OK;
+    size_t n = 0;
+    uint8_t *a = ok ? tu_read_file(path, &n) : NULL;
+    tap_ok(t, a && n == mem.len && n > 2000000 && !memcmp(a, mem.data, n),
+           "raw written to a file piece by piece: write_memory's %zu bytes", n);
+    pprof_status st = ok ? pprof_profile_write_file(p, &w, nowhere, &err) : PPROF_OK;
+    tap_ok(t, st == PPROF_E_IO, "raw to a directory that does not exist: an I/O error (%s)",
+           err.message);
+    pid_t pid = ok ? fork() : -1;
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {1500000, 1500000};
+        pprof_error e2;
+        pprof_status st2 = setrlimit(RLIMIT_FSIZE, &rl) == 0
+                               ? pprof_profile_write_file(p, &w, path, &e2)
+                               : PPROF_E_ARG;
+        _exit(st2 == PPROF_E_IO && strstr(e2.message, "cannot write") ? 0 : 1);
+    }
+    int status = -1;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    size_t n2 = 0;
+    uint8_t *kept = tu_read_file(path, &n2);
+    tap_ok(t,
+           pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && kept && n2 == n &&
+               !memcmp(kept, a, n),
+           "a raw write refused part way (file size limit) is an I/O error and leaves the file "
+           "as it was");
+    free(kept);
+    PPROF__AT(p->functions, pprof_function, 0).name = 1000;
+    st = ok ? pprof_profile_write_file(p, &w, path, &err) : PPROF_OK;
+    size_t n3 = 0, left = 0;
+    uint8_t *d = tu_read_file(path, &n3);
+    DIR *dd = ok ? opendir(dir) : NULL;
+    for (struct dirent *e; dd && (e = readdir(dd));)
+        left += e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, ".."));
+    if (dd)
+        closedir(dd);
+    tap_ok(t,
+           st == PPROF_E_INVALID && strstr(err.path, "function[0].name") && d && n3 == n &&
+               !memcmp(d, a, n) && left == 1,
+           "a raw write that fails after pieces went out leaves the file as it was (%s; %zu "
+           "files)",
+           err.path, left);
+    st = ok ? pprof_profile_write_file(p, &w, nowhere, &err) : PPROF_OK;
+    tap_ok(t, st == PPROF_E_INVALID,
+           "an encoding error wins over a path that cannot be written (%s)", err.message);
+    free(d);
+    free(a);
+    unlink(path);
+    rmdir(dir);
+    pprof_buffer_free(&mem);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
 int
 main(void)
 {
     tap t = {0};
     test_streamed_gzip(&t);
+    test_streamed_raw(&t);
     test_exact_bytes(&t);
     test_deterministic(&t);
     test_no_string_table(&t);

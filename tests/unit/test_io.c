@@ -196,6 +196,40 @@ test_read(tap *t)
     pb_free(&raw);
 }
 
+/* A large file read in parts by several threads: the same bytes as one thread reads, for sizes
+ * that do and do not split evenly. */
+static void
+test_read_parts(tap *t)
+{
+    char p[512];
+    path_in(p, sizeof(p), "big.bin");
+    const size_t sizes[] = {(size_t)8 << 20, ((size_t)8 << 20) + 1, ((size_t)13 << 20) + 12345};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = sizes[k];
+        uint8_t *d = malloc(n);
+        uint64_t x = 99 + k;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            d[i] = (uint8_t)x;
+        }
+        pprof_bytes_write_file(d, n, NULL, p, NULL);
+        bool ok = true;
+        for (unsigned th = 1; th <= 5; th += 2) {
+            uint8_t *got = NULL;
+            size_t len = 0;
+            pprof_error err;
+            pprof_status st =
+                pprof__read_all_threads(p, UINT64_C(1) << 32, NULL, th, &got, &len, &err);
+            ok = ok && st == PPROF_OK && len == n && memcmp(got, d, n) == 0;
+            if (st == PPROF_OK)
+                pprof__free(NULL, got);
+        }
+        tap_ok(t, ok, "a file of %zu bytes read by 1, 3 and 5 threads: the same bytes", n);
+        free(d);
+    }
+    unlink(p);
+}
+
 /* The temporary-file callback: told the path before the file is created (so a signal handler
  * never misses it), then NULL once it is gone; symlinks are followed (the link stays); a FIFO is
  * written in place. */
@@ -279,6 +313,7 @@ main(void)
     test_atomic(&t);
     test_same_path(&t);
     test_read(&t);
+    test_read_parts(&t);
     test_special(&t);
     rmdir(dir);
     return tap_done(&t);

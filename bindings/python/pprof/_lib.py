@@ -83,6 +83,7 @@ class ReadOptions(Structure):
         ("max_profiles", c_uint64),
         # const pprof_reader *const *: libpprof-formats' pprof_formats_readers(), or NULL
         ("readers", c_void_p),
+        ("threads", c_uint),
         # room for fields a newer library's pprof_read_options_init may write
         ("_reserved", c_uint8 * 256),
     ]

@@ -122,6 +122,11 @@ typedef struct pprof_read_options {
     /* Formats read besides pprof, tried in order: a NULL-terminated list of readers such as
      * libpprof-formats' pprof_formats_readers(). NULL: pprof only (the core knows no other). */
     const struct pprof_reader *const *readers;
+    /* Threads that may work on one input: the members of a gzip stream written in members
+     * (PPROF_GZIP_MEMBER_BYTES each, as this library writes gzip) are inflated side by side,
+     * and pprof_convert checks a large profile's samples in parts. 0 or 1, the default: the
+     * calling thread alone. Results never depend on it. */
+    unsigned threads;
 } pprof_read_options;
 
 /* Keep a profile whose string_table[0] is not "" (rule W6-string-table-0): every field meaning
@@ -137,7 +142,7 @@ typedef struct pprof_read_options {
         sizeof(pprof_read_options), UINT64_C(1) << 32, UINT64_C(2) << 30, 1000,                    \
             UINT64_C(64) << 20, UINT64_C(1) << 26, UINT64_C(1) << 28, UINT64_C(1) << 26,           \
             UINT64_C(1) << 26, UINT64_C(1) << 24, UINT64_C(1) << 28, UINT64_C(1) << 28,            \
-            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0, UINT64_C(1) << 14, NULL         \
+            UINT64_C(1) << 31, UINT64_C(1) << 30, {0, 0, 0, 0}, 0, UINT64_C(1) << 14, NULL, 0      \
     }
 
 PPROF_API void pprof_read_options_init(pprof_read_options *opts);
