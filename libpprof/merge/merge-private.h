@@ -125,7 +125,7 @@ typedef struct merge_batch {
 
 struct pprof_merger {
     pprof_merge_options o;
-    pprof_allocator a;     /* o.allocator, or blocks' when the caller gave none */
+    pprof_allocator a; /* o.allocator, or blocks' when the caller gave none */
     struct pprof__blocks *blocks;
     pprof__arena arena; /* string bytes, input names */
     pprof_status failed;
@@ -243,8 +243,9 @@ typedef struct in_ctx {
     int32_t *col_of; /* merged type column -> input column, -1 when dropped */
     size_t n_conflicts;
     char conflict_example[256];
-    size_t sample_base;    /* global index of the batch's first sample (lazy inputs) */
-    bool validate_samples; /* each decoded batch goes through pprof__validate_part first */
+    size_t sample_base;     /* global index of the batch's first sample (lazy inputs) */
+    bool validate_samples;  /* each decoded batch goes through pprof__validate_part first */
+    bool first_batch_valid; /* except the first, which the input's decoding thread checked */
 } in_ctx;
 
 /* The smaller non-empty string by content: a commutative, associative pick. */

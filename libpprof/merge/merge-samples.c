@@ -585,7 +585,7 @@ pprof__merge_absorb_all_samples(in_ctx *c)
             m->failed = st;
             break;
         }
-        if (c->validate_samples &&
+        if (c->validate_samples && !(base == 0 && c->first_batch_valid) &&
             (st = pprof__validate_part(p, PPROF__VALIDATE_SAMPLES, base, c->name, c->err))) {
             m->failed = st;
             break;

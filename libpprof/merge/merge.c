@@ -256,10 +256,11 @@ memos(pprof_merger *m, in_ctx *c, bool continues)
 }
 
 /* batch: p is a batch of samples of a larger input (its memos are kept for the next batch);
- * continues: p has the tables of the batch added last, whose memos are taken over. */
+ * continues: p has the tables of the batch added last, whose memos are taken over; in: the
+ * merge input p comes from, whose decoding thread may have checked parts of it, or NULL. */
 static pprof_status
 add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool continues,
-    bool valid, pprof_error *err)
+    bool valid, const pprof_merge_input *in, pprof_error *err)
 {
     if (!m || !p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no profile");
@@ -289,7 +290,8 @@ add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool 
     /* the one validity decision (validate.c) before anything is absorbed; a merge input's
      * samples are checked a batch at a time as they are decoded */
     c.validate_samples = !batch && !valid && p->lazy.len;
-    if (!batch && !valid &&
+    c.first_batch_valid = in && in->first_batch_valid;
+    if (!batch && !valid && !(in && in->tables_valid && p->lazy.len) &&
         (st = p->lazy.len ? pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, name_copy, err)
                           : pprof__validate(p, name_copy, err))) {
         if (st != PPROF_E_NOMEM)
@@ -368,19 +370,19 @@ done:
 pprof_status
 pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
 {
-    return add(m, p, name, false, false, false, err);
+    return add(m, p, name, false, false, false, NULL, err);
 }
 
 pprof_status
 pprof__merger_add_valid(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
 {
-    return add(m, p, name, false, false, true, err);
+    return add(m, p, name, false, false, true, NULL, err);
 }
 
 pprof_status
 pprof__merger_add_batch(pprof_merger *m, const pprof_profile *p, bool continues, pprof_error *err)
 {
-    return add(m, p, NULL, true, continues, true, err);
+    return add(m, p, NULL, true, continues, true, NULL, err);
 }
 
 pprof_status
@@ -388,7 +390,7 @@ pprof_merger_add_input(pprof_merger *m, pprof_merge_input *in, const char *name,
 {
     if (!in)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merge input");
-    return pprof_merger_add(m, in->p, name, err);
+    return add(m, in->p, name, false, false, false, in, err);
 }
 
 pprof_status
