@@ -183,6 +183,8 @@ struct pprof_merger {
     merge_batch batch[2];
     size_t s2_sent, s2_done; /* batches handed over and absorbed; batch[k % 2] is the k-th */
     bool s2_running, s2_tried, s2_quit, s2_failed;
+    /* The last input's final batch may still be in stage 2 (pprof__merge_s2_settle). */
+    bool s2_pending;
     pprof__job s2_job;
     pprof__pool *pool; /* the merger's threads: stage 2, prefaulting, parallel loops; or NULL */
     pthread_mutex_t s2_mu;
@@ -324,6 +326,7 @@ bool pprof__merge_carry_reshape(pprof_merger *m, const uint32_t *keep, size_t n_
 pprof_status pprof__merge_absorb_all_samples(in_ctx *c);
 carry *pprof__merge_carry_find(const pprof_merger *m, uint64_t at);
 void pprof__merge_s2_stop(pprof_merger *m);
+pprof_status pprof__merge_s2_settle(pprof_merger *m, pprof_error *err);
 void pprof__merge_release_s2_tables(pprof_merger *m);
 
 /* merge-header.c: sample types and the header */

@@ -173,20 +173,14 @@ warn(pprof_merger *m, const char *fmt, ...)
     m->o.warn(m->o.warn_ctx, buf);
 }
 
-/* Room for everything p could add, made up front: growing step by step while absorbing
- * rehashes the tables and copies the arrays several times over. */
+/* Room for everything p could add to stage 1's tables, made up front: growing step by step while
+ * absorbing rehashes the tables and copies the arrays several times over. */
 static bool
 reserve_for(pprof_merger *m, const pprof_profile *p, bool continues)
 {
     const pprof_allocator *a = &m->a;
-    size_t ns = p->samples.len + p->lazy.len / 2, nl = p->locations.len;
-    if (!pprof__htab_reserve(&m->stack_ht, a, ns) || !pprof__htab_reserve(&m->sample_ht, a, ns) ||
-        !pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) ||
-        !pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) ||
-        !pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) ||
-        !pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) ||
-        !pprof__vec_grow(a, &m->values, sizeof(int64_t), m->values.len + ns * p->sample_types.len))
-        return false;
+    size_t nl = p->locations.len;
+    /* stage 2's tables: pprof__merge_absorb_all_samples, once stage 2 is idle */
     if (continues) /* the tables took all they could from the batch before */
         return true;
     return pprof__htab_reserve(&m->str_ht, a, p->strings.len) &&
