@@ -75,10 +75,11 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
  * groups whose hash-table slots it prefetches a pass ahead: those tables are far larger than the
  * caches, and a miss per probe was most of the merge. Errors are reported as a one-at-a-time
  * merge would: a sample's error wins over any error of a later sample. */
-/* Samples per batch handed to stage 2: an eighth of the input, so that the stages overlap on
- * small inputs too (they wait for each other at the end of every input), within bounds that
- * keep the handovers rare and the batches in cache. */
-#define SBATCH_MIN 256
+/* Samples per batch handed to stage 2: an eighth of the input, so that the stages overlap
+ * within a large input, within bounds that keep the handovers rare and the batches in cache.
+ * Small inputs overlap across inputs (an add leaves its last batch in stage 2), so their batches
+ * need not be small: each handover wakes a thread. */
+#define SBATCH_MIN 1024
 #define SBATCH_MAX 4096
 #define PF 32 /* prefetch group */
 
