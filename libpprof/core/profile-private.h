@@ -121,6 +121,9 @@ PPROF_PRIVATE_API pprof_status pprof__read_memory_start(const void *data, size_t
 /* A merge input is a profile whose samples are decoded lazily (see lazy above). */
 struct pprof_merge_input {
     pprof_profile *p;
+    /* What the thread that decoded it found valid (pprof__validate_part), so that the merger's
+     * thread does not check it again; false also when unchecked. */
+    bool tables_valid, first_batch_valid;
 };
 
 /* The profile `go tool pprof` lists: Go's profile.Merge of src alone (go-compact.c). The result

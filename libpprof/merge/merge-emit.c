@@ -839,7 +839,9 @@ plan_free(merge_plan *pl)
 static pprof_status
 emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *err)
 {
-    pprof_status st = check_finishable(m, err);
+    pprof_status st = pprof__merge_s2_settle(m, err);
+    if (!st)
+        st = check_finishable(m, err);
     if (st)
         return st;
     merge_plan pl = {.f = {.m = m},

@@ -31,6 +31,9 @@ type_cmp(const pprof_merger *m, const pprof_value_type *a, const pprof_value_typ
 static pprof_status
 reshape_types(pprof_merger *m, const uint32_t *keep, size_t n_new, pprof_error *err)
 {
+    pprof_status st = pprof__merge_s2_settle(m, err); /* the values and carries are stage 2's */
+    if (st)
+        return st;
     size_t n_old = m->n_types, ns = m->samples.len;
     pprof_value_type *nt = pprof__malloc(&m->a, (n_new + 1) * sizeof(*nt));
     if (!nt)

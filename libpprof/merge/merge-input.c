@@ -4,11 +4,12 @@
 
 #include "merge.h"
 #include "profile-private.h"
+#include "validate-private.h"
 
 /* Takes buf (owned) and decodes it lazily into a new input. */
 static pprof_status
-wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len,
-     const pprof_reader *r, pprof_merge_input **out, pprof_error *err)
+wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len, const pprof_reader *r,
+     pprof_merge_input **out, pprof_error *err)
 {
     /* another format (by content, or by its name): its one profile, encoded as pprof */
     if (!r)
@@ -29,19 +30,22 @@ wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len,
     pprof_status st = pprof__decode_lazy(p, buf, len, o, err); /* p owns buf from here on */
     if (st == PPROF_OK)
         st = pprof__profile_index(p, err); /* here, not in the merger's thread */
+    bool tables_valid = false, first_valid = false;
     if (st == PPROF_OK && p->lazy.len) {
-        /* The first batch too: this is a decoding thread, the merger's is the one short of
-         * time. A failure is left to the merger, which meets it again and reports it as its
-         * own, naming the input. */
+        /* The first batch too, and the validity checks of the tables and that batch: this is a
+         * decoding thread, the merger's is the one short of time. A failure is left to the
+         * merger, which meets it again and reports it as its own, naming the input. */
         pprof_error ignored;
-        pprof__decode_samples(p, 0, PPROF__LAZY_BATCH, &ignored);
+        tables_valid = !pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, NULL, &ignored);
+        first_valid = tables_valid && !pprof__decode_samples(p, 0, PPROF__LAZY_BATCH, &ignored) &&
+                      !pprof__validate_part(p, PPROF__VALIDATE_SAMPLES, 0, NULL, &ignored);
     }
     if (st) {
         pprof_profile_free(p);
         pprof__free(&o->allocator, in);
         return st;
     }
-    in->p = p;
+    *in = (pprof_merge_input){p, tables_valid, first_valid};
     *out = in;
     return PPROF_OK;
 }

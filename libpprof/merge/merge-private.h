@@ -125,7 +125,7 @@ typedef struct merge_batch {
 
 struct pprof_merger {
     pprof_merge_options o;
-    pprof_allocator a;     /* o.allocator, or blocks' when the caller gave none */
+    pprof_allocator a; /* o.allocator, or blocks' when the caller gave none */
     struct pprof__blocks *blocks;
     pprof__arena arena; /* string bytes, input names */
     pprof_status failed;
@@ -183,6 +183,8 @@ struct pprof_merger {
     merge_batch batch[2];
     size_t s2_sent, s2_done; /* batches handed over and absorbed; batch[k % 2] is the k-th */
     bool s2_running, s2_tried, s2_quit, s2_failed;
+    /* The last input's final batch may still be in stage 2 (pprof__merge_s2_settle). */
+    bool s2_pending;
     pprof__job s2_job;
     pprof__pool *pool; /* the merger's threads: stage 2, prefaulting, parallel loops; or NULL */
     pthread_mutex_t s2_mu;
@@ -243,8 +245,9 @@ typedef struct in_ctx {
     int32_t *col_of; /* merged type column -> input column, -1 when dropped */
     size_t n_conflicts;
     char conflict_example[256];
-    size_t sample_base;    /* global index of the batch's first sample (lazy inputs) */
-    bool validate_samples; /* each decoded batch goes through pprof__validate_part first */
+    size_t sample_base;     /* global index of the batch's first sample (lazy inputs) */
+    bool validate_samples;  /* each decoded batch goes through pprof__validate_part first */
+    bool first_batch_valid; /* except the first, which the input's decoding thread checked */
 } in_ctx;
 
 /* The smaller non-empty string by content: a commutative, associative pick. */
@@ -323,6 +326,7 @@ bool pprof__merge_carry_reshape(pprof_merger *m, const uint32_t *keep, size_t n_
 pprof_status pprof__merge_absorb_all_samples(in_ctx *c);
 carry *pprof__merge_carry_find(const pprof_merger *m, uint64_t at);
 void pprof__merge_s2_stop(pprof_merger *m);
+pprof_status pprof__merge_s2_settle(pprof_merger *m, pprof_error *err);
 void pprof__merge_release_s2_tables(pprof_merger *m);
 
 /* merge-header.c: sample types and the header */

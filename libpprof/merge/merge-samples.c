@@ -75,10 +75,11 @@ labels_equal(const mlabel *a, const mlabel *b, size_t n)
  * groups whose hash-table slots it prefetches a pass ahead: those tables are far larger than the
  * caches, and a miss per probe was most of the merge. Errors are reported as a one-at-a-time
  * merge would: a sample's error wins over any error of a later sample. */
-/* Samples per batch handed to stage 2: an eighth of the input, so that the stages overlap on
- * small inputs too (they wait for each other at the end of every input), within bounds that
- * keep the handovers rare and the batches in cache. */
-#define SBATCH_MIN 256
+/* Samples per batch handed to stage 2: an eighth of the input, so that the stages overlap
+ * within a large input, within bounds that keep the handovers rare and the batches in cache.
+ * Small inputs overlap across inputs (an add leaves its last batch in stage 2), so their batches
+ * need not be small: each handover wakes a thread. */
+#define SBATCH_MIN 1024
 #define SBATCH_MAX 4096
 #define PF 32 /* prefetch group */
 
@@ -543,12 +544,41 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
     return PPROF_OK;
 }
 
-/* The error stage 2 recorded (out of memory), as an error of this input. */
-static pprof_status
-s2_error(in_ctx *c, const merge_batch *b)
+/* Waits until stage 2 has absorbed the batches of the inputs added so far. An add returns with
+ * its input's last batch still in stage 2, which finishes it while the next input's tables are
+ * mapped; whatever touches stage 2's tables on the calling thread settles first. Stage 2's
+ * failure (out of memory) is reported here. */
+pprof_status
+pprof__merge_s2_settle(pprof_merger *m, pprof_error *err)
 {
-    c->m->failed = b->st;
-    return nomem(c->m, c->err);
+    if (!m->s2_pending)
+        return PPROF_OK;
+    m->s2_pending = false;
+    s2_drain(m);
+    pprof__prefault_join(&m->s2_pf); /* stage 2 is idle */
+    if (m->s2_failed)
+        for (int k = 0; k < 2; k++)
+            if (m->batch[k].st) {
+                m->failed = m->batch[k].st;
+                return nomem(m, err);
+            }
+    return PPROF_OK;
+}
+
+/* Room for everything p could add to stage 2's tables, made up front (as reserve_for in
+ * merge.c does for stage 1's). */
+static bool
+reserve_s2(pprof_merger *m, const pprof_profile *p)
+{
+    const pprof_allocator *a = &m->a;
+    size_t ns = p->samples.len + p->lazy.len / 2;
+    return pprof__htab_reserve(&m->stack_ht, a, ns) && pprof__htab_reserve(&m->sample_ht, a, ns) &&
+           pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) &&
+           pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) &&
+           pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) &&
+           pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) &&
+           pprof__vec_grow(a, &m->values, sizeof(int64_t),
+                           m->values.len + ns * p->sample_types.len);
 }
 
 /* A merge input's samples are decoded a part at a time, so the input never holds more than one
@@ -559,7 +589,10 @@ pprof__merge_absorb_all_samples(in_ctx *c)
     pprof_merger *m = c->m;
     pprof_profile *p = (pprof_profile *)c->p; /* only merge inputs, which the merger may decode */
     size_t lazy = p->lazy.len / 2, total = lazy ? lazy : p->samples.len;
-    if (!rebuild_s2_tables(m))
+    pprof_status st = pprof__merge_s2_settle(m, c->err);
+    if (st)
+        return st;
+    if (!reserve_s2(m, p) || !rebuild_s2_tables(m))
         return nomem(m, c->err);
     s2_start(m);
     merge_batch *b = &m->batch[m->s2_sent % 2];
@@ -571,7 +604,6 @@ pprof__merge_absorb_all_samples(in_ctx *c)
     size_t sbatch = total / 8 < SBATCH_MIN   ? SBATCH_MIN
                     : total / 8 > SBATCH_MAX ? SBATCH_MAX
                                              : total / 8;
-    pprof_status st = PPROF_OK;
     for (size_t base = 0; base < total && st == PPROF_OK; base += PPROF__LAZY_BATCH) {
         size_t n = total - base < PPROF__LAZY_BATCH ? total - base : PPROF__LAZY_BATCH;
         if (base == PPROF__LAZY_BATCH) /* stage 2 has seen a batch's worth of this input by then */
@@ -585,7 +617,7 @@ pprof__merge_absorb_all_samples(in_ctx *c)
             m->failed = st;
             break;
         }
-        if (c->validate_samples &&
+        if (c->validate_samples && !(base == 0 && c->first_batch_valid) &&
             (st = pprof__validate_part(p, PPROF__VALIDATE_SAMPLES, base, c->name, c->err))) {
             m->failed = st;
             break;
@@ -602,12 +634,9 @@ pprof__merge_absorb_all_samples(in_ctx *c)
      * earlier error. */
     if (b->q.len)
         b = s2_send(m);
-    s2_drain(m);
-    pprof__prefault_join(&m->s2_pf); /* stage 2 is idle */
-    if (m->s2_failed) {
-        for (int k = 0; k < 2; k++)
-            if (m->batch[k].st)
-                return s2_error(c, &m->batch[k]);
-    }
-    return st;
+    m->s2_pending = true;
+    if (st == PPROF_OK && m->s2_running)
+        return PPROF_OK;
+    pprof_status st2 = pprof__merge_s2_settle(m, c->err);
+    return st2 ? st2 : st;
 }

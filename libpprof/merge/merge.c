@@ -173,20 +173,14 @@ warn(pprof_merger *m, const char *fmt, ...)
     m->o.warn(m->o.warn_ctx, buf);
 }
 
-/* Room for everything p could add, made up front: growing step by step while absorbing
- * rehashes the tables and copies the arrays several times over. */
+/* Room for everything p could add to stage 1's tables, made up front: growing step by step while
+ * absorbing rehashes the tables and copies the arrays several times over. */
 static bool
 reserve_for(pprof_merger *m, const pprof_profile *p, bool continues)
 {
     const pprof_allocator *a = &m->a;
-    size_t ns = p->samples.len + p->lazy.len / 2, nl = p->locations.len;
-    if (!pprof__htab_reserve(&m->stack_ht, a, ns) || !pprof__htab_reserve(&m->sample_ht, a, ns) ||
-        !pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) ||
-        !pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) ||
-        !pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) ||
-        !pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) ||
-        !pprof__vec_grow(a, &m->values, sizeof(int64_t), m->values.len + ns * p->sample_types.len))
-        return false;
+    size_t nl = p->locations.len;
+    /* stage 2's tables: pprof__merge_absorb_all_samples, once stage 2 is idle */
     if (continues) /* the tables took all they could from the batch before */
         return true;
     return pprof__htab_reserve(&m->str_ht, a, p->strings.len) &&
@@ -256,10 +250,11 @@ memos(pprof_merger *m, in_ctx *c, bool continues)
 }
 
 /* batch: p is a batch of samples of a larger input (its memos are kept for the next batch);
- * continues: p has the tables of the batch added last, whose memos are taken over. */
+ * continues: p has the tables of the batch added last, whose memos are taken over; in: the
+ * merge input p comes from, whose decoding thread may have checked parts of it, or NULL. */
 static pprof_status
 add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool continues,
-    bool valid, pprof_error *err)
+    bool valid, const pprof_merge_input *in, pprof_error *err)
 {
     if (!m || !p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merger or no profile");
@@ -289,7 +284,8 @@ add(pprof_merger *m, const pprof_profile *p, const char *name, bool batch, bool 
     /* the one validity decision (validate.c) before anything is absorbed; a merge input's
      * samples are checked a batch at a time as they are decoded */
     c.validate_samples = !batch && !valid && p->lazy.len;
-    if (!batch && !valid &&
+    c.first_batch_valid = in && in->first_batch_valid;
+    if (!batch && !valid && !(in && in->tables_valid && p->lazy.len) &&
         (st = p->lazy.len ? pprof__validate_part(p, PPROF__VALIDATE_TABLES, 0, name_copy, err)
                           : pprof__validate(p, name_copy, err))) {
         if (st != PPROF_E_NOMEM)
@@ -368,19 +364,19 @@ done:
 pprof_status
 pprof_merger_add(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
 {
-    return add(m, p, name, false, false, false, err);
+    return add(m, p, name, false, false, false, NULL, err);
 }
 
 pprof_status
 pprof__merger_add_valid(pprof_merger *m, const pprof_profile *p, const char *name, pprof_error *err)
 {
-    return add(m, p, name, false, false, true, err);
+    return add(m, p, name, false, false, true, NULL, err);
 }
 
 pprof_status
 pprof__merger_add_batch(pprof_merger *m, const pprof_profile *p, bool continues, pprof_error *err)
 {
-    return add(m, p, NULL, true, continues, true, err);
+    return add(m, p, NULL, true, continues, true, NULL, err);
 }
 
 pprof_status
@@ -388,7 +384,7 @@ pprof_merger_add_input(pprof_merger *m, pprof_merge_input *in, const char *name,
 {
     if (!in)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no merge input");
-    return pprof_merger_add(m, in->p, name, err);
+    return add(m, in->p, name, false, false, false, in, err);
 }
 
 pprof_status

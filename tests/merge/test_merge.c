@@ -1090,6 +1090,58 @@ rnd(uint64_t *x)
     return *x;
 }
 
+/* An add returns while stage 2 (a thread of its own) may still sum its input's last batch; with
+ * --intersect-types the next input's type list reshapes those sums, so the reshape waits for
+ * stage 2 first. The first input is large enough to keep stage 2 busy at the switch; the sums
+ * must come out as with one thread (and TSan sees no race). */
+static void
+test_intersect_threads(tap *t)
+{
+    pprof_profile *x = mk("samples", "count");
+    pprof_value_type *vt = pprof__vec_push(NULL, &x->sample_types, sizeof(*vt));
+    vt->type = S(x, "cpu");
+    vt->unit = S(x, "nanoseconds");
+    function(x, 1, "f");
+    int64_t ln[] = {1, 1, 0};
+    location(x, 1, 0, 0, 1, ln);
+    uint64_t stk[] = {1};
+    int64_t want = 70;
+    for (size_t i = 0; i < 20000; i++) {
+        pprof_label l = {S(x, "n"), 0, (int64_t)i, 0};
+        sample(x, 1, stk, 1, 1, &l);
+        *(int64_t *)pprof__vec_push(NULL, &x->values, sizeof(int64_t)) = (int64_t)(2 * i + 1);
+        PPROF__AT(x->samples, pprof__sample, i).n_val = 2;
+        want += (int64_t)(2 * i + 1);
+    }
+    pprof_profile *y = mk("cpu", "nanoseconds");
+    y->hdr.period_type.type = S(y, "samples");
+    y->hdr.period_type.unit = S(y, "count");
+    function(y, 1, "f");
+    location(y, 1, 0, 0, 1, ln);
+    sample(y, 1, stk, 70, 0, NULL);
+    pprof_profile *xy[2] = {x, y};
+    pprof_merge_options o = PPROF_MERGE_OPTIONS_INIT;
+    o.intersect_types = true;
+    o.threads = 1;
+    pprof_status st1, st2;
+    pprof_profile *one = merge_n(xy, NULL, 2, &o, &st1, NULL);
+    o.threads = 2;
+    pprof_profile *two = merge_n(xy, NULL, 2, &o, &st2, NULL);
+    int64_t sum = 0;
+    for (size_t i = 0; two && i < two->values.len; i++)
+        sum += PPROF__AT(two->values, int64_t, i);
+    tap_ok(t,
+           st1 == PPROF_OK && st2 == PPROF_OK && two->sample_types.len == 1 &&
+               two->samples.len == 20001 && sum == want && same_bytes(one, two),
+           "--intersect-types after a large input: cpu sums to %lld (want %lld) with 2 threads, "
+           "the same bytes as with 1",
+           (long long)sum, (long long)want);
+    pprof_profile_free(one);
+    pprof_profile_free(two);
+    pprof_profile_free(x);
+    pprof_profile_free(y);
+}
+
 /* finish's parallel sorts and copies: the same bytes for any number of threads, on inputs big
  * enough to be split (tens of thousands of stacks, samples and stack entries). */
 static void
@@ -1452,6 +1504,7 @@ main(void)
 {
     tap t = {0};
     test_threads(&t);
+    test_intersect_threads(&t);
     test_stack_order(&t);
     test_direct_write_ids(&t);
     test_inputs(&t);
