@@ -1,7 +1,6 @@
 /* pprof-flame: a flame graph of a profile as a self-contained HTML page, an interactive SVG or
  * d3-flame-graph JSON. The tree and the writers are the library's (flame.h); this reads the
  * inputs, applies pprof-edit's filters and picks the format. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,24 +226,6 @@ parse(int argc, char **argv, options *o, edit_filters *ef)
     return tool_refuse_text_over_input(prog, o->in, o->out, false, "flame graph");
 }
 
-/* The Graph view drawn on a thread of its own while the main thread builds the stack tree: the
- * two only read the profile (its id index is built once, whichever asks first), and each writes
- * its own result, so the page is the same bytes as when they run one after the other. */
-typedef struct graph_job {
-    pprof_flame_write_options wo;
-    pprof_buffer *view;
-    pprof_error err;
-    pprof_status st;
-} graph_job;
-
-static void *
-graph_run(void *arg)
-{
-    graph_job *j = arg;
-    j->st = pprof_flame_graph_view_memory(&j->wo, j->view, &j->err);
-    return NULL;
-}
-
 static int
 run(int argc, char **argv)
 {
@@ -286,29 +267,25 @@ run(int argc, char **argv)
         o.wo.source = o.in;
         o.wo.base_source = o.base;
         /* the Graph view: Go's call graph of what the flame graph shows (after the filters);
-         * a differential page has none (Go's graph of a diff is another report). Drawn before
-         * the page is written, so that the profiles go first (the page and the tree are then
-         * all that is held); on a second thread while the tree is built. */
-        bool graph = !st && !o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML;
-        graph_job gj = {.wo = o.wo, .view = &view, .st = PPROF_OK};
-        gj.wo.graph = fp ? fp : p;
-        gj.wo.graph_sample_type = o.fo.sample_type;
-        pthread_t th;
-        bool threaded = graph && !pthread_create(&th, NULL, graph_run, &gj);
+         * a differential page has none (Go's graph of a diff is another report). Drawn with
+         * the tree, which frees each profile once its stacks are summed: the tree's nodes, the
+         * page and a profile are never held together. */
+        bool graph = !o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML;
         if (!st) {
             where = o.in;
-            st = pprof_flame_tree_new(fp ? fp : p, fb ? fb : b, &o.fo, &t, &err);
-        }
-        if (threaded)
-            pthread_join(th, NULL);
-        else if (graph && !st)
-            graph_run(&gj);
-        if (graph) {
-            o.wo.graph_view = &view;
-            if (!st && gj.st) {
-                st = gj.st;
-                err = gj.err;
+            if (fp) { /* the filtered profiles are drawn: the read ones go first */
+                pprof_profile_free(p);
+                p = NULL;
             }
+            if (fb) {
+                pprof_profile_free(b);
+                b = NULL;
+            }
+            o.wo.graph_sample_type = o.fo.sample_type;
+            st = pprof_flame_tree_new_take(fp ? &fp : &p, fb ? &fb : &b, &o.fo, &o.wo,
+                                           graph ? &view : NULL, &t, &err);
+            if (graph)
+                o.wo.graph_view = &view;
         }
         pprof_profile_free(fp);
         pprof_profile_free(fb);
