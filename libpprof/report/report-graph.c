@@ -154,8 +154,8 @@ max_stack(const pprof_profile *p)
 /* The walks of build_edges: samples with the same location stack walk the same nodes and make
  * the same edges, so each stack is walked once, at its first sample with a value, with the
  * values of all its samples summed (the sums wrap as Go's do: the order of the additions does
- * not change them). A sample whose stack does not resolve ends the list (walk_bad): build_edges
- * fails on it as it did walking every sample. */
+ * not change them). A sample whose stack does not resolve ends the list: build_edges fails on
+ * it as it did walking every sample. */
 static pprof_status
 stack_walks(const pprof__rctx *c, pprof__graph *g, size_t max_depth)
 {
@@ -164,14 +164,12 @@ stack_walks(const pprof__rctx *c, pprof__graph *g, size_t max_depth)
     g->walk = pprof__malloc(&g->a, ns * sizeof(uint32_t));
     g->walk_v = pprof__malloc(&g->a, ns * sizeof(int64_t));
     g->walk_d = pprof__malloc(&g->a, ns * sizeof(int64_t));
-    g->walk_off = pprof__malloc(&g->a, (ns + 1) * sizeof(size_t));
-    uint32_t *idx = pprof__malloc(&g->a, (max_depth + 1) * sizeof(uint32_t));
+    uint32_t *idx = pprof__malloc(&g->a, 2 * (max_depth + 1) * sizeof(uint32_t));
     pprof__htab h = {0};
     pprof_status st = PPROF_OK;
-    if (!g->walk || !g->walk_v || !g->walk_d || !g->walk_off || !idx)
+    if (!g->walk || !g->walk_v || !g->walk_d || !idx)
         st = PPROF_E_NOMEM;
-    else
-        g->walk_off[0] = 0;
+    uint32_t *other = idx + max_depth + 1;
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
@@ -182,9 +180,7 @@ stack_walks(const pprof__rctx *c, pprof__graph *g, size_t max_depth)
         size_t n = s->n_loc, w = g->n_walk;
         if (pprof__sample_locs(p, i, idx, &e)) {
             g->walk[w] = (uint32_t)i, g->walk_v[w] = v, g->walk_d[w] = d;
-            g->walk_off[w + 1] = g->walk_off[w];
             g->n_walk++;
-            g->walk_bad = true;
             break;
         }
         uint64_t hv = pprof__hash_bytes(n, idx, n * sizeof(uint32_t));
@@ -192,25 +188,19 @@ stack_walks(const pprof__rctx *c, pprof__graph *g, size_t max_depth)
             st = PPROF_E_NOMEM;
             break;
         }
-        const uint32_t *locs = g->walk_locs.data;
+        /* a stack met before resolved again to compare (its samples resolved once) */
         pprof__htab_probe pr;
         uint32_t k;
         PPROF__HTAB_FIND(&h, hv, pr, k,
-                         (g->walk_off[k + 1] - g->walk_off[k] == n &&
-                          !memcmp(idx, locs + g->walk_off[k], n * sizeof(uint32_t))));
+                         (PPROF__AT(p->samples, pprof__sample, g->walk[k]).n_loc == n &&
+                          !pprof__sample_locs(p, g->walk[k], other, &e) &&
+                          !memcmp(idx, other, n * sizeof(uint32_t))));
         if (k != PPROF_NONE) {
             g->walk_v[k] = pprof__add64(g->walk_v[k], v);
             g->walk_d[k] = pprof__add64(g->walk_d[k], d);
             continue;
         }
-        if (!pprof__vec_grow(&g->a, &g->walk_locs, sizeof(uint32_t), g->walk_locs.len + n)) {
-            st = PPROF_E_NOMEM;
-            break;
-        }
-        memcpy((uint32_t *)g->walk_locs.data + g->walk_locs.len, idx, n * sizeof(uint32_t));
-        g->walk_locs.len += n;
         g->walk[w] = (uint32_t)i, g->walk_v[w] = v, g->walk_d[w] = d;
-        g->walk_off[w + 1] = g->walk_locs.len;
         g->n_walk++;
         pprof__htab_insert_at(&h, &pr, (uint32_t)w);
     }
@@ -228,21 +218,19 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
     memset(&g->emap, 0, sizeof(g->emap));
     if (!pprof__u64map_init(&g->emap, &g->a, 64))
         return nomem(c);
-    if (!g->walk && stack_walks(c, g, max_stack(p)))
+    size_t max_depth = max_stack(p);
+    if (!g->walk && stack_walks(c, g, max_depth))
+        return nomem(c);
+    uint32_t *idx = pprof__malloc(&g->a, (max_depth + 1) * sizeof(uint32_t));
+    if (!idx)
         return nomem(c);
     pprof_status st = PPROF_OK;
     for (size_t w = 0; w < g->n_walk && !st; w++) {
         size_t i = g->walk[w];
         int64_t v = g->walk_v[w], d = g->walk_d[w];
-        if (g->walk_bad && w + 1 == g->n_walk) {
-            uint32_t *idx = pprof__malloc(
-                &g->a, (PPROF__AT(p->samples, pprof__sample, i).n_loc + 1) * sizeof(uint32_t));
-            st = idx ? pprof__sample_locs(p, i, idx, c->err) : nomem(c);
-            pprof__free(&g->a, idx);
+        if ((st = pprof__sample_locs(p, i, idx, c->err)))
             break;
-        }
-        const uint32_t *idx = (const uint32_t *)g->walk_locs.data + g->walk_off[w];
-        uint32_t n_loc = (uint32_t)(g->walk_off[w + 1] - g->walk_off[w]);
+        uint32_t n_loc = PPROF__AT(p->samples, pprof__sample, i).n_loc;
         uint32_t parent = PPROF_NONE, stamp = (uint32_t)(i + 1);
         bool residual = false;
         for (uint32_t j = n_loc; j-- > 0 && !st;) {
@@ -287,6 +275,7 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
             }
         }
     }
+    pprof__free(&g->a, idx);
     return st;
 }
 
@@ -458,9 +447,9 @@ tag_row(pprof__graph *g, uint32_t labels)
     }
     if (g->tag_row_kind[labels])
         return g->tag_row[labels];
-    size_t nn = g->nodes.n ? g->nodes.n : 1;
+    size_t nn = g->n_ranked ? g->n_ranked : 1;
     uint32_t *r = NULL;
-    if (g->tag_row_cells + nn <= TAG_ROW_CELLS &&
+    if (g->tag_rank && g->tag_row_cells + nn <= TAG_ROW_CELLS &&
         (r = pprof__malloc(&g->a, nn * sizeof(uint32_t)))) {
         memset(r, 0xff, nn * sizeof(uint32_t)); /* PPROF_NONE */
         g->tag_row_cells += nn;
@@ -483,14 +472,18 @@ find_tag(pprof__graph *g, const tag_key *k, int64_t value)
 {
     /* a label-set tag of a set with a row: looked up by index (the tags are made in the same
      * order either way) */
-    uint32_t *row = !k->numeric && k->name == k->labels ? tag_row(g, k->labels) : NULL;
+    uint32_t *row =
+        !k->numeric && k->name == k->labels && g->tag_rank && g->tag_rank[k->node] != PPROF_NONE
+            ? tag_row(g, k->labels)
+            : NULL;
     if (row) {
-        if (row[k->node] != PPROF_NONE)
-            return (pprof__gtag *)g->tags.data + row[k->node];
+        uint32_t *cell = &row[g->tag_rank[k->node]];
+        if (*cell != PPROF_NONE)
+            return (pprof__gtag *)g->tags.data + *cell;
         uint32_t id = (uint32_t)g->tags.len;
         pprof__gtag *nt = new_tag(g, k, value);
         if (nt)
-            row[k->node] = id;
+            *cell = id;
         return nt;
     }
     uint64_t h = tag_hash(k);
@@ -659,6 +652,11 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
         uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
         max_depth = d > max_depth ? d : max_depth;
     }
+    /* the rows of label-set tags cover the nodes in the set (the only ones given tags) */
+    g->tag_rank = pprof__malloc(&g->a, (g->nodes.n ? g->nodes.n : 1) * sizeof(uint32_t));
+    if (g->tag_rank)
+        for (size_t i = 0; i < g->nodes.n; i++)
+            g->tag_rank[i] = g->in_set[i] ? (uint32_t)g->n_ranked++ : PPROF_NONE;
     uint32_t *idx = pprof__malloc(&g->a, (max_depth + 1) * sizeof(uint32_t));
     uint32_t *stamp = pprof__malloc(&g->a, (g->nodes.n ? g->nodes.n : 1) * sizeof(uint32_t));
     pprof_buffer tmp = {0};
@@ -1090,11 +1088,10 @@ pprof__graph_free(pprof__graph *g)
         pprof__free(&g->a, g->tag_row[i]);
     pprof__free(&g->a, g->tag_row);
     pprof__free(&g->a, g->tag_row_kind);
+    pprof__free(&g->a, g->tag_rank);
     pprof__free(&g->a, g->walk);
     pprof__free(&g->a, g->walk_v);
     pprof__free(&g->a, g->walk_d);
-    pprof__free(&g->a, g->walk_off);
-    pprof__free(&g->a, g->walk_locs.data);
     pprof_buffer_free(&g->str_buf);
     pprof__free(&g->a, g->str_off.data);
     pprof__htab_free(&g->str_index, &g->a);
