@@ -568,6 +568,61 @@ label_set(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, pprof
     return id;
 }
 
+/* label_set's answers for recent samples: a sample with the same string labels (key and
+ * value, in the same order) as the one cached in its slot has the same set, already interned. */
+#define LABEL_CACHE 1024
+
+typedef struct label_cache_slot {
+    uint32_t sample; /* + 1; 0: empty */
+    uint32_t labels;
+} label_cache_slot;
+
+static uint64_t
+str_labels_hash(const pprof_profile *p, const pprof__sample *s)
+{
+    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    uint64_t h = 0;
+    for (uint32_t k = 0; k < s->n_lab; k++)
+        if (l[k].str)
+            h = pprof__hash_combine(pprof__mix64((uint64_t)l[k].key + h), (uint64_t)l[k].str);
+    return h;
+}
+
+static bool
+same_str_labels(const pprof_profile *p, const pprof__sample *a, const pprof__sample *b)
+{
+    const pprof_label *x = (const pprof_label *)p->labels.data + a->lab_off;
+    const pprof_label *y = (const pprof_label *)p->labels.data + b->lab_off;
+    uint32_t i = 0, j = 0;
+    for (;;) {
+        while (i < a->n_lab && !x[i].str)
+            i++;
+        while (j < b->n_lab && !y[j].str)
+            j++;
+        if (i == a->n_lab || j == b->n_lab)
+            return i == a->n_lab && j == b->n_lab;
+        if (x[i].key != y[j].key || x[i].str != y[j].str)
+            return false;
+        i++, j++;
+    }
+}
+
+static uint32_t
+cached_label_set(pprof__graph *g, const pprof_profile *p, const pprof__sample *s,
+                 label_cache_slot *cache, pprof_buffer *tmp, char ***parts, size_t *cap)
+{
+    if (!cache)
+        return label_set(g, p, s, tmp, parts, cap);
+    label_cache_slot *c = &cache[str_labels_hash(p, s) & (LABEL_CACHE - 1)];
+    const pprof__sample *s0 = p->samples.data;
+    if (c->sample && same_str_labels(p, s, &s0[c->sample - 1]))
+        return c->labels;
+    uint32_t id = label_set(g, p, s, tmp, parts, cap);
+    if (id != PPROF_NONE)
+        *c = (label_cache_slot){(uint32_t)(s - s0) + 1, id};
+    return id;
+}
+
 /* Profile.NumLabelUnits for the key "bytes": its first unit, else "bytes". */
 static void
 bytes_unit(const pprof_profile *p, char *out, size_t cap)
@@ -659,6 +714,9 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
             g->tag_rank[i] = g->in_set[i] ? (uint32_t)g->n_ranked++ : PPROF_NONE;
     uint32_t *idx = pprof__malloc(&g->a, (max_depth + 1) * sizeof(uint32_t));
     uint32_t *stamp = pprof__malloc(&g->a, (g->nodes.n ? g->nodes.n : 1) * sizeof(uint32_t));
+    label_cache_slot *cache = pprof__malloc(&g->a, LABEL_CACHE * sizeof(label_cache_slot));
+    if (cache)
+        memset(cache, 0, LABEL_CACHE * sizeof(label_cache_slot));
     pprof_buffer tmp = {0};
     char **parts = NULL;
     size_t cap = 0;
@@ -673,7 +731,7 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
         int64_t d = pprof__mean_divisor(c->p, s, c->o->mean);
         if ((v == 0 && d == 0) || !s->n_lab || (st = pprof__sample_locs(p, i, idx, c->err)))
             continue;
-        uint32_t labels = label_set(g, p, s, &tmp, &parts, &cap);
+        uint32_t labels = cached_label_set(g, p, s, cache, &tmp, &parts, &cap);
         if (labels == PPROF_NONE) {
             st = nomem(c);
             break;
@@ -702,6 +760,7 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     pprof__free(&g->a, parts);
     pprof__free(&g->a, idx);
     pprof__free(&g->a, stamp);
+    pprof__free(&g->a, cache);
     return st;
 }
 
