@@ -264,22 +264,28 @@ run(int argc, char **argv)
             where = o.base;
             st = edit_filters_apply(&ef, b, &fb, &err);
         }
-        if (!st) {
-            where = o.in;
-            st = pprof_flame_tree_new(fp ? fp : p, fb ? fb : b, &o.fo, &t, &err);
-        }
         o.wo.source = o.in;
         o.wo.base_source = o.base;
         /* the Graph view: Go's call graph of what the flame graph shows (after the filters);
-         * a differential page has none (Go's graph of a diff is another report). Drawn now,
-         * so that the profiles go before the page is written (the page and the tree are then
-         * all that is held). */
-        if (!st && !o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML) {
-            o.wo.graph = fp ? fp : p;
+         * a differential page has none (Go's graph of a diff is another report). Drawn with
+         * the tree, which frees each profile once its stacks are summed: the tree's nodes, the
+         * page and a profile are never held together. */
+        bool graph = !o.no_graph && !o.base && o.wo.format == PPROF_FLAME_HTML;
+        if (!st) {
+            where = o.in;
+            if (fp) { /* the filtered profiles are drawn: the read ones go first */
+                pprof_profile_free(p);
+                p = NULL;
+            }
+            if (fb) {
+                pprof_profile_free(b);
+                b = NULL;
+            }
             o.wo.graph_sample_type = o.fo.sample_type;
-            st = pprof_flame_graph_view_memory(&o.wo, &view, &err);
-            o.wo.graph = NULL;
-            o.wo.graph_view = &view;
+            st = pprof_flame_tree_new_take(fp ? &fp : &p, fb ? &fb : &b, &o.fo, &o.wo,
+                                           graph ? &view : NULL, &t, &err);
+            if (graph)
+                o.wo.graph_view = &view;
         }
         pprof_profile_free(fp);
         pprof_profile_free(fb);

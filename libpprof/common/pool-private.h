@@ -34,8 +34,8 @@ PPROF_PRIVATE_API void pprof__pool_free(pprof__pool *p);
 
 /* Runs job on a free worker, starting one if the pool is not full. False when none is free and
  * none can be started: the job does not run, the caller decides what to do instead. */
-bool pprof__pool_start(pprof__pool *p, pprof__job *job);
+PPROF_PRIVATE_API bool pprof__pool_start(pprof__pool *p, pprof__job *job);
 /* Waits until a started job has returned. */
-void pprof__pool_wait(pprof__job *job);
+PPROF_PRIVATE_API void pprof__pool_wait(pprof__job *job);
 
 #endif

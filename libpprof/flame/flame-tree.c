@@ -9,6 +9,7 @@
 
 #include "flame-private.h"
 #include "hash-private.h"
+#include "pool-private.h"
 #include "report-private.h"
 #include "validate-private.h"
 #include <inttypes.h>
@@ -271,7 +272,7 @@ location_frames(builder *b, const pprof_profile *p, const pprof__nodes *rn,
 }
 
 static pprof_status collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
-                                  const uint32_t *stack_node, pprof_error *err);
+                                  pprof_error *err);
 
 /* The (parent, key) -> node table over every node made so far. */
 static bool
@@ -284,15 +285,22 @@ index_children(builder *b)
     return true;
 }
 
+/* Called once a profile's samples are summed into stacks, before the nodes are made: the
+ * profile is not read after it (pprof_flame_tree_new_take frees it there). */
+typedef struct release_hook {
+    void (*fn)(void *ctx, int slot);
+    void *ctx;
+} release_hook;
+
 /* Adds every sample of p to the tree, into slot (0 IN, 1 BASE): each distinct frame stack's
  * summed values become its leaf's self value (values are summed up the tree in order()). The
  * stacks come sorted, so a walk starts from the node where it parts from the one before; and
  * into a tree of nothing but the root (IN's), every node past that point is new: the stacks
  * sharing a prefix are neighbours, so none met earlier has this one's. Only BASE, added to IN's
- * tree, needs the lookup table. */
+ * tree, needs the lookup table. p is read only until rel is called. */
 static pprof_status
 add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool reverse,
-            pprof_error *err)
+            const release_hook *rel, pprof_error *err)
 {
     pprof__nodes rn;
     pprof_status st = pprof__nodes_intern(
@@ -303,6 +311,17 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         st = location_frames(b, p, &rn, &lf, err);
     if (!st)
         st = pprof__flame_stacks_build(p, &lf, b->nt, reverse, b->a, &s, err);
+    pprof__free(b->a, lf.off);
+    pprof__free(b->a, lf.fr);
+    pprof__nodes_free(&rn);
+    /* the samples' times, with their stack for a node (IN only: no times with a base) */
+    bool timed = slot == 0 && b->slots == 1;
+    if (!st && timed)
+        st = collect_timed(b, p, &s, err);
+    pprof__free(b->a, s.of_sample);
+    s.of_sample = NULL;
+    if (rel && rel->fn)
+        rel->fn(rel->ctx, slot);
     b->overflow |= s.overflow;
     size_t maxlen = 0;
     for (size_t k = 0; k < s.n; k++)
@@ -310,9 +329,9 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
     uint32_t *path = st ? NULL : pprof__malloc(b->a, (maxlen + 1) * sizeof(uint32_t));
     if (!st && (!path || (slot && !index_children(b))))
         st = nomem(err);
-    /* the node each stack ends at, for the samples' times (IN only: no times with a base) */
+    /* the node each stack ends at, for the samples' times */
     uint32_t *stack_node = NULL;
-    if (!st && slot == 0 && b->slots == 1 &&
+    if (!st && timed && b->timed.len &&
         !(stack_node = pprof__malloc(b->a, (s.n ? s.n : 1) * sizeof(uint32_t))))
         st = nomem(err);
     const uint32_t *prev = NULL;
@@ -341,14 +360,14 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         if (stack_node)
             stack_node[id] = node;
     }
-    if (!st && stack_node)
-        st = collect_timed(b, p, &s, stack_node, err);
+    if (!st && stack_node) {
+        flame_timed *f = b->timed.data;
+        for (size_t i = 0; i < b->timed.len; i++)
+            f[i].node = stack_node[f[i].node];
+    }
     pprof__free(b->a, stack_node);
     pprof__free(b->a, path);
     pprof__flame_stacks_free(b->a, &s);
-    pprof__free(b->a, lf.off);
-    pprof__free(b->a, lf.fr);
-    pprof__nodes_free(&rn);
     return st;
 }
 
@@ -370,10 +389,10 @@ sample_time(const pprof_profile *p, const pprof__sample *sm, int64_t *t)
     return false;
 }
 
-/* IN's samples that have a time, with the node their stack ends at (stack_node: per stack). */
+/* IN's samples that have a time, with their stack (node: the stack's id until add_profile has
+ * made the nodes). */
 static pprof_status
-collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
-              const uint32_t *stack_node, pprof_error *err)
+collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s, pprof_error *err)
 {
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *sm = &PPROF__AT(p->samples, pprof__sample, i);
@@ -386,7 +405,7 @@ collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
             return nomem(err);
         flame_timed *f = (flame_timed *)b->timed.data + b->timed.len;
         f->time = t;
-        f->node = stack_node[s->of_sample[i]];
+        f->node = s->of_sample[i];
         f->sample = (uint32_t)b->timed.len++;
         memcpy((int64_t *)b->timed_val.data + b->timed_val.len,
                (const int64_t *)p->values.data + sm->val_off, b->nt * sizeof(int64_t));
@@ -726,9 +745,9 @@ builder_free(builder *b)
     pprof__free(b->a, b->name_vec.data);
 }
 
-pprof_status
-pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
-                     const pprof_flame_options *opts, pprof_flame_tree **out, pprof_error *err)
+static pprof_status
+tree_new(const pprof_profile *p, const pprof_profile *base, const pprof_flame_options *opts,
+         const release_hook *rel, pprof_flame_tree **out, pprof_error *err)
 {
     pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
     if (opts)
@@ -764,10 +783,10 @@ pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
         st = nomem(err);
     if (!st) {
         new_node(&b, UINT32_MAX, 0); /* the root */
-        st = add_profile(&b, p, 0, o.lines, o.reverse, err);
+        st = add_profile(&b, p, 0, o.lines, o.reverse, rel, err);
     }
     if (!st && base)
-        st = add_profile(&b, base, 1, o.lines, o.reverse, err);
+        st = add_profile(&b, base, 1, o.lines, o.reverse, rel, err);
     /* the lookups are done: their tables go before order() allocates the tree */
     pprof__htab_free(&b.children, b.a);
     pprof__htab_free(&b.names, b.a);
@@ -800,6 +819,85 @@ pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
     }
     *out = t;
     return PPROF_OK;
+}
+
+pprof_status
+pprof_flame_tree_new(const pprof_profile *p, const pprof_profile *base,
+                     const pprof_flame_options *opts, pprof_flame_tree **out, pprof_error *err)
+{
+    return tree_new(p, base, opts, NULL, out, err);
+}
+
+/* ---- the tree of profiles it takes, with the Graph view drawn alongside */
+
+typedef struct take_ctx {
+    pprof_profile **in, **base;
+    pprof__job job; /* the Graph view's, when started */
+    bool started;
+    pprof_flame_write_options vo;
+    pprof_buffer *view;
+    pprof_status view_st;
+    pprof_error view_err;
+} take_ctx;
+
+static void
+draw_view(void *arg)
+{
+    take_ctx *c = arg;
+    c->view_st = pprof_flame_graph_view_memory(&c->vo, c->view, &c->view_err);
+}
+
+static void
+release(void *ctx, int slot)
+{
+    take_ctx *c = ctx;
+    if (slot == 0 && c->started) {
+        pprof__pool_wait(&c->job);
+        c->started = false;
+    }
+    pprof_profile **pp = slot ? c->base : c->in;
+    if (pp) {
+        pprof_profile_free(*pp);
+        *pp = NULL;
+    }
+}
+
+pprof_status
+pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base, const pprof_flame_options *opts,
+                          const pprof_flame_write_options *view_opts, pprof_buffer *view,
+                          pprof_flame_tree **out, pprof_error *err)
+{
+    take_ctx c = {.in = in, .base = base, .view = view};
+    pprof_flame_write_options vo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    if (view_opts)
+        memcpy(&vo, view_opts,
+               view_opts->struct_size < sizeof(vo) ? view_opts->struct_size : sizeof(vo));
+    vo.graph = in ? *in : NULL;
+    vo.graph_view = NULL;
+    c.vo = vo;
+    pprof__pool *pool = NULL;
+    if (view && vo.graph && !(base && *base)) {
+        /* on a second thread while the stacks are summed: both only read the profile */
+        pool = pprof__pool_new(1);
+        c.job = (pprof__job){.fn = draw_view, .arg = &c, .name = "pprof-flame-view"};
+        c.started = pprof__pool_start(pool, &c.job);
+        if (!c.started)
+            draw_view(&c);
+    }
+    release_hook rel = {release, &c};
+    pprof_status st = tree_new(in ? *in : NULL, base ? *base : NULL, opts, &rel, out, err);
+    release(&c, 0); /* when the tree failed before its stacks */
+    release(&c, 1);
+    pprof__pool_free(pool);
+    if (!st && c.view_st) {
+        if (*out)
+            pprof_flame_tree_free(*out);
+        *out = NULL;
+        if (err)
+            *err = c.view_err;
+        st = c.view_st;
+    }
+    return st;
 }
 
 void

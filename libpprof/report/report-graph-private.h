@@ -90,12 +90,25 @@ typedef struct pprof__graph {
     size_t n;
     pprof__vec edges; /* pprof__gedge */
     pprof__u64map emap;
+    /* the samples build_edges walks: the first of each distinct location stack (walk[k], in
+     * sample order) with the values of every sample of that stack summed (walk_v, walk_d) */
+    size_t n_walk;
+    uint32_t *walk;
+    int64_t *walk_v, *walk_d;
     /* live edges per node: in and out lists (edge indices), rebuilt with the edges */
     uint32_t *in_off, *in_e, *out_off, *out_e;
     /* tags (dot only): strings interned in str_buf/str_off */
     bool with_tags;
     pprof__vec tags; /* pprof__gtag */
     pprof__htab tag_index;
+    /* the label-set tags of the first label sets met, as a table: tag_row[labels][node] is the
+     * tag's index or PPROF_NONE (node: its tag_rank); a set whose row is NULL once
+     * tag_row_kind[labels] is set has its tags in tag_index */
+    uint32_t **tag_row;
+    uint8_t *tag_row_kind;
+    uint32_t *tag_rank; /* per node: its column in the rows (PPROF_NONE: not in the set) */
+    size_t n_ranked;
+    size_t n_tag_row, tag_row_cells;
     pprof_buffer str_buf;
     pprof__vec str_off; /* uint32_t; string 0 is "" */
     pprof__htab str_index;

@@ -140,6 +140,75 @@ intern(pprof__graph *g, const char *s, size_t n)
 
 /* ---- edges */
 
+static size_t
+max_stack(const pprof_profile *p)
+{
+    size_t max_depth = 0;
+    for (size_t i = 0; i < p->samples.len; i++) {
+        uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
+        max_depth = d > max_depth ? d : max_depth;
+    }
+    return max_depth;
+}
+
+/* The walks of build_edges: samples with the same location stack walk the same nodes and make
+ * the same edges, so each stack is walked once, at its first sample with a value, with the
+ * values of all its samples summed (the sums wrap as Go's do: the order of the additions does
+ * not change them). A sample whose stack does not resolve ends the list: build_edges fails on
+ * it as it did walking every sample. */
+static pprof_status
+stack_walks(const pprof__rctx *c, pprof__graph *g, size_t max_depth)
+{
+    const pprof_profile *p = c->p;
+    size_t ns = p->samples.len ? p->samples.len : 1;
+    g->walk = pprof__malloc(&g->a, ns * sizeof(uint32_t));
+    g->walk_v = pprof__malloc(&g->a, ns * sizeof(int64_t));
+    g->walk_d = pprof__malloc(&g->a, ns * sizeof(int64_t));
+    uint32_t *idx = pprof__malloc(&g->a, 2 * (max_depth + 1) * sizeof(uint32_t));
+    pprof__htab h = {0};
+    pprof_status st = PPROF_OK;
+    if (!g->walk || !g->walk_v || !g->walk_d || !idx)
+        st = PPROF_E_NOMEM;
+    uint32_t *other = idx + max_depth + 1;
+    for (size_t i = 0; i < p->samples.len && !st; i++) {
+        const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
+        int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
+        int64_t d = pprof__mean_divisor(c->p, s, c->o->mean);
+        if (v == 0 && d == 0)
+            continue;
+        pprof_error e;
+        size_t n = s->n_loc, w = g->n_walk;
+        if (pprof__sample_locs(p, i, idx, &e)) {
+            g->walk[w] = (uint32_t)i, g->walk_v[w] = v, g->walk_d[w] = d;
+            g->n_walk++;
+            break;
+        }
+        uint64_t hv = pprof__hash_bytes(n, idx, n * sizeof(uint32_t));
+        if (pprof__htab_full(&h) && !pprof__htab_reserve(&h, &g->a, 1)) {
+            st = PPROF_E_NOMEM;
+            break;
+        }
+        /* a stack met before resolved again to compare (its samples resolved once) */
+        pprof__htab_probe pr;
+        uint32_t k;
+        PPROF__HTAB_FIND(&h, hv, pr, k,
+                         (PPROF__AT(p->samples, pprof__sample, g->walk[k]).n_loc == n &&
+                          !pprof__sample_locs(p, g->walk[k], other, &e) &&
+                          !memcmp(idx, other, n * sizeof(uint32_t))));
+        if (k != PPROF_NONE) {
+            g->walk_v[k] = pprof__add64(g->walk_v[k], v);
+            g->walk_d[k] = pprof__add64(g->walk_d[k], d);
+            continue;
+        }
+        g->walk[w] = (uint32_t)i, g->walk_v[w] = v, g->walk_d[w] = d;
+        g->n_walk++;
+        pprof__htab_insert_at(&h, &pr, (uint32_t)w);
+    }
+    pprof__htab_free(&h, &g->a);
+    pprof__free(&g->a, idx);
+    return st;
+}
+
 static pprof_status
 build_edges(const pprof__rctx *c, pprof__graph *g)
 {
@@ -149,24 +218,22 @@ build_edges(const pprof__rctx *c, pprof__graph *g)
     memset(&g->emap, 0, sizeof(g->emap));
     if (!pprof__u64map_init(&g->emap, &g->a, 64))
         return nomem(c);
-    size_t max_depth = 0;
-    for (size_t i = 0; i < p->samples.len; i++) {
-        uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
-        max_depth = d > max_depth ? d : max_depth;
-    }
+    size_t max_depth = max_stack(p);
+    if (!g->walk && stack_walks(c, g, max_depth))
+        return nomem(c);
     uint32_t *idx = pprof__malloc(&g->a, (max_depth + 1) * sizeof(uint32_t));
     if (!idx)
         return nomem(c);
     pprof_status st = PPROF_OK;
-    for (size_t i = 0; i < p->samples.len && !st; i++) {
-        const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
-        int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
-        int64_t d = pprof__mean_divisor(c->p, s, c->o->mean);
-        if ((v == 0 && d == 0) || (st = pprof__sample_locs(p, i, idx, c->err)))
-            continue;
+    for (size_t w = 0; w < g->n_walk && !st; w++) {
+        size_t i = g->walk[w];
+        int64_t v = g->walk_v[w], d = g->walk_d[w];
+        if ((st = pprof__sample_locs(p, i, idx, c->err)))
+            break;
+        uint32_t n_loc = PPROF__AT(p->samples, pprof__sample, i).n_loc;
         uint32_t parent = PPROF_NONE, stamp = (uint32_t)(i + 1);
         bool residual = false;
-        for (uint32_t j = s->n_loc; j-- > 0 && !st;) {
+        for (uint32_t j = n_loc; j-- > 0 && !st;) {
             size_t cnt;
             const uint32_t *ln = pprof__nodes_of(&g->nodes, idx[j], &cnt);
             for (size_t k = cnt; k-- > 0;) {
@@ -356,9 +423,69 @@ tag_hash(const tag_key *k)
     return pprof__hash_combine(h, (uint64_t)k->name << 1 | k->numeric);
 }
 
+/* At most this many cells of tag rows (4 bytes each) per graph. */
+#define TAG_ROW_CELLS ((size_t)1 << 21)
+
+/* The row of label set `labels`, made on its first tag if the cells allow; NULL: its tags are
+ * in tag_index (decided once per set, so each tag is found where it was made). */
+static uint32_t *
+tag_row(pprof__graph *g, uint32_t labels)
+{
+    if (labels >= g->n_tag_row) {
+        size_t n = (size_t)labels + 1 > 2 * g->n_tag_row ? (size_t)labels + 1 : 2 * g->n_tag_row;
+        uint32_t **rows = pprof__realloc(&g->a, g->tag_row, n * sizeof(uint32_t *));
+        if (!rows)
+            return NULL;
+        g->tag_row = rows;
+        uint8_t *kind = pprof__realloc(&g->a, g->tag_row_kind, n);
+        if (!kind)
+            return NULL;
+        g->tag_row_kind = kind;
+        for (size_t i = g->n_tag_row; i < n; i++)
+            rows[i] = NULL, kind[i] = 0;
+        g->n_tag_row = n;
+    }
+    if (g->tag_row_kind[labels])
+        return g->tag_row[labels];
+    size_t nn = g->n_ranked ? g->n_ranked : 1;
+    uint32_t *r = NULL;
+    if (g->tag_rank && g->tag_row_cells + nn <= TAG_ROW_CELLS &&
+        (r = pprof__malloc(&g->a, nn * sizeof(uint32_t)))) {
+        memset(r, 0xff, nn * sizeof(uint32_t)); /* PPROF_NONE */
+        g->tag_row_cells += nn;
+    }
+    g->tag_row_kind[labels] = 1;
+    return g->tag_row[labels] = r;
+}
+
+static pprof__gtag *
+new_tag(pprof__graph *g, const tag_key *k, int64_t value)
+{
+    pprof__gtag *nt = pprof__vec_push(&g->a, &g->tags, sizeof(pprof__gtag));
+    if (nt)
+        *nt = (pprof__gtag){k->node, k->labels, k->name, 0, k->numeric, false, value, 0, 0, 0, 0};
+    return nt;
+}
+
 static pprof__gtag *
 find_tag(pprof__graph *g, const tag_key *k, int64_t value)
 {
+    /* a label-set tag of a set with a row: looked up by index (the tags are made in the same
+     * order either way) */
+    uint32_t *row =
+        !k->numeric && k->name == k->labels && g->tag_rank && g->tag_rank[k->node] != PPROF_NONE
+            ? tag_row(g, k->labels)
+            : NULL;
+    if (row) {
+        uint32_t *cell = &row[g->tag_rank[k->node]];
+        if (*cell != PPROF_NONE)
+            return (pprof__gtag *)g->tags.data + *cell;
+        uint32_t id = (uint32_t)g->tags.len;
+        pprof__gtag *nt = new_tag(g, k, value);
+        if (nt)
+            *cell = id;
+        return nt;
+    }
     uint64_t h = tag_hash(k);
     if (pprof__htab_full(&g->tag_index) && !pprof__htab_reserve(&g->tag_index, &g->a, 1))
         return NULL;
@@ -371,10 +498,9 @@ find_tag(pprof__graph *g, const tag_key *k, int64_t value)
     if (v != PPROF_NONE)
         return &t[v];
     uint32_t id = (uint32_t)g->tags.len;
-    pprof__gtag *nt = pprof__vec_push(&g->a, &g->tags, sizeof(pprof__gtag));
+    pprof__gtag *nt = new_tag(g, k, value);
     if (!nt)
         return NULL;
-    *nt = (pprof__gtag){k->node, k->labels, k->name, 0, k->numeric, false, value, 0, 0, 0, 0};
     pprof__htab_insert_at(&g->tag_index, &pr, id);
     return nt;
 }
@@ -439,6 +565,61 @@ label_set(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, pprof
     }
     uint32_t id = st ? PPROF_NONE : intern(g, (const char *)joined.data, joined.len);
     pprof_buffer_free(&joined);
+    return id;
+}
+
+/* label_set's answers for recent samples: a sample with the same string labels (key and
+ * value, in the same order) as the one cached in its slot has the same set, already interned. */
+#define LABEL_CACHE 1024
+
+typedef struct label_cache_slot {
+    uint32_t sample; /* + 1; 0: empty */
+    uint32_t labels;
+} label_cache_slot;
+
+static uint64_t
+str_labels_hash(const pprof_profile *p, const pprof__sample *s)
+{
+    const pprof_label *l = (const pprof_label *)p->labels.data + s->lab_off;
+    uint64_t h = 0;
+    for (uint32_t k = 0; k < s->n_lab; k++)
+        if (l[k].str)
+            h = pprof__hash_combine(pprof__mix64((uint64_t)l[k].key + h), (uint64_t)l[k].str);
+    return h;
+}
+
+static bool
+same_str_labels(const pprof_profile *p, const pprof__sample *a, const pprof__sample *b)
+{
+    const pprof_label *x = (const pprof_label *)p->labels.data + a->lab_off;
+    const pprof_label *y = (const pprof_label *)p->labels.data + b->lab_off;
+    uint32_t i = 0, j = 0;
+    for (;;) {
+        while (i < a->n_lab && !x[i].str)
+            i++;
+        while (j < b->n_lab && !y[j].str)
+            j++;
+        if (i == a->n_lab || j == b->n_lab)
+            return i == a->n_lab && j == b->n_lab;
+        if (x[i].key != y[j].key || x[i].str != y[j].str)
+            return false;
+        i++, j++;
+    }
+}
+
+static uint32_t
+cached_label_set(pprof__graph *g, const pprof_profile *p, const pprof__sample *s,
+                 label_cache_slot *cache, pprof_buffer *tmp, char ***parts, size_t *cap)
+{
+    if (!cache)
+        return label_set(g, p, s, tmp, parts, cap);
+    label_cache_slot *c = &cache[str_labels_hash(p, s) & (LABEL_CACHE - 1)];
+    const pprof__sample *s0 = p->samples.data;
+    if (c->sample && same_str_labels(p, s, &s0[c->sample - 1]))
+        return c->labels;
+    uint32_t id = label_set(g, p, s, tmp, parts, cap);
+    if (id != PPROF_NONE)
+        *c = (label_cache_slot){(uint32_t)(s - s0) + 1, id};
     return id;
 }
 
@@ -526,8 +707,16 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
         uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
         max_depth = d > max_depth ? d : max_depth;
     }
+    /* the rows of label-set tags cover the nodes in the set (the only ones given tags) */
+    g->tag_rank = pprof__malloc(&g->a, (g->nodes.n ? g->nodes.n : 1) * sizeof(uint32_t));
+    if (g->tag_rank)
+        for (size_t i = 0; i < g->nodes.n; i++)
+            g->tag_rank[i] = g->in_set[i] ? (uint32_t)g->n_ranked++ : PPROF_NONE;
     uint32_t *idx = pprof__malloc(&g->a, (max_depth + 1) * sizeof(uint32_t));
     uint32_t *stamp = pprof__malloc(&g->a, (g->nodes.n ? g->nodes.n : 1) * sizeof(uint32_t));
+    label_cache_slot *cache = pprof__malloc(&g->a, LABEL_CACHE * sizeof(label_cache_slot));
+    if (cache)
+        memset(cache, 0, LABEL_CACHE * sizeof(label_cache_slot));
     pprof_buffer tmp = {0};
     char **parts = NULL;
     size_t cap = 0;
@@ -542,7 +731,7 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
         int64_t d = pprof__mean_divisor(c->p, s, c->o->mean);
         if ((v == 0 && d == 0) || !s->n_lab || (st = pprof__sample_locs(p, i, idx, c->err)))
             continue;
-        uint32_t labels = label_set(g, p, s, &tmp, &parts, &cap);
+        uint32_t labels = cached_label_set(g, p, s, cache, &tmp, &parts, &cap);
         if (labels == PPROF_NONE) {
             st = nomem(c);
             break;
@@ -571,6 +760,7 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     pprof__free(&g->a, parts);
     pprof__free(&g->a, idx);
     pprof__free(&g->a, stamp);
+    pprof__free(&g->a, cache);
     return st;
 }
 
@@ -953,6 +1143,14 @@ pprof__graph_free(pprof__graph *g)
     pprof__free(&g->a, g->out_e);
     pprof__free(&g->a, g->tags.data);
     pprof__htab_free(&g->tag_index, &g->a);
+    for (size_t i = 0; i < g->n_tag_row; i++)
+        pprof__free(&g->a, g->tag_row[i]);
+    pprof__free(&g->a, g->tag_row);
+    pprof__free(&g->a, g->tag_row_kind);
+    pprof__free(&g->a, g->tag_rank);
+    pprof__free(&g->a, g->walk);
+    pprof__free(&g->a, g->walk_v);
+    pprof__free(&g->a, g->walk_d);
     pprof_buffer_free(&g->str_buf);
     pprof__free(&g->a, g->str_off.data);
     pprof__htab_free(&g->str_index, &g->a);

@@ -282,6 +282,9 @@ test_graph_view(tap *t)
 
 typedef struct counter {
     size_t live, peak;
+    /* when live falls to 0 on a free: watch's live bytes then */
+    const struct counter *watch;
+    size_t watch_at_zero;
 } counter;
 
 /* each block starts with its size, so free and realloc know what leaves */
@@ -307,6 +310,8 @@ count_free(void *ctx, void *p)
     size_t *m = (size_t *)((char *)p - 16);
     c->live -= m[0];
     free(m);
+    if (!c->live && c->watch)
+        c->watch_at_zero = c->watch->live;
 }
 
 static void *
@@ -325,9 +330,10 @@ count_realloc(void *ctx, void *p, size_t size)
     return n;
 }
 
-/* 100,000 distinct stacks main > aI > bJ > cK (50 x 50 x 40 functions): ~100,000 nodes. */
+/* 100,000 distinct stacks main > aI > bJ > cK (50 x 50 x 40 functions): ~100,000 nodes; each
+ * stack in reps samples. */
 static pprof_profile *
-make_wide(void)
+make_wide_reps(int reps)
 {
     pprof_builder_value_type vt[] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
     pprof_builder_options bo = PPROF_BUILDER_OPTIONS_INIT;
@@ -354,14 +360,20 @@ make_wide(void)
             pprof_builder_location(b, nomap, 0x10 + (uint64_t)i, &line, 1, false, &loc[i], &err))
             return NULL;
     }
+    pprof_builder_label rep = {{0}, PPROF_BUILDER_NONE, 0, {0}};
+    if (pprof_builder_intern_cstr(b, "rep", &rep.key, &err))
+        return NULL;
     for (int i = 0; i < NA; i++)
         for (int j = 0; j < NB; j++)
             for (int k = 0; k < NC; k++) {
                 int64_t v[2] = {1, 1000 + k};
                 pprof_builder_loc st[4] = {loc[1 + NA + NB + k], loc[1 + NA + j], loc[1 + i],
                                            loc[0]};
-                if (pprof_builder_add_sample(b, v, 2, st, 4, NULL, 0, &err))
-                    return NULL;
+                for (int r = 0; r < reps; r++) {
+                    rep.num = r; /* a sample of its own, not summed into the stack's first */
+                    if (pprof_builder_add_sample(b, v, 2, st, 4, &rep, reps > 1, &err))
+                        return NULL;
+                }
             }
     pprof_buffer buf = {0};
     pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
@@ -374,13 +386,19 @@ make_wide(void)
     return p;
 }
 
+static pprof_profile *
+make_wide(void)
+{
+    return make_wide_reps(1);
+}
+
 /* The build holds at most about twice what the tree keeps: the lookup tables and the builder's
  * arrays go before (or as) the tree's arrays come, and no node's values are held twice over. */
 static void
 test_peak(tap *t)
 {
     pprof_profile *p = make_wide();
-    counter c = {0, 0};
+    counter c = {0};
     pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
     o.allocator = (pprof_allocator){count_alloc, count_realloc, count_free, &c};
     pprof_flame_tree *tr = NULL;
@@ -505,6 +523,167 @@ read_time_block(const char *json, time_block *tb)
         tb->last_tick += tb->ent[i];
     }
     return true;
+}
+
+/* 5000 stacks 30 frames deep: 30,000 nodes, a tree several times the size of the summed
+ * stacks. */
+static pprof_profile *
+make_deep(void)
+{
+    pprof_builder_value_type vt[] = {{"samples", "count"}, {"cpu", "nanoseconds"}};
+    pprof_builder_options bo = PPROF_BUILDER_OPTIONS_INIT;
+    bo.sample_types = vt;
+    bo.n_sample_types = 2;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    enum { NF = 1000, NS = 5000, DEPTH = 30 };
+    static pprof_builder_loc loc[NF];
+    pprof_builder_str none = PPROF_BUILDER_NONE;
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    for (int i = 0; i < NF; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "f%d", i);
+        pprof_builder_str n;
+        pprof_builder_line line = {{0}, 1, 0};
+        if (pprof_builder_intern_cstr(b, name, &n, &err) ||
+            pprof_builder_function(b, n, n, none, 0, &line.function, &err) ||
+            pprof_builder_location(b, nomap, 0x10 + (uint64_t)i, &line, 1, false, &loc[i], &err))
+            return NULL;
+    }
+    for (int i = 0; i < NS; i++) {
+        pprof_builder_loc st[DEPTH];
+        for (int j = 0; j < DEPTH; j++) /* leaf first */
+            st[j] = loc[(unsigned)(i * 7919 + j * 104729 + (j < DEPTH - 2 ? i : 0)) % NF];
+        int64_t v[2] = {1, 1000 + i};
+        if (pprof_builder_add_sample(b, v, 2, st, DEPTH, NULL, 0, &err))
+            return NULL;
+    }
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_profile *p = NULL;
+    if (!pprof_builder_write_memory(b, 0, &wo, &buf, &err))
+        pprof_profile_read_memory(buf.data, buf.len, NULL, &p, &err);
+    pprof_builder_free(b);
+    pprof_buffer_free(&buf);
+    return p;
+}
+
+/* ---- pprof_flame_tree_new_take: the same page, each profile gone before the tree's nodes */
+
+/* The profile of raw bytes read with allocator a. */
+static pprof_profile *
+reread(const pprof_profile *p, const pprof_allocator *a)
+{
+    pprof_buffer buf = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+    if (a)
+        ro.allocator = *a;
+    pprof_profile *q = NULL;
+    pprof_error err;
+    if (p && !pprof_profile_write_memory(p, &wo, &buf, &err))
+        pprof_profile_read_memory(buf.data, buf.len, &ro, &q, &err);
+    pprof_buffer_free(&buf);
+    return q;
+}
+
+/* The HTML page of tree_new + the Graph view (or of the take call when take), on p (and base);
+ * NULL on failure. *peak: the most the allocator held once the profiles were read, them
+ * included. */
+static pprof_buffer *
+page_of(const pprof_profile *p, const pprof_profile *base, bool take, bool graph, size_t *peak)
+{
+    counter c = {0};
+    pprof_allocator a = {count_alloc, count_realloc, count_free, &c};
+    pprof_profile *in = reread(p, &a), *bs = base ? reread(base, &a) : NULL;
+    c.peak = c.live; /* from the profiles read on */
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.allocator = a;
+    pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    wo.graph_sample_type = "cpu";
+    pprof_flame_tree *tr = NULL;
+    pprof_buffer view = {0}, *page = calloc(1, sizeof(*page));
+    pprof_error err;
+    pprof_status st;
+    if (take) {
+        st = pprof_flame_tree_new_take(&in, &bs, &o, &wo, graph ? &view : NULL, &tr, &err);
+        if (in || bs)
+            st = PPROF_E_ARG; /* the profiles must be gone */
+    } else {
+        st = pprof_flame_tree_new(in, bs, &o, &tr, &err);
+        wo.graph = graph ? in : NULL;
+        if (!st && graph)
+            st = pprof_flame_graph_view_memory(&wo, &view, &err);
+        wo.graph = NULL;
+    }
+    pprof_profile_free(in);
+    pprof_profile_free(bs);
+    wo.graph_view = graph ? &view : NULL;
+    if (!st)
+        st = pprof_flame_write_memory(tr, &wo, page, &err);
+    pprof_flame_tree_free(tr);
+    pprof_buffer_free(&view);
+    if (st) {
+        pprof_buffer_free(page);
+        free(page);
+        page = NULL;
+    }
+    *peak = c.peak;
+    return page;
+}
+
+static void
+take_same(tap *t, const char *what, pprof_profile *p, pprof_profile *base)
+{
+    size_t peak_new, peak_take;
+    pprof_buffer *a = page_of(p, base, false, !base, &peak_new);
+    pprof_buffer *b = page_of(p, base, true, !base, &peak_take);
+    tap_ok(t, a && b && a->len == b->len && !memcmp(a->data, b->data, a->len),
+           "take, %s: the page is byte-identical (%zu bytes)", what, a ? a->len : 0);
+    if (a)
+        pprof_buffer_free(a);
+    if (b)
+        pprof_buffer_free(b);
+    free(a);
+    free(b);
+    pprof_profile_free(p);
+    pprof_profile_free(base);
+}
+
+static void
+test_take(tap *t)
+{
+    take_same(t, "small", make(samples, 4), NULL);
+    take_same(t, "timed samples", make_timed(), NULL);
+    take_same(t, "with a base", make(samples, 4), make(samples + 1, 3));
+    /* the profile is freed before the nodes are made: when its last byte goes, the tree's
+     * allocator holds the names and the summed stacks, not yet the nodes */
+    pprof_profile *w = make_deep();
+    counter pc = {0}, tc = {0};
+    pc.watch = &tc;
+    pprof_allocator pa = {count_alloc, count_realloc, count_free, &pc};
+    pprof_profile *in = reread(w, &pa);
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.allocator = (pprof_allocator){count_alloc, count_realloc, count_free, &tc};
+    pprof_flame_tree *wt = NULL;
+    pprof_error e;
+    bool ok = in && pprof_flame_tree_new_take(&in, NULL, &o, NULL, NULL, &wt, &e) == PPROF_OK;
+    size_t n = wt ? pprof_flame_count(wt) : 0;
+    tap_ok(t, ok && !in && pc.live == 0 && n > 25000 && pc.watch_at_zero < tc.live / 4,
+           "take, %zu nodes: the profile went while the tree's allocator held %zu bytes; the "
+           "tree keeps %zu",
+           n, pc.watch_at_zero, tc.live);
+    take_same(t, "5000 deep stacks", w, NULL);
+    pprof_flame_tree_free(wt);
+    pprof_profile *none = NULL;
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    tap_ok(t, pprof_flame_tree_new_take(&none, NULL, NULL, NULL, NULL, &tr, &err) == PPROF_E_ARG,
+           "take, no profile: E_ARG");
 }
 
 static void
@@ -736,6 +915,7 @@ main(void)
     test_time(&t);
     test_peak(&t);
     test_graph_view(&t);
+    test_take(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");

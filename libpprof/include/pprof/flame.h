@@ -191,6 +191,20 @@ PPROF_API pprof_status pprof_flame_write_memory(const pprof_flame_tree *t,
  * page. PPROF_E_ARG without out, PPROF_E_NOMEM. NOT thread-safe (Graphviz). */
 PPROF_API pprof_status pprof_flame_graph_view_memory(const pprof_flame_write_options *opts,
                                                      pprof_buffer *out, pprof_error *err);
+
+/* pprof_flame_tree_new taking the profiles: *in (and *base, which may be NULL or point to NULL)
+ * are freed and set to NULL as soon as their samples are summed into stacks, before the tree's
+ * nodes are made, so that a profile and its tree are never held whole together (the peak memory
+ * of a large profile's page). When view is not NULL and there is no base, the Graph view of *in
+ * (pprof_flame_graph_view_memory with view_opts; their graph and graph_view are ignored) is
+ * appended to view, on a second thread while the stacks are summed (the same bytes as drawn
+ * alone). The profiles are freed whatever the outcome; the errors are pprof_flame_tree_new's,
+ * then the Graph view's. */
+PPROF_API pprof_status pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base,
+                                                 const pprof_flame_options *opts,
+                                                 const pprof_flame_write_options *view_opts,
+                                                 pprof_buffer *view, pprof_flame_tree **out,
+                                                 pprof_error *err);
 /* The same into a file written atomically ("-" = standard output); wopts as
  * pprof_bytes_write_file (may be NULL). */
 PPROF_API pprof_status pprof_flame_write_file(const pprof_flame_tree *t,
