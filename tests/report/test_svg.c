@@ -87,5 +87,22 @@ main(void)
     if (t.failed)
         tap_diag("%.*s", (int)(svg.len < 3000 ? svg.len : 3000), (const char *)svg.data);
     pprof_buffer_free(&svg);
+
+    /* a dense graph (40 nodes, 1,014 labelled edges, as a small profile with many labels makes)
+     * is laid out in seconds: dot's default iterations take minutes on it (this test's timeout) */
+    pprof_buffer dense = {0};
+    pprof__buffer_printf(&dense, "digraph {\nnode [shape=box]\n");
+    for (int i = 0; i < 40; i++)
+        pprof__buffer_printf(&dense, "N%d [label=\"function_number_%d\\n%d.5s\"]\n", i, i, i);
+    for (int i = 0; i < 40; i++)
+        for (int j = 0; j < 40; j++)
+            if (i != j && (i * 7 + j * 3) % 3)
+                pprof__buffer_printf(&dense, "N%d -> N%d [label=\" %d.1s\"]\n", i, j, i + j);
+    pprof__buffer_printf(&dense, "}\n");
+    st = run((const char *)dense.data, &svg, &err, &said);
+    tap_ok(&t, st == PPROF_OK && has(&svg, "</svg>") && has(&svg, "<title>N1&#45;&gt;N0</title>"),
+           "a dense graph draws (%d %s)", st, st ? err.message : "");
+    pprof_buffer_free(&svg);
+    pprof_buffer_free(&dense);
     return tap_done(&t);
 }
