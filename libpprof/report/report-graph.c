@@ -169,7 +169,7 @@ stack_walks(const pprof__rctx *c, pprof__graph *g, size_t max_depth)
     pprof_status st = PPROF_OK;
     if (!g->walk || !g->walk_v || !g->walk_d || !idx)
         st = PPROF_E_NOMEM;
-    uint32_t *other = idx + max_depth + 1;
+    uint32_t *other = idx ? idx + max_depth + 1 : NULL; /* no arithmetic on a failed alloc */
     for (size_t i = 0; i < p->samples.len && !st; i++) {
         const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
         int64_t v = PPROF__AT(p->values, int64_t, s->val_off + g->nodes.sample_index);
