@@ -16,8 +16,8 @@
 #define MAX_DEPTH 512
 #define MAX_RANGES_PER_DIE 65536
 
-static int
-range_cmp(const void *x, const void *y)
+int
+pprof__sz_range_cmp(const void *x, const void *y)
 {
     const pprof__sz_curange *a = x, *b = y;
     if (a->lo != b->lo)
@@ -90,7 +90,7 @@ pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj)
     if (!obj->cus.len && !load_aranges(a, obj))
         return false;
     if (obj->cus.len)
-        qsort(obj->cus.data, obj->cus.len, sizeof(pprof__sz_curange), range_cmp);
+        qsort(obj->cus.data, obj->cus.len, sizeof(pprof__sz_curange), pprof__sz_range_cmp);
     return true;
 }
 
@@ -204,14 +204,14 @@ done:
     pprof__free(a, stack);
     pprof__free(a, parent);
     if (ok && u->tops.len)
-        qsort(u->tops.data, u->tops.len, sizeof(pprof__sz_curange), range_cmp);
+        qsort(u->tops.data, u->tops.len, sizeof(pprof__sz_curange), pprof__sz_range_cmp);
     return ok;
 }
 
 /* The range of v (sorted by lo) holding addr, or NULL. Ranges that overlap (nested units, bad
  * DWARF) are looked at a few back from the last that starts at or before addr. */
-static const pprof__sz_curange *
-find_range(const pprof__vec *v, uint64_t addr)
+const pprof__sz_curange *
+pprof__sz_find_range(const pprof__vec *v, uint64_t addr)
 {
     const pprof__sz_curange *r = v->data;
     size_t lo = 0, hi = v->len;
@@ -228,11 +228,11 @@ find_range(const pprof__vec *v, uint64_t addr)
     return NULL;
 }
 
-static bool
-node_holds(const pprof__sz_unit *u, const pprof__sz_node *n, uint64_t addr)
+bool
+pprof__sz_ranges_hold(const pprof__vec *ranges, uint32_t off, uint32_t n, uint64_t addr)
 {
-    const uint64_t *rg = (const uint64_t *)u->ranges.data + 2 * (size_t)n->range_off;
-    for (uint32_t k = 0; k < n->n_range; k++)
+    const uint64_t *rg = (const uint64_t *)ranges->data + 2 * (size_t)off;
+    for (uint32_t k = 0; k < n; k++)
         if (addr >= rg[2 * k] && addr < rg[2 * k + 1])
             return true;
     return false;
@@ -298,7 +298,7 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
 {
     if (!obj->dw)
         return 0;
-    const pprof__sz_curange *cr = find_range(&obj->cus, vaddr);
+    const pprof__sz_curange *cr = pprof__sz_find_range(&obj->cus, vaddr);
     if (!cr)
         return 0;
     pprof__sz_unit *u = &obj->unit;
@@ -325,14 +325,15 @@ pprof__sz_dwarf_frames(const pprof_allocator *a, pprof__sz_object *obj, uint64_t
         int n = pprof__sz_dwp_frames(a, pk, &sk, u->files, u->n_files, vaddr, frames);
         return n ? n : row || f0->file ? 1 : 0;
     }
-    const pprof__sz_curange *top = find_range(&u->tops, vaddr);
+    const pprof__sz_curange *top = pprof__sz_find_range(&u->tops, vaddr);
     if (!top) /* lines without a function: the caller names it from symbols */
         return row || f0->file ? 1 : 0;
     pprof__sz_node *nodes = u->nodes.data;
     uint32_t cur = (uint32_t)top->cu;
     for (size_t guard = 0; guard < u->nodes.len; guard++) {
         uint32_t c = nodes[cur].first_child;
-        while (c != PPROF_NONE && !node_holds(u, &nodes[c], vaddr))
+        while (c != PPROF_NONE &&
+               !pprof__sz_ranges_hold(&u->ranges, nodes[c].range_off, nodes[c].n_range, vaddr))
             c = nodes[c].next_sibling;
         if (c == PPROF_NONE)
             break;

@@ -686,15 +686,6 @@ die_names(const unit *u, const die *e, pprof__sz_dnode *n)
         n->name = name;
 }
 
-static int
-range_cmp(const void *x, const void *y)
-{
-    const pprof__sz_curange *a = x, *b = y;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    return a->hi < b->hi ? -1 : a->hi > b->hi;
-}
-
 /* Records a subprogram or inlined subroutine with addresses; *idx its node or PPROF_NONE. */
 static bool
 add_node(const pprof_allocator *a, const unit *u, pprof__sz_dwp *d, const die *e, uint32_t parent,
@@ -865,39 +856,11 @@ read_tree(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk)
         }
     }
     if (ok && d->tops.len)
-        qsort(d->tops.data, d->tops.len, sizeof(pprof__sz_curange), range_cmp);
+        qsort(d->tops.data, d->tops.len, sizeof(pprof__sz_curange), pprof__sz_range_cmp);
     return ok;
 }
 
 /* ---------------------------------------------------------------- lookups */
-
-static const pprof__sz_curange *
-find_top(const pprof__vec *v, uint64_t addr)
-{
-    const pprof__sz_curange *r = v->data;
-    size_t lo = 0, hi = v->len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++)
-        if (addr >= r[i - 1].lo && addr < r[i - 1].hi)
-            return &r[i - 1];
-    return NULL;
-}
-
-static bool
-holds(const pprof__sz_dwp *d, const pprof__sz_dnode *n, uint64_t addr)
-{
-    const uint64_t *rg = (const uint64_t *)d->ranges.data + 2 * (size_t)n->range_off;
-    for (uint32_t k = 0; k < n->n_range; k++)
-        if (addr >= rg[2 * k] && addr < rg[2 * k + 1])
-            return true;
-    return false;
-}
 
 int
 pprof__sz_dwp_frames(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz_skel *sk,
@@ -907,14 +870,15 @@ pprof__sz_dwp_frames(const pprof_allocator *a, pprof__sz_dwp *d, const pprof__sz
         d->valid = false;
         return -1;
     }
-    const pprof__sz_curange *top = find_top(&d->tops, vaddr);
+    const pprof__sz_curange *top = pprof__sz_find_range(&d->tops, vaddr);
     if (!top)
         return 0;
     const pprof__sz_dnode *nodes = d->nodes.data;
     uint32_t cur = (uint32_t)top->cu;
     for (size_t guard = 0; guard < d->nodes.len; guard++) {
         uint32_t c = nodes[cur].first_child;
-        while (c != PPROF_NONE && !holds(d, &nodes[c], vaddr))
+        while (c != PPROF_NONE &&
+               !pprof__sz_ranges_hold(&d->ranges, nodes[c].range_off, nodes[c].n_range, vaddr))
             c = nodes[c].next_sibling;
         if (c == PPROF_NONE)
             break;

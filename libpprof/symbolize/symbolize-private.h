@@ -227,6 +227,13 @@ const pprof__sz_sym *pprof__sz_symbol(const pprof__sz_object *obj, uint64_t vadd
 
 /* ---- symbolize-dwarf.c */
 
+/* Ranges sorted by lo, then hi, then cu; the one of v holding addr, or NULL (ranges that
+ * overlap, from nested units or bad DWARF, are looked at a few back); whether one of the n
+ * [lo, hi) pairs at pair off of ranges (uint64_t) holds addr. The .dwp reader's too. */
+int pprof__sz_range_cmp(const void *x, const void *y);
+const pprof__sz_curange *pprof__sz_find_range(const pprof__vec *v, uint64_t addr);
+bool pprof__sz_ranges_hold(const pprof__vec *ranges, uint32_t off, uint32_t n, uint64_t addr);
+
 /* Reads the unit ranges of obj->dw. False: out of memory. */
 bool pprof__sz_dwarf_load(const pprof_allocator *a, pprof__sz_object *obj);
 /* The frames of vaddr, innermost first, into frames (room for PPROF__SZ_MAX_FRAMES); returns
