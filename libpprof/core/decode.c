@@ -749,7 +749,7 @@ presize_batch(pprof_profile *p, const uint64_t *span, size_t first, size_t n,
     for (size_t i = first; i < first + n; i++)
         bytes += (size_t)span[2 * i + 1];
     /* small batches: growing costs little, and room past the end of a table would be a huge
-     * page of resident memory for each (100 small inputs of a merge: 12 MB more) */
+     * page of resident memory for each, and a merge reads many small inputs */
     if (bytes < PRESIZE_BATCH_BYTES)
         return;
     const pprof_allocator *a = &p->alloc;
