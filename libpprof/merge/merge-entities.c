@@ -198,7 +198,7 @@ loc_key(in_ctx *c, size_t li, bool add, mlocation *key, uint32_t *h32, bool *unr
          * wrap to or below the start. So an address below its mapping's start (outside it) is
          * kept as a raw address without the mapping, and address 0 ("no address") stays 0 and
          * shares offset 0 with the start itself. */
-        uint32_t mi = pprof__idmap_get(&p->map_idx, sl->mapping_id);
+        uint32_t mi = pprof__idmap_find(&p->map_idx, sl->mapping_id);
         uint64_t start =
             mi == PPROF_NONE ? 0 : PPROF__AT(p->mappings, pprof_mapping, mi).memory_start;
         if (mi != PPROF_NONE && (sl->address == 0 || sl->address >= start)) {
@@ -207,7 +207,8 @@ loc_key(in_ctx *c, size_t li, bool add, mlocation *key, uint32_t *h32, bool *unr
         }
     }
     m->tmp_lines.len = 0;
-    if (!pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), sl->n_line))
+    if (sl->n_line > m->tmp_lines.cap &&
+        !pprof__vec_grow(&m->a, &m->tmp_lines, sizeof(mline), sl->n_line))
         return nomem(m, c->err);
     mline *ln = m->tmp_lines.data;
     uint64_t h = pprof__hash_combine(
@@ -327,29 +328,65 @@ pprof__merge_map_location(in_ctx *c, size_t li, uint32_t *out)
  * the whole group overlaps those misses. */
 #define PRE_GROUP 64
 
+/* The entity at the same index in the input before (its memo, the hint) is tried first: inputs
+ * of one program tend to list their tables in the same order, and a hit costs one comparison
+ * where a lookup costs a hash and misses in a table far larger than the caches. A hint is only
+ * taken when the entity equals it by content, which is what the lookup would have found (keys
+ * are unique), so the merger ends up exactly as without hints. Inputs whose tables are in
+ * another order stop trying after a while. */
+typedef struct hints {
+    const uint32_t *memo;
+    size_t n, tries, hits;
+} hints;
+
+static uint32_t
+hint_at(hints *h, size_t i)
+{
+    if (i >= h->n || h->memo[i] == PPROF_NONE)
+        return PPROF_NONE;
+    if (h->tries >= PRE_GROUP && h->hits * 4 < h->tries) {
+        h->n = 0; /* few hits so far: this input's order differs */
+        return PPROF_NONE;
+    }
+    h->tries++;
+    return h->memo[i];
+}
+
 static void
 preresolve_strings(in_ctx *c)
 {
     const pprof_merger *m = c->m;
     const pprof_profile *p = c->p;
     const pprof_string *xs = p->strings.data, *ms = m->strings.data;
-    uint32_t h[PRE_GROUP], cand[PRE_GROUP];
+    hints hs = {m->hint_str_memo, m->hint_str_memo ? m->hint_n_str : 0, 0, 0};
+    uint32_t h[PRE_GROUP], cand[PRE_GROUP], miss[PRE_GROUP];
     for (size_t base = 0; base < p->strings.len; base += PRE_GROUP) {
-        size_t k = p->strings.len - base < PRE_GROUP ? p->strings.len - base : PRE_GROUP;
-        const pprof_string *x = xs + base;
+        size_t k = p->strings.len - base < PRE_GROUP ? p->strings.len - base : PRE_GROUP, n = 0;
         for (size_t i = 0; i < k; i++) {
-            h[i] = str_hash(x[i].data, x[i].len);
+            const pprof_string *x = &xs[base + i];
+            uint32_t hint = hint_at(&hs, base + i);
+            if (hint != PPROF_NONE && ms[hint].len == x->len &&
+                (x->len == 0 || !memcmp(ms[hint].data, x->data, x->len))) {
+                c->str_memo[base + i] = hint;
+                hs.hits++;
+                continue;
+            }
+            miss[n++] = (uint32_t)(base + i);
+        }
+        for (size_t i = 0; i < n; i++) {
+            h[i] = str_hash(xs[miss[i]].data, xs[miss[i]].len);
             pprof__htab_prefetch(&m->str_ht, h[i]);
         }
-        for (size_t i = 0; i < k; i++)
+        for (size_t i = 0; i < n; i++)
             if ((cand[i] = pprof__htab_peek(&m->str_ht, h[i])) != PPROF_NONE)
                 __builtin_prefetch(&ms[cand[i]]);
-        for (size_t i = 0; i < k; i++)
+        for (size_t i = 0; i < n; i++)
             if (cand[i] != PPROF_NONE)
                 __builtin_prefetch(ms[cand[i]].data);
-        for (size_t i = 0; i < k; i++) {
+        for (size_t i = 0; i < n; i++) {
             pprof__htab_probe slot;
-            c->str_memo[base + i] = pprof__merge_str_find(m, x[i].data, x[i].len, h[i], &slot);
+            const pprof_string *x = &xs[miss[i]];
+            c->str_memo[miss[i]] = pprof__merge_str_find(m, x->data, x->len, h[i], &slot);
         }
     }
 }
@@ -363,6 +400,7 @@ preresolve_functions(in_ctx *c)
     size_t ns = p->strings.len, nf = p->functions.len, found = 0;
     const pprof_function *fs = p->functions.data;
     const mfunction *mf = m->functions.data;
+    hints hs = {m->hint_fn_memo, m->hint_fn_memo ? m->hint_n_fn : 0, 0, 0};
     mfunction key[PRE_GROUP];
     uint32_t h[PRE_GROUP], cand;
     for (size_t base = 0; base < nf; base += PRE_GROUP) {
@@ -378,6 +416,15 @@ preresolve_functions(in_ctx *c)
                            c->str_memo[sf->filename], sf->start_line};
             if (x.name == PPROF_NONE || x.system_name == PPROF_NONE || x.filename == PPROF_NONE)
                 continue;
+            uint32_t hint = hint_at(&hs, base + i);
+            if (hint != PPROF_NONE && mf[hint].name == x.name &&
+                mf[hint].system_name == x.system_name && mf[hint].filename == x.filename &&
+                mf[hint].start_line == x.start_line) {
+                c->fn_memo[base + i] = hint;
+                hs.hits++;
+                found++;
+                continue;
+            }
             key[i] = x;
             h[i] = fn_hash(&x);
             pprof__htab_prefetch(&m->fn_ht, h[i]);
@@ -397,6 +444,16 @@ preresolve_functions(in_ctx *c)
     return found;
 }
 
+/* Whether merged location idx has key k with lines ln (loc_find's equality). */
+static bool
+loc_is(const pprof_merger *m, uint32_t idx, const mlocation *k, const mline *ln)
+{
+    const mlocation *x = &PPROF__AT(m->locations, mlocation, idx);
+    return x->mapping == k->mapping && x->rel == k->rel && x->folded == k->folded &&
+           x->n_line == k->n_line &&
+           lines_equal((const mline *)m->lines.data + x->line_off, ln, k->n_line);
+}
+
 static void
 preresolve_locations(in_ctx *c)
 {
@@ -404,6 +461,7 @@ preresolve_locations(in_ctx *c)
     const pprof_profile *p = c->p;
     const mlocation *ml = m->locations.data;
     const mline *lines = m->lines.data;
+    hints hs = {m->hint_loc_memo, m->hint_loc_memo ? m->hint_n_loc : 0, 0, 0};
     uint32_t h[PRE_GROUP], cand[PRE_GROUP];
     bool ok[PRE_GROUP];
     for (size_t base = 0; base < p->locations.len; base += PRE_GROUP) {
@@ -412,8 +470,16 @@ preresolve_locations(in_ctx *c)
         bool unresolved;
         for (size_t i = 0; i < k; i++) {
             ok[i] = !loc_key(c, base + i, false, &key, &h[i], &unresolved) && !unresolved;
-            if (ok[i])
-                pprof__htab_prefetch(&m->loc_ht, h[i]);
+            if (!ok[i])
+                continue;
+            uint32_t hint = hint_at(&hs, base + i);
+            if (hint != PPROF_NONE && loc_is(m, hint, &key, m->tmp_lines.data)) {
+                c->loc_memo[base + i] = hint;
+                hs.hits++;
+                ok[i] = false;
+                continue;
+            }
+            pprof__htab_prefetch(&m->loc_ht, h[i]);
         }
         for (size_t i = 0; i < k; i++)
             if (ok[i] && (cand[i] = pprof__htab_peek(&m->loc_ht, h[i])) != PPROF_NONE)

@@ -163,6 +163,11 @@ struct pprof_merger {
      * (pprof__merger_add_batch) for the next batch of the same tables; NULL otherwise. */
     uint32_t *kept_str_memo, *kept_fn_memo, *kept_loc_memo;
     size_t kept_n_str, kept_n_fn, kept_n_loc;
+    /* The string, function and location memos of the last whole input (pprof__merge_preresolve
+     * tries the entity at the same index first: inputs of one program tend to list their tables
+     * in the same order); NULL before the first. */
+    uint32_t *hint_str_memo, *hint_fn_memo, *hint_loc_memo;
+    size_t hint_n_str, hint_n_fn, hint_n_loc;
 
     /* header */
     size_t n_types;

@@ -467,6 +467,25 @@ pprof__merge_s2_stop(pprof_merger *m)
     m->s2_running = false;
 }
 
+/* pprof__vec_grow without the call when there is room (nearly always: per sample). */
+static inline bool
+room(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t need)
+{
+    return need <= v->cap || pprof__vec_grow(a, v, elem, need);
+}
+
+/* pprof__merge_map_str without the call when the string was mapped before (nearly always: a
+ * label's key, value and unit). */
+static inline pprof_status
+label_str(in_ctx *c, int64_t idx, uint32_t *out, const char *path_fmt, size_t gsi, size_t j)
+{
+    if (idx >= 0 && (uint64_t)idx < c->p->strings.len && c->str_memo[idx] != PPROF_NONE) {
+        *out = c->str_memo[idx];
+        return PPROF_OK;
+    }
+    return pprof__merge_map_str(c, idx, out, path_fmt, gsi, j);
+}
+
 /* Stage 1 for one sample (index si in p's sample table, the input's sample si + sample_base):
  * checked and mapped into batch b, or nothing when all its values are zero. */
 static pprof_status
@@ -492,11 +511,11 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
         return PPROF_OK;
     size_t nt = b->n_types;
     if (b->stk.len + s.n_location_id >= UINT32_MAX ||
-        !pprof__vec_grow(&m->a, &b->stk, sizeof(uint32_t), b->stk.len + s.n_location_id) ||
-        !pprof__vec_grow(&m->a, &b->lab, sizeof(mlabel),
-                         b->lab.len + s.n_label * (s.n_label > LABELS_SHORT ? 2 : 1)) ||
-        !pprof__vec_grow(&m->a, &b->val, sizeof(int64_t), b->val.len + nt) ||
-        !pprof__vec_grow(&m->a, &b->q, sizeof(psample), b->q.len + 1))
+        !room(&m->a, &b->stk, sizeof(uint32_t), b->stk.len + s.n_location_id) ||
+        !room(&m->a, &b->lab, sizeof(mlabel),
+              b->lab.len + s.n_label * (s.n_label > LABELS_SHORT ? 2 : 1)) ||
+        !room(&m->a, &b->val, sizeof(int64_t), b->val.len + nt) ||
+        !room(&m->a, &b->q, sizeof(psample), b->q.len + 1))
         return nomem(m, c->err);
     psample *q = (psample *)b->q.data + b->q.len;
     q->si = (uint32_t)gsi;
@@ -525,10 +544,9 @@ s1_sample(in_ctx *c, size_t si, merge_batch *b)
         const pprof_label *l = &s.label[j];
         pprof_status st;
         mlabel x = {0, 0, 0, l->num};
-        if ((st = pprof__merge_map_str(c, l->key, &x.key, "sample[%zu].label[%zu].key", gsi, j)) ||
-            (st = pprof__merge_map_str(c, l->str, &x.str, "sample[%zu].label[%zu].str", gsi, j)) ||
-            (st = pprof__merge_map_str(c, l->num_unit, &x.unit, "sample[%zu].label[%zu].num_unit",
-                                       gsi, j)))
+        if ((st = label_str(c, l->key, &x.key, "sample[%zu].label[%zu].key", gsi, j)) ||
+            (st = label_str(c, l->str, &x.str, "sample[%zu].label[%zu].str", gsi, j)) ||
+            (st = label_str(c, l->num_unit, &x.unit, "sample[%zu].label[%zu].num_unit", gsi, j)))
             return st;
         lab[j] = x;
     }

@@ -64,6 +64,16 @@ drop_kept_memos(pprof_merger *m)
     m->kept_str_memo = m->kept_fn_memo = m->kept_loc_memo = NULL;
 }
 
+static void
+drop_hints(pprof_merger *m)
+{
+    pprof__free(&m->a, m->hint_str_memo);
+    pprof__free(&m->a, m->hint_fn_memo);
+    pprof__free(&m->a, m->hint_loc_memo);
+    m->hint_str_memo = m->hint_fn_memo = m->hint_loc_memo = NULL;
+    m->hint_n_str = m->hint_n_fn = m->hint_n_loc = 0;
+}
+
 void
 pprof_merger_free(pprof_merger *m)
 {
@@ -73,6 +83,7 @@ pprof_merger_free(pprof_merger *m)
     pprof__prefault_join(&m->s2_pf);
     pprof__pool_free(m->pool);
     drop_kept_memos(m);
+    drop_hints(m);
     const pprof_allocator a = m->a;
     pprof__vec *vecs[] = {&m->strings,      &m->mappings,     &m->functions,    &m->locations,
                           &m->lines,        &m->samples,      &m->stack,        &m->labels,
@@ -348,6 +359,14 @@ done:
         m->kept_n_str = p->strings.len;
         m->kept_n_fn = p->functions.len;
         m->kept_n_loc = p->locations.len;
+    } else if (!batch && !st) {
+        drop_hints(m);
+        m->hint_str_memo = c.str_memo;
+        m->hint_fn_memo = c.fn_memo;
+        m->hint_loc_memo = c.loc_memo;
+        m->hint_n_str = p->strings.len;
+        m->hint_n_fn = p->functions.len;
+        m->hint_n_loc = p->locations.len;
     } else {
         pprof__free(&m->a, c.str_memo);
         pprof__free(&m->a, c.fn_memo);

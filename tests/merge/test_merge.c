@@ -916,6 +916,69 @@ test_known_content(tap *t)
     pprof_profile_free(bad);
 }
 
+/* Each input is first tried against the one before it index by index (hints, see preresolve):
+ * a hint must be taken only when the entity equals it by content. n functions fn<i>, each at
+ * its own location with one sample. variant 1 keeps the tables' order but changes some entries
+ * in place: a name that extends the one before at that index ("fn3" -> "fn3x", same length of
+ * every other field), a function's start line, a location's line (at the same address: an
+ * inline conflict). variant 2 lists everything in reverse order (hints miss until they stop). */
+#define HINT_N 100
+
+static pprof_profile *
+aligned(int variant, char names[][16])
+{
+    pprof_profile *p = mk("samples", "count");
+    mapping(p, 1, 0x1000, 0x90000, "bin");
+    for (size_t k = 0; k < HINT_N; k++) {
+        size_t i = variant == 2 ? HINT_N - 1 - k : k;
+        snprintf(names[i], 16, variant == 1 && i == 3 ? "fn%zux" : "fn%zu", i);
+        function(p, i + 1, names[i]);
+        if (variant == 1 && i == 5)
+            PPROF__AT(p->functions, pprof_function, k).start_line = 7;
+    }
+    for (size_t k = 0; k < HINT_N; k++) {
+        size_t i = variant == 2 ? HINT_N - 1 - k : k;
+        int64_t ln[] = {(int64_t)i + 1, variant == 1 && i == 8 ? 99 : 10, 0};
+        location(p, i + 1, 1, 0x1100 + 0x10 * i, 1, ln);
+    }
+    for (size_t i = 0; i < HINT_N; i++) {
+        uint64_t stk[] = {i + 1};
+        sample(p, 1, stk, 1, 0, NULL);
+    }
+    return p;
+}
+
+static void
+test_hints(tap *t)
+{
+    static char names[3][HINT_N][16];
+    pprof_profile *v[3] = {aligned(0, names[0]), aligned(1, names[1]), aligned(2, names[2])};
+    const int orders[][3] = {{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 2, 1}};
+    pprof_profile *first = NULL;
+    bool same = true;
+    for (size_t o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
+        pprof_profile *ps[3] = {v[orders[o][0]], v[orders[o][1]], v[orders[o][2]]};
+        pprof_status st;
+        pprof_profile *m = merge_n(ps, NULL, 3, NULL, &st, NULL);
+        same = same && st == PPROF_OK && m && (!first || same_bytes(first, m));
+        if (!first)
+            first = m;
+        else
+            pprof_profile_free(m);
+    }
+    /* fn3 and fn3x, fn5 at two start lines: a location and a sample more for each, and for
+     * the line 99 at fn8's address */
+    tap_ok(t,
+           same && first->functions.len == HINT_N + 2 && first->locations.len == HINT_N + 3 &&
+               first->samples.len == HINT_N + 3,
+           "inputs with tables in the same order, changed in place and reversed: the same bytes "
+           "in every order (%zu functions, %zu locations)",
+           first ? first->functions.len : 0, first ? first->locations.len : 0);
+    pprof_profile_free(first);
+    for (int i = 0; i < 3; i++)
+        pprof_profile_free(v[i]);
+}
+
 /* ---------------------------------------------------------------- merge inputs */
 
 /* A profile of n samples with stack [1, 2, 3]; bad makes sample `bad`'s location ids end in a
@@ -1518,5 +1581,6 @@ main(void)
     test_add_files(&t);
     test_invalid(&t);
     test_known_content(&t);
+    test_hints(&t);
     return tap_done(&t);
 }
