@@ -787,7 +787,6 @@ out_stream(merge_plan *pl, pprof_profile *p, pprof_error *err)
         *done_with[i] = NULL;
     }
     pl->fn_reached = NULL; /* was in scratch */
-    pprof__merge_release_s2_tables(m);
     sample_gen g = {.f = &pl->f,
                     .sout = pl->kept,
                     .vals = pl->values,
@@ -844,6 +843,10 @@ emit(pprof_merger *m, const merge_sink *sink, pprof_profile **out, pprof_error *
         st = check_finishable(m, err);
     if (st)
         return st;
+    /* Before the plan's buffers are made: the encoding buffer, the largest, starts in the pages
+     * of the largest of them instead of fresh ones. */
+    if (sink)
+        pprof__merge_release_s2_tables(m);
     merge_plan pl = {.f = {.m = m},
                      .sink = sink,
                      .ns = m->strings.len,
