@@ -5,20 +5,29 @@
 #include "otlp-private.h"
 #include "wire-private.h"
 
-/* Framing only: whether [p, end) is a sequence of well-formed fields. With only12, every field
- * must be a length-delimited 1 or 2; *dict is set when a field 2 holds a field 5 or 7. */
+/* Framing only: whether [p, end) is a sequence of well-formed length-delimited fields 1 or 2;
+ * *dict is set when a field 2 holds a field 5 or 7. The top level is walked first without
+ * entering any field: a pprof profile fails there at its first field 3 (mapping), and entering
+ * its samples (fields 2) on the way cost a pass over nearly all of it. */
 static bool
 scan_top(const uint8_t *p, const uint8_t *end, bool *dict)
 {
-    while (p < end) {
+    for (const uint8_t *q = p; q < end;) {
         uint32_t f, wt;
         uint64_t n;
-        if (!pprof__tag(&p, end, &f, &wt) || (f != 1 && f != 2) || wt != PPROF_WT_LEN)
+        if (!pprof__tag(&q, end, &f, &wt) || (f != 1 && f != 2) || wt != PPROF_WT_LEN)
             return false;
-        if (!pprof__varint(&p, end, &n) || n > (uint64_t)(end - p))
+        if (!pprof__varint(&q, end, &n) || n > (uint64_t)(end - q))
+            return false;
+        q += n;
+    }
+    while (p < end && !*dict) {
+        uint32_t f = 0, wt = 0;
+        uint64_t n = 0;
+        if (!pprof__tag(&p, end, &f, &wt) || !pprof__varint(&p, end, &n)) /* walked above */
             return false;
         const uint8_t *e = p + n;
-        if (f == 2 && !*dict) {
+        if (f == 2) {
             const uint8_t *q = p;
             while (q < e) {
                 uint32_t g, gwt;
@@ -238,4 +247,3 @@ pprof__otlp_read_one(uint8_t *buf, size_t len, pprof_format fmt, const pprof_rea
     *out = p;
     return PPROF_OK;
 }
-

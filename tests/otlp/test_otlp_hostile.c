@@ -341,5 +341,40 @@ main(void)
     pprof_otlp_free(o);
     free(b.p);
     free(one.p);
+
+    /* Detection by content: a request is length-delimited fields 1 and 2 with a dictionary in a
+     * field 2; a pprof profile starts the same way (sample types, then samples as fields 2) up
+     * to its first mapping (field 3). */
+    one = profile(0, 0, 0);
+    b = otlp(&one, 1, NULL, NULL, 0);
+    tap_ok(&t, pprof_otlp_detect(b.p, b.n), "a request is detected as OTLP");
+    vi(&b, 1, 1); /* a varint field 1 after the dictionary */
+    tap_ok(&t, !pprof_otlp_detect(b.p, b.n), "nor with a varint field 1 after its dictionary");
+    free(b.p);
+    free(one.p);
+    wb pp = {0};
+    for (int i = 0; i < 2; i++) {
+        wb vt = {0};
+        vi(&vt, 1, 1);
+        vi(&vt, 2, 2);
+        ldw(&pp, 1, &vt);
+    }
+    for (int i = 0; i < 1000; i++) {
+        wb sm = {0};
+        ld(&sm, 1, "\x01\x02\x03", 3);
+        ld(&sm, 2, "\x05", 1);
+        ldw(&pp, 2, &sm);
+    }
+    tap_ok(&t, !pprof_otlp_detect(pp.p, pp.n),
+           "sample types and 1000 samples (fields 1 and 2, no dictionary): not OTLP");
+    wb dict = {0};
+    ld(&dict, 5, "", 0);
+    ldw(&pp, 2, &dict);
+    tap_ok(&t, pprof_otlp_detect(pp.p, pp.n), "with a field 2 holding a field 5 after them: OTLP");
+    wb mp = {0};
+    vi(&mp, 1, 1);
+    ldw(&pp, 3, &mp);
+    tap_ok(&t, !pprof_otlp_detect(pp.p, pp.n), "with a mapping (field 3) after that: not OTLP");
+    free(pp.p);
     return tap_done(&t);
 }
