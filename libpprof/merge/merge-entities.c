@@ -332,24 +332,22 @@ pprof__merge_map_location(in_ctx *c, size_t li, uint32_t *out)
  * of one program tend to list their tables in the same order, and a hit costs one comparison
  * where a lookup costs a hash and misses in a table far larger than the caches. A hint is only
  * taken when the entity equals it by content, which is what the lookup would have found (keys
- * are unique), so the merger ends up exactly as without hints. Inputs whose tables are in
- * another order stop trying after a while. */
+ * are unique), so the merger ends up exactly as without hints. The hinted entities are
+ * prefetched a group at a time like the lookups' (they lie at random in the merger's tables).
+ * Inputs whose tables are in another order stop trying after a while. */
 typedef struct hints {
     const uint32_t *memo;
     size_t n, tries, hits;
 } hints;
 
-static uint32_t
-hint_at(hints *h, size_t i)
+/* The hints of group [base, base + k) in hint[] (PPROF_NONE: none, or no longer tried). */
+static void
+hints_of(hints *h, size_t base, size_t k, uint32_t *hint)
 {
-    if (i >= h->n || h->memo[i] == PPROF_NONE)
-        return PPROF_NONE;
-    if (h->tries >= PRE_GROUP && h->hits * 4 < h->tries) {
+    if (h->tries >= PRE_GROUP && h->hits * 4 < h->tries)
         h->n = 0; /* few hits so far: this input's order differs */
-        return PPROF_NONE;
-    }
-    h->tries++;
-    return h->memo[i];
+    for (size_t i = 0; i < k; i++)
+        hint[i] = base + i < h->n ? h->memo[base + i] : PPROF_NONE;
 }
 
 static void
@@ -359,17 +357,26 @@ preresolve_strings(in_ctx *c)
     const pprof_profile *p = c->p;
     const pprof_string *xs = p->strings.data, *ms = m->strings.data;
     hints hs = {m->hint_str_memo, m->hint_str_memo ? m->hint_n_str : 0, 0, 0};
-    uint32_t h[PRE_GROUP], cand[PRE_GROUP], miss[PRE_GROUP];
+    uint32_t h[PRE_GROUP], cand[PRE_GROUP], miss[PRE_GROUP], hint[PRE_GROUP];
     for (size_t base = 0; base < p->strings.len; base += PRE_GROUP) {
         size_t k = p->strings.len - base < PRE_GROUP ? p->strings.len - base : PRE_GROUP, n = 0;
+        hints_of(&hs, base, k, hint);
+        for (size_t i = 0; i < k; i++)
+            if (hint[i] != PPROF_NONE)
+                __builtin_prefetch(&ms[hint[i]]);
+        for (size_t i = 0; i < k; i++)
+            if (hint[i] != PPROF_NONE)
+                __builtin_prefetch(ms[hint[i]].data);
         for (size_t i = 0; i < k; i++) {
             const pprof_string *x = &xs[base + i];
-            uint32_t hint = hint_at(&hs, base + i);
-            if (hint != PPROF_NONE && ms[hint].len == x->len &&
-                (x->len == 0 || !memcmp(ms[hint].data, x->data, x->len))) {
-                c->str_memo[base + i] = hint;
-                hs.hits++;
-                continue;
+            if (hint[i] != PPROF_NONE) {
+                hs.tries++;
+                if (ms[hint[i]].len == x->len &&
+                    (x->len == 0 || !memcmp(ms[hint[i]].data, x->data, x->len))) {
+                    c->str_memo[base + i] = hint[i];
+                    hs.hits++;
+                    continue;
+                }
             }
             miss[n++] = (uint32_t)(base + i);
         }
@@ -402,9 +409,13 @@ preresolve_functions(in_ctx *c)
     const mfunction *mf = m->functions.data;
     hints hs = {m->hint_fn_memo, m->hint_fn_memo ? m->hint_n_fn : 0, 0, 0};
     mfunction key[PRE_GROUP];
-    uint32_t h[PRE_GROUP], cand;
+    uint32_t h[PRE_GROUP], cand, hint[PRE_GROUP];
     for (size_t base = 0; base < nf; base += PRE_GROUP) {
         size_t k = nf - base < PRE_GROUP ? nf - base : PRE_GROUP;
+        hints_of(&hs, base, k, hint);
+        for (size_t i = 0; i < k; i++)
+            if (hint[i] != PPROF_NONE)
+                __builtin_prefetch(&mf[hint[i]]);
         for (size_t i = 0; i < k; i++) {
             const pprof_function *sf = &fs[base + i];
             h[i] = 0;
@@ -416,14 +427,16 @@ preresolve_functions(in_ctx *c)
                            c->str_memo[sf->filename], sf->start_line};
             if (x.name == PPROF_NONE || x.system_name == PPROF_NONE || x.filename == PPROF_NONE)
                 continue;
-            uint32_t hint = hint_at(&hs, base + i);
-            if (hint != PPROF_NONE && mf[hint].name == x.name &&
-                mf[hint].system_name == x.system_name && mf[hint].filename == x.filename &&
-                mf[hint].start_line == x.start_line) {
-                c->fn_memo[base + i] = hint;
-                hs.hits++;
-                found++;
-                continue;
+            if (hint[i] != PPROF_NONE) {
+                const mfunction *y = &mf[hint[i]];
+                hs.tries++;
+                if (y->name == x.name && y->system_name == x.system_name &&
+                    y->filename == x.filename && y->start_line == x.start_line) {
+                    c->fn_memo[base + i] = hint[i];
+                    hs.hits++;
+                    found++;
+                    continue;
+                }
             }
             key[i] = x;
             h[i] = fn_hash(&x);
@@ -462,22 +475,31 @@ preresolve_locations(in_ctx *c)
     const mlocation *ml = m->locations.data;
     const mline *lines = m->lines.data;
     hints hs = {m->hint_loc_memo, m->hint_loc_memo ? m->hint_n_loc : 0, 0, 0};
-    uint32_t h[PRE_GROUP], cand[PRE_GROUP];
+    uint32_t h[PRE_GROUP], cand[PRE_GROUP], hint[PRE_GROUP];
     bool ok[PRE_GROUP];
     for (size_t base = 0; base < p->locations.len; base += PRE_GROUP) {
         size_t k = p->locations.len - base < PRE_GROUP ? p->locations.len - base : PRE_GROUP;
         mlocation key;
         bool unresolved;
+        hints_of(&hs, base, k, hint);
+        for (size_t i = 0; i < k; i++)
+            if (hint[i] != PPROF_NONE)
+                __builtin_prefetch(&ml[hint[i]]);
+        for (size_t i = 0; i < k; i++)
+            if (hint[i] != PPROF_NONE)
+                __builtin_prefetch(&lines[ml[hint[i]].line_off]);
         for (size_t i = 0; i < k; i++) {
             ok[i] = !loc_key(c, base + i, false, &key, &h[i], &unresolved) && !unresolved;
             if (!ok[i])
                 continue;
-            uint32_t hint = hint_at(&hs, base + i);
-            if (hint != PPROF_NONE && loc_is(m, hint, &key, m->tmp_lines.data)) {
-                c->loc_memo[base + i] = hint;
-                hs.hits++;
-                ok[i] = false;
-                continue;
+            if (hint[i] != PPROF_NONE) {
+                hs.tries++;
+                if (loc_is(m, hint[i], &key, m->tmp_lines.data)) {
+                    c->loc_memo[base + i] = hint[i];
+                    hs.hits++;
+                    ok[i] = false;
+                    continue;
+                }
             }
             pprof__htab_prefetch(&m->loc_ht, h[i]);
         }
