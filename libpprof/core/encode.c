@@ -310,15 +310,25 @@ samples_range(enc *e, size_t lo, size_t hi, size_t part)
     }
 }
 
+static void mappings(enc *e);
+static void locations(enc *e);
+static void functions(enc *e);
+
 /* The source's samples in parts on several threads: part 0 into e as the serial encoding
  * would write them, the others into buffers of their own, appended in order after. The
  * strings the samples use are mapped first in the order of their first use, so the string
- * table is the serial encoding's. */
+ * table is the serial encoding's. The last part's thread then encodes the mappings, locations
+ * and functions into a buffer of their own, with the string map (the samples' part of it is
+ * only read meanwhile), so that their strings still come after the samples'. */
 typedef struct parts_job {
     enc *e;
     enc sub[PPROF__PAR_MAX];
     pprof_buffer buf[PPROF__PAR_MAX];
     pprof_error err[PPROF__PAR_MAX];
+    size_t k;
+    enc tables;
+    pprof_buffer tables_buf;
+    pprof_error tables_err;
 } parts_job;
 
 static void
@@ -328,6 +338,36 @@ part_run(void *ctx, size_t t, size_t lo, size_t hi)
     parts_job *j = ctx;
     const pprof__sample_parts *ps = j->e->parts;
     samples_range(t ? &j->sub[t] : j->e, ps->first[t], ps->first[t + 1], t);
+    if (t == j->k - 1) {
+        mappings(&j->tables);
+        locations(&j->tables);
+        functions(&j->tables);
+    }
+}
+
+/* The most bytes mappings(), locations() and functions() write, as encoded_bound counts. */
+static size_t
+tables_bound(const pprof_profile *pr)
+{
+    pprof__encoded_counts c = {0};
+    c.mappings = pr->mappings.len;
+    c.functions = pr->functions.len;
+    c.locations = pr->locations.len;
+    const pprof__location *l = pr->locations.data;
+    for (size_t i = 0; i < pr->locations.len; i++)
+        c.lines += l[i].n_line;
+    return pprof__encoded_bound_of(&c);
+}
+
+/* The first failure of a part or of the tables, in the order of the output. */
+static void
+take_error(enc *e, const strmap *m, const pprof_error *err)
+{
+    if (e->sm.st == PPROF_OK && m->st) {
+        e->sm.st = m->st;
+        if (e->sm.err)
+            *e->sm.err = *err;
+    }
 }
 
 /* Bytes made elsewhere, after what e holds. */
@@ -347,6 +387,7 @@ append(enc *e, const pprof_buffer *b)
     }
 }
 
+/* The samples, mappings, locations and functions, or a failure in e->sm.st. */
 static void
 samples_in_parts(enc *e)
 {
@@ -363,43 +404,55 @@ samples_in_parts(enc *e)
     }
     memset(j, 0, sizeof(*j));
     j->e = e;
+    j->k = k;
+    /* every buffer at its bound up front: none grows on another thread */
     bool ready = e->sm.st == PPROF_OK;
     for (size_t t = 1; t < k && ready; t++) {
         j->sub[t] = (enc){.b = &j->buf[t], .src = e->src, .parts = ps, .ba = a, .sm = e->sm};
         j->sub[t].sm.err = &j->err[t];
         j->sub[t].sm.frozen = true;
-        /* the whole bound up front: no part grows its buffer on another thread */
         ready = pprof__buffer_reserve_in(a, &j->buf[t], ps->bound[t]);
     }
+    j->tables = (enc){.b = &j->tables_buf, .ba = a, .sm = e->sm};
+    j->tables.sm.err = &j->tables_err;
+    ready = ready && pprof__buffer_reserve_in(a, &j->tables_buf, tables_bound(e->sm.p));
     if (!ready) {
         if (e->sm.st == PPROF_OK)
             e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     } else {
         e->sm.frozen = true;
         pprof__par_for_parts(ps->pool, (unsigned)k, k, 1, "pprof-encode", part_run, j);
-        e->sm.frozen = false;
-        for (size_t t = 1; t < k && e->sm.st == PPROF_OK; t++) {
-            if (j->sub[t].sm.st) {
-                e->sm.st = j->sub[t].sm.st;
-                if (e->sm.err)
-                    *e->sm.err = j->err[t];
-            } else {
-                append(e, &j->buf[t]);
-            }
-        }
+        /* the string map goes on from where the tables left it */
+        strmap after = j->tables.sm;
+        after.err = e->sm.err;
+        after.st = e->sm.st; /* part 0's */
+        e->sm = after;
+        for (size_t t = 1; t < k; t++)
+            take_error(e, &j->sub[t].sm, &j->err[t]);
+        take_error(e, &j->tables.sm, &j->tables_err);
+        for (size_t t = 1; t < k && e->sm.st == PPROF_OK; t++)
+            append(e, &j->buf[t]);
+        if (e->sm.st == PPROF_OK)
+            append(e, &j->tables_buf);
     }
     for (size_t t = 1; t < k; t++)
         pprof__free(a, j->buf[t].data);
+    pprof__free(a, j->tables_buf.data);
     pprof__free(a, j);
 }
 
+/* The samples, then the mappings, locations and functions. */
 static void
-samples(enc *e)
+entities(enc *e)
 {
-    if (e->src && e->parts && e->parts->n > 1 && e->parts->n <= PPROF__PAR_MAX)
-        samples_in_parts(e);
-    else
-        samples_range(e, 0, e->src ? e->src->n : e->sm.p->samples.len, SIZE_MAX);
+    if (e->src && e->parts && e->parts->n > 1 && e->parts->n <= PPROF__PAR_MAX) {
+        samples_in_parts(e); /* all of them, or a failure recorded */
+        return;
+    }
+    samples_range(e, 0, e->src ? e->src->n : e->sm.p->samples.len, SIZE_MAX);
+    mappings(e);
+    locations(e);
+    functions(e);
 }
 
 static void
@@ -551,10 +604,7 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, const pprof__s
     const pprof_header h = pprof_profile_header(pr);
     for (size_t i = 0; i < pr->sample_types.len; i++)
         sample_type(&e, PPROF__F_profile_sample_type, pprof_profile_sample_type(pr, i), i);
-    samples(&e);
-    mappings(&e);
-    locations(&e);
-    functions(&e);
+    entities(&e);
     uint64_t drop = remap(&e.sm, h.drop_frames, "drop_frames", 0, 0);
     uint64_t keep = remap(&e.sm, h.keep_frames, "keep_frames", 0, 0);
     for (size_t i = 0; i < h.n_comment; i++)
