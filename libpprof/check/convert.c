@@ -7,6 +7,7 @@
  * file through the model, which then gives its own output, errors and findings. */
 #include "pprof/check.h"
 
+#include "memory-private.h"
 #include "par-private.h"
 #include "profile-private.h"
 #include "validate-private.h"
@@ -579,6 +580,29 @@ to_model(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o
     return via_model(p, co, out, res, err);
 }
 
+/* The profile the in-place path decodes buf into: without a caller's allocator its tables come
+ * from blocks in huge pages (memory-private.h), as a merge's do: first touches of the small
+ * pages of the default allocator's medium blocks cost more than decoding into them. buf stays
+ * the read options' allocator's (in_place_free). */
+static pprof_profile *
+in_place_profile(const pprof_read_options *o, size_t len)
+{
+    pprof__blocks *b = pprof__blocks_for_work(&o->allocator, len);
+    pprof_allocator ba = b ? pprof__blocks_allocator(b) : o->allocator;
+    pprof_profile *p = pprof__profile_new(&ba);
+    pprof__blocks_release(b);
+    return p;
+}
+
+/* Frees p and buf, which p held. */
+static void
+in_place_free(pprof_profile *p, uint8_t *buf, const pprof_read_options *o)
+{
+    p->buf = NULL;
+    pprof_profile_free(p);
+    pprof__free(&o->allocator, buf);
+}
+
 /* Converts the decompressed protobuf in buf (owned), read from a container of format fmt. */
 static pprof_status
 convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
@@ -593,7 +617,7 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
             pprof__pool_free(dj.pool);
     }
     if (dj.started) {
-        pprof_profile *p = pprof__profile_new(&o->allocator);
+        pprof_profile *p = in_place_profile(o, len);
         if (!p) {
             detect_wait(&dj);
             pprof__free(&o->allocator, buf);
@@ -616,7 +640,7 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
         }
         if (st && err)
             *err = mine;
-        pprof_profile_free(p);
+        in_place_free(p, buf, o);
         return st;
     }
     const pprof_reader *r = pprof__reader_for_raw(o->readers, buf, len);
@@ -629,22 +653,28 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
         pprof_status st = r->read(buf, len, fmt, o, &q, err);
         return st ? st : via_model(q, co, out, res, err);
     }
-    pprof_profile *p = pprof__profile_new(&o->allocator);
-    if (!p) {
-        pprof__free(&o->allocator, buf);
-        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    }
-    p->source_format = fmt;
     if (co->mode != PPROF_CONVERT_MODEL) {
+        pprof_profile *p = in_place_profile(o, len);
+        if (!p) {
+            pprof__free(&o->allocator, buf);
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        p->source_format = fmt;
         pprof_status st = in_place(p, buf, len, o, co, out, res, NULL, err);
         if (st != PPROF_E_UNSUPPORTED || co->mode == PPROF_CONVERT_IN_PLACE) {
-            pprof_profile_free(p);
+            in_place_free(p, buf, o);
             return st;
         }
         p->buf = NULL; /* the bytes go on to the model path */
         pprof_profile_free(p);
         return to_model(buf, len, fmt, o, co, out, res, err);
     }
+    pprof_profile *p = pprof__profile_new(&o->allocator);
+    if (!p) {
+        pprof__free(&o->allocator, buf);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    p->source_format = fmt;
     pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
     if (st) {
         pprof_profile_free(p);
