@@ -100,6 +100,50 @@ static bool
 ids_ok(const pprof__idmap *li, const uint8_t *p, const uint8_t *end, size_t *n)
 {
     size_t k = 0;
+    if (li->dense) { /* ids 1..mask + 1: no lookup */
+        uint64_t most = (uint64_t)li->mask;
+        /* ids of up to 3 bytes without a branch on their length, which no predictor guesses
+         * in a stack: c0, c1 say whether bytes 1 and 2 belong to the id; a failed condition
+         * is remembered in bad */
+        uint64_t bad = 0;
+        while (end - p >= 3) {
+            uint32_t b0 = p[0], b1 = p[1], b2 = p[2];
+            uint32_t c0 = b0 >> 7, c1 = c0 & b1 >> 7;
+            if (c1 & b2 >> 7)
+                break; /* 4 bytes or more: below */
+            uint64_t id =
+                (b0 & 0x7f) | ((b1 & 0x7f) << 7 & -c0) | ((uint64_t)b2 << 14 & -(uint64_t)c1);
+            /* a zero last byte after others is a longer form than needed */
+            bad |= (uint64_t)((c0 & (c1 ^ 1) & (b1 == 0)) | (c1 & (b2 == 0))) | (id - 1 > most);
+            p += 1 + c0 + c1;
+            k++;
+        }
+        if (bad)
+            return false;
+        while (p < end) {
+            uint64_t id;
+            if (p[0] < 0x80) {
+                id = *p++;
+            } else if (end - p >= 2 && p[1] < 0x80) {
+                if (!p[1]) /* a longer form than needed */
+                    return false;
+                id = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+                p += 2;
+            } else if (end - p >= 3 && p[2] < 0x80) {
+                if (!p[2])
+                    return false;
+                id = (p[0] & 0x7fu) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+                p += 3;
+            } else if (!shortest_varint(&p, end, &id)) {
+                return false;
+            }
+            if (id - 1 > most) /* id 0 too */
+                return false;
+            k++;
+        }
+        *n = k;
+        return true;
+    }
     while (p < end) {
         uint64_t id;
         if (*p < 0x80)

@@ -151,6 +151,55 @@ static const hand_case CASES[] = {
     {"no sample type", (const uint8_t[]){0x0a, 0x01, 0x01}, 3, false, true},
 };
 
+/* Location ids 1..20000 (a dense index: ids up to 3 bytes are read without a lookup): ids of
+ * each length at and past the end of the range, longer forms than needed, id 0, ids of 4
+ * bytes and a truncated one; in place when valid, else the model's outcome. */
+static void
+dense_ids(tap *t)
+{
+    static const struct {
+        const char *name;
+        uint8_t ids[12];
+        size_t len;
+        bool in_place;
+    } cases[] = {
+        {"1, 2 and 3-byte ids, the last id", {0x01, 0xac, 0x02, 0xa0, 0x9c, 0x01, 0x7f}, 7, true},
+        {"a 3-byte id then a short tail", {0xa0, 0x9c, 0x01, 0x05, 0x06}, 5, true},
+        {"one past the last id", {0x01, 0xa1, 0x9c, 0x01}, 4, false},
+        {"a 3-byte id far past the last", {0x81, 0x80, 0x7f, 0x01}, 4, false},
+        {"a longer 2-byte form", {0x05, 0x81, 0x00, 0x07}, 4, false},
+        {"a longer 3-byte form", {0x81, 0x80, 0x00, 0x07}, 4, false},
+        {"id 0 among others", {0x05, 0xac, 0x02, 0x00, 0x07}, 5, false},
+        {"a 4-byte id", {0x81, 0x80, 0x80, 0x01, 0x05}, 5, false},
+        {"a truncated id at the end", {0x01, 0x02, 0x03, 0x81}, 4, false},
+        {"a truncated 3-byte id at the end", {0x01, 0x02, 0x81, 0x81}, 4, false},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        static const char *const strs[] = {"", "cpu", "ns", "f"};
+        pb b = {0}, s = {0}, ids = {0};
+        pb_strings(&b, strs, 4);
+        pb_value_type(&b, 1, 1, 2);
+        pb_simple_locations(&b, 20000);
+        pb_raw(&ids, cases[c].ids, cases[c].len);
+        pb_msg(&s, 1, &ids);
+        pb_v(&s, 2, 5);
+        pb_msg(&b, 2, &s);
+        outcome x = run(b.d, b.n, PPROF_CONVERT_IN_PLACE, false);
+        bool want = cases[c].in_place;
+        if (!tap_ok(t, want ? x.st == PPROF_OK && x.res.in_place : x.st == PPROF_E_UNSUPPORTED,
+                    "dense ids, %s: %s in place", cases[c].name, want ? "converted" : "refused"))
+            tap_diag("%s: %s %s", pprof_status_name(x.st), x.err.path, x.err.message);
+        size_t copies = 0;
+        both_ways(t, cases[c].name, b.d, b.n, &copies);
+        tap_ok(t, copies == (want ? 2 : 0), "dense ids, %s: auto %s", cases[c].name,
+               want ? "copies in place" : "falls back");
+        pprof_buffer_free(&x.buf);
+        pb_free(&s);
+        pb_free(&ids);
+        pb_free(&b);
+    }
+}
+
 static void
 hand_made(tap *t)
 {
@@ -446,6 +495,7 @@ main(void)
 {
     tap t = {0};
     hand_made(&t);
+    dense_ids(&t);
     in_parts(&t);
     strings_in_parts(&t);
     detect_beside(&t);
