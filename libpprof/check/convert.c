@@ -7,7 +7,8 @@
  * file through the model, which then gives its own output, errors and findings. */
 #include "pprof/check.h"
 
-#include "pool-private.h"
+#include "memory-private.h"
+#include "par-private.h"
 #include "profile-private.h"
 #include "validate-private.h"
 #include "wire-private.h"
@@ -24,15 +25,43 @@ enum {
     TAG_LABEL_NUM_UNIT = 0x20,
 };
 
+/* One sample's values and labels, sized by the check pass for the largest sample. */
+typedef struct scratch {
+    int64_t *vals;
+    pprof_label *labs;
+} scratch;
+
+/* The label strings a part of the samples uses, each once, in the order of first use. */
+typedef struct first_use {
+    uint8_t *seen; /* by string index */
+    uint32_t *order;
+    size_t n;
+} first_use;
+
+/* What the check pass found in one part of the samples. */
+typedef struct check_part {
+    bool failed;
+    uint64_t stack, values, labels;
+    size_t most_vals, most_labs, bound;
+    first_use used;
+} check_part;
+
 typedef struct conv {
     const pprof_profile *p;
     const uint64_t *span; /* (offset, length) of each sample's body in p->buf */
     size_t n;
     uint64_t nstr;
-    /* one sample's values and labels, sized by the check pass for the largest sample */
-    int64_t *vals;
-    pprof_label *labs;
     size_t most_vals, most_labs;
+    /* the samples in parts (k of them when the parts passed the check, else k is 0): each
+     * part's check results and scratch, the parts' bounds and the strings in order of use */
+    size_t k;
+    check_part part[PPROF__PAR_MAX];
+    scratch work[PPROF__PAR_MAX];
+    size_t first[PPROF__PAR_MAX + 1], bound[PPROF__PAR_MAX];
+    uint32_t *strings;
+    size_t n_strings;
+    pprof__pool *pool;
+    pprof__sample_parts parts; /* for the encoder, when k > 1 */
 } conv;
 
 /* What one sample holds; the counts are exact after a scan. */
@@ -71,6 +100,50 @@ static bool
 ids_ok(const pprof__idmap *li, const uint8_t *p, const uint8_t *end, size_t *n)
 {
     size_t k = 0;
+    if (li->dense) { /* ids 1..mask + 1: no lookup */
+        uint64_t most = (uint64_t)li->mask;
+        /* ids of up to 3 bytes without a branch on their length, which no predictor guesses
+         * in a stack: c0, c1 say whether bytes 1 and 2 belong to the id; a failed condition
+         * is remembered in bad */
+        uint64_t bad = 0;
+        while (end - p >= 3) {
+            uint32_t b0 = p[0], b1 = p[1], b2 = p[2];
+            uint32_t c0 = b0 >> 7, c1 = c0 & b1 >> 7;
+            if (c1 & b2 >> 7)
+                break; /* 4 bytes or more: below */
+            uint64_t id =
+                (b0 & 0x7f) | ((b1 & 0x7f) << 7 & -c0) | ((uint64_t)b2 << 14 & -(uint64_t)c1);
+            /* a zero last byte after others is a longer form than needed */
+            bad |= (uint64_t)((c0 & (c1 ^ 1) & (b1 == 0)) | (c1 & (b2 == 0))) | (id - 1 > most);
+            p += 1 + c0 + c1;
+            k++;
+        }
+        if (bad)
+            return false;
+        while (p < end) {
+            uint64_t id;
+            if (p[0] < 0x80) {
+                id = *p++;
+            } else if (end - p >= 2 && p[1] < 0x80) {
+                if (!p[1]) /* a longer form than needed */
+                    return false;
+                id = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+                p += 2;
+            } else if (end - p >= 3 && p[2] < 0x80) {
+                if (!p[2])
+                    return false;
+                id = (p[0] & 0x7fu) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+                p += 3;
+            } else if (!shortest_varint(&p, end, &id)) {
+                return false;
+            }
+            if (id - 1 > most) /* id 0 too */
+                return false;
+            k++;
+        }
+        *n = k;
+        return true;
+    }
     while (p < end) {
         uint64_t id;
         if (*p < 0x80)
@@ -91,7 +164,7 @@ string_ok(const conv *c, uint64_t v)
     return v < c->nstr || (v == 0 && c->nstr == 0); /* what the encoder's remap accepts */
 }
 
-/* One label's fields; with l, stored. */
+/* One label's fields, into *l. */
 static bool
 label_scan(const conv *c, const uint8_t *p, const uint8_t *end, pprof_label *l, const char **why)
 {
@@ -116,14 +189,22 @@ label_scan(const conv *c, const uint8_t *p, const uint8_t *end, pprof_label *l, 
         *why = "a label string index out of range";
         return false;
     }
-    if (l)
-        *l = x;
+    *l = x;
     return true;
 }
 
-/* One value (one) or a packed run of them up to end, into the scratch values unless check. */
+static inline void
+note_use(first_use *u, int64_t idx)
+{
+    if (!u->seen[idx]) {
+        u->seen[idx] = 1;
+        u->order[u->n++] = (uint32_t)idx;
+    }
+}
+
+/* One value (one) or a packed run of them up to end, into w's values unless w is NULL. */
 static inline bool
-take_values(conv *c, scan *s, const uint8_t **p, const uint8_t *end, bool one, bool check)
+take_values(const scratch *w, scan *s, const uint8_t **p, const uint8_t *end, bool one)
 {
     while (one || *p < end) {
         uint64_t v;
@@ -131,8 +212,8 @@ take_values(conv *c, scan *s, const uint8_t **p, const uint8_t *end, bool one, b
             s->why = one ? "a bad varint" : "a bad varint in packed values";
             return false;
         }
-        if (!check)
-            c->vals[s->n_val] = (int64_t)v;
+        if (w)
+            w->vals[s->n_val] = (int64_t)v;
         s->n_val++;
         if (one)
             break;
@@ -140,11 +221,13 @@ take_values(conv *c, scan *s, const uint8_t **p, const uint8_t *end, bool one, b
     return true;
 }
 
-/* Scans sample i's body. check: apply every condition (the first pass); otherwise the sample
- * passed them already and its values and labels go to the scratch arrays. */
+/* Scans sample i's body. Without w: apply every condition (the check pass), noting the label
+ * strings in u unless it is NULL; with w: the sample passed them already and its values and
+ * labels go to w. */
 static bool
-sample_scan(conv *c, size_t i, bool check, scan *s)
+sample_scan(const conv *c, size_t i, const scratch *w, first_use *u, scan *s)
 {
+    bool check = !w;
     const uint8_t *p = c->p->buf + c->span[2 * i];
     const uint8_t *end = p + c->span[2 * i + 1];
     memset(s, 0, sizeof(*s));
@@ -167,7 +250,7 @@ sample_scan(conv *c, size_t i, bool check, scan *s)
             p += len;
             break;
         case TAG_VALUE:
-            if (!take_values(c, s, &p, end, true, check))
+            if (!take_values(w, s, &p, end, true))
                 return false;
             break;
         case TAG_VALUE_PACKED:
@@ -175,7 +258,7 @@ sample_scan(conv *c, size_t i, bool check, scan *s)
                 s->why = "a bad length";
                 return false;
             }
-            if (!take_values(c, s, &p, p + len, false, check))
+            if (!take_values(w, s, &p, p + len, false))
                 return false;
             break;
         case TAG_LABEL:
@@ -183,8 +266,14 @@ sample_scan(conv *c, size_t i, bool check, scan *s)
                 s->why = "a bad length";
                 return false;
             }
-            if (!label_scan(c, p, p + len, check ? NULL : &c->labs[s->n_lab], &s->why))
+            pprof_label l;
+            if (!label_scan(c, p, p + len, w ? &w->labs[s->n_lab] : &l, &s->why))
                 return false;
+            if (u) {
+                note_use(u, l.key);
+                note_use(u, l.str);
+                note_use(u, l.num_unit);
+            }
             s->n_lab++;
             p += len;
             break;
@@ -197,21 +286,29 @@ sample_scan(conv *c, size_t i, bool check, scan *s)
 }
 
 static void
-get_sample(void *ctx, size_t i, pprof_sample *s, bool *same, const uint8_t **packed,
-           size_t *packed_len)
+get_in(void *ctx, size_t part, size_t i, pprof_sample *s, bool *same, const uint8_t **packed,
+       size_t *packed_len)
 {
-    conv *c = ctx;
+    const conv *c = ctx;
+    const scratch *w = &c->work[part];
     scan x;
-    sample_scan(c, i, false, &x); /* it passed the check pass */
+    sample_scan(c, i, w, NULL, &x); /* it passed the check pass */
     s->location_id = NULL;
     s->n_location_id = x.ids_len; /* nonzero exactly when there are ids */
-    s->value = c->vals;
+    s->value = w->vals;
     s->n_value = x.n_val;
-    s->label = c->labs;
+    s->label = w->labs;
     s->n_label = x.n_lab;
     *same = false;
     *packed = x.ids;
     *packed_len = x.ids_len;
+}
+
+static void
+get_sample(void *ctx, size_t i, pprof_sample *s, bool *same, const uint8_t **packed,
+           size_t *packed_len)
+{
+    get_in(ctx, 0, i, s, same, packed, packed_len);
 }
 
 static pprof_status
@@ -225,31 +322,24 @@ refuse(pprof_error *err, const pprof_profile *p, size_t i, const char *why)
 }
 
 /* The check pass in parts on several threads: each part applies the per-sample conditions to
- * its samples and sums what the limits and the bound count. Only a pass where every part
- * passes and the sums stay within the limits is taken; anything else is decided by the serial
- * pass, which names the first sample at fault. */
-typedef struct check_part {
-    conv *c;
-    size_t lo, hi;
-    bool failed;
-    uint64_t stack, values, labels;
-    size_t most_vals, most_labs, bound;
-    pprof__job job;
-} check_part;
+ * its samples, sums what the limits and the bound count and notes the label strings in the
+ * order of their first use. Only a pass where every part passes and the sums stay within the
+ * limits is taken (the samples are then encoded in the same parts); anything else is decided
+ * by the serial pass, which names the first sample at fault. */
 
-#define CHECK_MAX_PARTS 16
 /* Below this many samples per part a thread costs more than it saves. */
 #define CHECK_MIN_PART 8192
 
 static void
-check_part_run(void *arg)
+check_part_run(void *ctx, size_t t, size_t lo, size_t hi)
 {
-    check_part *r = arg;
-    conv *c = r->c;
+    conv *c = ctx;
+    check_part *r = &c->part[t];
     size_t nt = c->p->sample_types.len;
-    for (size_t i = r->lo; i < r->hi; i++) {
+    c->first[t] = lo;
+    for (size_t i = lo; i < hi; i++) {
         scan s;
-        if (!sample_scan(c, i, true, &s) || s.n_val != nt) {
+        if (!sample_scan(c, i, NULL, &r->used, &s) || s.n_val != nt) {
             r->failed = true;
             return;
         }
@@ -262,44 +352,81 @@ check_part_run(void *arg)
     }
 }
 
-/* True when the parts all passed; then c's scratch sizes and *bound are set. */
+static void
+parts_free(conv *c)
+{
+    const pprof_allocator *a = &c->p->alloc;
+    for (size_t t = 0; t < PPROF__PAR_MAX; t++) {
+        pprof__free(a, c->part[t].used.seen);
+        pprof__free(a, c->part[t].used.order);
+        pprof__free(a, c->work[t].vals);
+        pprof__free(a, c->work[t].labs);
+        c->part[t].used.seen = NULL;
+        c->part[t].used.order = NULL;
+        c->work[t].vals = NULL;
+        c->work[t].labs = NULL;
+    }
+    pprof__free(a, c->strings);
+    c->strings = NULL;
+    pprof__pool_free(c->pool);
+    c->pool = NULL;
+    c->k = 0;
+}
+
+/* True when the parts all passed; then c's parts, scratch sizes and *bound are set. */
 static bool
 check_in_parts(conv *c, const pprof_read_options *o, size_t *bound)
 {
-    size_t k = o->threads < CHECK_MAX_PARTS ? o->threads : CHECK_MAX_PARTS;
-    if (k > c->n / CHECK_MIN_PART)
-        k = c->n / CHECK_MIN_PART;
-    if (k < 2)
+    size_t k = pprof__par_parts(o->threads, c->n, CHECK_MIN_PART);
+    /* a string index is noted in 32 bits */
+    if (k < 2 || c->nstr >= UINT32_MAX || !(c->pool = pprof__pool_new((unsigned)k - 1)))
         return false;
-    check_part part[CHECK_MAX_PARTS];
-    bool started[CHECK_MAX_PARTS] = {false};
-    pprof__pool *pool = pprof__pool_new((unsigned)k - 1);
+    const pprof_allocator *a = &c->p->alloc;
+    size_t nidx = (size_t)c->nstr + 1;
     for (size_t t = 0; t < k; t++) {
-        part[t] = (check_part){.c = c, .lo = c->n * t / k, .hi = c->n * (t + 1) / k};
-        part[t].job = (pprof__job){.fn = check_part_run, .arg = &part[t], .name = "pprof-check"};
-        if (t)
-            started[t] = pprof__pool_start(pool, &part[t].job);
+        first_use *u = &c->part[t].used;
+        if (!(u->seen = pprof__malloc(a, nidx)) ||
+            !(u->order = pprof__malloc(a, nidx * sizeof(uint32_t))))
+            return false;
+        memset(u->seen, 0, nidx);
     }
-    for (size_t t = 0; t < k; t++)
-        if (!started[t])
-            check_part_run(&part[t]);
-    for (size_t t = 1; t < k; t++)
-        if (started[t])
-            pprof__pool_wait(&part[t].job);
-    pprof__pool_free(pool);
+    c->k = pprof__par_for_parts(c->pool, o->threads, c->n, CHECK_MIN_PART, "pprof-check",
+                                check_part_run, c);
+    c->first[c->k] = c->n;
     uint64_t stack = 0, values = 0, labels = 0;
     *bound = 0;
-    for (size_t t = 0; t < k; t++) {
-        if (part[t].failed)
+    size_t n_strings = 0;
+    for (size_t t = 0; t < c->k; t++) {
+        const check_part *r = &c->part[t];
+        if (r->failed)
             return false;
-        stack += part[t].stack, values += part[t].values, labels += part[t].labels;
-        *bound += part[t].bound;
-        if (part[t].most_vals > c->most_vals)
-            c->most_vals = part[t].most_vals;
-        if (part[t].most_labs > c->most_labs)
-            c->most_labs = part[t].most_labs;
+        stack += r->stack, values += r->values, labels += r->labels;
+        *bound += r->bound;
+        c->bound[t] = r->bound;
+        n_strings += r->used.n;
+        if (r->most_vals > c->most_vals)
+            c->most_vals = r->most_vals;
+        if (r->most_labs > c->most_labs)
+            c->most_labs = r->most_labs;
     }
-    return stack <= o->max_stack_entries && values <= o->max_values && labels <= o->max_labels;
+    if (stack > o->max_stack_entries || values > o->max_values || labels > o->max_labels)
+        return false;
+    /* the parts' lists one after another, each string at its first use: part 0's seen marks
+     * those taken already */
+    if (!(c->strings = pprof__malloc(a, (n_strings + 1) * sizeof(uint32_t))))
+        return false;
+    first_use *all = &c->part[0].used;
+    memcpy(c->strings, all->order, all->n * sizeof(uint32_t));
+    c->n_strings = all->n;
+    for (size_t t = 1; t < c->k; t++) {
+        const first_use *u = &c->part[t].used;
+        for (size_t i = 0; i < u->n; i++)
+            if (!all->seen[u->order[i]]) {
+                all->seen[u->order[i]] = 1;
+                c->strings[c->n_strings++] = u->order[i];
+            }
+    }
+    return true;
 }
 
 /* The check pass over every sample: the conditions, the reader's limits, and the source's
@@ -313,10 +440,11 @@ check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, ppro
     size_t bound = 0;
     if (check_in_parts(c, o, &bound))
         goto passed;
+    parts_free(c);
     c->most_vals = c->most_labs = 0;
     for (size_t i = 0; i < c->n; i++) {
         scan s;
-        if (!sample_scan(c, i, true, &s))
+        if (!sample_scan(c, i, NULL, NULL, &s))
             return refuse(err, p, i, s.why);
         if (s.n_val != nt) /* CV2; and no sample types at all is CV1 */
             return refuse(err, p, i, "a value count other than the sample types'");
@@ -330,11 +458,16 @@ check_samples(conv *c, const pprof_read_options *o, pprof__sample_src *src, ppro
         bound += PPROF__SAMPLE_BOUND(s.n_loc, s.n_val, s.n_lab);
     }
 passed:
-    c->vals = pprof__malloc(&p->alloc, (c->most_vals + 1) * sizeof(int64_t));
-    c->labs = pprof__malloc(&p->alloc, (c->most_labs + 1) * sizeof(pprof_label));
-    if (!c->vals || !c->labs)
-        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    for (size_t t = 0; t < (c->k ? c->k : 1); t++) {
+        scratch *w = &c->work[t];
+        w->vals = pprof__malloc(&p->alloc, (c->most_vals + 1) * sizeof(int64_t));
+        w->labs = pprof__malloc(&p->alloc, (c->most_labs + 1) * sizeof(pprof_label));
+        if (!w->vals || !w->labs)
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
     *src = (pprof__sample_src){c->n, bound, get_sample, c};
+    c->parts =
+        (pprof__sample_parts){c->k, c->first, c->bound, get_in, c->strings, c->n_strings, c->pool};
     return PPROF_OK;
 }
 
@@ -354,11 +487,13 @@ typedef struct sink {
 } sink;
 
 static pprof_status
-write_out(const pprof_profile *p, const pprof__sample_src *src, const pprof_convert_options *co,
-          const sink *out, pprof_convert_result *res, pprof_error *err)
+write_out(const pprof_profile *p, const pprof__sample_src *src, const pprof__sample_parts *parts,
+          const pprof_convert_options *co, const sink *out, pprof_convert_result *res,
+          pprof_error *err)
 {
-    pprof_status st = out->path ? pprof__write_file_src(p, src, NULL, out->path, co->write, err)
-                                : pprof__write_memory_src(p, src, co->write, out->buf, err);
+    pprof_status st = out->path
+                          ? pprof__write_file_parts(p, src, parts, out->path, co->write, err)
+                          : pprof__write_memory_parts(p, src, parts, co->write, out->buf, err);
     /* what cannot be encoded (a dangling string index, unchecked) is the input's fault */
     res->output_failed = st == PPROF_E_IO || st == PPROF_E_NOMEM;
     return st;
@@ -376,7 +511,7 @@ via_model(pprof_profile *p, const pprof_convert_options *co, const sink *out,
         res->check_errors = sum.count[PPROF_SEVERITY_ERROR];
     }
     if (!st)
-        st = write_out(p, NULL, co, out, res, err);
+        st = write_out(p, NULL, NULL, co, out, res, err);
     pprof_profile_free(p);
     return st;
 }
@@ -448,11 +583,10 @@ in_place(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o
     if (!st && dj && detect_wait(dj))
         st = PPROF_E_UNSUPPORTED; /* the caller reads it as that format */
     if (!st) {
-        st = write_out(p, &src, co, out, res, err);
+        st = write_out(p, &src, &c.parts, co, out, res, err);
         res->in_place = true;
     }
-    pprof__free(&p->alloc, c.vals);
-    pprof__free(&p->alloc, c.labs);
+    parts_free(&c);
     return st;
 }
 
@@ -490,6 +624,29 @@ to_model(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o
     return via_model(p, co, out, res, err);
 }
 
+/* The profile the in-place path decodes buf into: without a caller's allocator its tables come
+ * from blocks in huge pages (memory-private.h), as a merge's do: first touches of the small
+ * pages of the default allocator's medium blocks cost more than decoding into them. buf stays
+ * the read options' allocator's (in_place_free). */
+static pprof_profile *
+in_place_profile(const pprof_read_options *o, size_t len)
+{
+    pprof__blocks *b = pprof__blocks_for_work(&o->allocator, len);
+    pprof_allocator ba = b ? pprof__blocks_allocator(b) : o->allocator;
+    pprof_profile *p = pprof__profile_new(&ba);
+    pprof__blocks_release(b);
+    return p;
+}
+
+/* Frees p and buf, which p held. */
+static void
+in_place_free(pprof_profile *p, uint8_t *buf, const pprof_read_options *o)
+{
+    p->buf = NULL;
+    pprof_profile_free(p);
+    pprof__free(&o->allocator, buf);
+}
+
 /* Converts the decompressed protobuf in buf (owned), read from a container of format fmt. */
 static pprof_status
 convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options *o,
@@ -504,7 +661,7 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
             pprof__pool_free(dj.pool);
     }
     if (dj.started) {
-        pprof_profile *p = pprof__profile_new(&o->allocator);
+        pprof_profile *p = in_place_profile(o, len);
         if (!p) {
             detect_wait(&dj);
             pprof__free(&o->allocator, buf);
@@ -527,7 +684,7 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
         }
         if (st && err)
             *err = mine;
-        pprof_profile_free(p);
+        in_place_free(p, buf, o);
         return st;
     }
     const pprof_reader *r = pprof__reader_for_raw(o->readers, buf, len);
@@ -540,22 +697,28 @@ convert_raw(uint8_t *buf, size_t len, pprof_format fmt, const pprof_read_options
         pprof_status st = r->read(buf, len, fmt, o, &q, err);
         return st ? st : via_model(q, co, out, res, err);
     }
-    pprof_profile *p = pprof__profile_new(&o->allocator);
-    if (!p) {
-        pprof__free(&o->allocator, buf);
-        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-    }
-    p->source_format = fmt;
     if (co->mode != PPROF_CONVERT_MODEL) {
+        pprof_profile *p = in_place_profile(o, len);
+        if (!p) {
+            pprof__free(&o->allocator, buf);
+            return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        p->source_format = fmt;
         pprof_status st = in_place(p, buf, len, o, co, out, res, NULL, err);
         if (st != PPROF_E_UNSUPPORTED || co->mode == PPROF_CONVERT_IN_PLACE) {
-            pprof_profile_free(p);
+            in_place_free(p, buf, o);
             return st;
         }
         p->buf = NULL; /* the bytes go on to the model path */
         pprof_profile_free(p);
         return to_model(buf, len, fmt, o, co, out, res, err);
     }
+    pprof_profile *p = pprof__profile_new(&o->allocator);
+    if (!p) {
+        pprof__free(&o->allocator, buf);
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    }
+    p->source_format = fmt;
     pprof_status st = pprof__decode(p, buf, len, o, err); /* p owns buf from here on */
     if (st) {
         pprof_profile_free(p);

@@ -5,6 +5,7 @@
 
 #include "hash-private.h"
 #include "htab-private.h"
+#include "par-private.h"
 #include "profile-private.h"
 #include "schema-private.h"
 #include "wire-private.h"
@@ -17,6 +18,9 @@ typedef struct strmap {
     pprof__htab by_content; /* new strings by content */
     pprof_error *err;
     pprof_status st;
+    /* While samples are encoded in parts on several threads, every string they use is mapped
+     * already and nothing may add one: a miss is the source's mistake, reported. */
+    bool frozen;
 } strmap;
 
 static inline uint64_t
@@ -48,6 +52,13 @@ remap(strmap *m, int64_t idx, const char *path_fmt, size_t a, size_t b)
     uint32_t *memo = &m->memo[idx];
     if (*memo != PPROF_NONE)
         return *memo;
+    if (m->frozen) {
+        if (m->st == PPROF_OK)
+            m->st = pprof__error(m->err, PPROF_E_INVALID, PPROF_NO_OFFSET, "",
+                                 "string %lld is used by a sample but not listed by its source",
+                                 (long long)idx);
+        return 0;
+    }
     pprof_string s = PPROF__AT(m->p->strings, pprof_string, idx);
     if (!pprof__htab_reserve(&m->by_content, m->a, 1))
         goto nomem;
@@ -116,9 +127,10 @@ typedef struct raw_sink {
 
 typedef struct enc {
     pprof_buffer *b;
-    raw_sink *sink;               /* NULL: b holds the whole encoding */
-    const pprof__sample_src *src; /* NULL: the profile's samples */
-    const pprof_allocator *ba;    /* grows b; NULL for a caller's buffer (libc) */
+    raw_sink *sink;                   /* NULL: b holds the whole encoding */
+    const pprof__sample_src *src;     /* NULL: the profile's samples */
+    const pprof__sample_parts *parts; /* NULL: src's samples in order */
+    const pprof_allocator *ba;        /* grows b; NULL for a caller's buffer (libc) */
     strmap sm;
     /* Streaming to a compressor: b was sized by encoded_bound and never moves; what is written
      * is announced a member's worth at a time. */
@@ -208,23 +220,26 @@ packed_put(uint8_t *p, unsigned field, const uint64_t *v, size_t n, size_t size)
     return p;
 }
 
+/* Samples lo..hi-1; part: the source's scratch to take them through (get_in), or SIZE_MAX
+ * (get, or the profile's own). */
 static void
-samples(enc *e)
+samples_range(enc *e, size_t lo, size_t hi, size_t part)
 {
     const pprof_profile *pr = e->sm.p;
-    size_t n = e->src ? e->src->n : pr->samples.len;
     const pprof__sample *ps = pr->samples.data;
     /* Samples that differ only in labels come in a row in merged profiles, with one stack: its
      * packed location ids are copied from the previous record instead of encoded again. */
     size_t prev_at = 0, prev_len = 0, prev_ls = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         pprof_sample s;
         bool same;
         if (piece_done(e))
             prev_len = 0; /* the previous record is gone from the buffer */
         const uint8_t *packed = NULL;
         size_t packed_len = 0;
-        if (e->src) {
+        if (part != SIZE_MAX) {
+            e->parts->get_in(e->src->ctx, part, i, &s, &same, &packed, &packed_len);
+        } else if (e->src) {
             e->src->get(e->src->ctx, i, &s, &same, &packed, &packed_len);
         } else {
             s = pprof_profile_sample(pr, i);
@@ -293,6 +308,151 @@ samples(enc *e)
         }
         e->b->len = (size_t)(p - e->b->data);
     }
+}
+
+static void mappings(enc *e);
+static void locations(enc *e);
+static void functions(enc *e);
+
+/* The source's samples in parts on several threads: part 0 into e as the serial encoding
+ * would write them, the others into buffers of their own, appended in order after. The
+ * strings the samples use are mapped first in the order of their first use, so the string
+ * table is the serial encoding's. The last part's thread then encodes the mappings, locations
+ * and functions into a buffer of their own, with the string map (the samples' part of it is
+ * only read meanwhile), so that their strings still come after the samples'. */
+typedef struct parts_job {
+    enc *e;
+    enc sub[PPROF__PAR_MAX];
+    pprof_buffer buf[PPROF__PAR_MAX];
+    pprof_error err[PPROF__PAR_MAX];
+    size_t k;
+    enc tables;
+    pprof_buffer tables_buf;
+    pprof_error tables_err;
+} parts_job;
+
+static void
+part_run(void *ctx, size_t t, size_t lo, size_t hi)
+{
+    (void)lo, (void)hi; /* one part of the source's, t */
+    parts_job *j = ctx;
+    const pprof__sample_parts *ps = j->e->parts;
+    samples_range(t ? &j->sub[t] : j->e, ps->first[t], ps->first[t + 1], t);
+    if (t == j->k - 1) {
+        mappings(&j->tables);
+        locations(&j->tables);
+        functions(&j->tables);
+    }
+}
+
+/* The most bytes mappings(), locations() and functions() write, as encoded_bound counts. */
+static size_t
+tables_bound(const pprof_profile *pr)
+{
+    pprof__encoded_counts c = {0};
+    c.mappings = pr->mappings.len;
+    c.functions = pr->functions.len;
+    c.locations = pr->locations.len;
+    const pprof__location *l = pr->locations.data;
+    for (size_t i = 0; i < pr->locations.len; i++)
+        c.lines += l[i].n_line;
+    return pprof__encoded_bound_of(&c);
+}
+
+/* The first failure of a part or of the tables, in the order of the output. */
+static void
+take_error(enc *e, const strmap *m, const pprof_error *err)
+{
+    if (e->sm.st == PPROF_OK && m->st) {
+        e->sm.st = m->st;
+        if (e->sm.err)
+            *e->sm.err = *err;
+    }
+}
+
+/* Bytes made elsewhere, after what e holds. */
+static void
+append(enc *e, const pprof_buffer *b)
+{
+    if (e->sink) {
+        flush(e);
+        if (e->sink->opened)
+            pprof__out_write(&e->sink->out, b->data, b->len);
+        return;
+    }
+    uint8_t *p = reserve(e, b->len);
+    if (p && b->len) {
+        memcpy(p, b->data, b->len);
+        e->b->len += b->len;
+    }
+}
+
+/* The samples, mappings, locations and functions, or a failure in e->sm.st. */
+static void
+samples_in_parts(enc *e)
+{
+    const pprof__sample_parts *ps = e->parts;
+    const pprof_allocator *a = &e->sm.p->alloc;
+    size_t k = ps->n;
+    for (size_t i = 0; i < ps->n_strings; i++)
+        remap(&e->sm, (int64_t)ps->strings[i], "sample label string %zu", i, 0);
+    parts_job *j = pprof__malloc(a, sizeof(*j));
+    if (!j) {
+        if (e->sm.st == PPROF_OK)
+            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        return;
+    }
+    memset(j, 0, sizeof(*j));
+    j->e = e;
+    j->k = k;
+    /* every buffer at its bound up front: none grows on another thread */
+    bool ready = e->sm.st == PPROF_OK;
+    for (size_t t = 1; t < k && ready; t++) {
+        j->sub[t] = (enc){.b = &j->buf[t], .src = e->src, .parts = ps, .ba = a, .sm = e->sm};
+        j->sub[t].sm.err = &j->err[t];
+        j->sub[t].sm.frozen = true;
+        ready = pprof__buffer_reserve_in(a, &j->buf[t], ps->bound[t]);
+    }
+    j->tables = (enc){.b = &j->tables_buf, .ba = a, .sm = e->sm};
+    j->tables.sm.err = &j->tables_err;
+    ready = ready && pprof__buffer_reserve_in(a, &j->tables_buf, tables_bound(e->sm.p));
+    if (!ready) {
+        if (e->sm.st == PPROF_OK)
+            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    } else {
+        e->sm.frozen = true;
+        pprof__par_for_parts(ps->pool, (unsigned)k, k, 1, "pprof-encode", part_run, j);
+        /* the string map goes on from where the tables left it */
+        strmap after = j->tables.sm;
+        after.err = e->sm.err;
+        after.st = e->sm.st; /* part 0's */
+        e->sm = after;
+        for (size_t t = 1; t < k; t++)
+            take_error(e, &j->sub[t].sm, &j->err[t]);
+        take_error(e, &j->tables.sm, &j->tables_err);
+        for (size_t t = 1; t < k && e->sm.st == PPROF_OK; t++)
+            append(e, &j->buf[t]);
+        if (e->sm.st == PPROF_OK)
+            append(e, &j->tables_buf);
+    }
+    for (size_t t = 1; t < k; t++)
+        pprof__free(a, j->buf[t].data);
+    pprof__free(a, j->tables_buf.data);
+    pprof__free(a, j);
+}
+
+/* The samples, then the mappings, locations and functions. */
+static void
+entities(enc *e)
+{
+    if (e->src && e->parts && e->parts->n > 1 && e->parts->n <= PPROF__PAR_MAX) {
+        samples_in_parts(e); /* all of them, or a failure recorded */
+        return;
+    }
+    samples_range(e, 0, e->src ? e->src->n : e->sm.p->samples.len, SIZE_MAX);
+    mappings(e);
+    locations(e);
+    functions(e);
 }
 
 static void
@@ -413,12 +573,14 @@ encoded_bound(const pprof_profile *pr, const pprof__sample_src *src)
 }
 
 static pprof_status
-encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *b,
-           const pprof_allocator *ba, pprof__gz_stream *gs, raw_sink *sink, pprof_error *err)
+encode_raw(const pprof_profile *pr, const pprof__sample_src *src, const pprof__sample_parts *parts,
+           pprof_buffer *b, const pprof_allocator *ba, pprof__gz_stream *gs, raw_sink *sink,
+           pprof_error *err)
 {
     enc e = {.b = b,
              .sink = sink,
              .src = src,
+             .parts = parts,
              .ba = ba,
              .gs = gs,
              .announce_at = PPROF_GZIP_MEMBER_BYTES};
@@ -442,10 +604,7 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, pprof_buffer *
     const pprof_header h = pprof_profile_header(pr);
     for (size_t i = 0; i < pr->sample_types.len; i++)
         sample_type(&e, PPROF__F_profile_sample_type, pprof_profile_sample_type(pr, i), i);
-    samples(&e);
-    mappings(&e);
-    locations(&e);
-    functions(&e);
+    entities(&e);
     uint64_t drop = remap(&e.sm, h.drop_frames, "drop_frames", 0, 0);
     uint64_t keep = remap(&e.sm, h.keep_frames, "keep_frames", 0, 0);
     for (size_t i = 0; i < h.n_comment; i++)
@@ -543,6 +702,14 @@ pprof_status
 pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
                         const pprof_write_options *opts, pprof_buffer *out, pprof_error *err)
 {
+    return pprof__write_memory_parts(p, src, NULL, opts, out, err);
+}
+
+pprof_status
+pprof__write_memory_parts(const pprof_profile *p, const pprof__sample_src *src,
+                          const pprof__sample_parts *parts, const pprof_write_options *opts,
+                          pprof_buffer *out, pprof_error *err)
+{
     if (!p || !out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output");
     pprof_status bad = pprof_write_options_check(opts, err);
@@ -551,7 +718,7 @@ pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
     pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
-        pprof_status st = encode_raw(p, src, out, NULL, NULL, NULL, err);
+        pprof_status st = encode_raw(p, src, parts, out, NULL, NULL, NULL, err);
         if (st)
             out->len = before;
         return st;
@@ -559,7 +726,7 @@ pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
     /* The intermediate encoding comes from the profile's allocator (huge pages for large
      * blocks by default): first-touch faults on a large libc buffer cost more than encoding. */
     pprof_buffer raw = {0};
-    pprof_status st = encode_raw(p, src, &raw, &p->alloc, NULL, NULL, err);
+    pprof_status st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, err);
     if (st == PPROF_OK)
         st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, NULL, out, err);
     pprof__free(&p->alloc, raw.data);
@@ -584,9 +751,28 @@ pprof_profile_write_stream(const pprof_profile *p, const pprof_write_options *op
     return pprof__buffer_write_stream(stream, st, &b, err);
 }
 
+static pprof_status write_file(const pprof_profile *p, const pprof__sample_src *src,
+                               const pprof__sample_parts *parts, pprof_buffer *pre,
+                               const char *path, const pprof_write_options *opts, pprof_error *err);
+
 pprof_status
 pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, pprof_buffer *pre,
                       const char *path, const pprof_write_options *opts, pprof_error *err)
+{
+    return write_file(p, src, NULL, pre, path, opts, err);
+}
+
+pprof_status
+pprof__write_file_parts(const pprof_profile *p, const pprof__sample_src *src,
+                        const pprof__sample_parts *parts, const char *path,
+                        const pprof_write_options *opts, pprof_error *err)
+{
+    return write_file(p, src, parts, NULL, path, opts, err);
+}
+
+static pprof_status
+write_file(const pprof_profile *p, const pprof__sample_src *src, const pprof__sample_parts *parts,
+           pprof_buffer *pre, const char *path, const pprof_write_options *opts, pprof_error *err)
 {
     if (!p || !path)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile or no output path");
@@ -617,7 +803,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
                                                &packed, streamed ? &out : NULL, err)))
             st = PPROF_E_NOMEM;
         else
-            st = encode_raw(p, src, &raw, &p->alloc, gs, NULL, err);
+            st = encode_raw(p, src, parts, &raw, &p->alloc, gs, NULL, err);
         if (gs) {
             pprof_status fst = pprof__gz_stream_finish(gs, raw.len, st == PPROF_OK, err);
             if (st == PPROF_OK)
@@ -627,7 +813,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
     } else if (o.format == PPROF_FORMAT_RAW && !pre && strcmp(path, "-") != 0) {
         /* standard output gets all or nothing, as below */
         raw_sink k = {.path = path, .opts = &o};
-        st = encode_raw(p, src, &raw, &p->alloc, NULL, &k, err);
+        st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, &k, err);
         if (st == PPROF_OK && k.open_st) {
             st = k.open_st;
             if (err)
@@ -640,7 +826,7 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
         pprof__free(&p->alloc, raw.data);
         return st;
     } else {
-        st = encode_raw(p, src, &raw, &p->alloc, NULL, NULL, err);
+        st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, err);
         if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
             st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc,
                                  &packed, err);

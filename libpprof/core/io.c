@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pool-private.h"
+#include "par-private.h"
 #include "profile-private.h"
 
 /* A large file's bytes are read in parts side by side: copying them and touching the fresh
@@ -21,20 +21,25 @@
 #define READ_MAX_PARTS 8
 
 typedef struct read_part {
-    int fd;
-    uint8_t *buf;
     size_t off, len, got; /* got < len: the file ended (or failed) there */
     int err;
-    pprof__job job;
 } read_part;
 
+typedef struct read_job {
+    int fd;
+    uint8_t *buf;
+    read_part part[READ_MAX_PARTS];
+} read_job;
+
 static void
-read_part_run(void *arg)
+read_part_run(void *ctx, size_t t, size_t lo, size_t hi)
 {
-    read_part *r = arg;
+    read_job *j = ctx;
+    read_part *r = &j->part[t];
+    *r = (read_part){.off = lo, .len = hi - lo};
     while (r->got < r->len) {
         ssize_t k =
-            pread(r->fd, r->buf + r->off + r->got, r->len - r->got, (off_t)(r->off + r->got));
+            pread(j->fd, j->buf + r->off + r->got, r->len - r->got, (off_t)(r->off + r->got));
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)
@@ -50,35 +55,21 @@ read_part_run(void *arg)
 static bool
 read_in_parts(int fd, uint8_t *buf, size_t size, unsigned threads, size_t *n, int *err)
 {
-    size_t k = threads < READ_MAX_PARTS ? threads : READ_MAX_PARTS;
-    if (k > size / READ_PART_MIN)
-        k = size / READ_PART_MIN;
-    read_part part[READ_MAX_PARTS];
-    bool started[READ_MAX_PARTS] = {false};
-    pprof__pool *pool = pprof__pool_new((unsigned)k - 1);
-    for (size_t t = 0; t < k; t++) {
-        part[t] = (read_part){.fd = fd, .buf = buf, .off = size * t / k};
-        part[t].len = size * (t + 1) / k - part[t].off;
-        part[t].job = (pprof__job){.fn = read_part_run, .arg = &part[t], .name = "pprof-read"};
-        if (t)
-            started[t] = pprof__pool_start(pool, &part[t].job);
-    }
-    for (size_t t = 0; t < k; t++)
-        if (!started[t])
-            read_part_run(&part[t]);
-    for (size_t t = 1; t < k; t++)
-        if (started[t])
-            pprof__pool_wait(&part[t].job);
+    unsigned most = threads < READ_MAX_PARTS ? threads : READ_MAX_PARTS;
+    read_job j = {.fd = fd, .buf = buf};
+    size_t k = pprof__par_parts(most, size, READ_PART_MIN);
+    pprof__pool *pool = k > 1 ? pprof__pool_new((unsigned)k - 1) : NULL;
+    k = pprof__par_for_parts(pool, most, size, READ_PART_MIN, "pprof-read", read_part_run, &j);
     pprof__pool_free(pool);
     *n = 0;
     *err = 0;
     for (size_t t = 0; t < k; t++) {
-        *n += part[t].got;
-        if (part[t].err) {
-            *err = part[t].err;
+        *n += j.part[t].got;
+        if (j.part[t].err) {
+            *err = j.part[t].err;
             return false;
         }
-        if (part[t].got < part[t].len)
+        if (j.part[t].got < j.part[t].len)
             break; /* the file shrank: what follows is not its content */
     }
     return lseek(fd, (off_t)*n, SEEK_SET) == (off_t)*n || (*err = errno, false);

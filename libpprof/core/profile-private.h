@@ -92,6 +92,22 @@ typedef struct pprof__sample_src {
     void *ctx;
 } pprof__sample_src;
 
+/* A source's samples cut into parts that are encoded side by side on pool's workers: part t
+ * from first[t] to first[t + 1] (n + 1 entries), encoding to at most bound[t] bytes, its
+ * samples taken through get_in(ctx, t, ...) (the source's get for one part: it may run for
+ * every part at once). strings lists every string index the samples' labels use (key, str,
+ * then num_unit, label after label), each once, in the order of first use, so that the string
+ * table comes out as encoding the samples one after another makes it. */
+typedef struct pprof__sample_parts {
+    size_t n;
+    const size_t *first, *bound;
+    void (*get_in)(void *ctx, size_t part, size_t i, pprof_sample *s, bool *same,
+                   const uint8_t **packed, size_t *packed_len);
+    const uint32_t *strings;
+    size_t n_strings;
+    struct pprof__pool *pool;
+} pprof__sample_parts;
+
 /* What encoded_bound (encode.c) counts; the bound is a sum of per-entity maxima. */
 #define PPROF__SAMPLE_BOUND(n_loc, n_val, n_lab)                                                   \
     (33 + 10 * ((size_t)(n_loc) + (size_t)(n_val)) + 46 * (size_t)(n_lab))
@@ -111,6 +127,14 @@ pprof_status pprof__write_file_src(const pprof_profile *p, const pprof__sample_s
 pprof_status pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
                                      const pprof_write_options *opts, pprof_buffer *out,
                                      pprof_error *err);
+/* The same with src's samples encoded in parts (NULL, or fewer than 2: in order). */
+pprof_status pprof__write_file_parts(const pprof_profile *p, const pprof__sample_src *src,
+                                     const pprof__sample_parts *parts, const char *path,
+                                     const pprof_write_options *opts, pprof_error *err);
+pprof_status pprof__write_memory_parts(const pprof_profile *p, const pprof__sample_src *src,
+                                       const pprof__sample_parts *parts,
+                                       const pprof_write_options *opts, pprof_buffer *out,
+                                       pprof_error *err);
 
 /* The checks every read from memory starts with (out is the caller's output pointer, only
  * tested for NULL); fills o from opts. */

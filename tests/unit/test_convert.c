@@ -1,6 +1,8 @@
 /* pprof_convert_*: the in-place path writes the model path's bytes (or gives its error) for
  * every file of corpus/ and the real corpus, and hand-made samples that break one condition
  * each are refused in place and converted through the model. */
+#include <unistd.h>
+
 #include "pb.h"
 #include "testutil.h"
 
@@ -149,6 +151,55 @@ static const hand_case CASES[] = {
     {"no sample type", (const uint8_t[]){0x0a, 0x01, 0x01}, 3, false, true},
 };
 
+/* Location ids 1..20000 (a dense index: ids up to 3 bytes are read without a lookup): ids of
+ * each length at and past the end of the range, longer forms than needed, id 0, ids of 4
+ * bytes and a truncated one; in place when valid, else the model's outcome. */
+static void
+dense_ids(tap *t)
+{
+    static const struct {
+        const char *name;
+        uint8_t ids[12];
+        size_t len;
+        bool in_place;
+    } cases[] = {
+        {"1, 2 and 3-byte ids, the last id", {0x01, 0xac, 0x02, 0xa0, 0x9c, 0x01, 0x7f}, 7, true},
+        {"a 3-byte id then a short tail", {0xa0, 0x9c, 0x01, 0x05, 0x06}, 5, true},
+        {"one past the last id", {0x01, 0xa1, 0x9c, 0x01}, 4, false},
+        {"a 3-byte id far past the last", {0x81, 0x80, 0x7f, 0x01}, 4, false},
+        {"a longer 2-byte form", {0x05, 0x81, 0x00, 0x07}, 4, false},
+        {"a longer 3-byte form", {0x81, 0x80, 0x00, 0x07}, 4, false},
+        {"id 0 among others", {0x05, 0xac, 0x02, 0x00, 0x07}, 5, false},
+        {"a 4-byte id", {0x81, 0x80, 0x80, 0x01, 0x05}, 5, false},
+        {"a truncated id at the end", {0x01, 0x02, 0x03, 0x81}, 4, false},
+        {"a truncated 3-byte id at the end", {0x01, 0x02, 0x81, 0x81}, 4, false},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        static const char *const strs[] = {"", "cpu", "ns", "f"};
+        pb b = {0}, s = {0}, ids = {0};
+        pb_strings(&b, strs, 4);
+        pb_value_type(&b, 1, 1, 2);
+        pb_simple_locations(&b, 20000);
+        pb_raw(&ids, cases[c].ids, cases[c].len);
+        pb_msg(&s, 1, &ids);
+        pb_v(&s, 2, 5);
+        pb_msg(&b, 2, &s);
+        outcome x = run(b.d, b.n, PPROF_CONVERT_IN_PLACE, false);
+        bool want = cases[c].in_place;
+        if (!tap_ok(t, want ? x.st == PPROF_OK && x.res.in_place : x.st == PPROF_E_UNSUPPORTED,
+                    "dense ids, %s: %s in place", cases[c].name, want ? "converted" : "refused"))
+            tap_diag("%s: %s %s", pprof_status_name(x.st), x.err.path, x.err.message);
+        size_t copies = 0;
+        both_ways(t, cases[c].name, b.d, b.n, &copies);
+        tap_ok(t, copies == (want ? 2 : 0), "dense ids, %s: auto %s", cases[c].name,
+               want ? "copies in place" : "falls back");
+        pprof_buffer_free(&x.buf);
+        pb_free(&s);
+        pb_free(&ids);
+        pb_free(&b);
+    }
+}
+
 static void
 hand_made(tap *t)
 {
@@ -244,6 +295,130 @@ in_parts(tap *t)
     }
 }
 
+/* Samples whose labels use strings first met in later parts, in another order in each part,
+ * two strings of one content, num units, and more than 8 labels: encoded in parts on several
+ * threads, the string table and every byte must be those of one thread and of the model. */
+static void
+label_strings_in_parts(pb *b, size_t n)
+{
+    const char *strs[40] = {"", "cpu", "ns"};
+    static char names[40][8];
+    for (int i = 3; i < 40; i++) {
+        snprintf(names[i], sizeof(names[i]), "s%d",
+                 i % 37 == 3 ? 36 : i); /* 3 and 36: one content */
+        strs[i] = names[i];
+    }
+    pb_strings(b, strs, 40);
+    pb_value_type(b, 1, 1, 2);
+    pb_simple_locations(b, 200);
+    for (size_t i = 0; i < n; i++) {
+        pb s = {0}, ids = {0};
+        pb_raw(&ids, (const uint8_t[]){(uint8_t)(1 + i % 100), (uint8_t)(101 + i % 27)}, 2);
+        pb_msg(&s, 1, &ids);
+        pb_v(&s, 2, 1 + i % 7);
+        /* strings 24.. come into use one per 3001 samples; every 50th sample has 10 labels */
+        size_t many = i % 50 == 0, labels = many ? 10 : 1 + i % 3, phase = i / 3001;
+        for (size_t j = 0; j < labels; j++) {
+            pb lab = {0};
+            pb_v(&lab, 1, 3 + j);
+            if (j == 2) {
+                pb_v(&lab, 3, i);
+                pb_v(&lab, 4, 15 + phase % 9);
+            } else {
+                pb_v(&lab, 2, many ? 24 : 24 + (phase + j) % 16);
+            }
+            pb_msg(&s, 3, &lab);
+            pb_free(&lab);
+        }
+        pb_msg(b, 2, &s);
+        pb_free(&s);
+        pb_free(&ids);
+    }
+}
+
+static bool
+file_bytes(const char *path, pprof_buffer *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint8_t chunk[65536];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        if (pprof__buffer_append(out, chunk, k))
+            break;
+    bool ok = !ferror(f);
+    fclose(f);
+    return ok;
+}
+
+/* The same profile written to a file in each format, with one thread and with threads. */
+static bool
+files_agree(const uint8_t *data, size_t len, pprof_format fmt, const char *dir)
+{
+    pprof_buffer got[2] = {{0}, {0}};
+    bool ok = true;
+    for (int th = 0; th < 2; th++) {
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/out-%d-%d", dir, (int)fmt, th);
+        FILE *in = NULL;
+        char inpath[4200];
+        snprintf(inpath, sizeof(inpath), "%s/in.pb", dir);
+        if (!(in = fopen(inpath, "wb")) || fwrite(data, 1, len, in) != len) {
+            if (in)
+                fclose(in);
+            return false;
+        }
+        fclose(in);
+        pprof_convert_options co = PPROF_CONVERT_OPTIONS_INIT;
+        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+        pprof_read_options r = PPROF_READ_OPTIONS_INIT;
+        r.threads = w.threads = th ? 4 : 1;
+        w.format = fmt;
+        co.write = &w;
+        co.read = &r;
+        pprof_convert_result res = PPROF_CONVERT_RESULT_INIT;
+        ok = ok && pprof_convert_file(inpath, &co, path, &res, NULL) == PPROF_OK && res.in_place &&
+             file_bytes(path, &got[th]);
+        remove(path);
+        remove(inpath);
+    }
+    ok = ok && got[0].len && got[0].len == got[1].len &&
+         memcmp(got[0].data, got[1].data, got[0].len) == 0;
+    pprof_buffer_free(&got[0]);
+    pprof_buffer_free(&got[1]);
+    return ok;
+}
+
+static void
+strings_in_parts(tap *t)
+{
+    pb b = {0};
+    label_strings_in_parts(&b, 50000);
+    outcome model = run_with(b.d, b.n, PPROF_CONVERT_MODEL, false, 1, 0);
+    bool ok = model.st == PPROF_OK;
+    for (unsigned th = 1; th <= 7 && ok; th += 2) {
+        outcome x = run_with(b.d, b.n, PPROF_CONVERT_IN_PLACE, false, th, 0);
+        ok = same_outcome(&model, &x) && x.res.in_place;
+        if (!ok)
+            tap_diag("threads %u: %s %s", th, pprof_status_name(x.st), x.err.message);
+        pprof_buffer_free(&x.buf);
+    }
+    tap_ok(t, ok, "encoded in parts: the model's bytes and string table, threads 1 to 7");
+    char dir[4096];
+    const char *base = getenv("TMPDIR");
+    snprintf(dir, sizeof(dir), "%s/pprof-test-convert-XXXXXX", base && *base ? base : "/tmp");
+    bool made = mkdtemp(dir) != NULL;
+    tap_ok(t, made && files_agree(b.d, b.n, PPROF_FORMAT_RAW, dir),
+           "encoded in parts to a file: the bytes of one thread (raw)");
+    tap_ok(t, made && files_agree(b.d, b.n, PPROF_FORMAT_GZIP, dir),
+           "encoded in parts to a file: the bytes of one thread (gzip)");
+    if (made)
+        rmdir(dir);
+    pprof_buffer_free(&model.buf);
+    pb_free(&b);
+}
+
 /* A format of its own for the test: pprof bytes of exactly 120001 samples are "other", and
  * read as a profile of the first sample only. */
 static bool
@@ -320,7 +495,9 @@ main(void)
 {
     tap t = {0};
     hand_made(&t);
+    dense_ids(&t);
     in_parts(&t);
+    strings_in_parts(&t);
     detect_beside(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];

@@ -52,6 +52,46 @@ count(void *ctx, size_t lo, size_t hi)
         atomic_fetch_add(&hits[i], 1);
 }
 
+/* What each part of a loop with part indices saw. */
+typedef struct part_seen {
+    atomic_size_t lo[PPROF__PAR_MAX], hi[PPROF__PAR_MAX];
+    atomic_int calls[PPROF__PAR_MAX], bad;
+} part_seen;
+
+static void
+note_part(void *ctx, size_t part, size_t lo, size_t hi)
+{
+    part_seen *s = ctx;
+    if (part >= PPROF__PAR_MAX) {
+        atomic_store(&s->bad, 1);
+        return;
+    }
+    atomic_fetch_add(&s->calls[part], 1);
+    atomic_store(&s->lo[part], lo);
+    atomic_store(&s->hi[part], hi);
+}
+
+/* Parts 0..k-1 each called once, in the order of their ranges, which tile [0, n). */
+static bool
+parts_in_order(pprof__pool *p, unsigned threads, size_t n, size_t min_part)
+{
+    static part_seen s;
+    memset(&s, 0, sizeof(s));
+    size_t k = pprof__par_for_parts(p, threads, n, min_part, "pprof-test", note_part, &s);
+    if (k != pprof__par_parts(threads, n, min_part) || k < 1 || atomic_load(&s.bad))
+        return false;
+    size_t at = 0;
+    for (size_t i = 0; i < PPROF__PAR_MAX; i++) {
+        if (atomic_load(&s.calls[i]) != (i < k ? 1 : 0))
+            return false;
+        if (i < k && (atomic_load(&s.lo[i]) != at || atomic_load(&s.hi[i]) < at))
+            return false;
+        if (i < k)
+            at = atomic_load(&s.hi[i]);
+    }
+    return at == n;
+}
+
 /* Every index of [0, n) hit exactly once. */
 static bool
 loop_covers(pprof__pool *p, unsigned threads, size_t n, size_t min_part)
@@ -119,8 +159,12 @@ main(void)
         pprof__pool *q = threads ? pprof__pool_new(threads) : NULL;
         bool ok = loop_covers(q, threads, 99991, 1000) && loop_covers(q, threads, 3, 1) &&
                   loop_covers(q, threads, 0, 0) && loop_covers(q, 2, 2, 1);
+        bool parts = parts_in_order(q, threads, 99991, 1000) && parts_in_order(q, threads, 3, 1) &&
+                     parts_in_order(q, threads, 0, 0) && parts_in_order(q, 2, 2, 1);
         pprof__pool_free(q);
         tap_ok(&t, ok, "loops cover every index once, threads %u", threads);
+        tap_ok(&t, parts, "parts 0..k-1 run once each over ranges in their order, threads %u",
+               threads);
     }
     return tap_done(&t);
 }

@@ -124,8 +124,8 @@ typedef struct pprof_read_options {
     const struct pprof_reader *const *readers;
     /* Threads that may work on one input: the members of a gzip stream written in members
      * (PPROF_GZIP_MEMBER_BYTES each, as this library writes gzip) are inflated side by side,
-     * and pprof_convert checks a large profile's samples in parts. 0 or 1, the default: the
-     * calling thread alone. Results never depend on it. */
+     * and pprof_convert checks and encodes a large profile's samples in parts. 0 or 1, the
+     * default: the calling thread alone. Results never depend on it. */
     unsigned threads;
 } pprof_read_options;
 
