@@ -875,6 +875,24 @@ pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base, const pprof_
     vo.graph = in ? *in : NULL;
     vo.graph_view = NULL;
     c.vo = vo;
+    /* The profiles are the tree's now: checked first (tree_new's check, which then finds its
+     * verdict kept), then slimmed before anything reads them. */
+    pprof_status st = PPROF_OK;
+    if (in && *in && out) {
+        st = pprof__validate(*in, NULL, err);
+        if (!st && base && *base)
+            st = pprof__validate(*base, "base", err);
+        if (!st)
+            st = pprof__profile_slim(*in, err);
+        if (!st && base && *base)
+            st = pprof__profile_slim(*base, err);
+        if (st) {
+            *out = NULL;
+            release(&c, 0);
+            release(&c, 1);
+            return st;
+        }
+    }
     pprof__pool *pool = NULL;
     if (view && vo.graph && !(base && *base)) {
         /* on a second thread while the stacks are summed: both only read the profile */
@@ -885,7 +903,7 @@ pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base, const pprof_
             draw_view(&c);
     }
     release_hook rel = {release, &c};
-    pprof_status st = tree_new(in ? *in : NULL, base ? *base : NULL, opts, &rel, out, err);
+    st = tree_new(in ? *in : NULL, base ? *base : NULL, opts, &rel, out, err);
     release(&c, 0); /* when the tree failed before its stacks */
     release(&c, 1);
     pprof__pool_free(pool);
