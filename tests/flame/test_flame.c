@@ -285,6 +285,10 @@ typedef struct counter {
     /* when live falls to 0 on a free: watch's live bytes then */
     const struct counter *watch;
     size_t watch_at_zero;
+    /* at the first allocation: first_watch's live bytes then */
+    const struct counter *first_watch;
+    size_t watch_at_first;
+    bool allocated;
 } counter;
 
 /* each block starts with its size, so free and realloc know what leaves */
@@ -296,6 +300,9 @@ count_alloc(void *ctx, size_t size)
     if (!m)
         return NULL;
     m[0] = size;
+    if (!c->allocated && c->first_watch)
+        c->watch_at_first = c->first_watch->live;
+    c->allocated = true;
     c->live += size;
     c->peak = c->live > c->peak ? c->live : c->peak;
     return (char *)m + 16;
@@ -654,6 +661,48 @@ take_same(tap *t, const char *what, pprof_profile *p, pprof_profile *base)
     pprof_profile_free(base);
 }
 
+/* The profile taken is checked and slimmed before the tree allocates anything: its decoded input
+ * gone (the strings copied out) and its location ids 4-byte indices, so the profile and the
+ * stacks summed from it, or the Graph view drawn from it, are never held at full size together.
+ * The page stays the same (take_same). */
+static void
+take_slims(tap *t)
+{
+    pprof_profile *w = make_deep();
+    pprof_buffer raw = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    size_t entries = 0;
+    for (size_t i = 0; w && i < pprof_profile_count(w, PPROF_TABLE_SAMPLE); i++)
+        entries += pprof_profile_sample(w, i).n_location_id;
+    counter pc = {0}, tc = {0};
+    tc.first_watch = &pc;
+    pprof_allocator pa = {count_alloc, count_realloc, count_free, &pc};
+    pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+    ro.allocator = pa;
+    pprof_profile *in = NULL;
+    pprof_error e;
+    if (w && !pprof_profile_write_memory(w, &wo, &raw, &e))
+        pprof_profile_read_memory(raw.data, raw.len, &ro, &in, &e);
+    size_t read = pc.live;
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.allocator = (pprof_allocator){count_alloc, count_realloc, count_free, &tc};
+    pprof_flame_tree *wt = NULL;
+    bool ok = in && pprof_flame_tree_new_take(&in, NULL, &o, NULL, NULL, &wt, &e) == PPROF_OK;
+    /* gone: the input and 4 of each entry's 8 bytes; the strings' copy (5,000 bytes of names
+     * here) comes back */
+    size_t gone = raw.len + 4 * entries;
+    if (!ok)
+        tap_diag("take: %s", e.message);
+    tap_ok(t, ok && entries > 10000 && tc.allocated && tc.watch_at_first + gone <= read + 8192,
+           "take: the profile holds %zu bytes when the tree starts, %zu read (%zu input bytes, "
+           "%zu stack entries)",
+           tc.watch_at_first, read, raw.len, entries);
+    pprof_flame_tree_free(wt);
+    pprof_buffer_free(&raw);
+    pprof_profile_free(w);
+}
+
 static void
 test_take(tap *t)
 {
@@ -678,6 +727,7 @@ test_take(tap *t)
            "tree keeps %zu",
            n, pc.watch_at_zero, tc.live);
     take_same(t, "5000 deep stacks", w, NULL);
+    take_slims(t);
     pprof_flame_tree_free(wt);
     pprof_profile *none = NULL;
     pprof_flame_tree *tr = NULL;
