@@ -955,10 +955,64 @@ test_kth_largest(tap *t)
     free(sorted);
 }
 
+/* ---- pprof_profile_read_buffer (pprof-flame's read): the profile of read_memory, the input gone
+ * once decompressed; the same error on a broken input; the buffer empty either way */
+
+static void
+test_read_buffer(tap *t)
+{
+    pprof_profile *w = make_deep();
+    pprof_buffer gz = {0}, raw = {0}, in = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    pprof_error e, e2;
+    bool made = w && !pprof_profile_write_memory(w, &wo, &gz, &e);
+    wo.format = PPROF_FORMAT_RAW;
+    made = made && !pprof_profile_write_memory(w, &wo, &raw, &e);
+    for (int k = 0; k < 2 && made; k++) {
+        const pprof_buffer *src = k ? &raw : &gz;
+        in.data = malloc(src->len);
+        in.len = in.cap = in.data ? src->len : 0;
+        if (in.data)
+            memcpy(in.data, src->data, src->len);
+        pprof_profile *a = NULL, *b = NULL;
+        pprof_status sa = pprof_profile_read_memory(src->data, src->len, NULL, &a, &e);
+        pprof_status sb = pprof_profile_read_buffer(&in, NULL, &b, &e2);
+        pprof_buffer wa = {0}, wb = {0};
+        bool same = !sa && !sb && !pprof_profile_write_memory(a, &wo, &wa, &e) &&
+                    !pprof_profile_write_memory(b, &wo, &wb, &e) && wa.len == wb.len &&
+                    !memcmp(wa.data, wb.data, wa.len);
+        tap_ok(t, same && !in.data && !in.len,
+               "read_buffer, %s: the profile of read_memory, the "
+               "buffer emptied",
+               k ? "raw" : "gzip");
+        pprof_buffer_free(&wa);
+        pprof_buffer_free(&wb);
+        pprof_profile_free(a);
+        pprof_profile_free(b);
+    }
+    /* a gzip stream cut short */
+    size_t cut = gz.len / 2;
+    in.data = malloc(cut);
+    in.len = in.cap = in.data ? cut : 0;
+    if (in.data)
+        memcpy(in.data, gz.data, cut);
+    pprof_profile *a = NULL, *b = NULL;
+    pprof_status sa = pprof_profile_read_memory(gz.data, cut, NULL, &a, &e);
+    pprof_status sb = pprof_profile_read_buffer(&in, NULL, &b, &e2);
+    tap_ok(t, made && sa && sa == sb && !a && !b && !strcmp(e.message, e2.message) && !in.data,
+           "read_buffer, cut gzip: the same error (%s)", sb ? e2.message : "none");
+    tap_ok(t, pprof_profile_read_buffer(NULL, NULL, &b, &e2) == PPROF_E_ARG && !b,
+           "read_buffer, no buffer: E_ARG");
+    pprof_buffer_free(&gz);
+    pprof_buffer_free(&raw);
+    pprof_profile_free(w);
+}
+
 int
 main(void)
 {
     tap t = {0};
+    test_read_buffer(&t);
     test_kth_largest(&t);
     test_small(&t);
     test_diff(&t);
