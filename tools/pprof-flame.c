@@ -3,6 +3,9 @@
  * inputs, applies pprof-edit's filters and picks the format. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "common.h"
 #include "edit-filters.h"
@@ -100,8 +103,8 @@ read_input(const char *prog, const char *path, bool folded, pprof_profile **out)
         return st ? tool_exit_for(st) : 0;
     }
     pprof_read_options ro;
-    if (!st)
-        st = pprof_profile_read_memory(b.data, b.len, tool_read_options(&ro), out, &err);
+    if (!st) /* the input goes once decompressed: never held beside the decoded profile */
+        st = pprof_profile_read_buffer(&b, tool_read_options(&ro), out, &err);
     pprof_buffer_free(&b);
     if (st) {
         tool_print_error(stderr, prog, path, &err);
@@ -313,5 +316,12 @@ run(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* A fixed threshold: glibc's own rises to the size of the input buffer once it is freed,
+     * and the profile's tables under it then go to the heap, where the pages freed with the
+     * profile stay resident beside the tree (a peak of 120 MB instead of 105 on a 10 MB gzip
+     * profile). */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     return tool_finish("pprof-flame", run(argc, argv));
 }

@@ -64,6 +64,9 @@ struct pprof_profile {
     /* pprof_validate found nothing (validate.c): a cache with the id index's thread rule */
     _Atomic bool valid;
     uint32_t relax; /* the PPROF_RELAX_* bits the profile was read with */
+    /* stack holds uint32 location indices instead of ids (pprof__profile_slim): only
+     * pprof__sample_locs reads it then */
+    bool stack_is_index;
 
     /* A merge input (merge-input.c) leaves its samples undecoded: (body offset, body length)
      * pairs into buf, decoded a batch at a time by pprof__decode_samples into samples, stack,
@@ -308,6 +311,13 @@ PPROF_PRIVATE_API void pprof__read_options_fill(pprof_read_options *dst,
  * PPROF_E_INVALID naming the sample when an id has no location. */
 PPROF_PRIVATE_API pprof_status pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx,
                                                   pprof_error *err);
+/* For an owner that reads a valid profile's samples' locations only through
+ * pprof__sample_locs from here on, and no wire bytes (a flame graph and its Graph view): the
+ * location ids become 4-byte location indices in place and the table shrinks to them, and the
+ * decoded input goes once the strings are copied out of it. Half the memory of the samples'
+ * stacks and all of the input's. PPROF_E_INVALID for an id without location (p is left as it
+ * was), PPROF_E_NOMEM (the strings stay where they were). */
+PPROF_PRIVATE_API pprof_status pprof__profile_slim(pprof_profile *p, pprof_error *err);
 
 /* ---- readers.c: formats other than pprof (pprof_read_options.readers) */
 

@@ -84,9 +84,10 @@ pprof__read_memory_start(const void *data, size_t size, const pprof_read_options
     return PPROF_OK;
 }
 
-pprof_status
-pprof_profile_read_memory(const void *data, size_t size, const pprof_read_options *opts,
-                          pprof_profile **out, pprof_error *err)
+/* owned: the buffer data is in, freed once it is decompressed (NULL: the caller's bytes) */
+static pprof_status
+read_memory(const void *data, size_t size, pprof_buffer *owned, const pprof_read_options *opts,
+            pprof_profile **out, pprof_error *err)
 {
     if (out)
         *out = NULL;
@@ -102,6 +103,8 @@ pprof_profile_read_memory(const void *data, size_t size, const pprof_read_option
     uint8_t *buf = NULL;
     size_t len = 0;
     pprof_status st = pprof__decompress(data, size, fmt, &o, &buf, &len, err);
+    if (owned)
+        pprof_buffer_free(owned); /* data is not read again */
     /* another format by content (pprof_read_options.readers), converted where every tool reads */
     const pprof_reader *r = st == PPROF_OK ? pprof__reader_for_raw(o.readers, buf, len) : NULL;
     if (r) {
@@ -116,6 +119,27 @@ pprof_profile_read_memory(const void *data, size_t size, const pprof_read_option
     }
     *out = p;
     return PPROF_OK;
+}
+
+pprof_status
+pprof_profile_read_memory(const void *data, size_t size, const pprof_read_options *opts,
+                          pprof_profile **out, pprof_error *err)
+{
+    return read_memory(data, size, NULL, opts, out, err);
+}
+
+pprof_status
+pprof_profile_read_buffer(pprof_buffer *in, const pprof_read_options *opts, pprof_profile **out,
+                          pprof_error *err)
+{
+    if (!in) {
+        if (out)
+            *out = NULL;
+        return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
+    }
+    pprof_status st = read_memory(in->data, in->len, in, opts, out, err);
+    pprof_buffer_free(in); /* when refused before the decompression */
+    return st;
 }
 
 pprof_status

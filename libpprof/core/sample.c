@@ -67,6 +67,10 @@ pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error
     const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, si);
     if (!s->n_loc)
         return PPROF_OK;
+    if (p->stack_is_index) { /* resolved once by pprof__profile_slim */
+        memcpy(idx, (const uint32_t *)p->stack.data + s->loc_off, s->n_loc * sizeof(uint32_t));
+        return PPROF_OK;
+    }
     const uint64_t *ids = (const uint64_t *)p->stack.data + s->loc_off;
     for (uint32_t j = 0; j < s->n_loc; j++) {
         uint32_t li = pprof__idmap_find(&p->loc_idx, ids[j]);
@@ -78,5 +82,55 @@ pprof__sample_locs(const pprof_profile *p, size_t si, uint32_t *idx, pprof_error
         }
         idx[j] = li;
     }
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__profile_slim(pprof_profile *p, pprof_error *err)
+{
+    if (!p->stack_is_index && p->stack.len) {
+        if (pprof__profile_index(p, err))
+            return PPROF_E_NOMEM;
+        const uint64_t *ids = p->stack.data;
+        for (size_t j = 0; j < p->stack.len; j++)
+            if (pprof__idmap_find(&p->loc_idx, ids[j]) == PPROF_NONE)
+                return pprof__error(err, PPROF_E_INVALID, PPROF_NO_OFFSET, "sample",
+                                    "no location has id %" PRIu64, ids[j]);
+        /* in place, front to back: entry j is read (bytes 8j..) before any write reaches it */
+        uint32_t *idx = p->stack.data;
+        for (size_t j = 0; j < p->stack.len; j++)
+            idx[j] = pprof__idmap_find(&p->loc_idx, ids[j]);
+        void *d = pprof__realloc(&p->alloc, p->stack.data, p->stack.len * sizeof(uint32_t));
+        if (d) {
+            p->stack.data = d;
+            p->stack.cap = p->stack.len * sizeof(uint32_t) / sizeof(uint64_t);
+        }
+        p->stack_is_index = true;
+    }
+    if (!p->buf)
+        return PPROF_OK;
+    /* the strings that point into the input (a built profile's are elsewhere) */
+    uintptr_t lo = (uintptr_t)p->buf, hi = lo + p->buf_len;
+    size_t total = 0;
+    const pprof_string *s = p->strings.data;
+    for (size_t i = 0; i < p->strings.len; i++)
+        if ((uintptr_t)s[i].data >= lo && (uintptr_t)s[i].data <= hi)
+            total += s[i].len;
+    char *copy = pprof__arena_alloc(&p->arena, total ? total : 1);
+    if (!copy)
+        return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    pprof_string *w = p->strings.data;
+    for (size_t i = 0; i < p->strings.len; i++) {
+        uintptr_t at = (uintptr_t)w[i].data;
+        if (at < lo || at > hi)
+            continue;
+        if (w[i].len)
+            memcpy(copy, w[i].data, w[i].len);
+        w[i].data = w[i].len ? copy : "";
+        copy += w[i].len;
+    }
+    pprof__free(&p->alloc, p->buf);
+    p->buf = NULL;
+    p->buf_len = 0;
     return PPROF_OK;
 }

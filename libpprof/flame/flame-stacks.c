@@ -50,11 +50,12 @@ frames_of(const pprof_profile *p, const pprof__flame_loc_frames *lf, size_t i, b
     uint32_t n = sm->n_loc;
     /* no stack entries at all: the table may be NULL */
     const uint64_t *ids = n ? (const uint64_t *)p->stack.data + sm->loc_off : NULL;
+    const uint32_t *idx = n ? (const uint32_t *)p->stack.data + sm->loc_off : NULL;
     scratch->len = 0;
     *bad = PPROF_NONE;
     for (uint32_t j = 0; j < n; j++) {
         uint32_t pos = reverse ? j : n - 1 - j;
-        uint32_t li = pprof__idmap_find(&p->loc_idx, ids[pos]);
+        uint32_t li = p->stack_is_index ? idx[pos] : pprof__idmap_find(&p->loc_idx, ids[pos]);
         if (li == PPROF_NONE) {
             *bad = pos;
             return true;

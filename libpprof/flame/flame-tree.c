@@ -26,6 +26,9 @@ typedef struct builder {
     pprof__htab names;    /* name bytes -> name id */
     pprof__vec name_vec;  /* pprof_flame_name */
     bool overflow;
+    /* frame keys are name rank << 1 | inline (rank_keys): the stacks come in the tree's
+     * preorder, so the nodes are made in it */
+    bool ranked;
     pprof__vec timed;     /* flame_timed of IN's samples with a time label */
     pprof__vec timed_val; /* their values, nt each, in the order they were found */
 } builder;
@@ -274,6 +277,36 @@ location_frames(builder *b, const pprof_profile *p, const pprof__nodes *rn,
 static pprof_status collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
                                   pprof_error *err);
 
+static int name_cmp(const void *x, const void *y, void *ctx);
+
+/* The frame keys of lf as name rank << 1 | inline, the rank in the order of the names' bytes
+ * (the root's first): the order the tree's children take (order()). The stacks then sort in the
+ * tree's preorder. Only for IN's tree: BASE's names would change the ranks. */
+static pprof_status
+rank_keys(builder *b, pprof__flame_loc_frames *lf, size_t n_fr, pprof_error *err)
+{
+    size_t nn = b->name_vec.len;
+    uint32_t *byname = pprof__malloc(b->a, (nn ? nn : 1) * sizeof(uint32_t));
+    uint32_t *rank = pprof__malloc(b->a, (nn ? nn : 1) * sizeof(uint32_t));
+    if (!byname || !rank) {
+        pprof__free(b->a, byname);
+        pprof__free(b->a, rank);
+        return nomem(err);
+    }
+    for (size_t i = 0; i < nn; i++)
+        byname[i] = (uint32_t)i;
+    if (nn > 1)
+        qsort_r(byname + 1, nn - 1, sizeof(uint32_t), name_cmp, b->name_vec.data);
+    for (size_t i = 0; i < nn; i++)
+        rank[byname[i]] = (uint32_t)i;
+    for (size_t k = 0; k < n_fr; k++)
+        lf->fr[k] = rank[lf->fr[k] >> 1] << 1 | (lf->fr[k] & 1);
+    pprof__free(b->a, byname);
+    pprof__free(b->a, rank);
+    b->ranked = true;
+    return PPROF_OK;
+}
+
 /* The (parent, key) -> node table over every node made so far. */
 static bool
 index_children(builder *b)
@@ -309,6 +342,8 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
     pprof__flame_stacks s = {0};
     if (!st)
         st = location_frames(b, p, &rn, &lf, err);
+    if (!st && slot == 0 && b->slots == 1)
+        st = rank_keys(b, &lf, rn.loc_off[p->locations.len], err);
     if (!st)
         st = pprof__flame_stacks_build(p, &lf, b->nt, reverse, b->a, &s, err);
     pprof__free(b->a, lf.off);
@@ -486,28 +521,35 @@ order(builder *b, bool base, pprof_error *err)
     size_t n = b->n, nn = t->n_names, nt = b->nt, nv = n * nt, nf = nn * nt;
     int slots = base ? 2 : 1;
     t->n = n;
+    /* ranked keys: the nodes were made in preorder with their children in order */
+    bool made = b->ranked;
     uint32_t *byname = pprof__malloc(a, nn * sizeof(uint32_t));
     uint32_t *rank = pprof__malloc(a, nn * sizeof(uint32_t));
-    uint32_t *coff = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
-    uint64_t *cl = pprof__malloc(a, n * sizeof(uint64_t));
-    uint32_t *stack = pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint32_t *coff = made ? NULL : pprof__malloc(a, (n + 1) * sizeof(uint32_t));
+    uint64_t *cl = made ? NULL : pprof__malloc(a, n * sizeof(uint64_t));
+    uint32_t *stack = made ? NULL : pprof__malloc(a, (n + 1) * sizeof(uint32_t));
     uint32_t *newof = pprof__malloc(a, n * sizeof(uint32_t)), *perm = NULL;
     pprof_status st = PPROF_OK;
-    if (!byname || !rank || !coff || !cl || !stack || !newof)
+    if (!byname || !rank || (!made && (!coff || !cl || !stack)) || !newof)
         goto nomem;
     for (size_t i = 0; i < nn; i++)
         byname[i] = (uint32_t)i;
     qsort_r(byname + 1, nn - 1, sizeof(uint32_t), name_cmp, t->names);
     for (size_t i = 0; i < nn; i++)
         rank[byname[i]] = (uint32_t)i;
-    sorted_children(b, rank, coff, cl);
-    size_t sp = 0, next = 0;
-    stack[sp++] = 0;
-    while (sp) {
-        uint32_t old = stack[--sp];
-        newof[old] = (uint32_t)next++;
-        for (uint32_t j = coff[old + 1]; j-- > coff[old];)
-            stack[sp++] = (uint32_t)cl[j];
+    if (made) {
+        for (size_t i = 0; i < n; i++)
+            newof[i] = (uint32_t)i;
+    } else {
+        sorted_children(b, rank, coff, cl);
+        size_t sp = 0, next = 0;
+        stack[sp++] = 0;
+        while (sp) {
+            uint32_t old = stack[--sp];
+            newof[old] = (uint32_t)next++;
+            for (uint32_t j = coff[old + 1]; j-- > coff[old];)
+                stack[sp++] = (uint32_t)cl[j];
+        }
     }
     pprof__free(a, cl);
     pprof__free(a, coff);
@@ -522,8 +564,8 @@ order(builder *b, bool base, pprof_error *err)
     b->parent = NULL;
     if (!(t->name = pprof__malloc(a, n * sizeof(uint32_t))) || !(t->inl = pprof__malloc(a, n)))
         goto nomem;
-    for (size_t old = 0; old < n; old++) {
-        t->name[newof[old]] = b->key[old] >> 1;
+    for (size_t old = 0; old < n; old++) { /* a ranked key's name is the rank's */
+        t->name[newof[old]] = made ? byname[b->key[old] >> 1] : b->key[old] >> 1;
         t->inl[newof[old]] = b->key[old] & 1;
     }
     pprof__free(a, b->key);
@@ -875,6 +917,24 @@ pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base, const pprof_
     vo.graph = in ? *in : NULL;
     vo.graph_view = NULL;
     c.vo = vo;
+    /* The profiles are the tree's now: checked first (tree_new's check, which then finds its
+     * verdict kept), then slimmed before anything reads them. */
+    pprof_status st = PPROF_OK;
+    if (in && *in && out) {
+        st = pprof__validate(*in, NULL, err);
+        if (!st && base && *base)
+            st = pprof__validate(*base, "base", err);
+        if (!st)
+            st = pprof__profile_slim(*in, err);
+        if (!st && base && *base)
+            st = pprof__profile_slim(*base, err);
+        if (st) {
+            *out = NULL;
+            release(&c, 0);
+            release(&c, 1);
+            return st;
+        }
+    }
     pprof__pool *pool = NULL;
     if (view && vo.graph && !(base && *base)) {
         /* on a second thread while the stacks are summed: both only read the profile */
@@ -885,7 +945,7 @@ pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base, const pprof_
             draw_view(&c);
     }
     release_hook rel = {release, &c};
-    pprof_status st = tree_new(in ? *in : NULL, base ? *base : NULL, opts, &rel, out, err);
+    st = tree_new(in ? *in : NULL, base ? *base : NULL, opts, &rel, out, err);
     release(&c, 0); /* when the tree failed before its stacks */
     release(&c, 1);
     pprof__pool_free(pool);

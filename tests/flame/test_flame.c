@@ -285,6 +285,10 @@ typedef struct counter {
     /* when live falls to 0 on a free: watch's live bytes then */
     const struct counter *watch;
     size_t watch_at_zero;
+    /* at the first allocation: first_watch's live bytes then */
+    const struct counter *first_watch;
+    size_t watch_at_first;
+    bool allocated;
 } counter;
 
 /* each block starts with its size, so free and realloc know what leaves */
@@ -296,6 +300,9 @@ count_alloc(void *ctx, size_t size)
     if (!m)
         return NULL;
     m[0] = size;
+    if (!c->allocated && c->first_watch)
+        c->watch_at_first = c->first_watch->live;
+    c->allocated = true;
     c->live += size;
     c->peak = c->live > c->peak ? c->live : c->peak;
     return (char *)m + 16;
@@ -654,6 +661,48 @@ take_same(tap *t, const char *what, pprof_profile *p, pprof_profile *base)
     pprof_profile_free(base);
 }
 
+/* The profile taken is checked and slimmed before the tree allocates anything: its decoded input
+ * gone (the strings copied out) and its location ids 4-byte indices, so the profile and the
+ * stacks summed from it, or the Graph view drawn from it, are never held at full size together.
+ * The page stays the same (take_same). */
+static void
+take_slims(tap *t)
+{
+    pprof_profile *w = make_deep();
+    pprof_buffer raw = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    size_t entries = 0;
+    for (size_t i = 0; w && i < pprof_profile_count(w, PPROF_TABLE_SAMPLE); i++)
+        entries += pprof_profile_sample(w, i).n_location_id;
+    counter pc = {0}, tc = {0};
+    tc.first_watch = &pc;
+    pprof_allocator pa = {count_alloc, count_realloc, count_free, &pc};
+    pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+    ro.allocator = pa;
+    pprof_profile *in = NULL;
+    pprof_error e;
+    if (w && !pprof_profile_write_memory(w, &wo, &raw, &e))
+        pprof_profile_read_memory(raw.data, raw.len, &ro, &in, &e);
+    size_t read = pc.live;
+    pprof_flame_options o = PPROF_FLAME_OPTIONS_INIT;
+    o.allocator = (pprof_allocator){count_alloc, count_realloc, count_free, &tc};
+    pprof_flame_tree *wt = NULL;
+    bool ok = in && pprof_flame_tree_new_take(&in, NULL, &o, NULL, NULL, &wt, &e) == PPROF_OK;
+    /* gone: the input and 4 of each entry's 8 bytes; the strings' copy (5,000 bytes of names
+     * here) comes back */
+    size_t gone = raw.len + 4 * entries;
+    if (!ok)
+        tap_diag("take: %s", e.message);
+    tap_ok(t, ok && entries > 10000 && tc.allocated && tc.watch_at_first + gone <= read + 8192,
+           "take: the profile holds %zu bytes when the tree starts, %zu read (%zu input bytes, "
+           "%zu stack entries)",
+           tc.watch_at_first, read, raw.len, entries);
+    pprof_flame_tree_free(wt);
+    pprof_buffer_free(&raw);
+    pprof_profile_free(w);
+}
+
 static void
 test_take(tap *t)
 {
@@ -678,6 +727,7 @@ test_take(tap *t)
            "tree keeps %zu",
            n, pc.watch_at_zero, tc.live);
     take_same(t, "5000 deep stacks", w, NULL);
+    take_slims(t);
     pprof_flame_tree_free(wt);
     pprof_profile *none = NULL;
     pprof_flame_tree *tr = NULL;
@@ -905,10 +955,64 @@ test_kth_largest(tap *t)
     free(sorted);
 }
 
+/* ---- pprof_profile_read_buffer (pprof-flame's read): the profile of read_memory, the input gone
+ * once decompressed; the same error on a broken input; the buffer empty either way */
+
+static void
+test_read_buffer(tap *t)
+{
+    pprof_profile *w = make_deep();
+    pprof_buffer gz = {0}, raw = {0}, in = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    pprof_error e, e2;
+    bool made = w && !pprof_profile_write_memory(w, &wo, &gz, &e);
+    wo.format = PPROF_FORMAT_RAW;
+    made = made && !pprof_profile_write_memory(w, &wo, &raw, &e);
+    for (int k = 0; k < 2 && made; k++) {
+        const pprof_buffer *src = k ? &raw : &gz;
+        in.data = malloc(src->len);
+        in.len = in.cap = in.data ? src->len : 0;
+        if (in.data)
+            memcpy(in.data, src->data, src->len);
+        pprof_profile *a = NULL, *b = NULL;
+        pprof_status sa = pprof_profile_read_memory(src->data, src->len, NULL, &a, &e);
+        pprof_status sb = pprof_profile_read_buffer(&in, NULL, &b, &e2);
+        pprof_buffer wa = {0}, wb = {0};
+        bool same = !sa && !sb && !pprof_profile_write_memory(a, &wo, &wa, &e) &&
+                    !pprof_profile_write_memory(b, &wo, &wb, &e) && wa.len == wb.len &&
+                    !memcmp(wa.data, wb.data, wa.len);
+        tap_ok(t, same && !in.data && !in.len,
+               "read_buffer, %s: the profile of read_memory, the "
+               "buffer emptied",
+               k ? "raw" : "gzip");
+        pprof_buffer_free(&wa);
+        pprof_buffer_free(&wb);
+        pprof_profile_free(a);
+        pprof_profile_free(b);
+    }
+    /* a gzip stream cut short */
+    size_t cut = gz.len / 2;
+    in.data = malloc(cut);
+    in.len = in.cap = in.data ? cut : 0;
+    if (in.data)
+        memcpy(in.data, gz.data, cut);
+    pprof_profile *a = NULL, *b = NULL;
+    pprof_status sa = pprof_profile_read_memory(gz.data, cut, NULL, &a, &e);
+    pprof_status sb = pprof_profile_read_buffer(&in, NULL, &b, &e2);
+    tap_ok(t, made && sa && sa == sb && !a && !b && !strcmp(e.message, e2.message) && !in.data,
+           "read_buffer, cut gzip: the same error (%s)", sb ? e2.message : "none");
+    tap_ok(t, pprof_profile_read_buffer(NULL, NULL, &b, &e2) == PPROF_E_ARG && !b,
+           "read_buffer, no buffer: E_ARG");
+    pprof_buffer_free(&gz);
+    pprof_buffer_free(&raw);
+    pprof_profile_free(w);
+}
+
 int
 main(void)
 {
     tap t = {0};
+    test_read_buffer(&t);
     test_kth_largest(&t);
     test_small(&t);
     test_diff(&t);

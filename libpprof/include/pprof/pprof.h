@@ -354,6 +354,12 @@ typedef struct pprof_buffer {
 
 PPROF_API void pprof_buffer_free(pprof_buffer *buf);
 
+/* pprof_profile_read_memory taking in: its bytes are freed (pprof_buffer_free) as soon as they
+ * are decompressed (or copied), so the compressed input and the decoded profile are never held
+ * together. in is empty on return, success or not. */
+PPROF_API pprof_status pprof_profile_read_buffer(pprof_buffer *in, const pprof_read_options *opts,
+                                                 pprof_profile **out, pprof_error *err);
+
 /* Encodes the profile deterministically (same model, same bytes): packed repeated scalars, the
  * string table rebuilt from the strings actually referenced, deduplicated, "" first. Fails with
  * PPROF_E_INVALID, naming the path, when a string index is out of range. Appends to *out. */
