@@ -190,12 +190,22 @@ ed_prefilter_scan(pprof__ed *e, const uint8_t *state, pprof__vec *kept)
               .n_str = p->strings.len};
     if (!(s.verdict = pprof__malloc(e->a, n)))
         return false;
-    /* with threads, the second half on another core */
+    /* The scan pays off when it drops most samples: when the first sixteenth keeps half of
+     * its samples or more, decoding every sample costs less. */
+    size_t probe = n / 16, probe_kept = 0;
+    scan_part(&s, 0, probe);
+    for (size_t i = 0; i < probe && !atomic_load(&s.give_up); i++)
+        probe_kept += s.verdict[i];
+    if (atomic_load(&s.give_up) || (probe && 2 * probe_kept >= probe)) {
+        pprof__free(e->a, s.verdict);
+        return false;
+    }
+    /* with threads, the second half of the rest on another core */
     pprof__pool *pool = e->o.threads > 1 && n >= 32768 ? pprof__pool_new(1) : NULL;
-    half h = {&s, pool ? n / 2 : n, n};
+    half h = {&s, pool ? probe + (n - probe) / 2 : n, n};
     pprof__job job = {.fn = scan_half, .arg = &h, .name = "pprof-edit-scan"};
     bool helped = pool && pprof__pool_start(pool, &job);
-    scan_part(&s, 0, h.lo);
+    scan_part(&s, probe, h.lo);
     if (helped)
         pprof__pool_wait(&job);
     else
