@@ -1069,6 +1069,89 @@ test_focus_on_the_wire(void)
     free(enc);
 }
 
+/* The same on stacks of ids of one to three bytes (20,000 locations, a function each) with
+ * labels, where a focus keeps about a quarter of the samples. */
+static void
+test_focus_on_the_wire_long_stacks(void)
+{
+    enum { NL = 20000 };
+    unsigned n = UNDER_SANITIZER ? 33000 : 60000;
+    pprof_builder_value_type st[1] = {{"cpu", "nanoseconds"}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (!tap_ok(&T, !pprof_builder_new(&bo, &b, &err), "builder"))
+        return;
+    pprof_builder_loc *locs = malloc(NL * sizeof(*locs));
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    pprof_builder_str file, key, val[3], unit;
+    bool ok = locs && !pprof_builder_intern_cstr(b, "f.go", &file, &err) &&
+              !pprof_builder_intern_cstr(b, "thread", &key, &err) &&
+              !pprof_builder_intern_cstr(b, "bytes", &unit, &err);
+    for (int i = 0; ok && i < 3; i++) {
+        char v[8];
+        snprintf(v, sizeof(v), "w%d", i);
+        ok = !pprof_builder_intern_cstr(b, v, &val[i], &err);
+    }
+    for (int i = 0; ok && i < NL; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "f%d", i);
+        pprof_builder_str nm;
+        pprof_builder_fn fn;
+        pprof_builder_line ln;
+        ok = !pprof_builder_intern_cstr(b, name, &nm, &err) &&
+             !pprof_builder_function(b, nm, nm, file, 1, &fn, &err);
+        ln = (pprof_builder_line){fn, 3, 0};
+        ok = ok && !pprof_builder_location(b, nomap, 0, &ln, 1, false, &locs[i], &err);
+    }
+    for (unsigned i = 0; ok && i < n; i++) {
+        pprof_builder_loc stack[12];
+        size_t depth = 1 + rnd(12);
+        for (size_t k = 0; k < depth; k++)
+            stack[k] = locs[rnd(NL)];
+        int64_t v = 1 + rnd(1000);
+        pprof_builder_label lb[2] = {{key, val[rnd(3)], 0, PPROF_BUILDER_NONE},
+                                     {unit, PPROF_BUILDER_NONE, 1 + rnd(100000), unit}};
+        ok = !pprof_builder_add_sample(b, &v, 1, stack, depth, lb, rnd(3), &err);
+    }
+    pprof_buffer enc = {0};
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    ok = ok && !pprof_builder_write_memory(b, 0, &raw, &enc, &err);
+    pprof_builder_free(b);
+    free(locs);
+    if (!tap_ok(&T, ok, "a profile of %u samples on %d locations", n, NL))
+        return;
+    for (int k = 0; k < 2; k++) {
+        pprof_status st2[2];
+        pprof_buffer out[2] = {{0}, {0}};
+        for (int slow = 0; slow < 2; slow++) {
+            pprof_merge_input *in = NULL;
+            pprof_edit_options o;
+            pprof_edit_options_init(&o);
+            o.focus = "^f1\\d\\d\\d$";
+            o.threads = k ? 3 : 1;
+            o.step = slow ? no_step : NULL;
+            st2[slow] = pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
+            if (!st2[slow])
+                st2[slow] = pprof_edit_input_write_memory(in, &o, &raw, &out[slow], &err);
+            pprof_merge_input_free(in);
+        }
+        tap_ok(&T,
+               !st2[0] && !st2[1] && out[0].len == out[1].len && out[0].len < enc.len * 3 / 4 &&
+                   out[0].len > enc.len / 10 && !memcmp(out[0].data, out[1].data, out[0].len),
+               "focus on 1,000 of 20,000 locations, %d thread(s): the bytes of decoding every "
+               "sample (%zu of %zu bytes)",
+               k ? 3 : 1, out[0].len, enc.len);
+        pprof_buffer_free(&out[0]);
+        pprof_buffer_free(&out[1]);
+    }
+    pprof_buffer_free(&enc);
+}
+
 /* go tool pprof merges identical input samples on loading, so ScaleN rounds their sum: two
  * samples of 1 scaled by 0.5 give round(2 * 0.5) = 1, not round(0.5) * 2 = 2. The same across
  * the batches of a merge input: 65537 samples of 1 by 0.4 give round(26214.8) = 26215
@@ -1324,6 +1407,7 @@ main(void)
     test_batches_with_other_tables();
     test_batch_error_ahead();
     test_focus_on_the_wire();
+    test_focus_on_the_wire_long_stacks();
     test_batches_mapping_dropped();
     test_scale_rounds_input_sums();
     test_time();
