@@ -1101,11 +1101,13 @@ test_focus_on_the_wire_long_stacks(void)
         snprintf(name, sizeof(name), "f%d", i);
         pprof_builder_str nm;
         pprof_builder_fn fn;
-        pprof_builder_line ln;
-        ok = !pprof_builder_intern_cstr(b, name, &nm, &err) &&
-             !pprof_builder_function(b, nm, nm, file, 1, &fn, &err);
-        ln = (pprof_builder_line){fn, 3, 0};
-        ok = ok && !pprof_builder_location(b, nomap, 0, &ln, 1, false, &locs[i], &err);
+        if (pprof_builder_intern_cstr(b, name, &nm, &err) ||
+            pprof_builder_function(b, nm, nm, file, 1, &fn, &err)) {
+            ok = false;
+            break;
+        }
+        pprof_builder_line ln = {fn, 3, 0};
+        ok = !pprof_builder_location(b, nomap, 0, &ln, 1, false, &locs[i], &err);
     }
     for (unsigned i = 0; ok && i < n; i++) {
         pprof_builder_loc stack[12];
