@@ -156,7 +156,19 @@ max_lines(const pprof__ed *e)
 
 /* ---------------------------------------------------------------- FilterSamplesByName */
 
-enum { FI_NONE = 0, FI_FOCUS = 1, FI_IGNORE = 2 };
+/* Location i's FI_* state under focus and ignore, on its current lines: ignore first, then
+ * focus (no focus pattern: every location not ignored is focused). */
+uint8_t
+ed_focus_state(pprof__ed *e, size_t i)
+{
+    ed_rx *focus = e->focus.re ? &e->focus : NULL, *ignore = e->ignore.re ? &e->ignore : NULL;
+    const pprof__location *l = loc_at(e, i);
+    if (ignore && loc_matches(e, ignore, l))
+        return FI_IGNORE;
+    if (!focus || loc_matches(e, focus, l))
+        return FI_FOCUS;
+    return FI_NONE;
+}
 
 /* hide and show narrow the location's lines (Go rewrites loc.Line); hidden: none left. */
 static bool
@@ -200,6 +212,13 @@ ed_filter_names(pprof__ed *e)
 {
     ed_rx *focus = e->focus.re ? &e->focus : NULL, *ignore = e->ignore.re ? &e->ignore : NULL;
     size_t nl = e->w->locations.len;
+    if (e->pre.on) { /* the batch holds only samples kept on the same states (edit.c) */
+        if (focus)
+            ed_matched(e, ED_NM_FOCUS, e->pre.focus_matched);
+        if (ignore)
+            ed_matched(e, ED_NM_IGNORE, e->pre.ignore_matched);
+        return PPROF_OK;
+    }
     if (!focus && !ignore && !e->hide.re && !e->show.re) {
         /* every location is "focused": only the samples without one go */
         size_t out = 0;
@@ -215,14 +234,9 @@ ed_filter_names(pprof__ed *e)
     uint8_t *keep = zalloc(e, max_lines(e));
     bool fm = false, im = false, hm = false, hnm = false, any_hidden = false;
     for (size_t i = 0; state && keep && i < nl && !e->st; i++) {
-        const pprof__location *l = loc_at(e, i);
-        if (ignore && loc_matches(e, ignore, l)) {
-            im = true;
-            state[i] = FI_IGNORE;
-        } else if (!focus || loc_matches(e, focus, l)) {
-            fm = true;
-            state[i] = FI_FOCUS;
-        }
+        state[i] = ed_focus_state(e, i);
+        im |= state[i] == FI_IGNORE;
+        fm |= state[i] == FI_FOCUS;
         if (!hide_show(e, i, keep, hidden, &hm, &hnm))
             break;
         any_hidden |= hidden[i];

@@ -81,6 +81,12 @@ typedef struct pprof__ed {
     int64_t t_first;    /* the earliest sample time (t_seen) */
     int64_t t_lo, t_hi; /* the slice kept: [t_lo, t_hi), INT64_MAX = no end */
     bool t_seen;
+    /* The output pass over only the samples focus and ignore keep (edit-prefilter.c): what
+     * ed_filter_names would have found, and what the kept samples hold in all. */
+    struct {
+        bool on, focus_matched, ignore_matched;
+        uint64_t stack, labels;
+    } pre;
 } pprof__ed;
 
 #define PPROF__EDIT_BATCH 65536
@@ -206,6 +212,16 @@ bool ed_set_stack(pprof__ed *e, pprof__sample *s, const uint64_t *ids, size_t n)
 
 /* The same for labels, appended to w's own label table. */
 bool ed_set_labels(pprof__ed *e, pprof__sample *s, const pprof_label *l, size_t n);
+
+/* What focus and ignore decide for a location of w (ed_focus_state, edit-frames.c); FOCUS and
+ * IGNORE are bits, so that the states of a stack can be ORed. */
+enum { FI_NONE = 0, FI_FOCUS = 1, FI_IGNORE = 2 };
+uint8_t ed_focus_state(pprof__ed *e, size_t li);
+
+/* edit-prefilter.c: the spans of the merge input's samples that focus and ignore keep, given
+ * state (FI_* per input location), and their totals in e->pre; false (nothing in *kept) when
+ * the scan gives up, and the samples must then be decoded one and all. */
+bool ed_prefilter_scan(pprof__ed *e, const uint8_t *state, pprof__vec *kept);
 
 /* Operations (edit-frames.c, edit-tags.c, edit-values.c). Each returns e->st. */
 pprof_status ed_prune(pprof__ed *e, const char *drop, const char *keep, const char *option);

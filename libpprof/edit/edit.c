@@ -752,6 +752,72 @@ batch_output(pprof__ed *e, pprof_merger *m)
                         : pprof__merger_add_valid(m, e->w, NULL, e->err);
 }
 
+/* Whether focus and ignore are the only operations on a merge input: then which samples
+ * survive follows from their location ids alone, and those that do not need never be decoded
+ * (edit-prefilter.c). The per-sample report counts every sample, so it goes the usual way. */
+static bool
+prefilter_applies(const pprof__ed *e)
+{
+    const pprof_edit_options *o = &e->o;
+    if (!e->lazy || o->step || !(e->focus.re || e->ignore.re) || e->hide.re || e->show.re)
+        return false;
+    const char *others[] = {o->show_from, o->prune_from, o->drop_frames, o->keep_frames,
+                            o->tag_focus, o->tag_ignore, o->tag_show,    o->tag_hide,
+                            o->tag_root,  o->tag_leaf,   o->time_from,   o->time_to};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        if (set(others[i]))
+            return false;
+    if (o->n_sample_types || o->n_remove_labels || o->n_rename_labels || o->n_set_labels ||
+        o->normalize_base || o->n_scale || o->granularity || o->no_inlines || o->max_depth ||
+        o->min_fraction > 0 || o->redact || o->drop_timestamps)
+        return false;
+    /* remove_uninteresting prunes by the profile's own drop_frames: a no-op when it has none */
+    pprof_string d = {"", 0};
+    return !o->remove_uninteresting || !pprof__str(e->in, e->in->hdr.drop_frames, &d) || !d.len;
+}
+
+/* The spans of the samples focus and ignore keep (prefilter_applies); false: decode them all.
+ * The states are those ed_filter_names works out in every batch, from the same tables. */
+static bool
+prefilter(pprof__ed *e, pprof__vec *kept)
+{
+    memset(kept, 0, sizeof(*kept));
+    if (!prefilter_applies(e) || start(e)) {
+        finish_working(e);
+        return false;
+    }
+    size_t nl = e->w->locations.len;
+    uint8_t *state = pprof__malloc(e->a, nl ? nl : 1);
+    for (size_t i = 0; state && i < nl && !e->st; i++) {
+        state[i] = ed_focus_state(e, i);
+        e->pre.focus_matched |= state[i] == FI_FOCUS;
+        e->pre.ignore_matched |= state[i] == FI_IGNORE;
+    }
+    bool ok = state && !e->st && ed_prefilter_scan(e, state, kept);
+    pprof__free(e->a, state);
+    finish_working(e);
+    return ok;
+}
+
+/* Room in the merge input's sample tables for the kept samples when they fit one batch: the
+ * scan counted them, and a table grown while decoding is copied and its pages touched twice. */
+static void
+presize_kept(pprof__ed *e)
+{
+    pprof_profile *p = e->lazy;
+    size_t n = p->lazy.len / 2;
+    if (n > PPROF__EDIT_BATCH || e->pre.stack > SIZE_MAX / 16 || e->pre.labels > SIZE_MAX / 64)
+        return; /* a guess is then as good */
+    const pprof_allocator *a = &p->alloc;
+    size_t nt = p->sample_types.len;
+    /* failures are harmless: decoding grows the tables as it needs */
+    (void)(pprof__vec_grow(a, &p->samples, sizeof(pprof__sample), n) &&
+           pprof__vec_grow(a, &p->sample_offs, sizeof(uint64_t), n) &&
+           pprof__vec_grow(a, &p->stack, sizeof(uint64_t), (size_t)e->pre.stack) &&
+           pprof__vec_grow(a, &p->values, sizeof(int64_t), n * nt) &&
+           pprof__vec_grow(a, &p->labels, sizeof(pprof_label), (size_t)e->pre.labels));
+}
+
 /* The passes: sums that need every sample first, then the output. */
 static pprof_status
 passes(pprof__ed *e, pprof_merger *m)
@@ -770,7 +836,24 @@ passes(pprof__ed *e, pprof_merger *m)
     if (o->min_fraction > 0 && each_batch(e, batch_total, NULL))
         return e->st;
     e->final = true;
-    if (each_batch(e, batch_output, m))
+    pprof__vec all = {NULL, 0, 0}, kept;
+    bool pre = prefilter(e, &kept);
+    if (pre) { /* the batches then go over the kept samples only, in their order */
+        all = e->lazy->lazy;
+        e->lazy->lazy = kept;
+        e->lazy->lazy_n = 0;
+        e->pre.on = true;
+        presize_kept(e);
+    }
+    if (!e->st)
+        each_batch(e, batch_output, m);
+    if (pre) {
+        e->pre.on = false;
+        e->lazy->lazy = all;
+        e->lazy->lazy_n = 0;
+        pprof__free(e->a, kept.data);
+    }
+    if (e->st)
         return e->st;
     static const char *names[ED_NM_COUNT] = {"TagRoot",   "TagLeaf", "Focus",    "Ignore",
                                              "Hide",      "Show",    "ShowFrom", "TagFocus",

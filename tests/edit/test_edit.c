@@ -881,6 +881,279 @@ test_batch_error_ahead(void)
     free(enc);
 }
 
+/* ---------------------------------------------------------------- focus on the wire */
+
+static void
+no_step(void *ctx, const pprof_edit_step *s)
+{
+    (void)ctx, (void)s;
+}
+
+/* A profile of n samples of one value: sample i is on location 1 (main.keep) when i % 3 == 0,
+ * else on location 2 (main.drop), given as wire bytes; sample n / 2 is `odd` instead (its
+ * body, without the sample's tag and length). */
+static uint8_t *
+focus_profile(unsigned n, const uint8_t *odd, size_t odd_len, size_t *len)
+{
+    pprof_builder_value_type st[1] = {{"samples", "count"}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (pprof_builder_new(&bo, &b, &err))
+        return NULL;
+    pprof_builder_str name[2], file;
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    pprof_builder_fn fn[2];
+    pprof_builder_loc loc[2];
+    bool ok = !pprof_builder_intern_cstr(b, "main.keep", &name[0], &err) &&
+              !pprof_builder_intern_cstr(b, "main.drop", &name[1], &err) &&
+              !pprof_builder_intern_cstr(b, "f.go", &file, &err);
+    for (int i = 0; ok && i < 2; i++) {
+        ok = !pprof_builder_function(b, name[i], name[i], file, 1, &fn[i], &err);
+        pprof_builder_line ln = {fn[i], 3, 0};
+        ok = ok && !pprof_builder_location(b, nomap, 0, &ln, 1, false, &loc[i], &err);
+    }
+    /* one sample on each location, so that the builder writes both */
+    int64_t v = 1;
+    ok = ok && !pprof_builder_add_sample(b, &v, 1, &loc[0], 1, NULL, 0, &err) &&
+         !pprof_builder_add_sample(b, &v, 1, &loc[1], 1, NULL, 0, &err);
+    pprof_buffer head = {0};
+    pprof_write_options wo = PPROF_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FORMAT_RAW;
+    ok = ok && !pprof_builder_write_memory(b, 0, &wo, &head, &err);
+    pprof_builder_free(b);
+    /* location_id (packed), value, and a label of strings 1 and 2 (the sample type's) */
+    static const uint8_t keep[] = {0x12, 0x0c, 0x0a, 0x01, 0x01, 0x12, 0x01,
+                                   0x01, 0x1a, 0x04, 0x08, 0x01, 0x10, 0x02};
+    static const uint8_t drop[] = {0x12, 0x06, 0x0a, 0x01, 0x02, 0x12, 0x01, 0x01};
+    uint8_t *d = ok ? malloc(head.len + (size_t)n * sizeof(keep) + odd_len + 16) : NULL;
+    size_t at = 0;
+    if (d) {
+        memcpy(d, head.data, head.len);
+        at = head.len;
+        for (unsigned i = 2; i < n; i++) {
+            if (i == n / 2) {
+                d[at++] = 0x12;
+                d[at++] = (uint8_t)odd_len; /* short bodies only */
+                memcpy(d + at, odd, odd_len);
+                at += odd_len;
+            } else if (i % 3 == 0) {
+                memcpy(d + at, keep, sizeof(keep));
+                at += sizeof(keep);
+            } else {
+                memcpy(d + at, drop, sizeof(drop));
+                at += sizeof(drop);
+            }
+        }
+    }
+    pprof_buffer_free(&head);
+    *len = at;
+    return d;
+}
+
+/* Focus and ignore on a merge input read the dropped samples' location ids from the wire and
+ * decode only the kept ones (edit-prefilter.c). The result must be what decoding them all
+ * gives, with the step report on (which turns that off): the same bytes, and for a profile
+ * whose trouble lies in a dropped sample, the same error. */
+static void
+test_focus_on_the_wire(void)
+{
+    static const struct {
+        const char *what;
+        uint8_t body[16];
+        size_t len;
+        pprof_status want;
+    } odd[] = {
+        {"a dropped sample like the others", {0x0a, 0x01, 0x02, 0x12, 0x01, 0x01}, 6, PPROF_OK},
+        {"ids not packed", {0x08, 0x02, 0x08, 0x02, 0x12, 0x01, 0x01}, 7, PPROF_OK},
+        {"an empty packed run", {0x0a, 0x00, 0x0a, 0x01, 0x02, 0x10, 0x01}, 7, PPROF_OK},
+        {"a kept sample, two-byte length of the run",
+         {0x0a, 0x81, 0x00, 0x01, 0x10, 0x01},
+         6,
+         PPROF_OK},
+        {"an unknown field", {0x0a, 0x01, 0x02, 0x12, 0x01, 0x01, 0x20, 0x05}, 8, PPROF_OK},
+        {"a location id that names none", {0x0a, 0x01, 0x09, 0x12, 0x01, 0x01}, 6, PPROF_E_INVALID},
+        {"location id 0", {0x0a, 0x01, 0x00, 0x12, 0x01, 0x01}, 6, PPROF_E_INVALID},
+        {"two values for one sample type",
+         {0x0a, 0x01, 0x02, 0x12, 0x02, 0x01, 0x01},
+         7,
+         PPROF_E_INVALID},
+        {"no value", {0x0a, 0x01, 0x02}, 3, PPROF_E_INVALID},
+        {"a label key out of the string table",
+         {0x0a, 0x01, 0x02, 0x12, 0x01, 0x01, 0x1a, 0x03, 0x08, 0xe7, 0x07},
+         11,
+         PPROF_E_INVALID},
+        {"a label num_unit out of the string table",
+         {0x0a, 0x01, 0x02, 0x12, 0x01, 0x01, 0x1a, 0x06, 0x08, 0x01, 0x18, 0x01, 0x20, 0x63},
+         14,
+         PPROF_E_INVALID},
+        {"a varint cut by the end of its run",
+         {0x0a, 0x01, 0x82, 0x12, 0x01, 0x01},
+         6,
+         PPROF_E_WIRE},
+        {"a run longer than the sample", {0x0a, 0x09, 0x02, 0x12, 0x01, 0x01}, 6, PPROF_E_WIRE},
+        {"location ids of the wrong wire type",
+         {0x0d, 0x02, 0x00, 0x00, 0x00, 0x12, 0x01, 0x01},
+         8,
+         PPROF_E_WIRE},
+    };
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    unsigned n = UNDER_SANITIZER ? 40000 : 100000; /* two batches of the usual path */
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+        size_t len = 0;
+        uint8_t *enc = focus_profile(n, odd[i].body, odd[i].len, &len);
+        if (!tap_ok(&T, enc != NULL, "%s: a profile of %u samples", odd[i].what, n))
+            continue;
+        for (int k = 0; k < 4; k++) { /* focus, ignore; 1 thread, 3 */
+            pprof_status st[2];
+            pprof_error err[2];
+            pprof_buffer out[2] = {{0}, {0}};
+            for (int slow = 0; slow < 2; slow++) {
+                pprof_merge_input *in = NULL;
+                pprof_edit_options o;
+                pprof_edit_options_init(&o);
+                if (k & 1)
+                    o.ignore = "main\\.drop";
+                else
+                    o.focus = "main\\.keep";
+                o.threads = k & 2 ? 3 : 1;
+                o.step = slow ? no_step : NULL;
+                memset(&err[slow], 0, sizeof(err[slow]));
+                st[slow] = pprof_merge_input_read_memory(enc, len, NULL, &in, &err[slow]);
+                if (!st[slow])
+                    st[slow] = pprof_edit_input_write_memory(in, &o, &raw, &out[slow], &err[slow]);
+                pprof_merge_input_free(in);
+            }
+            bool same =
+                st[0] == st[1] && st[0] == odd[i].want &&
+                (st[0] ? err[0].offset == err[1].offset && !strcmp(err[0].path, err[1].path) &&
+                             !strcmp(err[0].message, err[1].message)
+                       : out[0].len == out[1].len && !memcmp(out[0].data, out[1].data, out[0].len));
+            tap_ok(&T, same, "%s, %s, %d thread(s): %s as when every sample is decoded (%s %s)",
+                   odd[i].what, k & 1 ? "ignore" : "focus", k & 2 ? 3 : 1,
+                   odd[i].want ? "the same error" : "the same bytes", pprof_status_name(st[0]),
+                   st[0] ? err[0].message : "");
+            pprof_buffer_free(&out[0]);
+            pprof_buffer_free(&out[1]);
+        }
+        free(enc);
+    }
+    /* the limits are totals over every sample, the dropped ones included */
+    size_t len = 0;
+    uint8_t *enc = focus_profile(n, odd[0].body, odd[0].len, &len);
+    pprof_status st[2] = {PPROF_OK, PPROF_OK};
+    for (int slow = 0; enc && slow < 2; slow++) {
+        pprof_read_options ro;
+        pprof_read_options_init(&ro);
+        ro.max_stack_entries = n - 10;
+        pprof_merge_input *in = NULL;
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.focus = "main\\.keep";
+        o.step = slow ? no_step : NULL;
+        pprof_buffer out = {0};
+        pprof_error err;
+        st[slow] = pprof_merge_input_read_memory(enc, len, &ro, &in, &err);
+        if (!st[slow])
+            st[slow] = pprof_edit_input_write_memory(in, &o, &raw, &out, &err);
+        pprof_buffer_free(&out);
+        pprof_merge_input_free(in);
+    }
+    tap_ok(&T, enc && st[0] == PPROF_E_LIMIT && st[1] == st[0],
+           "focus: more stack entries than the limit in all, if not in the kept samples: %s",
+           pprof_status_name(st[0]));
+    free(enc);
+}
+
+/* The same on stacks of ids of one to three bytes (20,000 locations, a function each) with
+ * labels, where a focus keeps about a quarter of the samples. */
+static void
+test_focus_on_the_wire_long_stacks(void)
+{
+    enum { NL = 20000 };
+    unsigned n = UNDER_SANITIZER ? 33000 : 60000;
+    pprof_builder_value_type st[1] = {{"cpu", "nanoseconds"}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    pprof_error err;
+    if (!tap_ok(&T, !pprof_builder_new(&bo, &b, &err), "builder"))
+        return;
+    pprof_builder_loc *locs = malloc(NL * sizeof(*locs));
+    pprof_builder_map nomap = PPROF_BUILDER_NONE;
+    pprof_builder_str file, key, val[3], unit;
+    bool ok = locs && !pprof_builder_intern_cstr(b, "f.go", &file, &err) &&
+              !pprof_builder_intern_cstr(b, "thread", &key, &err) &&
+              !pprof_builder_intern_cstr(b, "bytes", &unit, &err);
+    for (int i = 0; ok && i < 3; i++) {
+        char v[8];
+        snprintf(v, sizeof(v), "w%d", i);
+        ok = !pprof_builder_intern_cstr(b, v, &val[i], &err);
+    }
+    for (int i = 0; ok && i < NL; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "f%d", i);
+        pprof_builder_str nm;
+        pprof_builder_fn fn;
+        if (pprof_builder_intern_cstr(b, name, &nm, &err) ||
+            pprof_builder_function(b, nm, nm, file, 1, &fn, &err)) {
+            ok = false;
+            break;
+        }
+        pprof_builder_line ln = {fn, 3, 0};
+        ok = !pprof_builder_location(b, nomap, 0, &ln, 1, false, &locs[i], &err);
+    }
+    for (unsigned i = 0; ok && i < n; i++) {
+        pprof_builder_loc stack[12];
+        size_t depth = 1 + rnd(12);
+        for (size_t k = 0; k < depth; k++)
+            stack[k] = locs[rnd(NL)];
+        int64_t v = 1 + rnd(1000);
+        pprof_builder_label lb[2] = {{key, val[rnd(3)], 0, PPROF_BUILDER_NONE},
+                                     {unit, PPROF_BUILDER_NONE, 1 + rnd(100000), unit}};
+        ok = !pprof_builder_add_sample(b, &v, 1, stack, depth, lb, rnd(3), &err);
+    }
+    pprof_buffer enc = {0};
+    pprof_write_options raw = PPROF_WRITE_OPTIONS_INIT;
+    raw.format = PPROF_FORMAT_RAW;
+    ok = ok && !pprof_builder_write_memory(b, 0, &raw, &enc, &err);
+    pprof_builder_free(b);
+    free(locs);
+    if (!tap_ok(&T, ok, "a profile of %u samples on %d locations", n, NL))
+        return;
+    for (int k = 0; k < 2; k++) {
+        pprof_status st2[2];
+        pprof_buffer out[2] = {{0}, {0}};
+        for (int slow = 0; slow < 2; slow++) {
+            pprof_merge_input *in = NULL;
+            pprof_edit_options o;
+            pprof_edit_options_init(&o);
+            o.focus = "^f1\\d\\d\\d$";
+            o.threads = k ? 3 : 1;
+            o.step = slow ? no_step : NULL;
+            st2[slow] = pprof_merge_input_read_memory(enc.data, enc.len, NULL, &in, &err);
+            if (!st2[slow])
+                st2[slow] = pprof_edit_input_write_memory(in, &o, &raw, &out[slow], &err);
+            pprof_merge_input_free(in);
+        }
+        tap_ok(&T,
+               !st2[0] && !st2[1] && out[0].len == out[1].len && out[0].len < enc.len * 3 / 4 &&
+                   out[0].len > enc.len / 10 && !memcmp(out[0].data, out[1].data, out[0].len),
+               "focus on 1,000 of 20,000 locations, %d thread(s): the bytes of decoding every "
+               "sample (%zu of %zu bytes)",
+               k ? 3 : 1, out[0].len, enc.len);
+        pprof_buffer_free(&out[0]);
+        pprof_buffer_free(&out[1]);
+    }
+    pprof_buffer_free(&enc);
+}
+
 /* go tool pprof merges identical input samples on loading, so ScaleN rounds their sum: two
  * samples of 1 scaled by 0.5 give round(2 * 0.5) = 1, not round(0.5) * 2 = 2. The same across
  * the batches of a merge input: 65537 samples of 1 by 0.4 give round(26214.8) = 26215
@@ -1135,6 +1408,8 @@ main(void)
     test_batches();
     test_batches_with_other_tables();
     test_batch_error_ahead();
+    test_focus_on_the_wire();
+    test_focus_on_the_wire_long_stacks();
     test_batches_mapping_dropped();
     test_scale_rounds_input_sums();
     test_time();
