@@ -1,6 +1,7 @@
 /* Memory policy (see memory-private.h). */
 #define _GNU_SOURCE /* mremap */
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +15,17 @@
 #endif
 #if defined(__SANITIZE_ADDRESS__)
 #define PPROF__ASAN 1
+#endif
+/* ThreadSanitizer intercepts mmap and munmap but not mremap: a block moved by mremap left its
+ * old addresses' access history behind, and the next mapping there was reported as racing
+ * with the thread that had used the old block. Under TSan a block grows by map, copy, unmap. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PPROF__TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define PPROF__TSAN 1
 #endif
 #if defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && !defined(PPROF__ASAN)
 #define BIG_BLOCKS 1
@@ -84,6 +96,16 @@ pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len)
         *mapped_len = old;
         return m;
     }
+#ifdef PPROF__TSAN
+    size_t got;
+    void *r = pprof__mem_map_big(len, &got);
+    if (!r)
+        return NULL;
+    memcpy(r, m, old < got ? old : got);
+    munmap(m, old);
+    *mapped_len = got;
+    return r;
+#else
     void *r = mremap(m, old, n, MREMAP_MAYMOVE);
     if (r == MAP_FAILED)
         return NULL;
@@ -91,6 +113,7 @@ pprof__mem_remap_big(void *m, size_t old, size_t len, size_t *mapped_len)
         madvise(r, n, MADV_HUGEPAGE); /* advice only: failure is harmless */
     *mapped_len = trim(r, len, n);
     return r;
+#endif
 #else
     (void)m;
     (void)old;

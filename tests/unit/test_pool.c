@@ -1,9 +1,11 @@
 /* The thread pool (libpprof/pool.c) and the parallel loop on it (par.c): no pool means no
  * threads, a full pool refuses rather than queues, workers are reused, a job's nice value and
- * name hold only for its duration, and a loop covers every index once whatever ran it. */
+ * name hold only for its duration, and a loop covers every index once whatever ran it; big blocks
+ * grow on threads side by side. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* gettid, pthread_getname_np */
 #endif
+#include "common-private.h"
 #include "par-private.h"
 #include "pool-private.h"
 #include "tap.h"
@@ -11,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -106,6 +109,51 @@ loop_covers(pprof__pool *p, unsigned threads, size_t n, size_t min_part)
     return true;
 }
 
+/* Two threads growing big blocks side by side, with no order between them: a block that moves
+ * as it grows leaves its old addresses free for the other thread's next block. Under TSan this
+ * is a false data race unless the move is one TSan sees (it does not see mremap). */
+enum { GROW_ROUNDS = 64 };
+
+static void *
+grow_blocks(void *arg)
+{
+    unsigned char mark = (unsigned char)(uintptr_t)arg;
+    for (int r = 0; r < GROW_ROUNDS; r++) {
+        size_t n = (size_t)2 << 20;
+        unsigned char *p = pprof__malloc(NULL, n);
+        if (!p)
+            return (void *)1;
+        for (int step = 0; step < 3; step++) {
+            p[0] = p[n - 1] = mark;
+            unsigned char *q = pprof__realloc(NULL, p, 2 * n);
+            if (!q || q[0] != mark || q[n - 1] != mark) {
+                pprof__free(NULL, q ? q : p);
+                return (void *)1;
+            }
+            p = q;
+            n *= 2;
+        }
+        pprof__free(NULL, p);
+    }
+    return NULL;
+}
+
+static bool
+blocks_grow_side_by_side(void)
+{
+    pthread_t a, b;
+    void *ra = (void *)1, *rb = (void *)1;
+    if (pthread_create(&a, NULL, grow_blocks, (void *)(uintptr_t)0x5a))
+        return false;
+    if (pthread_create(&b, NULL, grow_blocks, (void *)(uintptr_t)0xa5)) {
+        pthread_join(a, &ra);
+        return false;
+    }
+    pthread_join(a, &ra);
+    pthread_join(b, &rb);
+    return !ra && !rb;
+}
+
 int
 main(void)
 {
@@ -115,6 +163,7 @@ main(void)
     int want = base <= 10 || geteuid() == 0 ? 10 : base;  /* raising nice needs no privilege */
     pprof__job j = {.fn = look};
     tap_ok(&t, pprof__pool_new(0) == NULL, "a pool of no workers is NULL");
+    tap_ok(&t, blocks_grow_side_by_side(), "big blocks grown on two threads keep their bytes");
     tap_ok(&t, !pprof__pool_start(NULL, &j), "no pool: start refuses, the caller works alone");
 
     pprof__pool *p = pprof__pool_new(2);
