@@ -284,9 +284,10 @@ pprof__sz_index_load(const pprof_allocator *a, const char *path, const pprof__ve
 
 typedef struct merged {
     uint64_t vaddr;
-    const pprof__sz_frame *f; /* NULL: from the old index */
-    uint32_t old;             /* its record in the old index */
+    const pprof__sz_frame *f; /* the new answer's frames (NULL when it has none) */
+    uint32_t old;             /* its record in the old index, when from_old */
     uint32_t n;
+    bool from_old; /* not f == NULL: a new answer of no frames has no frames pointer either */
 } merged;
 
 static int
@@ -376,7 +377,7 @@ build(const pprof_allocator *a, const pprof__vec *key, uint32_t flags, const ppr
         put32(r + 12, m[i].n);
         pprof__sz_frame tmp[PPROF__SZ_MAX_FRAMES];
         const pprof__sz_frame *f = m[i].f;
-        if (!f) {
+        if (m[i].from_old) {
             const uint8_t * or = old->addrs + (size_t)m[i].old * ADDR_REC;
             pprof__sz_index_lookup(old, get64(or), tmp);
             f = tmp;
@@ -511,11 +512,11 @@ pprof__sz_index_write(const pprof_allocator *a, const char *dir, const char *pat
         if (take_old) {
             while (j < added->len && ad[j].vaddr == ov)
                 j++;
-            m[nm++] = (merged){ov, NULL, (uint32_t)i, get32(old->addrs + i * ADDR_REC + 12)};
+            m[nm++] = (merged){ov, NULL, (uint32_t)i, get32(old->addrs + i * ADDR_REC + 12), true};
             i++;
         } else {
             if (!nm || m[nm - 1].vaddr != ad[j].vaddr)
-                m[nm++] = (merged){ad[j].vaddr, fr + ad[j].off, 0, ad[j].n};
+                m[nm++] = (merged){ad[j].vaddr, fr ? fr + ad[j].off : NULL, 0, ad[j].n, false};
             j++;
         }
     }
