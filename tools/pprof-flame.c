@@ -319,8 +319,7 @@ main(int argc, char **argv)
 #ifdef __GLIBC__
     /* A fixed threshold: glibc's own rises to the size of the input buffer once it is freed,
      * and the profile's tables under it then go to the heap, where the pages freed with the
-     * profile stay resident beside the tree (a peak of 120 MB instead of 105 on a 10 MB gzip
-     * profile). */
+     * profile stay resident beside the tree (docs/bench/flame.md). */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
     return tool_finish("pprof-flame", run(argc, argv));
