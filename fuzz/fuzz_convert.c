@@ -1,7 +1,7 @@
 /* pprof_convert_memory: the in-place path gives the model path's outcome, byte for byte when
- * both write, the same status and error otherwise; checked and unchecked. One allocation
- * failing (at up to 6 points chosen from the input) gives PPROF_E_NOMEM or, when it was only a
- * hint, the same outcome. */
+ * both write, the same status and error otherwise; checked and unchecked; on one thread or
+ * three. One allocation failing (at up to 6 points chosen from the input) gives
+ * PPROF_E_NOMEM or, when it was only a hint, the same outcome. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -11,6 +11,9 @@ convert(const uint8_t *data, size_t size, pprof_convert_mode mode, bool no_check
         pprof_convert_result *res, pprof_error *err, fuzz_failing_alloc *fa)
 {
     pprof_read_options o = fuzz_read_options();
+    /* half the inputs on three threads: a large profile is then checked and encoded in parts,
+     * and the outcome may not depend on it */
+    o.threads = fuzz_hash(data, size) >> 12 & 1 ? 3 : 1;
     if (fa)
         o.allocator = fuzz_failing_allocator(fa);
     pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
