@@ -701,20 +701,28 @@ batched_is_whole(pprof_builder *b, bool ok, const pprof_edit_options *o, const c
     pprof_merge_input_free(in);
 }
 
+/* A builder of one sample type (NULL, with err set, when it cannot be made). */
+static pprof_builder *
+one_type_builder(const char *type, const char *unit, pprof_error *err)
+{
+    pprof_builder_value_type st[1] = {{type, unit}};
+    pprof_builder_options bo;
+    pprof_builder_options_init(&bo);
+    bo.sample_types = st;
+    bo.n_sample_types = 1;
+    pprof_builder *b = NULL;
+    return pprof_builder_new(&bo, &b, err) ? NULL : b;
+}
+
 /* Two batches whose tagroot frames differ in content but not in number: 65536 samples of
  * tenant=a, then 65536 of tenant=b. The merger may carry its lookups over from one batch to the
  * next only when the tables are the same; here they are not. */
 static void
 test_batches_with_other_tables(void)
 {
-    pprof_builder_value_type st[1] = {{"samples", "count"}};
-    pprof_builder_options bo;
-    pprof_builder_options_init(&bo);
-    bo.sample_types = st;
-    bo.n_sample_types = 1;
-    pprof_builder *b = NULL;
     pprof_error err;
-    if (!tap_ok(&T, !pprof_builder_new(&bo, &b, &err), "builder"))
+    pprof_builder *b = one_type_builder("samples", "count", &err);
+    if (!tap_ok(&T, b != NULL, "builder"))
         return;
     pprof_builder_str name, file, tenant, n, val[2];
     pprof_builder_fn fn;
@@ -748,14 +756,9 @@ test_batches_with_other_tables(void)
 static uint8_t *
 dup_profile(unsigned n, size_t *len)
 {
-    pprof_builder_value_type st[1] = {{"samples", "count"}};
-    pprof_builder_options bo;
-    pprof_builder_options_init(&bo);
-    bo.sample_types = st;
-    bo.n_sample_types = 1;
-    pprof_builder *b = NULL;
     pprof_error err;
-    if (pprof_builder_new(&bo, &b, &err))
+    pprof_builder *b = one_type_builder("samples", "count", &err);
+    if (!b)
         return NULL;
     pprof_builder_str name, file;
     pprof_builder_map nomap = PPROF_BUILDER_NONE;
@@ -793,14 +796,9 @@ dup_profile(unsigned n, size_t *len)
 static void
 test_batches_mapping_dropped(void)
 {
-    pprof_builder_value_type st[1] = {{"samples", "count"}};
-    pprof_builder_options bo;
-    pprof_builder_options_init(&bo);
-    bo.sample_types = st;
-    bo.n_sample_types = 1;
-    pprof_builder *b = NULL;
     pprof_error err;
-    if (!tap_ok(&T, !pprof_builder_new(&bo, &b, &err), "builder"))
+    pprof_builder *b = one_type_builder("samples", "count", &err);
+    if (!tap_ok(&T, b != NULL, "builder"))
         return;
     pprof_builder_str fname, gname, dname, file, bin0, bin1, n, none = PPROF_BUILDER_NONE;
     pprof_builder_intern_cstr(b, "main.f", &fname, &err);
@@ -895,14 +893,9 @@ no_step(void *ctx, const pprof_edit_step *s)
 static uint8_t *
 focus_profile(unsigned n, const uint8_t *odd, size_t odd_len, size_t *len)
 {
-    pprof_builder_value_type st[1] = {{"samples", "count"}};
-    pprof_builder_options bo;
-    pprof_builder_options_init(&bo);
-    bo.sample_types = st;
-    bo.n_sample_types = 1;
-    pprof_builder *b = NULL;
     pprof_error err;
-    if (pprof_builder_new(&bo, &b, &err))
+    pprof_builder *b = one_type_builder("samples", "count", &err);
+    if (!b)
         return NULL;
     pprof_builder_str name[2], file;
     pprof_builder_map nomap = PPROF_BUILDER_NONE;
@@ -1076,14 +1069,9 @@ test_focus_on_the_wire_long_stacks(void)
 {
     enum { NL = 20000 };
     unsigned n = UNDER_SANITIZER ? 33000 : 60000;
-    pprof_builder_value_type st[1] = {{"cpu", "nanoseconds"}};
-    pprof_builder_options bo;
-    pprof_builder_options_init(&bo);
-    bo.sample_types = st;
-    bo.n_sample_types = 1;
-    pprof_builder *b = NULL;
     pprof_error err;
-    if (!tap_ok(&T, !pprof_builder_new(&bo, &b, &err), "builder"))
+    pprof_builder *b = one_type_builder("cpu", "nanoseconds", &err);
+    if (!tap_ok(&T, b != NULL, "builder"))
         return;
     pprof_builder_loc *locs = malloc(NL * sizeof(*locs));
     pprof_builder_map nomap = PPROF_BUILDER_NONE;
