@@ -4,7 +4,8 @@
  * self plus its children's (or the build fails with a coded error and a message); the JSON and
  * the page's data block parse (fuzz/json-check.h), the data block holds no '<' and the page has
  * exactly one; the SVG is well-formed XML (fuzz/xml-check.h); a failing allocation gives
- * PPROF_E_NOMEM and leaks nothing; the same tree written twice gives the same bytes. */
+ * PPROF_E_NOMEM and leaks nothing; the same tree written twice gives the same bytes; the tree
+ * taking the profile (pprof-flame's path) equals the tree built from it. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <string.h>
@@ -293,21 +294,86 @@ flame(const pprof_profile *p, uint64_t h)
     tree_nomem(p, fo, h >> 20);
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static pprof_profile *
+read_input(const uint8_t *data, size_t size)
 {
     pprof_read_options o = fuzz_read_options();
     pprof_error err;
     pprof_profile *p = NULL;
-    uint64_t h = fuzz_hash(data, size);
     if (pprof_profile_read_memory(data, size, &o, &p, &err) != PPROF_OK) {
         pprof_folded_read_options fo = PPROF_FOLDED_READ_OPTIONS_INIT;
         fo.max_stacks = 1u << 14;
         fo.max_frames = 1u << 14;
         if (pprof_folded_read_memory(data, size, &fo, &p, &err) != PPROF_OK)
-            return 0;
+            return NULL;
     }
+    return p;
+}
+
+/* pprof-flame's path: the tree taking fresh copies of the profile (checked, slimmed, freed as
+ * summed) and drawing the Graph view alongside gives the tree, the page and the view that the
+ * tree built from the const profile and the view drawn alone give, or the same error. */
+static void
+take(const uint8_t *data, size_t size, const pprof_profile *p, uint64_t h)
+{
+    pprof_flame_options fo = PPROF_FLAME_OPTIONS_INIT;
+    fo.sample_type = TYPES[(h >> 3) % (sizeof(TYPES) / sizeof(TYPES[0]))];
+    fo.lines = h & 1;
+    fo.reverse = h & 2;
+    bool with_base = h & 128;
+    pprof_flame_tree *want = NULL, *got = NULL;
+    pprof_error err, err2;
+    pprof_status want_st = pprof_flame_tree_new(p, with_base ? p : NULL, &fo, &want, &err);
+    pprof_profile *in = read_input(data, size), *base = with_base ? read_input(data, size) : NULL;
+    FUZZ_CHECK(in && (!with_base || base), "the input read once but not twice");
+    pprof_flame_write_options vo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    vo.graph_sample_type = (h >> 40) & 1 ? "no-such-type" : NULL;
+    bool view = !with_base && pprof_profile_count(p, PPROF_TABLE_LOCATION) <= 64;
+    pprof_buffer got_view = {0}, want_view = {0};
+    pprof_status st = pprof_flame_tree_new_take(&in, with_base ? &base : NULL, &fo, &vo,
+                                                view ? &got_view : NULL, &got, &err2);
+    FUZZ_CHECK(!in && !base, "a taken profile was not freed");
+    FUZZ_CHECK(st == want_st, "take gives %s, the tree alone %s (%s)", pprof_status_name(st),
+               pprof_status_name(want_st), st ? err2.message : err.message);
+    if (st == PPROF_OK) {
+        pprof_flame_write_options o = PPROF_FLAME_WRITE_OPTIONS_INIT;
+        o.format = PPROF_FLAME_DATA;
+        pprof_buffer a = {0}, b = {0};
+        FUZZ_CHECK(pprof_flame_write_memory(want, &o, &a, &err) == PPROF_OK &&
+                       pprof_flame_write_memory(got, &o, &b, &err) == PPROF_OK,
+                   "data: %s", err.message);
+        FUZZ_CHECK(a.len == b.len && !memcmp(a.data, b.data, a.len),
+                   "the taken tree's data (%zu bytes) differs from the tree's (%zu)", b.len, a.len);
+        pprof_buffer_free(&a);
+        pprof_buffer_free(&b);
+        if (view) {
+            vo.graph = p;
+            FUZZ_CHECK(pprof_flame_graph_view_memory(&vo, &want_view, &err) == PPROF_OK, "view: %s",
+                       err.message);
+            FUZZ_CHECK(want_view.len == got_view.len &&
+                           !memcmp(want_view.data, got_view.data, got_view.len),
+                       "the view drawn alongside (%zu bytes) differs from the view alone (%zu)",
+                       got_view.len, want_view.len);
+        }
+    } else {
+        FUZZ_CHECK(!got && !strcmp(err.message, err2.message), "take says '%s', the tree '%s'",
+                   err2.message, err.message);
+    }
+    pprof_buffer_free(&got_view);
+    pprof_buffer_free(&want_view);
+    pprof_flame_tree_free(want);
+    pprof_flame_tree_free(got);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pprof_profile *p = read_input(data, size);
+    if (!p)
+        return 0;
+    uint64_t h = fuzz_hash(data, size);
     flame(p, h);
+    take(data, size, p, h);
     pprof_profile_free(p);
     return 0;
 }
