@@ -318,7 +318,7 @@ plan_alloc(merge_plan *pl)
         pprof__prefault_add(&pl->pf, pl->values, pl->nsm * pl->nt * sizeof(int64_t));
     pprof__prefault_add(&pl->pf, pl->kept, pl->nsm * sizeof(uint32_t));
     pprof__prefault_add(&pl->pf, pl->kept_label_off, pl->nsm * sizeof(uint32_t));
-    if (pl->sink && pl->sink->path) {
+    if (pl->sink && pl->sink->path && pprof__write_file_src_whole(pl->sink->opts)) {
         /* the encoding buffer, sized for the largest output this merger can give (every table
          * whole), faulted in as far as the output is likely to fill it */
         size_t string_bytes = 0;
