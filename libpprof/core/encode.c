@@ -880,7 +880,7 @@ write_file(const pprof_profile *p, const pprof__sample_src *src, const pprof__sa
         }
         if (ring) {
             memset(ring, 0, sizeof(*ring));
-            ring->n = o.threads + 2 < RING_MAX ? o.threads + 2 : RING_MAX;
+            ring->n = o.threads + 1 < RING_MAX ? o.threads + 1 : RING_MAX;
         }
         if (!(ring ? pprof__buffer_reserve_in(&p->alloc, &ring->chunk[0], CHUNK_BYTES)
                    : parts && pprof__buffer_reserve_in(&p->alloc, &raw, bound)))
