@@ -686,21 +686,22 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, const pprof__s
     if (e.sm.st)
         goto done;
 
+    /* a string at a time, between pieces: a large string table is no one piece */
+    for (size_t i = 0; i < e.sm.out.len; i++) {
+        piece_done(&e);
+        pprof_string s = PPROF__AT(e.sm.out, pprof_string, i);
+        uint8_t *q = reserve(&e, 11 + s.len);
+        if (!q)
+            goto done;
+        q = lput(q, PPROF__F_profile_string_table, s.len);
+        if (s.len)
+            memcpy(q, s.data, s.len);
+        e.b->len = (size_t)(q + s.len - e.b->data);
+    }
     piece_done(&e);
-    size_t need = 0;
-    for (size_t i = 0; i < e.sm.out.len; i++)
-        need += 11 + PPROF__AT(e.sm.out, pprof_string, i).len;
-    need += 8 * 11 + 22 + 11 + 10 * h.n_comment;
-    uint8_t *p = reserve(&e, need);
+    uint8_t *p = reserve(&e, 8 * 11 + 22 + 11 + 10 * h.n_comment);
     if (!p)
         goto done;
-    for (size_t i = 0; i < e.sm.out.len; i++) {
-        pprof_string s = PPROF__AT(e.sm.out, pprof_string, i);
-        p = lput(p, PPROF__F_profile_string_table, s.len);
-        if (s.len)
-            memcpy(p, s.data, s.len);
-        p += s.len;
-    }
     p = fput(p, PPROF__F_profile_drop_frames, drop);
     p = fput(p, PPROF__F_profile_keep_frames, keep);
     p = fput(p, PPROF__F_profile_time_nanos, (uint64_t)h.time_nanos);
