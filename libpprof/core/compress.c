@@ -719,6 +719,7 @@ struct pprof__gz_stream {
     bool done, abort;   /* ready is final; stop without compressing */
     uint8_t *fin;       /* per member: compressed (or failed) */
     size_t n_fin;       /* members below this are all compressed */
+    size_t busy;        /* members being compressed */
     pprof__out_file *sink;
     size_t n_written;  /* with a sink: members written, in order */
     pprof__pool *pool; /* the write call's: one worker per helper */
@@ -737,8 +738,10 @@ gz_take(pprof__gz_stream *g, size_t *k, size_t *len)
     while (!g->done && g->ready < start + GZ_M)
         pthread_cond_wait(&g->cv, &g->mu);
     bool ok = !g->abort && *k < g->max_members && (start < g->ready || *k == 0);
-    if (ok)
+    if (ok) {
         *len = g->ready - start < GZ_M ? g->ready - start : GZ_M;
+        g->busy++;
+    }
     pthread_mutex_unlock(&g->mu);
     return ok;
 }
@@ -777,6 +780,7 @@ gz_member(gz_worker *w, size_t k, size_t len)
     if (g->sink)
         gz_write_in_order(g, k, at);
     pthread_mutex_lock(&g->mu);
+    g->busy--;
     g->fin[k] = 1;
     while (g->n_fin < g->max_members && g->fin[g->n_fin])
         g->n_fin++;
@@ -895,12 +899,14 @@ void
 pprof__gz_stream_wait(pprof__gz_stream *g, size_t k)
 {
     pthread_mutex_lock(&g->mu);
-    while (g->n_fin < k && !g->abort) {
+    /* after a failure nothing more is compressed, but what is being compressed still reads */
+    while (g->n_fin < k && !(g->abort && g->busy == 0)) {
         size_t j = g->next;
-        if (j < g->max_members && g->ready >= (j + 1) * GZ_M) {
+        if (!g->abort && j < g->max_members && g->ready >= (j + 1) * GZ_M) {
             /* a whole member is ready and nobody took it: compressed here rather than waited
              * for (also what makes progress when no worker started) */
             g->next++;
+            g->busy++;
             pthread_mutex_unlock(&g->mu);
             gz_member(&g->w[GZ_MAX_THREADS], j, GZ_M);
             pthread_mutex_lock(&g->mu);
