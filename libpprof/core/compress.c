@@ -898,6 +898,8 @@ pprof__gz_stream_member(pprof__gz_stream *g, size_t k, const uint8_t *data)
 void
 pprof__gz_stream_wait(pprof__gz_stream *g, size_t k)
 {
+    if (k > g->max_members) /* more input than announced: finish reports it */
+        k = g->max_members;
     pthread_mutex_lock(&g->mu);
     /* after a failure nothing more is compressed, but what is being compressed still reads */
     while (g->n_fin < k && !(g->abort && g->busy == 0)) {
