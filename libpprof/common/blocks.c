@@ -13,6 +13,8 @@ typedef pprof__blk blk;
 #define UNIT ((size_t)1 << UNIT_SHIFT)
 #define TOP (PPROF__BLOCKS_ORDERS - 1) /* a whole slab */
 #define SLAB (UNIT << TOP)
+/* Medium blocks of this order and up may be cached big blocks (cache_take_medium). */
+#define MEDIUM_FROM_CACHE (TOP - 1)
 _Static_assert(SLAB == BIG, "a slab is one huge page");
 
 /* what starts at a unit: nothing (0), a block in use or a free block, with its order */
@@ -174,6 +176,34 @@ cache_take(pprof__blocks *b, size_t len, bool fit_only)
     return h;
 }
 
+/* Whether a medium block of that order can be had without a fresh slab. Called with the lock
+ * held. */
+static bool
+buddy_has(const pprof__blocks *b, unsigned order)
+{
+    for (unsigned k = order; k <= TOP; k++)
+        if (b->free_list[k])
+            return true;
+    return false;
+}
+
+/* For a medium block of size bytes that would take a fresh slab: the smallest cached mapping
+ * that holds it with at most one huge page to spare, whose pages are in memory already (a fresh
+ * slab's are cleared by the kernel at first touch); NULL if there is none. Called with the lock
+ * held. */
+static blk *
+cache_take_medium(pprof__blocks *b, size_t size)
+{
+    size_t want = size + sizeof(blk);
+    blk *h = cache_take(b, want, true);
+    if (h && h->size > want + BIG) { /* too large: kept for a big block */
+        b->cache[b->n_cached++] = h;
+        b->cached_bytes += h->size;
+        return NULL;
+    }
+    return h;
+}
+
 /* A big block: a cached mapping resized to fit, else a fresh one; NULL where big blocks are
  * not mapped. */
 static void *
@@ -226,9 +256,16 @@ blocks_alloc(void *ctx, size_t size)
         if (p)
             return p;
     } else if (size >= UNIT && b->region) {
+        unsigned order = order_for(size);
         pthread_mutex_lock(&b->mu);
-        void *p = buddy_alloc(b, order_for(size));
+        blk *h =
+            order >= MEDIUM_FROM_CACHE && !buddy_has(b, order) ? cache_take_medium(b, size) : NULL;
+        void *p = h ? NULL : buddy_alloc(b, order);
         pthread_mutex_unlock(&b->mu);
+        if (h) {
+            h->mapped = 1;
+            return h + 1;
+        }
         if (p)
             return p;
     }

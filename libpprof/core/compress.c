@@ -699,10 +699,14 @@ pprof__decompress(const uint8_t *in, size_t in_len, pprof_format fmt, const ppro
 typedef struct gz_worker {
     struct pprof__gz_stream *g;
     uint8_t *scratch; /* with a sink: this worker's region */
+    struct libdeflate_compressor *c;
 } gz_worker;
 
 struct pprof__gz_stream {
     const uint8_t *in;
+    /* Without in: each member's bytes, handed over by the producer before they are announced
+     * (pprof__gz_stream_member), in buffers it reuses once the member is compressed. */
+    const uint8_t **member_in;
     int level;
     size_t max_members, region; /* region: room for one compressed member */
     const pprof_allocator *a;
@@ -713,6 +717,9 @@ struct pprof__gz_stream {
     pthread_cond_t cv;
     size_t ready, next; /* input bytes available; next member to take */
     bool done, abort;   /* ready is final; stop without compressing */
+    uint8_t *fin;       /* per member: compressed (or failed) */
+    size_t n_fin;       /* members below this are all compressed */
+    size_t busy;        /* members being compressed */
     pprof__out_file *sink;
     size_t n_written;  /* with a sink: members written, in order */
     pprof__pool *pool; /* the write call's: one worker per helper */
@@ -731,8 +738,10 @@ gz_take(pprof__gz_stream *g, size_t *k, size_t *len)
     while (!g->done && g->ready < start + GZ_M)
         pthread_cond_wait(&g->cv, &g->mu);
     bool ok = !g->abort && *k < g->max_members && (start < g->ready || *k == 0);
-    if (ok)
+    if (ok) {
         *len = g->ready - start < GZ_M ? g->ready - start : GZ_M;
+        g->busy++;
+    }
     pthread_mutex_unlock(&g->mu);
     return ok;
 }
@@ -758,19 +767,33 @@ gz_write_in_order(pprof__gz_stream *g, size_t k, const uint8_t *at)
     pthread_mutex_unlock(&g->mu);
 }
 
+/* Compresses member k (len input bytes), writes it with a sink, and marks it done. */
+static void
+gz_member(gz_worker *w, size_t k, size_t len)
+{
+    pprof__gz_stream *g = w->g;
+    if (!w->c)
+        w->c = libdeflate_alloc_compressor(g->level);
+    const uint8_t *in = g->member_in ? g->member_in[k] : g->in + k * GZ_M;
+    uint8_t *at = g->sink ? w->scratch : g->base + k * g->region;
+    g->size[k] = w->c && in ? libdeflate_gzip_compress(w->c, in, len, at, g->region) : 0;
+    if (g->sink)
+        gz_write_in_order(g, k, at);
+    pthread_mutex_lock(&g->mu);
+    g->busy--;
+    g->fin[k] = 1;
+    while (g->n_fin < g->max_members && g->fin[g->n_fin])
+        g->n_fin++;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
 static void
 gz_work(gz_worker *w)
 {
-    pprof__gz_stream *g = w->g;
-    struct libdeflate_compressor *c = libdeflate_alloc_compressor(g->level);
     size_t k, len;
-    while (gz_take(g, &k, &len)) {
-        uint8_t *at = g->sink ? w->scratch : g->base + k * g->region;
-        g->size[k] = c ? libdeflate_gzip_compress(c, g->in + k * GZ_M, len, at, g->region) : 0;
-        if (g->sink)
-            gz_write_in_order(g, k, at);
-    }
-    libdeflate_free_compressor(c);
+    while (gz_take(w->g, &k, &len))
+        gz_member(w, k, len);
 }
 
 static void
@@ -782,10 +805,14 @@ gz_thread(void *arg)
 static void
 gz_free(pprof__gz_stream *g)
 {
-    for (size_t t = 0; t <= GZ_MAX_THREADS; t++)
+    for (size_t t = 0; t <= GZ_MAX_THREADS; t++) {
         pprof__free(g->a, g->w[t].scratch);
+        libdeflate_free_compressor(g->w[t].c);
+    }
     pprof__pool_free(g->pool);
     free(g->size);
+    free(g->fin);
+    free(g->member_in);
     free(g);
 }
 
@@ -812,8 +839,11 @@ pprof__gz_stream_start(const uint8_t *in, size_t max_len, int level, unsigned th
     libdeflate_free_compressor(c);
     c = NULL;
     g->size = calloc(g->max_members, sizeof(size_t));
+    g->fin = calloc(g->max_members, 1);
+    if (!in)
+        g->member_in = calloc(g->max_members, sizeof(*g->member_in));
     g->sink = sink;
-    if (!g->size)
+    if (!g->size || !g->fin || (!in && !g->member_in))
         goto nomem;
     size_t want = threads > 1 ? threads - 1 : 0;
     if (want > g->max_members - 1)
@@ -856,6 +886,37 @@ nomem:
         gz_free(g);
     pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     return NULL;
+}
+
+void
+pprof__gz_stream_member(pprof__gz_stream *g, size_t k, const uint8_t *data)
+{
+    if (g->member_in && k < g->max_members) /* beyond: finish reports more input than announced */
+        g->member_in[k] = data;
+}
+
+void
+pprof__gz_stream_wait(pprof__gz_stream *g, size_t k)
+{
+    if (k > g->max_members) /* more input than announced: finish reports it */
+        k = g->max_members;
+    pthread_mutex_lock(&g->mu);
+    /* after a failure nothing more is compressed, but what is being compressed still reads */
+    while (g->n_fin < k && !(g->abort && g->busy == 0)) {
+        size_t j = g->next;
+        if (!g->abort && j < g->max_members && g->ready >= (j + 1) * GZ_M) {
+            /* a whole member is ready and nobody took it: compressed here rather than waited
+             * for (also what makes progress when no worker started) */
+            g->next++;
+            g->busy++;
+            pthread_mutex_unlock(&g->mu);
+            gz_member(&g->w[GZ_MAX_THREADS], j, GZ_M);
+            pthread_mutex_lock(&g->mu);
+            continue;
+        }
+        pthread_cond_wait(&g->cv, &g->mu);
+    }
+    pthread_mutex_unlock(&g->mu);
 }
 
 void

@@ -125,6 +125,23 @@ typedef struct raw_sink {
     pprof_error open_err;
 } raw_sink;
 
+/* Gzip streamed through a ring of chunks rather than one buffer of the whole encoding: once the
+ * chunk being written holds a whole member, its whole members go to the compressor and the
+ * encoding goes on in the next chunk, which is written again once the members it held before are
+ * compressed. A few chunks in memory that was freed before, where the whole buffer was tens of
+ * megabytes of fresh pages. A chunk holds whole members from its start (its first byte is at a
+ * multiple of PPROF_GZIP_MEMBER_BYTES in the encoding) and grows when a piece does not fit. */
+#define RING_MAX 66
+#define CHUNK_BYTES (PPROF_GZIP_MEMBER_BYTES + PPROF_GZIP_MEMBER_BYTES / 2)
+
+typedef struct gz_ring {
+    pprof_buffer chunk[RING_MAX];
+    size_t end[RING_MAX]; /* the members chunk i held last end before this one */
+    size_t n, cur;
+    size_t base; /* where the current chunk's first byte is in the encoding */
+    bool failed; /* out of memory for a chunk: nothing more is written */
+} gz_ring;
+
 typedef struct enc {
     pprof_buffer *b;
     raw_sink *sink;                   /* NULL: b holds the whole encoding */
@@ -136,7 +153,50 @@ typedef struct enc {
      * is announced a member's worth at a time. */
     pprof__gz_stream *gs;
     size_t announce_at;
+    gz_ring *ring; /* with gs: b is the ring's current chunk, and nothing is announced before */
 } enc;
+
+/* The current chunk's whole members to the compressor; the rest starts the next chunk. */
+static void
+ring_next(enc *e)
+{
+    gz_ring *r = e->ring;
+    pprof_buffer *b = &r->chunk[r->cur];
+    size_t whole = b->len / PPROF_GZIP_MEMBER_BYTES * PPROF_GZIP_MEMBER_BYTES;
+    size_t first = r->base / PPROF_GZIP_MEMBER_BYTES;
+    for (size_t off = 0; off < whole; off += PPROF_GZIP_MEMBER_BYTES)
+        pprof__gz_stream_member(e->gs, first + off / PPROF_GZIP_MEMBER_BYTES, b->data + off);
+    r->end[r->cur] = first + whole / PPROF_GZIP_MEMBER_BYTES;
+    r->base += whole;
+    pprof__gz_stream_ready(e->gs, r->base);
+    size_t nx = (r->cur + 1) % r->n, rest = b->len - whole;
+    pprof__gz_stream_wait(e->gs, r->end[nx]);
+    pprof_buffer *c = &r->chunk[nx];
+    c->len = 0;
+    if (!pprof__buffer_reserve_in(e->ba, c, rest > CHUNK_BYTES ? rest : CHUNK_BYTES)) {
+        r->failed = true;
+        if (e->sm.st == PPROF_OK)
+            e->sm.st = pprof__error(e->sm.err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        return;
+    }
+    if (rest)
+        memcpy(c->data, b->data + whole, rest);
+    c->len = rest;
+    r->cur = nx;
+    e->b = c;
+}
+
+/* The last chunk's members, the last one partial, to the compressor; the encoding's length. */
+static size_t
+ring_last(gz_ring *r, pprof__gz_stream *gs)
+{
+    const pprof_buffer *b = &r->chunk[r->cur];
+    size_t first = r->base / PPROF_GZIP_MEMBER_BYTES;
+    pprof__gz_stream_member(gs, first, b->data); /* an empty encoding is one empty member */
+    for (size_t off = 0; off < b->len; off += PPROF_GZIP_MEMBER_BYTES)
+        pprof__gz_stream_member(gs, first + off / PPROF_GZIP_MEMBER_BYTES, b->data + off);
+    return r->base + b->len;
+}
 
 /* The buffer's bytes to the file (the first time, opened); the buffer is empty again. */
 static void
@@ -156,6 +216,12 @@ flush(enc *e)
 static inline bool
 piece_done(enc *e)
 {
+    if (e->ring) {
+        if (e->ring->failed || e->b->len < PPROF_GZIP_MEMBER_BYTES)
+            return false;
+        ring_next(e);
+        return true;
+    }
     if (!e->sink || e->b->len < PIECE_BYTES)
         return false;
     flush(e);
@@ -165,7 +231,9 @@ piece_done(enc *e)
 static uint8_t *
 reserve(enc *e, size_t n)
 {
-    if (e->gs) {
+    if (e->ring && e->ring->failed)
+        return NULL;
+    if (e->gs && !e->ring) {
         if (e->b->len >= e->announce_at) {
             pprof__gz_stream_ready(e->gs, e->b->len);
             e->announce_at = (e->b->len / PPROF_GZIP_MEMBER_BYTES + 1) * PPROF_GZIP_MEMBER_BYTES;
@@ -572,18 +640,20 @@ encoded_bound(const pprof_profile *pr, const pprof__sample_src *src)
     return pprof__encoded_bound_of(&c);
 }
 
+/* Into b, or with ring (and gs) into the ring's chunks. */
 static pprof_status
 encode_raw(const pprof_profile *pr, const pprof__sample_src *src, const pprof__sample_parts *parts,
-           pprof_buffer *b, const pprof_allocator *ba, pprof__gz_stream *gs, raw_sink *sink,
-           pprof_error *err)
+           pprof_buffer *b, const pprof_allocator *ba, pprof__gz_stream *gs, gz_ring *ring,
+           raw_sink *sink, pprof_error *err)
 {
-    enc e = {.b = b,
+    enc e = {.b = ring ? &ring->chunk[ring->cur] : b,
              .sink = sink,
              .src = src,
              .parts = parts,
              .ba = ba,
              .gs = gs,
-             .announce_at = PPROF_GZIP_MEMBER_BYTES};
+             .announce_at = PPROF_GZIP_MEMBER_BYTES,
+             .ring = ring};
     e.sm.a = &pr->alloc;
     e.sm.p = pr;
     e.sm.err = err;
@@ -616,21 +686,22 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, const pprof__s
     if (e.sm.st)
         goto done;
 
+    /* a string at a time, between pieces: a large string table is no one piece */
+    for (size_t i = 0; i < e.sm.out.len; i++) {
+        piece_done(&e);
+        pprof_string s = PPROF__AT(e.sm.out, pprof_string, i);
+        uint8_t *q = reserve(&e, 11 + s.len);
+        if (!q)
+            goto done;
+        q = lput(q, PPROF__F_profile_string_table, s.len);
+        if (s.len)
+            memcpy(q, s.data, s.len);
+        e.b->len = (size_t)(q + s.len - e.b->data);
+    }
     piece_done(&e);
-    size_t need = 0;
-    for (size_t i = 0; i < e.sm.out.len; i++)
-        need += 11 + PPROF__AT(e.sm.out, pprof_string, i).len;
-    need += 8 * 11 + 22 + 11 + 10 * h.n_comment;
-    uint8_t *p = reserve(&e, need);
+    uint8_t *p = reserve(&e, 8 * 11 + 22 + 11 + 10 * h.n_comment);
     if (!p)
         goto done;
-    for (size_t i = 0; i < e.sm.out.len; i++) {
-        pprof_string s = PPROF__AT(e.sm.out, pprof_string, i);
-        p = lput(p, PPROF__F_profile_string_table, s.len);
-        if (s.len)
-            memcpy(p, s.data, s.len);
-        p += s.len;
-    }
     p = fput(p, PPROF__F_profile_drop_frames, drop);
     p = fput(p, PPROF__F_profile_keep_frames, keep);
     p = fput(p, PPROF__F_profile_time_nanos, (uint64_t)h.time_nanos);
@@ -645,7 +716,7 @@ encode_raw(const pprof_profile *pr, const pprof__sample_src *src, const pprof__s
                    packed_size(comments, h.n_comment));
     p = fput(p, PPROF__F_profile_default_sample_type, dst);
     p = fput(p, PPROF__F_profile_doc_url, doc);
-    b->len = (size_t)(p - b->data);
+    e.b->len = (size_t)(p - e.b->data);
     if (sink)
         flush(&e);
 done:
@@ -718,7 +789,7 @@ pprof__write_memory_parts(const pprof_profile *p, const pprof__sample_src *src,
     pprof_write_options o = write_options(opts);
     if (o.format == PPROF_FORMAT_RAW) {
         size_t before = out->len;
-        pprof_status st = encode_raw(p, src, parts, out, NULL, NULL, NULL, err);
+        pprof_status st = encode_raw(p, src, parts, out, NULL, NULL, NULL, NULL, err);
         if (st)
             out->len = before;
         return st;
@@ -726,7 +797,7 @@ pprof__write_memory_parts(const pprof_profile *p, const pprof__sample_src *src,
     /* The intermediate encoding comes from the profile's allocator (huge pages for large
      * blocks by default): first-touch faults on a large libc buffer cost more than encoding. */
     pprof_buffer raw = {0};
-    pprof_status st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, err);
+    pprof_status st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, NULL, err);
     if (st == PPROF_OK)
         st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, NULL, out, err);
     pprof__free(&p->alloc, raw.data);
@@ -762,6 +833,13 @@ pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src, ppro
     return write_file(p, src, NULL, pre, path, opts, err);
 }
 
+bool
+pprof__write_file_src_whole(const pprof_write_options *opts)
+{
+    pprof_write_options o = write_options(opts);
+    return !(o.format == PPROF_FORMAT_GZIP && o.threads > 1);
+}
+
 pprof_status
 pprof__write_file_parts(const pprof_profile *p, const pprof__sample_src *src,
                         const pprof__sample_parts *parts, const char *path,
@@ -792,28 +870,41 @@ write_file(const pprof_profile *p, const pprof__sample_src *src, const pprof__sa
     if (o.format == PPROF_FORMAT_GZIP && o.threads > 1) {
         /* Members are compressed while the rest is still being encoded, and written to the
          * temporary file as they come (standard output gets all or nothing, as below). */
-        size_t bound = encoded_bound(p, src);
+        size_t bound = encoded_bound(p, src), len = 0;
         pprof__gz_stream *gs = NULL;
+        /* Samples in parts are encoded into buffers of their own and appended: one buffer. */
+        gz_ring *ring = parts ? NULL : pprof__malloc(&p->alloc, sizeof(gz_ring));
         streamed = strcmp(path, "-") != 0;
-        if (streamed && (st = pprof__out_open(path, &o, &out, err)))
+        if (streamed && (st = pprof__out_open(path, &o, &out, err))) {
+            pprof__free(&p->alloc, ring);
             return st;
-        if (!pprof__buffer_reserve_in(&p->alloc, &raw, bound))
+        }
+        if (ring) {
+            memset(ring, 0, sizeof(*ring));
+            ring->n = o.threads + 1 < RING_MAX ? o.threads + 1 : RING_MAX;
+        }
+        if (!(ring ? pprof__buffer_reserve_in(&p->alloc, &ring->chunk[0], CHUNK_BYTES)
+                   : parts && pprof__buffer_reserve_in(&p->alloc, &raw, bound)))
             st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
-        else if (!(gs = pprof__gz_stream_start(raw.data, bound, o.level, o.threads, &p->alloc,
-                                               &packed, streamed ? &out : NULL, err)))
+        else if (!(gs = pprof__gz_stream_start(ring ? NULL : raw.data, bound, o.level, o.threads,
+                                               &p->alloc, &packed, streamed ? &out : NULL, err)))
             st = PPROF_E_NOMEM;
         else
-            st = encode_raw(p, src, parts, &raw, &p->alloc, gs, NULL, err);
+            st = encode_raw(p, src, parts, &raw, &p->alloc, gs, ring, NULL, err);
         if (gs) {
-            pprof_status fst = pprof__gz_stream_finish(gs, raw.len, st == PPROF_OK, err);
+            len = ring && st == PPROF_OK ? ring_last(ring, gs) : raw.len;
+            pprof_status fst = pprof__gz_stream_finish(gs, len, st == PPROF_OK, err);
             if (st == PPROF_OK)
                 st = fst;
         }
+        for (size_t i = 0; ring && i < RING_MAX; i++)
+            pprof__free(&p->alloc, ring->chunk[i].data);
+        pprof__free(&p->alloc, ring);
         bytes = &packed;
     } else if (o.format == PPROF_FORMAT_RAW && !pre && strcmp(path, "-") != 0) {
         /* standard output gets all or nothing, as below */
         raw_sink k = {.path = path, .opts = &o};
-        st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, &k, err);
+        st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, &k, err);
         if (st == PPROF_OK && k.open_st) {
             st = k.open_st;
             if (err)
@@ -826,7 +917,7 @@ write_file(const pprof_profile *p, const pprof__sample_src *src, const pprof__sa
         pprof__free(&p->alloc, raw.data);
         return st;
     } else {
-        st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, err);
+        st = encode_raw(p, src, parts, &raw, &p->alloc, NULL, NULL, NULL, err);
         if (st == PPROF_OK && o.format != PPROF_FORMAT_RAW) {
             st = pprof__compress(raw.data, raw.len, o.format, o.level, o.threads, &p->alloc,
                                  &packed, err);

@@ -127,6 +127,10 @@ size_t pprof__encoded_bound_of(const pprof__encoded_counts *c);
 pprof_status pprof__write_file_src(const pprof_profile *p, const pprof__sample_src *src,
                                    pprof_buffer *pre, const char *path,
                                    const pprof_write_options *opts, pprof_error *err);
+/* Whether pprof__write_file_src with opts encodes into one buffer of the whole encoding, which
+ * pre can then be; multi-threaded gzip goes through a few buffers of its own and leaves pre alone.
+ */
+bool pprof__write_file_src_whole(const pprof_write_options *opts);
 pprof_status pprof__write_memory_src(const pprof_profile *p, const pprof__sample_src *src,
                                      const pprof_write_options *opts, pprof_buffer *out,
                                      pprof_error *err);
@@ -268,6 +272,12 @@ pprof__gz_stream *pprof__gz_stream_start(const uint8_t *in, size_t max_len, int 
                                          pprof_buffer *out, pprof__out_file *sink,
                                          pprof_error *err);
 void pprof__gz_stream_ready(pprof__gz_stream *g, size_t len);
+/* Started without in, the stream takes each member's bytes from where the producer says, before
+ * it announces them ready: member k's PPROF_GZIP_MEMBER_BYTES (fewer for the last) at data. */
+void pprof__gz_stream_member(pprof__gz_stream *g, size_t k, const uint8_t *data);
+/* Returns once members 0..k-1 are compressed (or the stream failed), so that their bytes may be
+ * overwritten; compresses members that are ready and not taken on the calling thread meanwhile. */
+void pprof__gz_stream_wait(pprof__gz_stream *g, size_t k);
 pprof_status pprof__gz_stream_finish(pprof__gz_stream *g, size_t len, bool ok, pprof_error *err);
 
 /* Writes size bytes to stream and flushes it; PPROF_E_IO naming errno when either fails. */

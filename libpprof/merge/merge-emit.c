@@ -308,17 +308,19 @@ plan_alloc(merge_plan *pl)
     if (plan_owns_values(pl))
         pl->values = pprof__malloc(a, (pl->nsm * pl->nt + 1) * sizeof(int64_t));
     pl->kept = pprof__malloc(a, (pl->nsm + 1) * sizeof(uint32_t));
-    pl->kept_label_off = pprof__malloc(a, (pl->nsm + 1) * sizeof(uint32_t));
+    if (!pl->sink) /* only a profile's sample table is laid out by them */
+        pl->kept_label_off = pprof__malloc(a, (pl->nsm + 1) * sizeof(uint32_t));
     if (!pl->scratch || !f->srank || !f->mrank || !f->frank || !f->lrank || !f->target ||
         !pl->sample_order || (plan_owns_values(pl) && !pl->values) || !pl->kept ||
-        !pl->kept_label_off)
+        (!pl->sink && !pl->kept_label_off))
         return false;
     pprof__prefault_add(&pl->pf, pl->sample_order, pl->nsm * sizeof(uint32_t));
     if (pl->values)
         pprof__prefault_add(&pl->pf, pl->values, pl->nsm * pl->nt * sizeof(int64_t));
     pprof__prefault_add(&pl->pf, pl->kept, pl->nsm * sizeof(uint32_t));
-    pprof__prefault_add(&pl->pf, pl->kept_label_off, pl->nsm * sizeof(uint32_t));
-    if (pl->sink && pl->sink->path) {
+    if (pl->kept_label_off)
+        pprof__prefault_add(&pl->pf, pl->kept_label_off, pl->nsm * sizeof(uint32_t));
+    if (pl->sink && pl->sink->path && pprof__write_file_src_whole(pl->sink->opts)) {
         /* the encoding buffer, sized for the largest output this merger can give (every table
          * whole), faulted in as far as the output is likely to fill it */
         size_t string_bytes = 0;
@@ -525,7 +527,8 @@ plan_keep_samples(merge_plan *pl, pprof_error *err)
         for (size_t t = 0; t < nt; t++)
             nonzero |= vr[t] != 0;
         if (nonzero) {
-            pl->kept_label_off[pl->n_kept] = (uint32_t)pl->n_kept_labels;
+            if (pl->kept_label_off)
+                pl->kept_label_off[pl->n_kept] = (uint32_t)pl->n_kept_labels;
             pl->kept[pl->n_kept++] = so[i];
             pl->rank_live[pl->f.strank[s->stack]] = 1;
             pl->n_kept_labels += s->n_lab;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pprof/builder.h"
 #include "pprof/check.h"
@@ -243,6 +244,24 @@ sc_write_gzip_threads(const fixture *fx, const pprof_allocator *a, pprof_error *
     return write_with(&fx->big_raw, PPROF_FORMAT_GZIP, 2, a, err);
 }
 
+/* The same written to a file: the encoding streams through the gzip ring's chunks. */
+static pprof_status
+sc_write_file_gzip_threads(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    pprof_profile *p = NULL;
+    pprof_status st = read_with(&fx->big_raw, a, &p, err);
+    if (st == PPROF_OK) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/pprof-alloc-fail-%d.pb.gz", (int)getpid());
+        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+        w.threads = 2;
+        st = pprof_profile_write_file(p, &w, path, err);
+        unlink(path);
+    }
+    pprof_profile_free(p);
+    return st;
+}
+
 static pprof_status
 merge_with(const fixture *fx, unsigned threads, const pprof_allocator *a, pprof_error *err)
 {
@@ -302,6 +321,14 @@ sc_merge_write(const fixture *fx, const pprof_allocator *a, pprof_error *err)
         pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
         w.threads = 2;
         st = pprof_merger_write_memory(m, &w, &out, NULL, err);
+    }
+    if (st == PPROF_OK) { /* and to a file: through the gzip ring */
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/pprof-alloc-fail-m%d.pb.gz", (int)getpid());
+        pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+        w.threads = 2;
+        st = pprof_merger_write_file(m, &w, path, NULL, err);
+        unlink(path);
     }
     pprof_buffer_free(&out);
     pprof_merger_free(m);
@@ -571,6 +598,8 @@ main(void)
     fail_each(&t, &fx, "write gzip", sc_write_gzip, PPROF_OK);
     fail_each(&t, &fx, "write zstd", sc_write_zstd, PPROF_OK);
     fail_each(&t, &fx, "write gzip, 2 threads, 2 members", sc_write_gzip_threads, PPROF_OK);
+    fail_each(&t, &fx, "write gzip to a file, 2 threads, 2 members", sc_write_file_gzip_threads,
+              PPROF_OK);
     fail_each(&t, &fx, "merge", sc_merge, PPROF_OK);
     fail_each(&t, &fx, "merge, 2 threads", sc_merge_threads, PPROF_OK);
     fail_each(&t, &fx, "merge written, 2 threads", sc_merge_write, PPROF_OK);

@@ -169,6 +169,57 @@ test_big_tail(tap *t)
     pprof__free(NULL, s ? s : q);
 }
 
+/* A medium block that would carve a fresh slab takes a freed big mapping that holds it (its
+ * pages are in memory already), and behaves as any block: its bytes stay through a resize up
+ * and down, and it goes back to the cache when freed. A much larger mapping is left for big
+ * blocks. Where big blocks are not mapped (AddressSanitizer builds) only the bytes are checked. */
+static void
+test_medium_from_cache(tap *t)
+{
+    size_t len = 0;
+    void *probe = pprof__mem_map_big(1, &len);
+    bool mapped = probe != NULL;
+    if (probe)
+        pprof__mem_unmap_big(probe, len);
+    pprof__blocks *b = pprof__blocks_new();
+    if (!tap_ok(t, b != NULL, "blocks object"))
+        return;
+    pprof_allocator a = pprof__blocks_allocator(b);
+    const size_t big = ((size_t)2 << 20) + 8, medium = (size_t)3 << 19; /* 2 MiB + 8, 1.5 MiB */
+    uint8_t *p = pprof__malloc(&a, big);
+    if (p)
+        memset(p, 0x5a, big);
+    pprof__free(&a, p);
+    uint8_t *q = pprof__malloc(&a, medium);
+    tap_ok(t, q && (!mapped || q == p),
+           "a 1.5 MiB block with no slab carved yet is the freed 2 MiB mapping (%s)",
+           mapped ? "mapped" : "heap blocks only");
+    bool kept = q != NULL;
+    for (size_t i = 0; q && i < medium; i++)
+        q[i] = (uint8_t)(i * 7);
+    uint8_t *r = q ? pprof__realloc(&a, q, (size_t)3 << 20) : NULL;
+    for (size_t i = 0; r && i < medium; i += 4093)
+        kept = kept && r[i] == (uint8_t)(i * 7);
+    uint8_t *s2 = r ? pprof__realloc(&a, r, 100000) : NULL;
+    for (size_t i = 0; s2 && i < 100000; i += 997)
+        kept = kept && s2[i] == (uint8_t)(i * 7);
+    tap_ok(t, r && s2 && kept, "its bytes stay through a resize to 3 MiB and down to 100 kB");
+    pprof__free(&a, s2);
+    pprof__blocks_release(b);
+    /* a 16 MiB mapping is too large to give a 600 kB block: that one comes from a slab */
+    if (!(b = pprof__blocks_new()))
+        return;
+    a = pprof__blocks_allocator(b);
+    uint8_t *h = pprof__malloc(&a, (size_t)16 << 20);
+    if (h)
+        memset(h, 1, 4096);
+    pprof__free(&a, h);
+    uint8_t *m = pprof__malloc(&a, 600000);
+    tap_ok(t, m && (!mapped || m != h), "a 16 MiB mapping is not taken for a 600 kB block");
+    pprof__free(&a, m);
+    pprof__blocks_release(b);
+}
+
 int
 main(void)
 {
@@ -176,5 +227,6 @@ main(void)
     test_arena(&t);
     test_vec(&t);
     test_big_tail(&t);
+    test_medium_from_cache(&t);
     return tap_done(&t);
 }

@@ -422,6 +422,58 @@ test_gzip_members(tap *t)
     pprof_buffer_free(&small);
 }
 
+/* The gzip stream fed member by member from one buffer that the producer writes again after
+ * each wait (as the encoder's ring does), with no thread besides the caller: the wait compresses
+ * the member itself, and the bytes are pprof__compress's. Handed more members than announced,
+ * the wait returns and finish fails instead of waiting for ever. */
+static void
+test_gzip_stream_members(tap *t)
+{
+    const size_t M = PPROF_GZIP_MEMBER_BYTES, n = 3 * M + 777;
+    uint8_t *d = malloc(n), *buf = malloc(M);
+    uint64_t x = 424242;
+    for (size_t i = 0; d && i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        d[i] = (uint8_t)("profile\n"[x % 8]);
+    }
+    pprof_buffer want = {0}, got = {0};
+    bool ok =
+        d && buf && pprof__compress(d, n, PPROF_FORMAT_GZIP, 1, 1, NULL, &want, NULL) == PPROF_OK;
+    pprof__gz_stream *g = ok ? pprof__gz_stream_start(NULL, n, 1, 1, NULL, &got, NULL, NULL) : NULL;
+    for (size_t k = 0; g && k * M < n; k++) {
+        size_t len = n - k * M < M ? n - k * M : M;
+        pprof__gz_stream_wait(g, k); /* member k - 1 is done: buf may be written again */
+        memcpy(buf, d + k * M, len);
+        pprof__gz_stream_member(g, k, buf);
+        if (len == M)
+            pprof__gz_stream_ready(g, (k + 1) * M);
+        else
+            ok = pprof__gz_stream_finish(g, n, true, NULL) == PPROF_OK, g = NULL;
+    }
+    tap_ok(t, ok && !g && got.len == want.len && !memcmp(got.data, want.data, want.len),
+           "gzip stream fed from one reused buffer on one thread: pprof__compress's %zu bytes",
+           want.len);
+    pprof_buffer over = {0};
+    pprof_error err;
+    g = d && buf ? pprof__gz_stream_start(NULL, M, 1, 2, NULL, &over, NULL, NULL) : NULL;
+    pprof_status st = PPROF_OK;
+    if (g) {
+        pprof__gz_stream_member(g, 0, d);
+        pprof__gz_stream_member(g, 1, d + M);
+        pprof__gz_stream_ready(g, 2 * M);
+        pprof__gz_stream_wait(g, 2);
+        st = pprof__gz_stream_finish(g, 2 * M, true, &err);
+    }
+    tap_ok(t, g && st == PPROF_E_COMPRESSION,
+           "a stream handed more members than announced fails (%s)",
+           g ? err.message : "not started");
+    free(d);
+    free(buf);
+    pprof_buffer_free(&want);
+    pprof_buffer_free(&got);
+    pprof_buffer_free(&over);
+}
+
 int
 main(void)
 {
@@ -433,6 +485,7 @@ main(void)
     test_detect(&t);
     test_gzip(&t, &raw, ref);
     test_gzip_members(&t);
+    test_gzip_stream_members(&t);
     test_zstd(&t, &raw, ref);
     pprof_profile_free(ref);
     pb_free(&raw);

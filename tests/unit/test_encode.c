@@ -2,6 +2,7 @@
  * output, and dangling string indices refused with a path. */
 #include <dirent.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -401,6 +402,144 @@ test_streamed_gzip(tap *t)
     pb_free(&b);
 }
 
+/* An allocator that counts the bytes it holds, and their peak since the last reset. */
+typedef struct counting {
+    _Atomic long long held, peak;
+} counting;
+
+static void
+ct_add(counting *c, long long d)
+{
+    long long now = atomic_fetch_add(&c->held, d) + d, p = atomic_load(&c->peak);
+    while (now > p && !atomic_compare_exchange_weak(&c->peak, &p, now))
+        ;
+}
+
+static void *
+ct_alloc(void *ctx, size_t size)
+{
+    size_t *h = malloc(sizeof(size_t) * 2 + size);
+    if (!h)
+        return NULL;
+    *h = size;
+    ct_add(ctx, (long long)size);
+    return h + 2;
+}
+
+static void
+ct_free(void *ctx, void *ptr)
+{
+    if (!ptr)
+        return;
+    size_t *h = (size_t *)ptr - 2;
+    ct_add(ctx, -(long long)*h);
+    free(h);
+}
+
+static void *
+ct_realloc(void *ctx, void *ptr, size_t size)
+{
+    if (!ptr)
+        return ct_alloc(ctx, size);
+    size_t *h = (size_t *)ptr - 2, old = *h;
+    size_t *n = realloc(h, sizeof(size_t) * 2 + size);
+    if (!n)
+        return NULL;
+    *n = size;
+    ct_add(ctx, (long long)size - (long long)old);
+    return n + 2;
+}
+
+/* gzip on several threads streams the encoding through a few chunks that are compressed and
+ * then written again, never one buffer of the whole encoding: the bytes are those of one thread
+ * and of write_memory, and the memory the write holds stays a few chunks, whatever the
+ * encoding's size. The profile has a record larger than a chunk's spare room (one sample of
+ * 1.5 M locations) and a string table of 4 MB, written a string at a time. Before, the write held a
+ * buffer of the whole encoding, and more. */
+static void
+test_gzip_ring(tap *t)
+{
+    pb b = {0}, s = {0}, l = {0};
+    const char *const strs[] = {"", "samples", "count", "f", "k"};
+    pb_strings(&b, strs, 5);
+    char str[201];
+    for (size_t i = 0; i < 20000; i++) { /* strings 5.. : label values */
+        snprintf(str, sizeof(str), "%0200zu", i);
+        pb_str(&b, 6, str);
+    }
+    pb_value_type(&b, 1, 1, 2);
+    uint64_t x = 9, *huge = malloc(1500000 * sizeof(uint64_t));
+    for (size_t i = 0; huge && i < 1500000; i++)
+        huge[i] = 1 + i % 50;
+    for (size_t i = 0; huge && i < 300000; i++) {
+        uint64_t locs[24];
+        size_t depth = 4 + pb_rand(&x) % 20;
+        for (size_t d = 0; d < depth; d++)
+            locs[d] = 1 + pb_rand(&x) % 50;
+        if (i == 150000)
+            pb_packed(&s, 1, huge, 1500000);
+        else
+            pb_packed(&s, 1, locs, depth);
+        pb_v(&s, 2, 1 + pb_rand(&x) % 1000);
+        pb_v(&l, 1, 4);
+        pb_v(&l, 2, 5 + i % 20000);
+        pb_msg_free(&s, 3, &l);
+        pb_msg_free(&b, 2, &s);
+    }
+    free(huge);
+    pb_simple_locations(&b, 50);
+    counting c = {0};
+    pprof_read_options ro = PPROF_READ_OPTIONS_INIT;
+    ro.allocator = (pprof_allocator){ct_alloc, ct_realloc, ct_free, &c};
+    pprof_profile *p = NULL;
+    pprof_error err;
+    bool ok = tu_decode_raw(b.d, b.n, &ro, &p, &err) == PPROF_OK;
+    char dir[] = "/tmp/pprof-test-ring-XXXXXX";
+    ok = ok && mkdtemp(dir);
+    char path[4][64];
+    const unsigned threads[4] = {1, 2, 3, 64};
+    pprof_write_options w = PPROF_WRITE_OPTIONS_INIT;
+    pprof_buffer mem = {0}, raw = {0};
+    ok =
+        ok && pprof_profile_write_memory(p, &w, &mem, &err) == PPROF_OK && write_raw(p, &raw, &err);
+    long long peak2 = 0;
+    for (int k = 0; k < 4 && ok; k++) {
+        snprintf(path[k], sizeof(path[k]), "%s/%u.pb.gz", dir, threads[k]);
+        w.threads = threads[k];
+        long long before = atomic_load(&c.held);
+        atomic_store(&c.peak, before);
+        ok = pprof_profile_write_file(p, &w, path[k], &err) == PPROF_OK;
+        if (threads[k] == 2)
+            peak2 = atomic_load(&c.peak) - before;
+    }
+    bool same = ok;
+    for (int k = 0; k < 4 && same; k++) {
+        size_t n = 0;
+        uint8_t *d = tu_read_file(path[k], &n);
+        same = d && n == mem.len && !memcmp(d, mem.data, n);
+        free(d);
+    }
+    tap_ok(t, same && raw.len > 12000000,
+           "gzip of a %zu-byte encoding by 1, 2, 3 and 64 threads: write_memory's bytes (%s)",
+           raw.len, ok ? "ok" : err.message);
+    tap_ok(t, ok && peak2 > 0 && (size_t)peak2 < raw.len / 4 * 3,
+           "gzip on 2 threads holds %lld bytes at most while writing a %zu-byte encoding", peak2,
+           raw.len);
+    pprof_profile *back = NULL;
+    tap_ok(t,
+           same && pprof_profile_read_memory(mem.data, mem.len, NULL, &back, &err) == PPROF_OK &&
+               pprof_profile_equal(p, back),
+           "it reads back as the profile");
+    pprof_profile_free(back);
+    for (int k = 0; k < 4; k++)
+        unlink(path[k]);
+    rmdir(dir);
+    pprof_buffer_free(&mem);
+    pprof_buffer_free(&raw);
+    pprof_profile_free(p);
+    pb_free(&b);
+}
+
 /* A raw file is written a piece at a time as it is encoded: the same bytes as write_memory's,
  * and on failure (of the file system or of the encoding, met after pieces went out) the target
  * stays as it was with nothing left beside it; an encoding error wins over a path that cannot
@@ -500,6 +639,7 @@ main(void)
 {
     tap t = {0};
     test_streamed_gzip(&t);
+    test_gzip_ring(&t);
     test_streamed_raw(&t);
     test_exact_bytes(&t);
     test_deterministic(&t);
