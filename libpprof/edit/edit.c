@@ -211,8 +211,13 @@ ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i)
 static pprof_status
 check_input(pprof__ed *e)
 {
-    pprof_status st = e->lazy ? pprof__validate_part(e->in, PPROF__VALIDATE_TABLES, 0, NULL, e->err)
-                              : pprof__validate(e->in, NULL, e->err);
+    pprof_status st;
+    if (!e->lazy)
+        st = pprof__validate(e->in, NULL, e->err);
+    else if (e->lazy_input && e->lazy_input->tables_valid) /* the reading thread's check */
+        st = PPROF_OK;
+    else
+        st = pprof__validate_part(e->in, PPROF__VALIDATE_TABLES, 0, NULL, e->err);
     if (!st && e->o.normalize_base)
         st = pprof__validate(e->o.normalize_base, "normalize_base", e->err);
     return st;
