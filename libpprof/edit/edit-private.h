@@ -90,6 +90,10 @@ typedef struct pprof__ed {
 } pprof__ed;
 
 #define PPROF__EDIT_BATCH 65536
+/* The samples focus and ignore keep (edit-prefilter.c) go in smaller batches: with threads, one
+ * is decoded while the merger takes the one before, and a batch reuses the tables of the one
+ * two before, so that they are no more fresh pages than two batches hold. */
+#define PPROF__EDIT_KEPT_BATCH 8192
 
 /* Go's "<X> expression matched no samples" warnings, in Go's order. */
 enum {

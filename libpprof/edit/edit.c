@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "edit-private.h"
+#include "memory-private.h"
 #include "pprof/merge.h"
 #include "validate-private.h"
 
@@ -210,8 +211,13 @@ ed_rx_str(pprof__ed *e, ed_rx *r, int64_t i)
 static pprof_status
 check_input(pprof__ed *e)
 {
-    pprof_status st = e->lazy ? pprof__validate_part(e->in, PPROF__VALIDATE_TABLES, 0, NULL, e->err)
-                              : pprof__validate(e->in, NULL, e->err);
+    pprof_status st;
+    if (!e->lazy)
+        st = pprof__validate(e->in, NULL, e->err);
+    else if (e->lazy_input && e->lazy_input->tables_valid) /* the reading thread's check */
+        st = PPROF_OK;
+    else
+        st = pprof__validate_part(e->in, PPROF__VALIDATE_TABLES, 0, NULL, e->err);
     if (!st && e->o.normalize_base)
         st = pprof__validate(e->o.normalize_base, "normalize_base", e->err);
     return st;
@@ -661,7 +667,7 @@ static pprof_status
 each_batch(pprof__ed *e, batch_fn fn, pprof_merger *m)
 {
     size_t n = e->lazy ? e->lazy->lazy.len / 2 : e->in->samples.len;
-    size_t step = e->lazy ? PPROF__EDIT_BATCH : (n ? n : 1);
+    size_t step = !e->lazy ? (n ? n : 1) : e->pre.on ? PPROF__EDIT_KEPT_BATCH : PPROF__EDIT_BATCH;
     /* With threads, the next batch is decoded while this one is edited. */
     pprof__pool *pool = e->lazy && e->o.threads > 1 && n > step ? pprof__pool_new(1) : NULL;
     pprof__decode_ahead ahead;
@@ -806,7 +812,7 @@ presize_kept(pprof__ed *e)
 {
     pprof_profile *p = e->lazy;
     size_t n = p->lazy.len / 2;
-    if (n > PPROF__EDIT_BATCH || e->pre.stack > SIZE_MAX / 16 || e->pre.labels > SIZE_MAX / 64)
+    if (n > PPROF__EDIT_KEPT_BATCH || e->pre.stack > SIZE_MAX / 16 || e->pre.labels > SIZE_MAX / 64)
         return; /* a guess is then as good */
     const pprof_allocator *a = &p->alloc;
     size_t nt = p->sample_types.len;
@@ -933,6 +939,17 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
     pprof_error scratch;
     e.err = err ? err : &scratch;
     e.a = &e.o.allocator;
+    /* Without a caller's allocator, the working tables of a large input (the batches' sample
+     * tables, the focus states, the spans kept) come from blocks in huge pages, as a merger's
+     * do (memory-private.h): first touches of the default allocator's small pages cost more
+     * than the work done in them. All that is made with them is freed before they are. */
+    pprof__blocks *blocks =
+        pprof__blocks_for_work(&e.o.allocator, lazy ? lazy->p->buf_len : in->buf_len);
+    pprof_allocator blocks_a;
+    if (blocks) {
+        blocks_a = pprof__blocks_allocator(blocks);
+        e.a = &blocks_a;
+    }
     e.in = lazy ? lazy->p : in;
     e.lazy = lazy ? lazy->p : NULL;
     e.lazy_input = lazy;
@@ -966,6 +983,7 @@ edit(const pprof_profile *in, pprof_merge_input *lazy, const pprof_edit_options 
     }
     pprof_merger_free(m);
     pprof_profile_free(pre);
+    pprof__blocks_release(blocks);
     return st;
 }
 

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory-private.h"
 #include "merge.h"
 #include "profile-private.h"
 #include "validate-private.h"
@@ -50,7 +51,11 @@ wrap(const pprof_read_options *o, pprof_format fmt, uint8_t *buf, size_t len, co
     return PPROF_OK;
 }
 
-/* Compressed bytes are inflated into a new buffer; raw ones are copied unless owned. */
+/* Compressed bytes are inflated into a new buffer; raw ones are copied unless owned. Without a
+ * caller's allocator, the new buffer and the tables decoded from it come from blocks in huge
+ * pages (memory-private.h), as a merger's inputs do: the first touches of the small pages of
+ * the default allocator's medium blocks cost more than decoding into them. Owned raw bytes are
+ * the default allocator's, and so is then the profile that takes them. */
 static pprof_status
 from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool own_raw,
            const pprof_reader *r, pprof_merge_input **out, pprof_error *err)
@@ -65,14 +70,21 @@ from_bytes(const pprof_read_options *o, const uint8_t *data, size_t size, bool o
         }
         return wrap(o, fmt, (uint8_t *)data, size, r, out, err);
     }
+    pprof_read_options ob = *o;
+    /* a compressed input inflates to a few times its size */
+    size_t work = fmt == PPROF_FORMAT_RAW || size > SIZE_MAX / 4 ? size : 4 * size;
+    pprof__blocks *b = pprof__blocks_for_work(&o->allocator, work);
+    if (b)
+        ob.allocator = pprof__blocks_allocator(b);
     uint8_t *buf = NULL;
     size_t len = 0;
-    pprof_status st = pprof__decompress(data, size, fmt, o, &buf, &len, err);
+    pprof_status st = pprof__decompress(data, size, fmt, &ob, &buf, &len, err);
     if (own_raw)
         pprof__free(&o->allocator, (void *)data);
-    if (st)
-        return st;
-    return wrap(o, fmt, buf, len, r, out, err);
+    if (!st)
+        st = wrap(&ob, fmt, buf, len, r, out, err);
+    pprof__blocks_release(b); /* the profile holds a reference of its own */
+    return st;
 }
 
 pprof_status
@@ -112,7 +124,9 @@ pprof_merge_input_free(pprof_merge_input *in)
 {
     if (!in)
         return;
-    pprof_allocator a = in->p->alloc;
-    pprof_profile_free(in->p);
+    /* in first: the profile may hold the last reference to the blocks both come from */
+    pprof_profile *p = in->p;
+    pprof_allocator a = p->alloc;
     pprof__free(&a, in);
+    pprof_profile_free(p);
 }

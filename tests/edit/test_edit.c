@@ -968,6 +968,25 @@ test_focus_on_the_wire(void)
          6,
          PPROF_OK},
         {"an unknown field", {0x0a, 0x01, 0x02, 0x12, 0x01, 0x01, 0x20, 0x05}, 8, PPROF_OK},
+        /* ids in more bytes than they need: up to 4 are read at once, more the general way */
+        {"a two-byte id", {0x0a, 0x02, 0x82, 0x00, 0x12, 0x01, 0x01}, 7, PPROF_OK},
+        {"a four-byte id", {0x0a, 0x04, 0x82, 0x80, 0x80, 0x00, 0x12, 0x01, 0x01}, 9, PPROF_OK},
+        {"a five-byte id",
+         {0x0a, 0x05, 0x82, 0x80, 0x80, 0x80, 0x00, 0x12, 0x01, 0x01},
+         10,
+         PPROF_OK},
+        {"a kept sample, a five-byte id first",
+         {0x0a, 0x06, 0x81, 0x80, 0x80, 0x80, 0x00, 0x02, 0x12, 0x01, 0x01},
+         11,
+         PPROF_OK},
+        {"a five-byte id that names none",
+         {0x0a, 0x05, 0x82, 0x80, 0x80, 0x80, 0x01, 0x12, 0x01, 0x01},
+         10,
+         PPROF_E_INVALID},
+        {"a four-byte id that names none",
+         {0x0a, 0x04, 0x82, 0x80, 0x80, 0x01, 0x12, 0x01, 0x01},
+         9,
+         PPROF_E_INVALID},
         {"a location id that names none", {0x0a, 0x01, 0x09, 0x12, 0x01, 0x01}, 6, PPROF_E_INVALID},
         {"location id 0", {0x0a, 0x01, 0x00, 0x12, 0x01, 0x01}, 6, PPROF_E_INVALID},
         {"two values for one sample type",
@@ -1139,6 +1158,37 @@ test_focus_on_the_wire_long_stacks(void)
         pprof_buffer_free(&out[0]);
         pprof_buffer_free(&out[1]);
     }
+    /* A dropped sample first whose one-byte run of ids ends in a cut varint: read on, past the
+     * run, it would be id 1 + (0x12 << 7) = 2305, a location of this profile (f2304, not
+     * focused), from the tag of the value that follows. */
+    static const uint8_t cut[] = {0x12, 0x06, 0x0a, 0x01, 0x81, 0x12, 0x01, 0x01};
+    uint8_t *bad = malloc(sizeof(cut) + enc.len);
+    pprof_status st3[2] = {PPROF_OK, PPROF_OK};
+    pprof_error err3[2];
+    for (int slow = 0; bad && slow < 2; slow++) {
+        memcpy(bad, cut, sizeof(cut));
+        memcpy(bad + sizeof(cut), enc.data, enc.len);
+        pprof_merge_input *in = NULL;
+        pprof_edit_options o;
+        pprof_edit_options_init(&o);
+        o.focus = "^f1\\d\\d\\d$";
+        o.step = slow ? no_step : NULL;
+        pprof_buffer out = {0};
+        memset(&err3[slow], 0, sizeof(err3[slow]));
+        st3[slow] =
+            pprof_merge_input_read_memory(bad, sizeof(cut) + enc.len, NULL, &in, &err3[slow]);
+        if (!st3[slow])
+            st3[slow] = pprof_edit_input_write_memory(in, &o, &raw, &out, &err3[slow]);
+        pprof_buffer_free(&out);
+        pprof_merge_input_free(in);
+    }
+    tap_ok(&T,
+           bad && st3[0] == PPROF_E_WIRE && st3[1] == st3[0] && err3[0].offset == err3[1].offset &&
+               !strcmp(err3[0].message, err3[1].message),
+           "an id cut by the end of its run, that would name a location read on: the error of "
+           "decoding every sample (%s: %s)",
+           pprof_status_name(st3[0]), err3[0].message);
+    free(bad);
     pprof_buffer_free(&enc);
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "memory-private.h"
 #include "merge.h"
 #include "profile-private.h"
 #include "tap.h"
@@ -981,6 +982,32 @@ test_hints(tap *t)
 
 /* ---------------------------------------------------------------- merge inputs */
 
+/* A caller's own allocator: malloc's, through hooks. */
+static void *
+own_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n);
+}
+static void *
+own_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    return realloc(p, n);
+}
+static void
+own_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+static pprof_allocator
+own_allocator(void)
+{
+    pprof_allocator a = {own_alloc, own_realloc, own_free, NULL};
+    return a;
+}
+
 /* A profile of n samples with stack [1, 2, 3]; bad makes sample `bad`'s location ids end in a
  * truncated varint. */
 static pb
@@ -1070,6 +1097,64 @@ test_inputs(tap *t)
     pprof_profile_free(full);
     pprof_merge_input_free(in);
     pprof_merger_free(a);
+    pb_free(&raw);
+
+    /* Without a caller's allocator, a large input's buffer and tables come from blocks in huge
+     * pages (memory-private.h), which the input's profile holds: freeing the input must free
+     * the input itself before the profile drops what may be the last reference (a free the
+     * other way round used the released blocks, which AddressSanitizer reports). A small input,
+     * an owned raw file and a caller's allocator keep their allocator. */
+    raw = input_bytes(60000, SIZE_MAX);
+    pprof_buffer gz = {0};
+    ok = raw.n >= PPROF__BLOCKS_MIN_WORK &&
+         pprof__compress(raw.d, raw.n, PPROF_FORMAT_GZIP, 1, 1, NULL, &gz, &e) == PPROF_OK &&
+         pprof_profile_read_memory(raw.d, raw.n, NULL, &full, &e) == PPROF_OK;
+    pprof_profile *one = ok ? merge_n(&full, NULL, 1, NULL, &st, NULL) : NULL;
+    const struct {
+        const void *d;
+        size_t n;
+        const char *what;
+    } big_in[] = {{raw.d, raw.n, "raw"}, {gz.data, gz.len, "gzip"}};
+    for (size_t k = 0; k < 2; k++) {
+        pprof_profile *got = NULL;
+        in = NULL;
+        pprof_merger_new(NULL, &a, NULL);
+        bool good =
+            one &&
+            pprof_merge_input_read_memory(big_in[k].d, big_in[k].n, NULL, &in, &e) == PPROF_OK &&
+            in->p->blocks && pprof_merger_add_input(a, in, "x", &e) == PPROF_OK &&
+            pprof_merger_finish(a, &got, &e) == PPROF_OK && same_bytes(got, one);
+        tap_ok(t, good, "a %s input of %zu bytes read with the default allocator is in blocks",
+               big_in[k].what, big_in[k].n);
+        pprof_merge_input_free(in);
+        pprof_merger_free(a);
+        pprof_profile_free(got);
+    }
+    pprof_read_options own;
+    pprof_read_options_init(&own);
+    own.allocator = own_allocator();
+    pb small = input_bytes(10, SIZE_MAX);
+    pprof_merge_input *in_own = NULL, *in_small = NULL, *in_file = NULL;
+    char tmpraw[] = "/tmp/test_merge_rawXXXXXX";
+    int fdraw = mkstemp(tmpraw);
+    bool wrote = fdraw >= 0 && write(fdraw, raw.d, raw.n) == (ssize_t)raw.n;
+    ok = pprof_merge_input_read_memory(gz.data, gz.len, &own, &in_own, &e) == PPROF_OK &&
+         !in_own->p->blocks &&
+         pprof_merge_input_read_memory(small.d, small.n, NULL, &in_small, &e) == PPROF_OK &&
+         !in_small->p->blocks && wrote &&
+         pprof_merge_input_read_file(tmpraw, NULL, &in_file, &e) == PPROF_OK && !in_file->p->blocks;
+    tap_ok(t, ok, "a caller's allocator, a small input and an owned raw file are not in blocks");
+    pprof_merge_input_free(in_own);
+    pprof_merge_input_free(in_small);
+    pprof_merge_input_free(in_file);
+    if (fdraw >= 0) {
+        close(fdraw);
+        unlink(tmpraw);
+    }
+    pprof_profile_free(one);
+    pprof_profile_free(full);
+    pprof_buffer_free(&gz);
+    pb_free(&small);
     pb_free(&raw);
 
     /* a raw input file that shrinks after it is opened, before its samples are decoded
