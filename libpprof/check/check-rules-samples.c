@@ -119,8 +119,14 @@ pprof__check_samples(chk *k)
         const pprof__sample *x = &s[i];
         uint64_t off = off_at(&p->sample_offs, i);
         size_t si = k->sample_base + i; /* the number in paths */
-        const uint64_t *ids = stack ? stack + x->loc_off : NULL;
-        for (uint32_t j = 0; j < x->n_loc; j++) {
+        /* indices (pprof__sample_locs): every entry names a location */
+        if (p->stack_is_index) {
+            const uint32_t *idx = (const uint32_t *)p->stack.data + x->loc_off;
+            for (uint32_t j = 0; k->loc_used && j < x->n_loc; j++)
+                k->loc_used[idx[j]] = 1;
+        }
+        const uint64_t *ids = stack && !p->stack_is_index ? stack + x->loc_off : NULL;
+        for (uint32_t j = 0; ids && j < x->n_loc; j++) {
             uint64_t id = ids[j];
             uint32_t at;
             if (li->dense)
