@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "memory-private.h"
 #include "profile-private.h"
 
 static bool
@@ -116,7 +117,12 @@ pprof__profile_slim(pprof_profile *p, pprof_error *err)
     for (size_t i = 0; i < p->strings.len; i++)
         if ((uintptr_t)s[i].data >= lo && (uintptr_t)s[i].data <= hi)
             total += s[i].len;
-    char *copy = pprof__arena_alloc(&p->arena, total ? total : 1);
+    /* 1.5 to 2 MiB: a whole huge page, as the tables of a profile read to be drawn (decode.c) */
+    size_t want = total ? total : 1;
+    if (!pprof__allocator_custom(&p->alloc) && want >= PPROF__BIG_BLOCK / 4 * 3 &&
+        want < PPROF__BIG_BLOCK)
+        want = PPROF__BIG_BLOCK;
+    char *copy = pprof__arena_alloc(&p->arena, want);
     if (!copy)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_string *w = p->strings.data;

@@ -333,11 +333,43 @@ test_peak(tap *t)
     pb_free(&b);
 }
 
+/* A table of 1.5 to 2 MiB (here 40,000 locations) is given a whole 2 MiB block, a huge page,
+ * instead of hundreds of small pages; a profile read otherwise gets what it holds. */
+static void
+test_whole_page(tap *t)
+{
+    enum { NL = 40000 };
+    static uint64_t locs[NL];
+    for (size_t i = 0; i < NL; i++)
+        locs[i] = i + 1;
+    const smp one[] = {{{3, 2, 1}, 3, 2}};
+    pb b;
+    make(&b, one, 1, locs, NL);
+    pprof_buffer in = {0};
+    pprof_profile *a = NULL, *f = NULL;
+    pprof_error e;
+    copy_in(&in, b.d, b.n);
+    pprof_status sa = pprof_profile_read_buffer(&in, NULL, &a, &e);
+    copy_in(&in, b.d, b.n);
+    pprof_status sf = pprof_flame_profile_read_buffer(&in, NULL, &f, &e);
+    size_t block = (size_t)2 << 20;
+    tap_ok(t,
+           !sa && !sf && a->locations.cap == NL && f->locations.len == NL &&
+               f->locations.cap * sizeof(pprof__location) >= block &&
+               (f->locations.cap - 1) * sizeof(pprof__location) < block,
+           "%d locations: a table of 2 MiB when read to be drawn (%zu entries), else %zu", NL,
+           f ? f->locations.cap : 0, a ? a->locations.cap : 0);
+    pprof_profile_free(a);
+    pprof_profile_free(f);
+    pb_free(&b);
+}
+
 int
 main(void)
 {
     tap t = {0};
     test_cases(&t);
     test_peak(&t);
+    test_whole_page(&t);
     return tap_done(&t);
 }
