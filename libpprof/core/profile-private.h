@@ -317,9 +317,9 @@ PPROF_PRIVATE_API pprof_status pprof__sample_locs(const pprof_profile *p, size_t
 /* For an owner that reads a valid profile's samples' locations only through
  * pprof__sample_locs from here on, and no wire bytes (a flame graph and its Graph view): the
  * location ids become 4-byte location indices in place and the table shrinks to them, and the
- * decoded input goes once the strings are copied out of it. Half the memory of the samples'
- * stacks and all of the input's. PPROF_E_INVALID for an id without location (p is left as it
- * was), PPROF_E_NOMEM (the strings stay where they were). */
+ * decoded input goes once the strings are copied out of it, with the samples' offsets in it.
+ * Half the memory of the samples' stacks and all of the input's. PPROF_E_INVALID for an id without
+ * location (p is left as it was), PPROF_E_NOMEM (the strings stay where they were). */
 PPROF_PRIVATE_API pprof_status pprof__profile_slim(pprof_profile *p, pprof_error *err);
 
 /* The stack's entries made 8 bytes wide in place: uint32 ids become uint64 ids

@@ -138,6 +138,9 @@ pprof__profile_slim(pprof_profile *p, pprof_error *err)
     pprof__free(&p->alloc, p->buf);
     p->buf = NULL;
     p->buf_len = 0;
+    /* where each sample was in the input, gone with it: only a check's messages say it */
+    pprof__free(&p->alloc, p->sample_offs.data);
+    memset(&p->sample_offs, 0, sizeof(p->sample_offs));
     return PPROF_OK;
 }
 

@@ -129,7 +129,7 @@ both(tap *t, const char *what, const pb *b, const pprof_read_options *ro, outcom
     bool ok = !in.data && same_error(sa, &ea, sf, &ef);
     outcome got = sa ? REFUSED : pprof_validate(a, NULL, NULL, 0, NULL, &ea) ? INVALID : VALID;
     if (ok && got == VALID) {
-        ok = f->stack_is_index && !f->buf && !f->stack_is_id32;
+        ok = f->stack_is_index && !f->buf && !f->stack_is_id32 && !f->sample_offs.data;
         pprof_buffer pa, pf;
         bool da = page_of(a, &pa), df = page_of(f, &pf);
         a = f = NULL;
