@@ -269,25 +269,23 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
     return repeated_varint_of(d, pp, end, wt, tagp, vec, count, limit, used, what, false, NULL);
 }
 
-/* A sample's location ids, 4-byte while they all fit (dec.narrow); the first id past 32 bits
- * makes the stack 8-byte, as any profile's, and its field is read again. */
+/* A sample's location ids while they are 4-byte (dec.narrow); the first id past 32 bits makes
+ * the stack 8-byte, as any profile's, and its field is read again. */
 static pprof_status
 location_ids(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
              uint32_t *count)
 {
     pprof_profile *pr = d->p;
     const pprof_read_options *o = d->o;
-    if (d->narrow) {
-        bool fits = true;
-        pprof_status st =
-            repeated_varint_of(d, pp, end, wt, tagp, &pr->stack, count, o->max_stack_entries,
-                               pr->lazy_stack, "stack entries", true, &fits);
-        if (st || fits)
-            return st;
-        if (!pprof__stack_widen(pr))
-            return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
-        d->narrow = false;
-    }
+    bool fits = true;
+    pprof_status st =
+        repeated_varint_of(d, pp, end, wt, tagp, &pr->stack, count, o->max_stack_entries,
+                           pr->lazy_stack, "stack entries", true, &fits);
+    if (st || fits)
+        return st;
+    if (!pprof__stack_widen(pr))
+        return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+    d->narrow = false;
     return repeated_varint(d, pp, end, wt, tagp, &pr->stack, count, o->max_stack_entries,
                            pr->lazy_stack, "stack entries");
 }
@@ -474,7 +472,11 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
     s->n_loc = s->n_val = s->n_lab = 0;
     FIELD_LOOP(d, p, end, field, wt, tagp)
     switch (field) {
-    case PPROF__F_sample_location_id: st = location_ids(d, &p, end, wt, tagp, &s->n_loc); break;
+    case PPROF__F_sample_location_id:
+        st = d->narrow ? location_ids(d, &p, end, wt, tagp, &s->n_loc)
+                       : repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc,
+                                         o->max_stack_entries, pr->lazy_stack, "stack entries");
+        break;
     case PPROF__F_sample_value:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
                              pr->lazy_values, "sample values");
