@@ -122,8 +122,8 @@ pprof__check_samples(chk *k)
         const uint64_t *ids = stack ? stack + x->loc_off : NULL;
         uint32_t n_ids = x->n_loc;
         if (p->stack_is_index) { /* indices (pprof__sample_locs): each names a location */
-            const uint32_t *idx = (const uint32_t *)p->stack.data + x->loc_off;
-            for (uint32_t j = 0; k->loc_used && j < x->n_loc; j++)
+            const uint32_t *idx = n_ids ? (const uint32_t *)p->stack.data + x->loc_off : NULL;
+            for (uint32_t j = 0; k->loc_used && j < n_ids; j++)
                 k->loc_used[idx[j]] = 1;
             n_ids = 0;
         }
