@@ -86,9 +86,10 @@ looks_folded(const uint8_t *d, size_t n)
 }
 
 /* Reads IN or BASE as a profile or as folded stacks; prints the error and returns the exit
- * status, or 0 with *out set. */
+ * status, or 0 with *out set. drawn: the profile goes to the tree as read (no --symbolize, no
+ * filter), so it is read in the form the tree takes (pprof_flame_profile_read_buffer). */
 static int
-read_input(const char *prog, const char *path, bool folded, pprof_profile **out)
+read_input(const char *prog, const char *path, bool folded, bool drawn, pprof_profile **out)
 {
     pprof_error err;
     pprof_buffer b = {0};
@@ -103,8 +104,12 @@ read_input(const char *prog, const char *path, bool folded, pprof_profile **out)
         return st ? tool_exit_for(st) : 0;
     }
     pprof_read_options ro;
-    if (!st) /* the input goes once decompressed: never held beside the decoded profile */
-        st = pprof_profile_read_buffer(&b, tool_read_options(&ro), out, &err);
+    tool_read_options(&ro);
+    ro.threads = tool_cores(64); /* gzip members inflated side by side: the same bytes */
+    /* the input goes once decompressed: never held beside the decoded profile */
+    if (!st)
+        st = drawn ? pprof_flame_profile_read_buffer(&b, &ro, out, &err)
+                   : pprof_profile_read_buffer(&b, &ro, out, &err);
     pprof_buffer_free(&b);
     if (st) {
         tool_print_error(stderr, prog, path, &err);
@@ -254,11 +259,12 @@ run(int argc, char **argv)
     pprof_error err;
     pprof_status st = PPROF_OK;
     const char *where = o.in;
-    rc = read_input(prog, o.in, o.from_folded, &p);
+    bool drawn = !o.sym.enabled && !ef.any;
+    rc = read_input(prog, o.in, o.from_folded, drawn, &p);
     if (!rc)
         rc = symbolize_opts_apply(&o.sym, prog, o.in, &p);
     if (!rc && o.base)
-        rc = read_input(prog, o.base, o.from_folded, &b);
+        rc = read_input(prog, o.base, o.from_folded, drawn, &b);
     if (!rc && b)
         rc = symbolize_opts_apply(&o.sym, prog, o.base, &b);
     if (!rc) {

@@ -120,7 +120,14 @@ pprof__check_samples(chk *k)
         uint64_t off = off_at(&p->sample_offs, i);
         size_t si = k->sample_base + i; /* the number in paths */
         const uint64_t *ids = stack ? stack + x->loc_off : NULL;
-        for (uint32_t j = 0; j < x->n_loc; j++) {
+        uint32_t n_ids = x->n_loc;
+        if (p->stack_is_index) { /* indices (pprof__sample_locs): each names a location */
+            const uint32_t *idx = n_ids ? (const uint32_t *)p->stack.data + x->loc_off : NULL;
+            for (uint32_t j = 0; k->loc_used && j < n_ids; j++)
+                k->loc_used[idx[j]] = 1;
+            n_ids = 0;
+        }
+        for (uint32_t j = 0; j < n_ids; j++) {
             uint64_t id = ids[j];
             uint32_t at;
             if (li->dense)

@@ -143,7 +143,9 @@ validate_full(const pprof_profile *p, pprof_finding_fn fn, void *ctx, uint64_t m
         *summary = (pprof_check_summary)PPROF_CHECK_SUMMARY_INIT;
     if (!p)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no profile");
-    if (!fn && !summary)
+    /* a verdict kept (pprof__validate) holds for every caller: the same rules found nothing */
+    if ((!fn && !summary) ||
+        atomic_load_explicit(&((pprof_profile *)p)->valid, memory_order_acquire))
         return pprof__validate(p, NULL, err);
     if (pprof__profile_index(p, NULL))
         return nomem(err);

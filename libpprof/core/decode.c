@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "guard-private.h"
+#include "memory-private.h"
 #include "profile-private.h"
 #include "schema-tables.h"
 #include "wire-private.h"
@@ -23,7 +24,13 @@ typedef struct dec {
     uint32_t n_names;
     uint32_t field; /* field being read, 0 when none */
     bool lazy;      /* samples are framed and recorded in p->lazy, not decoded */
+    bool narrow;    /* the stack holds 4-byte ids (pprof_profile.stack_is_id32) */
 } dec;
+
+/* Inlined into each caller, where the table (or the width) is a constant: these run once per
+ * field, and a call with the table as a variable cost the decoder more instructions than the
+ * hand-written readers this replaced. */
+#define HOT static inline __attribute__((always_inline))
 
 static void
 make_path(const dec *d, char *out, size_t cap)
@@ -138,13 +145,68 @@ len_prefix(const uint8_t **pp, const uint8_t *end, const uint8_t **sub_end)
                         "declared length exceeds the %zu bytes that remain", (size_t)(end - p));   \
     } while (0)
 
-/* Appends one scalar or a packed run of varints to vec; *count grows by the number added. */
-static pprof_status
-repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
-                pprof__vec *vec, uint32_t *count, uint64_t limit, uint64_t used, const char *what)
+/* The packed varints [p, sub_end) into out, 4-byte entries when narrow (else 8); *n their
+ * number. narrow: *fits false at the first value past 32 bits, with nothing kept. Inlined with
+ * a constant narrow, so each width has its own loop. */
+HOT pprof_status
+packed_run(dec *d, const uint8_t *p, const uint8_t *sub_end, void *dst, bool narrow, size_t *n,
+           bool *fits)
+{
+    uint64_t *out = dst;
+    uint32_t *out32 = dst;
+    size_t k = 0;
+    const uint8_t *buf_end = d->buf_end;
+    while (p < sub_end) {
+        uint64_t v;
+        size_t m;
+        if (__builtin_expect(buf_end - p >= 8, 1)) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            /* eight one-byte varints (small ids in long stacks): no per-byte branch */
+            if ((w & UINT64_C(0x8080808080808080)) == 0 && sub_end - p >= 8) {
+                for (unsigned i = 0; i < 8; i++) {
+                    if (narrow)
+                        out32[k + i] = p[i];
+                    else
+                        out[k + i] = p[i];
+                }
+                p += 8;
+                k += 8;
+                continue;
+            }
+            if ((m = pprof__varint8(p, sub_end, &v)) != 0) {
+                p += m;
+                goto store;
+            }
+        }
+        if (!pprof__varint(&p, sub_end, &v))
+            return fail(d, p, PPROF_E_WIRE,
+                        "bad varint in packed field (truncated or past 64 bits)");
+    store:
+        if (!narrow) {
+            out[k++] = v;
+        } else if (v <= UINT32_MAX) {
+            out32[k++] = (uint32_t)v;
+        } else {
+            *fits = false;
+            return PPROF_OK;
+        }
+    }
+    *n = k;
+    return PPROF_OK;
+}
+
+/* Appends one scalar or a packed run of varints to vec; *count grows by the number added. With
+ * narrow, vec's entries are 4 bytes: at a value past 32 bits, *fits is false and nothing is
+ * read (the caller widens vec and reads the field again). */
+HOT pprof_status
+repeated_varint_of(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
+                   pprof__vec *vec, uint32_t *count, uint64_t limit, uint64_t used,
+                   const char *what, bool narrow, bool *fits)
 {
     /* used: entries of this kind decoded in earlier batches (lazy samples), which count too */
     limit = used < limit ? limit - used : 0;
+    const size_t elem = narrow ? sizeof(uint32_t) : sizeof(uint64_t);
     const uint8_t *p = *pp;
     uint64_t v;
     if (wt == PPROF_WT_VARINT) {
@@ -152,10 +214,17 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
         if (vec->len >= limit)
             return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s",
                         (unsigned long long)(limit + used), what);
-        uint64_t *slot = pprof__vec_push(d->a, vec, sizeof(uint64_t));
+        if (narrow && v > UINT32_MAX) {
+            *fits = false;
+            return PPROF_OK;
+        }
+        void *slot = pprof__vec_push(d->a, vec, elem);
         if (!slot)
             return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
-        *slot = v;
+        if (narrow)
+            *(uint32_t *)slot = (uint32_t)v;
+        else
+            *(uint64_t *)slot = v;
         (*count)++;
         *pp = p;
         return PPROF_OK;
@@ -176,44 +245,49 @@ repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, con
         if (max_n == 0) /* not one complete varint */
             return fail(d, p, PPROF_E_WIRE,
                         "bad varint in packed field (truncated or past 64 bits)");
-        if (!pprof__vec_grow(d->a, vec, sizeof(uint64_t), vec->len + max_n))
+        if (!pprof__vec_grow(d->a, vec, elem, vec->len + max_n))
             return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
     }
-    uint64_t *out = (uint64_t *)vec->data + vec->len;
-    uint64_t *start = out;
-    const uint8_t *buf_end = d->buf_end;
-    while (p < sub_end) {
-        size_t n;
-        if (__builtin_expect(buf_end - p >= 8, 1)) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            /* eight one-byte varints (small ids in long stacks): no per-byte branch */
-            if ((w & UINT64_C(0x8080808080808080)) == 0 && sub_end - p >= 8) {
-                for (unsigned i = 0; i < 8; i++)
-                    out[i] = p[i];
-                p += 8;
-                out += 8;
-                continue;
-            }
-            if ((n = pprof__varint8(p, sub_end, out)) != 0) {
-                p += n;
-                out++;
-                continue;
-            }
-        }
-        if (!pprof__varint(&p, sub_end, out))
-            return fail(d, p, PPROF_E_WIRE,
-                        "bad varint in packed field (truncated or past 64 bits)");
-        out++;
-    }
-    size_t n = (size_t)(out - start);
+    size_t n = 0;
+    pprof_status st =
+        packed_run(d, p, sub_end, (uint8_t *)vec->data + elem * vec->len, narrow, &n, fits);
+    if (st || (narrow && !*fits))
+        return st;
     if (vec->len + n > limit)
         return fail(d, tagp, PPROF_E_LIMIT, "more than %llu %s", (unsigned long long)(limit + used),
                     what);
     vec->len += n;
     *count += (uint32_t)n;
-    *pp = p;
+    *pp = sub_end;
     return PPROF_OK;
+}
+
+static pprof_status
+repeated_varint(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
+                pprof__vec *vec, uint32_t *count, uint64_t limit, uint64_t used, const char *what)
+{
+    return repeated_varint_of(d, pp, end, wt, tagp, vec, count, limit, used, what, false, NULL);
+}
+
+/* A sample's location ids while they are 4-byte (dec.narrow); the first id past 32 bits makes
+ * the stack 8-byte, as any profile's, and its field is read again. */
+static pprof_status
+location_ids(dec *d, const uint8_t **pp, const uint8_t *end, uint32_t wt, const uint8_t *tagp,
+             uint32_t *count)
+{
+    pprof_profile *pr = d->p;
+    const pprof_read_options *o = d->o;
+    bool fits = true;
+    pprof_status st =
+        repeated_varint_of(d, pp, end, wt, tagp, &pr->stack, count, o->max_stack_entries,
+                           pr->lazy_stack, "stack entries", true, &fits);
+    if (st || fits)
+        return st;
+    if (!pprof__stack_widen(pr))
+        return fail(d, tagp, PPROF_E_NOMEM, "out of memory");
+    d->narrow = false;
+    return repeated_varint(d, pp, end, wt, tagp, &pr->stack, count, o->max_stack_entries,
+                           pr->lazy_stack, "stack entries");
 }
 
 /* ---- varint fields, by table
@@ -288,11 +362,6 @@ static const slots LINE = SLOTS(line, line_slot, false, true);
 static const slots LOCATION = SLOTS(location, location_slot, true, false);
 static const slots FUNCTION = SLOTS(function, function_slot, false, true);
 static const slots HEADER = SLOTS(profile, profile_slot, false, false);
-
-/* Inlined into each caller, where the table is a constant: these run once per field, and a
- * call with the table as a variable cost the decoder more instructions than the hand-written
- * readers this replaced. */
-#define HOT static inline __attribute__((always_inline))
 
 /* One field of a message read by table: a varint stored in its slot, anything else skipped.
  * A macro, not a function taking &p: with p's address taken inside the message loops, the
@@ -404,8 +473,9 @@ sample(dec *d, const uint8_t *p, const uint8_t *end)
     FIELD_LOOP(d, p, end, field, wt, tagp)
     switch (field) {
     case PPROF__F_sample_location_id:
-        st = repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc, o->max_stack_entries,
-                             pr->lazy_stack, "stack entries");
+        st = d->narrow ? location_ids(d, &p, end, wt, tagp, &s->n_loc)
+                       : repeated_varint(d, &p, end, wt, tagp, &pr->stack, &s->n_loc,
+                                         o->max_stack_entries, pr->lazy_stack, "stack entries");
         break;
     case PPROF__F_sample_value:
         st = repeated_varint(d, &p, end, wt, tagp, &pr->values, &s->n_val, o->max_values,
@@ -693,6 +763,19 @@ prescan(const uint8_t *p, const uint8_t *end, bool lazy, counts *c)
     }
 }
 
+/* A profile read to be drawn (stack_is_id32) is read once and freed whole: a table of 1.5 to 2
+ * MiB gets 2 MiB, a block of its own in a huge page (arena.c), instead of hundreds of small
+ * pages whose first touches cost more than decoding into them on virtual machines. At most a
+ * quarter of such a block goes unused. */
+static size_t
+whole_page(const pprof_profile *p, size_t elem, size_t n)
+{
+    if (!p->stack_is_id32 || pprof__allocator_custom(&p->alloc) || n > SIZE_MAX / elem ||
+        n * elem < PPROF__BIG_BLOCK / 4 * 3 || n * elem >= PPROF__BIG_BLOCK)
+        return n;
+    return (PPROF__BIG_BLOCK + elem - 1) / elem;
+}
+
 static void
 reserve(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t n, uint64_t limit)
 {
@@ -719,18 +802,25 @@ presize(pprof_profile *p, const uint8_t *buf, size_t len, const pprof_read_optio
     }
     reserve(a, &p->sample_types, sizeof(pprof_value_type), c.sample_types, o->max_values);
     reserve(a, &p->samples, sizeof(pprof__sample), c.samples, o->max_samples);
-    reserve(a, &p->sample_offs, sizeof(uint64_t), c.samples, o->max_samples);
-    reserve(a, &p->stack, sizeof(uint64_t), c.stack, o->max_stack_entries);
+    reserve(a, &p->sample_offs, sizeof(uint64_t), whole_page(p, 8, c.samples), o->max_samples);
+    reserve(a, &p->stack, p->stack_is_id32 ? sizeof(uint32_t) : sizeof(uint64_t), c.stack,
+            o->max_stack_entries);
     reserve(a, &p->values, sizeof(int64_t), c.values, o->max_values);
     reserve(a, &p->labels, sizeof(pprof_label), c.labels, o->max_labels);
     reserve(a, &p->mappings, sizeof(pprof_mapping), c.mappings, o->max_mappings);
     reserve(a, &p->mapping_offs, sizeof(uint64_t), c.mappings, o->max_mappings);
-    reserve(a, &p->locations, sizeof(pprof__location), c.locations, o->max_locations);
-    reserve(a, &p->location_offs, sizeof(uint64_t), c.locations, o->max_locations);
-    reserve(a, &p->lines, sizeof(pprof_line), c.lines, o->max_lines);
-    reserve(a, &p->functions, sizeof(pprof_function), c.functions, o->max_functions);
-    reserve(a, &p->function_offs, sizeof(uint64_t), c.functions, o->max_functions);
-    reserve(a, &p->strings, sizeof(pprof_string), c.strings, o->max_strings);
+    reserve(a, &p->locations, sizeof(pprof__location),
+            whole_page(p, sizeof(pprof__location), c.locations), o->max_locations);
+    reserve(a, &p->location_offs, sizeof(uint64_t), whole_page(p, 8, c.locations),
+            o->max_locations);
+    reserve(a, &p->lines, sizeof(pprof_line), whole_page(p, sizeof(pprof_line), c.lines),
+            o->max_lines);
+    reserve(a, &p->functions, sizeof(pprof_function),
+            whole_page(p, sizeof(pprof_function), c.functions), o->max_functions);
+    reserve(a, &p->function_offs, sizeof(uint64_t), whole_page(p, 8, c.functions),
+            o->max_functions);
+    reserve(a, &p->strings, sizeof(pprof_string), whole_page(p, sizeof(pprof_string), c.strings),
+            o->max_strings);
 }
 
 /* Room in a lazy batch's sample tables for what the batch can hold, so that decoding it grows
@@ -771,6 +861,7 @@ decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o, 
     p->relax = o->relax;
     if (len == 0)
         return pprof__error(err, PPROF_E_EMPTY, 0, "", "empty input: no profile data");
+    p->stack_is_id32 = p->stack_is_id32 && !lazy; /* stays set while every id fits */
     presize(p, buf, len, o, lazy);
     dec d = {.p = p,
              .a = &p->alloc,
@@ -778,7 +869,8 @@ decode(pprof_profile *p, uint8_t *buf, size_t len, const pprof_read_options *o, 
              .buf_end = buf + len,
              .o = o,
              .err = err,
-             .lazy = lazy};
+             .lazy = lazy,
+             .narrow = p->stack_is_id32};
     LEAVE(&d);
     pprof_status st = profile(&d, buf, buf + len);
     uint64_t bad;

@@ -67,6 +67,9 @@ struct pprof_profile {
     /* stack holds uint32 location indices instead of ids (pprof__profile_slim): only
      * pprof__sample_locs reads it then */
     bool stack_is_index;
+    /* stack holds the location ids as uint32 (pprof__decode, asked by setting it first; it
+     * stays set only while every id fits): never seen outside pprof__profile_read_indexed */
+    bool stack_is_id32;
 
     /* A merge input (merge-input.c) leaves its samples undecoded: (body offset, body length)
      * pairs into buf, decoded a batch at a time by pprof__decode_samples into samples, stack,
@@ -324,10 +327,29 @@ PPROF_PRIVATE_API pprof_status pprof__sample_locs(const pprof_profile *p, size_t
 /* For an owner that reads a valid profile's samples' locations only through
  * pprof__sample_locs from here on, and no wire bytes (a flame graph and its Graph view): the
  * location ids become 4-byte location indices in place and the table shrinks to them, and the
- * decoded input goes once the strings are copied out of it. Half the memory of the samples'
- * stacks and all of the input's. PPROF_E_INVALID for an id without location (p is left as it
- * was), PPROF_E_NOMEM (the strings stay where they were). */
+ * decoded input goes once the strings are copied out of it, with the samples' offsets in it.
+ * Half the memory of the samples' stacks and all of the input's. PPROF_E_INVALID for an id without
+ * location (p is left as it was), PPROF_E_NOMEM (the strings stay where they were). */
 PPROF_PRIVATE_API pprof_status pprof__profile_slim(pprof_profile *p, pprof_error *err);
+
+/* The stack's entries made 8 bytes wide in place: uint32 ids become uint64 ids
+ * (stack_is_id32 cleared). False when memory runs out (nothing changed). */
+PPROF_PRIVATE_API bool pprof__stack_widen(pprof_profile *p);
+/* pprof_profile_read_buffer for an owner that reads the samples' locations only through
+ * pprof__sample_locs: the location ids are decoded as 4-byte ids and become location indices in
+ * place (stack_is_index), half the memory of the stack and no pass of pprof__profile_slim over
+ * it. A profile with an id past 32 bits or one that names no location comes back with 8-byte
+ * ids, as pprof_profile_read_buffer reads it. */
+PPROF_PRIVATE_API pprof_status pprof__profile_read_indexed(pprof_buffer *in,
+                                                           const pprof_read_options *opts,
+                                                           pprof_profile **out, pprof_error *err);
+/* pprof_profile_read_buffer with the stack decoded as 4-byte ids while they fit (the profile's
+ * stack_is_id32 says whether they did). */
+pprof_status pprof__read_buffer_id32(pprof_buffer *in, const pprof_read_options *opts,
+                                     pprof_profile **out, pprof_error *err);
+/* Location indices (stack_is_index) back to the 8-byte ids they were read from, for a reader
+ * that needs the ids after all (the profile is invalid and its findings are listed). */
+PPROF_PRIVATE_API bool pprof__stack_unindex(pprof_profile *p);
 
 /* ---- readers.c: formats other than pprof (pprof_read_options.readers) */
 

@@ -84,10 +84,11 @@ pprof__read_memory_start(const void *data, size_t size, const pprof_read_options
     return PPROF_OK;
 }
 
-/* owned: the buffer data is in, freed once it is decompressed (NULL: the caller's bytes) */
+/* owned: the buffer data is in, freed once it is decompressed (NULL: the caller's bytes);
+ * id32: the stack is decoded as 4-byte ids where they fit (pprof_profile.stack_is_id32) */
 static pprof_status
 read_memory(const void *data, size_t size, pprof_buffer *owned, const pprof_read_options *opts,
-            pprof_profile **out, pprof_error *err)
+            bool id32, pprof_profile **out, pprof_error *err)
 {
     if (out)
         *out = NULL;
@@ -100,6 +101,7 @@ read_memory(const void *data, size_t size, pprof_buffer *owned, const pprof_read
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_format fmt = pprof_detect_format(data, size);
     p->source_format = fmt;
+    p->stack_is_id32 = id32;
     uint8_t *buf = NULL;
     size_t len = 0;
     pprof_status st = pprof__decompress(data, size, fmt, &o, &buf, &len, err);
@@ -125,21 +127,35 @@ pprof_status
 pprof_profile_read_memory(const void *data, size_t size, const pprof_read_options *opts,
                           pprof_profile **out, pprof_error *err)
 {
-    return read_memory(data, size, NULL, opts, out, err);
+    return read_memory(data, size, NULL, opts, false, out, err);
 }
 
-pprof_status
-pprof_profile_read_buffer(pprof_buffer *in, const pprof_read_options *opts, pprof_profile **out,
-                          pprof_error *err)
+static pprof_status
+read_buffer(pprof_buffer *in, const pprof_read_options *opts, bool id32, pprof_profile **out,
+            pprof_error *err)
 {
     if (!in) {
         if (out)
             *out = NULL;
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no input or no output");
     }
-    pprof_status st = read_memory(in->data, in->len, in, opts, out, err);
+    pprof_status st = read_memory(in->data, in->len, in, opts, id32, out, err);
     pprof_buffer_free(in); /* when refused before the decompression */
     return st;
+}
+
+pprof_status
+pprof_profile_read_buffer(pprof_buffer *in, const pprof_read_options *opts, pprof_profile **out,
+                          pprof_error *err)
+{
+    return read_buffer(in, opts, false, out, err);
+}
+
+pprof_status
+pprof__read_buffer_id32(pprof_buffer *in, const pprof_read_options *opts, pprof_profile **out,
+                        pprof_error *err)
+{
+    return read_buffer(in, opts, true, out, err);
 }
 
 pprof_status
@@ -252,9 +268,11 @@ pprof_profile_sample(const pprof_profile *p, size_t i)
 {
     const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
     /* A table nobody used has no storage, and NULL + 0 is undefined behaviour in C. */
+    /* a profile read to be drawn holds location indices (pprof_flame_profile_read_buffer) */
+    bool ids = p->stack.data && !p->stack_is_index;
     pprof_sample v = {
-        .location_id = p->stack.data ? (const uint64_t *)p->stack.data + s->loc_off : NULL,
-        .n_location_id = s->n_loc,
+        .location_id = ids ? (const uint64_t *)p->stack.data + s->loc_off : NULL,
+        .n_location_id = ids ? s->n_loc : 0,
         .value = p->values.data ? (const int64_t *)p->values.data + s->val_off : NULL,
         .n_value = s->n_val,
         .label = p->labels.data ? (const pprof_label *)p->labels.data + s->lab_off : NULL,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "memory-private.h"
 #include "profile-private.h"
 
 static bool
@@ -116,7 +117,12 @@ pprof__profile_slim(pprof_profile *p, pprof_error *err)
     for (size_t i = 0; i < p->strings.len; i++)
         if ((uintptr_t)s[i].data >= lo && (uintptr_t)s[i].data <= hi)
             total += s[i].len;
-    char *copy = pprof__arena_alloc(&p->arena, total ? total : 1);
+    /* 1.5 to 2 MiB: a whole huge page, as the tables of a profile read to be drawn (decode.c) */
+    size_t want = total ? total : 1;
+    if (!pprof__allocator_custom(&p->alloc) && want >= PPROF__BIG_BLOCK / 4 * 3 &&
+        want < PPROF__BIG_BLOCK)
+        want = PPROF__BIG_BLOCK;
+    char *copy = pprof__arena_alloc(&p->arena, want);
     if (!copy)
         return pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_string *w = p->strings.data;
@@ -132,5 +138,88 @@ pprof__profile_slim(pprof_profile *p, pprof_error *err)
     pprof__free(&p->alloc, p->buf);
     p->buf = NULL;
     p->buf_len = 0;
+    /* where each sample was in the input, gone with it: only a check's messages say it */
+    pprof__free(&p->alloc, p->sample_offs.data);
+    memset(&p->sample_offs, 0, sizeof(p->sample_offs));
     return PPROF_OK;
+}
+
+bool
+pprof__stack_widen(pprof_profile *p)
+{
+    pprof__vec *v = &p->stack;
+    if (v->cap) {
+        void *d = pprof__realloc(&p->alloc, v->data, v->cap * sizeof(uint64_t));
+        if (!d)
+            return false;
+        v->data = d;
+    }
+    /* back to front: entry j's new bytes (8j..) start at or past its old ones (4j..) */
+    const uint32_t *narrow = v->data;
+    uint64_t *wide = v->data;
+    for (size_t j = v->len; j-- > 0;)
+        wide[j] = narrow[j];
+    p->stack_is_id32 = false;
+    return true;
+}
+
+bool
+pprof__stack_unindex(pprof_profile *p)
+{
+    if (!p->stack_is_index)
+        return true;
+    pprof__vec *v = &p->stack;
+    if (v->cap) {
+        void *d = pprof__realloc(&p->alloc, v->data, v->cap * sizeof(uint64_t));
+        if (!d)
+            return false;
+        v->data = d;
+    }
+    const pprof__location *loc = p->locations.data;
+    const uint32_t *idx = v->data;
+    uint64_t *ids = v->data;
+    for (size_t j = v->len; j-- > 0;)
+        ids[j] = loc[idx[j]].id;
+    p->stack_is_index = false;
+    return true;
+}
+
+/* 4-byte ids (stack_is_id32) to location indices in place; at an id that names no location the
+ * entries done go back to their ids (each index's location has that id) and the stack becomes
+ * 8-byte ids. */
+static pprof_status
+stack_index(pprof_profile *p, pprof_error *err)
+{
+    if (pprof__profile_index(p, err))
+        return PPROF_E_NOMEM;
+    uint32_t *s = p->stack.data;
+    const pprof__location *loc = p->locations.data;
+    for (size_t j = 0; j < p->stack.len; j++) {
+        uint32_t li = pprof__idmap_find(&p->loc_idx, s[j]);
+        if (li == PPROF_NONE) {
+            for (size_t k = 0; k < j; k++)
+                s[k] = (uint32_t)loc[s[k]].id;
+            return pprof__stack_widen(p)
+                       ? PPROF_OK
+                       : pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+        }
+        s[j] = li;
+    }
+    p->stack_is_id32 = false;
+    p->stack_is_index = true;
+    return PPROF_OK;
+}
+
+pprof_status
+pprof__profile_read_indexed(pprof_buffer *in, const pprof_read_options *opts, pprof_profile **out,
+                            pprof_error *err)
+{
+    pprof_status st = pprof__read_buffer_id32(in, opts, out, err);
+    if (st || !(*out)->stack_is_id32)
+        return st;
+    if ((st = stack_index(*out, err))) {
+        pprof_profile_free(*out);
+        *out = NULL;
+    }
+    return st;
 }

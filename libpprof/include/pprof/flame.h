@@ -192,6 +192,18 @@ PPROF_API pprof_status pprof_flame_write_memory(const pprof_flame_tree *t,
 PPROF_API pprof_status pprof_flame_graph_view_memory(const pprof_flame_write_options *opts,
                                                      pprof_buffer *out, pprof_error *err);
 
+/* pprof_profile_read_buffer (in is freed in every case) for a profile read to be drawn: checked
+ * as it is read (pprof_validate's rules), a valid profile comes back in the smaller form
+ * pprof_flame_tree_new_take makes of the profiles it takes (location indices of 4 bytes read
+ * straight from the wire instead of 8-byte ids, the decoded input gone), so that the full form
+ * is never held. Such a profile is for pprof_flame_tree_new_take, pprof_flame_tree_new,
+ * pprof_flame_graph_view_memory, pprof_validate, the header, table and string accessors and
+ * pprof_profile_free only (pprof_profile_sample gives its samples no location ids): it must
+ * not be written, merged, edited or reported on. An invalid profile comes back as
+ * pprof_profile_read_buffer reads it (PPROF_OK), for pprof_validate to list its findings. */
+PPROF_API pprof_status pprof_flame_profile_read_buffer(pprof_buffer *in,
+                                                       const pprof_read_options *opts,
+                                                       pprof_profile **out, pprof_error *err);
 /* pprof_flame_tree_new taking the profiles: *in (and *base, which may be NULL or point to NULL)
  * are freed and set to NULL as soon as their samples are summed into stacks, before the tree's
  * nodes are made, so that a profile and its tree are never held whole together (the peak memory
