@@ -886,7 +886,9 @@ static void
 draw_view(void *arg)
 {
     take_ctx *c = arg;
-    c->view_st = pprof_flame_graph_view_memory(&c->vo, c->view, &c->view_err);
+    /* two threads: the view's graph sums its tags beside its edges, on the core the stacks
+     * leave free once summed */
+    c->view_st = pprof__flame_graph_view(&c->vo, 2, c->view, &c->view_err);
 }
 
 static void

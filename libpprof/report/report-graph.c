@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pool-private.h"
 #include "report-graph-private.h"
 #include "text-private.h"
 
@@ -764,6 +765,50 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     return st;
 }
 
+/* build_tags on a worker while the caller builds the edges: the two fill disjoint parts of the
+ * graph and only read the profile, the nodes and in_set, so the graph is the one a single
+ * thread makes. The job's error is its own until the caller takes it. */
+static pprof_status rebuild(const pprof__rctx *c, pprof__graph *g);
+
+typedef struct tags_job {
+    const pprof__rctx *c;
+    pprof__graph *g;
+    pprof_status st;
+    pprof_error err;
+} tags_job;
+
+static void
+run_tags(void *arg)
+{
+    tags_job *j = arg;
+    pprof__rctx c = *j->c;
+    c.err = &j->err;
+    j->st = build_tags(&c, j->g);
+}
+
+/* rebuild, then (visual) build_tags; at once when the context allows two threads. */
+static pprof_status
+edges_and_tags(const pprof__rctx *c, pprof__graph *g, bool tags)
+{
+    if (tags)
+        g->with_tags = true;
+    pprof__pool *pool = tags && c->threads > 1 ? pprof__pool_new(1) : NULL;
+    tags_job tj = {.c = c, .g = g, .st = PPROF_OK};
+    pprof__job job = {.fn = run_tags, .arg = &tj, .name = "pprof-graph-tags"};
+    bool started = pool && pprof__pool_start(pool, &job);
+    pprof_status st = rebuild(c, g);
+    if (started)
+        pprof__pool_wait(&job);
+    pprof__pool_free(pool);
+    if (st || !tags)
+        return st;
+    if (!started)
+        return build_tags(c, g);
+    if (tj.st && c->err)
+        *c->err = tj.err;
+    return tj.st;
+}
+
 /* trimLowFreqTags. */
 static void
 trim_tags(pprof__graph *g, int64_t cutoff)
@@ -1087,13 +1132,8 @@ pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__grap
         g->dropped_nodes = nonzero - kept;
     else
         memset(g->in_set, 1, nn);
-    if ((st = rebuild(c, g)))
+    if ((st = edges_and_tags(c, g, o->visual)))
         return st;
-    if (o->visual) {
-        g->with_tags = true;
-        if ((st = build_tags(c, g)))
-            return st;
-    }
     g->orig_count = g->n;
     if (sort_graph(g, o->cum_sort, o->visual))
         return nomem(c);

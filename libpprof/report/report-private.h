@@ -87,6 +87,14 @@ typedef struct pprof__nodes {
  * diff profile); with mean, divided by the first values summed alike. */
 int64_t pprof__report_total(const pprof_profile *p, size_t index, bool mean);
 
+/* pprof_report_write_memory on up to `threads` threads (the svg and dot graph's tags are summed
+ * beside its edges); the same bytes whatever the count. With 2 or more, opts->allocator must be
+ * usable from two threads at once. */
+pprof_status pprof__report_write_memory_threads(const pprof_profile *p,
+                                                const pprof_report_render_options *opts,
+                                                unsigned threads, pprof_print_format format,
+                                                pprof_buffer *out, pprof_error *err);
+
 /* Interns every location line into nodes and sums flat and cum of sample type index. */
 pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                                 const pprof_allocator *a, pprof__nodes *out, pprof_error *err);
