@@ -152,7 +152,6 @@ pprof__nodes_of(const pprof__nodes *n, uint32_t li, size_t *count)
     return n->loc_node + n->loc_off[li];
 }
 
-
 /* Whether a sample carries the label pprof::base=true (a diff profile's BASE side). */
 bool pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s);
 
@@ -160,6 +159,5 @@ bool pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s);
 
 /* measurement.Percentage(v, total) into dst (at least 32 bytes). */
 void pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total);
-
 
 #endif
