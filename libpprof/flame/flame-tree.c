@@ -59,10 +59,10 @@ arena_copy(pprof__arena *arena, const char *s, size_t n)
     return d;
 }
 
+/* Room for cap nodes (more than now). */
 static bool
-grow_nodes(builder *b)
+nodes_to(builder *b, size_t cap)
 {
-    size_t cap = b->cap ? b->cap * 2 : 1024;
     uint32_t *p = pprof__realloc(b->a, b->parent, cap * sizeof(uint32_t));
     if (!p)
         return false;
@@ -81,6 +81,12 @@ grow_nodes(builder *b)
     }
     b->cap = cap;
     return true;
+}
+
+static bool
+grow_nodes(builder *b)
+{
+    return nodes_to(b, b->cap ? b->cap * 2 : 1024);
 }
 
 static uint32_t
@@ -363,6 +369,22 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         maxlen = s.len[k] > maxlen ? s.len[k] : maxlen;
     uint32_t *path = st ? NULL : pprof__malloc(b->a, (maxlen + 1) * sizeof(uint32_t));
     if (!st && (!path || (slot && !index_children(b))))
+        st = nomem(err);
+    /* into the root alone, each stack adds a node per frame past the prefix it shares with the
+     * one before: the arrays are made that size once (one mapping each, not a doubling's copies
+     * and first touches) */
+    size_t need = b->n;
+    for (size_t k = 0; k < s.n && !st && !slot; k++) {
+        size_t n = s.len[s.order[k]], j = 0, pn = k ? s.len[s.order[k - 1]] : 0;
+        if (n && pn) { /* frames may be NULL */
+            const uint32_t *fr = s.frames + s.off[s.order[k]];
+            const uint32_t *pf = s.frames + s.off[s.order[k - 1]];
+            while (j < n && j < pn && fr[j] == pf[j])
+                j++;
+        }
+        need += n - j;
+    }
+    if (!st && !slot && need > b->cap && need < UINT32_MAX - 2 && !nodes_to(b, need))
         st = nomem(err);
     /* the node each stack ends at, for the samples' times */
     uint32_t *stack_node = NULL;
