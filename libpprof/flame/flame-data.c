@@ -181,6 +181,7 @@ node_values(dctx *d)
 typedef struct part {
     dctx d; /* d.out = &buf */
     pprof_buffer buf;
+    size_t size; /* about what the part writes */
     pprof_status (*fn)(dctx *d);
     pprof_status st;
     pprof__job job;
@@ -191,14 +192,15 @@ static void
 run_part(void *arg)
 {
     part *p = arg;
-    p->st = p->fn(&p->d);
+    p->st = pprof__buffer_reserve_large(&p->buf, p->size) ? p->fn(&p->d) : PPROF_E_NOMEM;
 }
 
 static void
-part_start(part *p, pprof__pool *pool, const dctx *d, pprof_status (*fn)(dctx *d))
+part_start(part *p, pprof__pool *pool, const dctx *d, pprof_status (*fn)(dctx *d), size_t size)
 {
     p->d = *d;
     p->d.out = &p->buf;
+    p->size = size;
     p->fn = fn;
     p->st = PPROF_OK;
     p->job = (pprof__job){.fn = run_part, .arg = p, .name = "pprof-flame-data"};
@@ -228,7 +230,7 @@ body(dctx *d, pprof__pool *pool)
     pprof_buffer *b = d->out;
     /* the values beside the other arrays (about as long as those before them) */
     part vals = {0};
-    part_start(&vals, pool, d, node_values);
+    part_start(&vals, pool, d, node_values, 22 * d->kept * t->nt + 64);
     pprof_status st = lit(b, ",\"nodes\":{\"parent\":");
     if (!st)
         st = node_array(d, f_parent);
@@ -497,11 +499,19 @@ pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_optio
     pprof__pool *pool = t->n >= PARALLEL_NODES ? pprof__pool_new(1) : NULL;
     part head = {0};
     dctx hd = {t, o, NULL, NULL, NULL, 0};
-    part_start(&head, pool, &hd, header);
+    size_t names = 1024;
+    for (size_t i = 0; i < t->n_names; i++)
+        names += t->names[i].name_len + t->names[i].file_len + 6;
+    part_start(&head, pool, &hd, header, names);
     pprof__flame_keep k;
     size_t cap = o->max_nodes ? o->max_nodes : 150000;
     pprof_status st =
         pprof__flame_keep_select(t, 0, cap == SIZE_MAX ? 0 : cap, &o->allocator, &k, err);
+    /* the whole block in out at once: the names, the nodes' arrays (as i64_array and node_array
+     * reserve them) and the per-name ones */
+    if (!st && !pprof__buffer_reserve_large(out, names + k.kept * (4 * 12 + 2 * 22 * t->nt) +
+                                                     t->n_names * t->nt * 2 * 22 + 4096))
+        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
     pprof_status hs = part_finish(&head, out);
     if (st) {
         pprof__pool_free(pool);
