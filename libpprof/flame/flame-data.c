@@ -188,11 +188,21 @@ typedef struct part {
     bool started;
 } part;
 
+/* Room for about size more bytes of out, in huge pages: an advance only (what is written grows
+ * out as it needs), so a reservation that fails, or would be too large to risk, is skipped. */
+static void
+reserve(pprof_buffer *out, size_t size)
+{
+    if (size <= ((size_t)256 << 20))
+        (void)pprof__buffer_reserve_large(out, size);
+}
+
 static void
 run_part(void *arg)
 {
     part *p = arg;
-    p->st = pprof__buffer_reserve_large(&p->buf, p->size) ? p->fn(&p->d) : PPROF_E_NOMEM;
+    reserve(&p->buf, p->size);
+    p->st = p->fn(&p->d);
 }
 
 static void
@@ -230,7 +240,7 @@ body(dctx *d, pprof__pool *pool)
     pprof_buffer *b = d->out;
     /* the values beside the other arrays (about as long as those before them) */
     part vals = {0};
-    part_start(&vals, pool, d, node_values, 22 * d->kept * t->nt + 64);
+    part_start(&vals, pool, d, node_values, t->nt < 64 ? 22 * d->kept * t->nt + 64 : 0);
     pprof_status st = lit(b, ",\"nodes\":{\"parent\":");
     if (!st)
         st = node_array(d, f_parent);
@@ -509,9 +519,9 @@ pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_optio
         pprof__flame_keep_select(t, 0, cap == SIZE_MAX ? 0 : cap, &o->allocator, &k, err);
     /* the whole block in out at once: the names, the nodes' arrays (as i64_array and node_array
      * reserve them) and the per-name ones */
-    if (!st && !pprof__buffer_reserve_large(out, names + k.kept * (4 * 12 + 2 * 22 * t->nt) +
-                                                     t->n_names * t->nt * 2 * 22 + 4096))
-        st = pprof__error(err, PPROF_E_NOMEM, PPROF_NO_OFFSET, "", "out of memory");
+    if (!st && t->nt < 64)
+        reserve(out,
+                names + k.kept * (4 * 12 + 2 * 22 * t->nt) + t->n_names * t->nt * 2 * 22 + 4096);
     pprof_status hs = part_finish(&head, out);
     if (st) {
         pprof__pool_free(pool);
