@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common-private.h"
+#include "memory-private.h"
 
 void
 pprof_buffer_free(pprof_buffer *b)
@@ -38,6 +39,17 @@ bool
 pprof__buffer_reserve(pprof_buffer *b, size_t extra)
 {
     return pprof__buffer_reserve_in(NULL, b, extra);
+}
+
+bool
+pprof__buffer_reserve_large(pprof_buffer *b, size_t extra)
+{
+    size_t had = b->cap;
+    if (!pprof__buffer_reserve(b, extra))
+        return false;
+    if (b->cap != had && b->cap - b->len >= ((size_t)4 << 20))
+        pprof__mem_huge_pages(b->data + b->len, b->cap - b->len);
+    return true;
 }
 
 pprof_status

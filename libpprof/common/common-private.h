@@ -42,7 +42,8 @@ typedef struct pprof__vec {
     size_t len, cap;
 } pprof__vec;
 
-PPROF_PRIVATE_API bool pprof__vec_grow(const pprof_allocator *a, pprof__vec *v, size_t elem, size_t need);
+PPROF_PRIVATE_API bool pprof__vec_grow(const pprof_allocator *a, pprof__vec *v, size_t elem,
+                                       size_t need);
 
 static inline void *
 pprof__vec_push(const pprof_allocator *a, pprof__vec *v, size_t elem)
@@ -56,16 +57,22 @@ pprof__vec_push(const pprof_allocator *a, pprof__vec *v, size_t elem)
 
 /* ---- errors */
 
-PPROF_PRIVATE_API pprof_status pprof__error(pprof_error *err, pprof_status code, uint64_t offset, const char *path,
-                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+PPROF_PRIVATE_API pprof_status pprof__error(pprof_error *err, pprof_status code, uint64_t offset,
+                                            const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Builds a path with printf syntax into a buffer of 128 bytes. */
-PPROF_PRIVATE_API void pprof__path(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+PPROF_PRIVATE_API void pprof__path(char *dst, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- output buffers */
 
 /* Grows b to hold extra more bytes, with a (NULL: libc realloc, as pprof_buffer_free expects). */
-PPROF_PRIVATE_API bool pprof__buffer_reserve_in(const pprof_allocator *a, pprof_buffer *b, size_t extra);
+PPROF_PRIVATE_API bool pprof__buffer_reserve_in(const pprof_allocator *a, pprof_buffer *b,
+                                                size_t extra);
 PPROF_PRIVATE_API bool pprof__buffer_reserve(pprof_buffer *b, size_t extra);
+/* pprof__buffer_reserve for a large buffer about to be filled: a new reservation of 4 MiB or more
+ * asks for huge pages (a first touch per 2 MiB, not per 4 KiB). */
+PPROF_PRIVATE_API bool pprof__buffer_reserve_large(pprof_buffer *b, size_t extra);
 PPROF_PRIVATE_API pprof_status pprof__buffer_append(pprof_buffer *b, const void *data, size_t n);
 PPROF_PRIVATE_API pprof_status pprof__buffer_printf(pprof_buffer *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

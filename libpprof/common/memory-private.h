@@ -109,6 +109,9 @@ void pprof__merger_blocks(const struct pprof_merger *m, pprof_allocator *a);
 /* Asks that [p, p + len) stay in small pages (advice only: failing changes nothing but memory),
  * for a buffer that will be filled only in part. */
 void pprof__mem_small_pages(void *p, size_t len);
+/* Asks that the whole 2 MiB pages within [p, p + len) be huge pages when first touched (advice
+ * only), for a large buffer about to be filled. */
+void pprof__mem_huge_pages(void *p, size_t len);
 
 /* Notes [p, p + len) to be faulted in; small buffers and any past the first eight are not. */
 void pprof__prefault_add(pprof__prefault *pf, void *p, size_t len);

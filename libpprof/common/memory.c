@@ -177,6 +177,20 @@ pprof__mem_small_pages(void *p, size_t len)
 }
 
 void
+pprof__mem_huge_pages(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t lo = ((uintptr_t)p + PPROF__BIG_BLOCK - 1) & ~(PPROF__BIG_BLOCK - 1);
+    uintptr_t hi = ((uintptr_t)p + len) & ~(PPROF__BIG_BLOCK - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
+void
 pprof__prefault_add(pprof__prefault *pf, void *p, size_t len)
 {
     if (p && len >= ((size_t)1 << 20) && pf->n < PPROF__PREFAULT_MAX) {

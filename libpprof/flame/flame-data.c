@@ -5,6 +5,7 @@
 #include "flame-private.h"
 #include "hash-private.h"
 #include "htab-private.h"
+#include "pool-private.h"
 
 typedef struct dctx {
     const pprof_flame_tree *t;
@@ -167,11 +168,79 @@ header(dctx *d)
 
 static pprof_status time_block(dctx *d);
 
+/* The nodes' values: ,"value":[[..]..] */
 static pprof_status
-body(dctx *d)
+node_values(dctx *d)
+{
+    pprof_status st = lit(d->out, ",\"value\":");
+    return st ? st : per_type(d, d->t->value[0], false);
+}
+
+/* A part of the data written into a buffer of its own, on a worker when one is free: the
+ * caller appends the part where it goes, so the bytes are the same whoever wrote them. */
+typedef struct part {
+    dctx d; /* d.out = &buf */
+    pprof_buffer buf;
+    size_t size; /* about what the part writes */
+    pprof_status (*fn)(dctx *d);
+    pprof_status st;
+    pprof__job job;
+    bool started;
+} part;
+
+/* Room for about size more bytes of out, in huge pages: an advance only (what is written grows
+ * out as it needs), so a reservation that fails, or would be too large to risk, is skipped. */
+static void
+reserve(pprof_buffer *out, size_t size)
+{
+    if (size <= ((size_t)256 << 20))
+        (void)pprof__buffer_reserve_large(out, size);
+}
+
+static void
+run_part(void *arg)
+{
+    part *p = arg;
+    reserve(&p->buf, p->size);
+    p->st = p->fn(&p->d);
+}
+
+static void
+part_start(part *p, pprof__pool *pool, const dctx *d, pprof_status (*fn)(dctx *d), size_t size)
+{
+    p->d = *d;
+    p->d.out = &p->buf;
+    p->size = size;
+    p->fn = fn;
+    p->st = PPROF_OK;
+    p->job = (pprof__job){.fn = run_part, .arg = p, .name = "pprof-flame-data"};
+    p->started = pool && pprof__pool_start(pool, &p->job);
+}
+
+/* Waits for the part (or writes it here when no worker took it) and appends it to out. */
+static pprof_status
+part_finish(part *p, pprof_buffer *out)
+{
+    if (p->started)
+        pprof__pool_wait(&p->job);
+    else
+        run_part(p);
+    pprof_status st = p->st ? p->st : pprof__buffer_append(out, p->buf.data, p->buf.len);
+    pprof_buffer_free(&p->buf);
+    return st;
+}
+
+/* Trees smaller than this are written on the calling thread alone. */
+#define PARALLEL_NODES 65536
+
+static pprof_status
+body(dctx *d, pprof__pool *pool)
 {
     const pprof_flame_tree *t = d->t;
     pprof_buffer *b = d->out;
+    /* the values beside the other arrays (about as long as those before them) */
+    part vals = {0};
+    part_start(&vals, pool, d, node_values, t->nt < 64 ? 22 * d->kept * t->nt + 64 : 0);
     pprof_status st = lit(b, ",\"nodes\":{\"parent\":");
     if (!st)
         st = node_array(d, f_parent);
@@ -187,10 +256,9 @@ body(dctx *d)
         st = lit(b, ",\"kind\":");
     if (!st)
         st = node_array(d, f_kind);
+    pprof_status vs = part_finish(&vals, b);
     if (!st)
-        st = lit(b, ",\"value\":");
-    if (!st)
-        st = per_type(d, t->value[0], false);
+        st = vs;
     if (!st)
         st = lit(b, ",\"self\":");
     if (!st)
@@ -431,28 +499,46 @@ out:
     return st;
 }
 
+/* The header (the names) is written while the nodes kept are chosen, the nodes' per-type arrays
+ * while their other arrays are: each part in a buffer of its own on a worker, appended in place
+ * (the same bytes on one thread or two). */
 pprof_status
 pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_options *o,
                         pprof_buffer *out, pprof_error *err)
 {
+    pprof__pool *pool = t->n >= PARALLEL_NODES ? pprof__pool_new(1) : NULL;
+    part head = {0};
+    dctx hd = {t, o, NULL, NULL, NULL, 0};
+    size_t names = 1024;
+    for (size_t i = 0; i < t->n_names; i++)
+        names += t->names[i].name_len + t->names[i].file_len + 6;
+    part_start(&head, pool, &hd, header, names);
     pprof__flame_keep k;
     size_t cap = o->max_nodes ? o->max_nodes : 150000;
     pprof_status st =
         pprof__flame_keep_select(t, 0, cap == SIZE_MAX ? 0 : cap, &o->allocator, &k, err);
-    if (st)
+    /* the whole block in out at once: the names, the nodes' arrays (as i64_array and node_array
+     * reserve them) and the per-name ones */
+    if (!st && t->nt < 64)
+        reserve(out,
+                names + k.kept * (4 * 12 + 2 * 22 * t->nt) + t->n_names * t->nt * 2 * 22 + 4096);
+    pprof_status hs = part_finish(&head, out);
+    if (st) {
+        pprof__pool_free(pool);
         return st;
+    }
+    st = hs;
     dctx d = {t, o, out, k.keep, NULL, k.kept};
     d.newidx = pprof__malloc(&o->allocator, (t->n ? t->n : 1) * sizeof(uint32_t));
-    if (!d.newidx)
+    if (!d.newidx && !st)
         st = PPROF_E_NOMEM;
     size_t next = 0;
     for (size_t i = 0; i < t->n && !st; i++)
         if (!k.keep || k.keep[i])
             d.newidx[i] = (uint32_t)next++;
     if (!st)
-        st = header(&d);
-    if (!st)
-        st = body(&d);
+        st = body(&d, pool);
+    pprof__pool_free(pool);
     pprof__free(&o->allocator, d.newidx);
     pprof__flame_keep_free(&o->allocator, &k);
     if (st == PPROF_E_NOMEM)

@@ -109,6 +109,11 @@ pprof_status pprof__flame_write_svg(const pprof_flame_tree *t, const pprof_flame
 pprof_status pprof__flame_write_html(const pprof_flame_tree *t, const pprof_flame_write_options *o,
                                      pprof_buffer *out, pprof_error *err);
 
+/* pprof_flame_graph_view_memory on up to `threads` threads (report-private.h's
+ * pprof__report_write_memory_threads): the same bytes whatever the count. */
+pprof_status pprof__flame_graph_view(const pprof_flame_write_options *opts, unsigned threads,
+                                     pprof_buffer *out, pprof_error *err);
+
 /* A palette's index in pprof_flame_palettes(), or -1. NULL or "" = hot (0). */
 int pprof__flame_palette(const char *name);
 /* The colour of a frame as "rgb(r,g,b)" into dst (at least 24 bytes), flamegraph.pl's way:

@@ -59,10 +59,10 @@ arena_copy(pprof__arena *arena, const char *s, size_t n)
     return d;
 }
 
+/* Room for cap nodes (more than now). */
 static bool
-grow_nodes(builder *b)
+nodes_to(builder *b, size_t cap)
 {
-    size_t cap = b->cap ? b->cap * 2 : 1024;
     uint32_t *p = pprof__realloc(b->a, b->parent, cap * sizeof(uint32_t));
     if (!p)
         return false;
@@ -81,6 +81,12 @@ grow_nodes(builder *b)
     }
     b->cap = cap;
     return true;
+}
+
+static bool
+grow_nodes(builder *b)
+{
+    return nodes_to(b, b->cap ? b->cap * 2 : 1024);
 }
 
 static uint32_t
@@ -364,6 +370,22 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
     uint32_t *path = st ? NULL : pprof__malloc(b->a, (maxlen + 1) * sizeof(uint32_t));
     if (!st && (!path || (slot && !index_children(b))))
         st = nomem(err);
+    /* into the root alone, each stack adds a node per frame past the prefix it shares with the
+     * one before: the arrays are made that size once (one mapping each, not a doubling's copies
+     * and first touches) */
+    size_t need = b->n;
+    for (size_t k = 0; k < s.n && !st && !slot; k++) {
+        size_t n = s.len[s.order[k]], j = 0, pn = k ? s.len[s.order[k - 1]] : 0;
+        if (n && pn) { /* frames may be NULL */
+            const uint32_t *fr = s.frames + s.off[s.order[k]];
+            const uint32_t *pf = s.frames + s.off[s.order[k - 1]];
+            while (j < n && j < pn && fr[j] == pf[j])
+                j++;
+        }
+        need += n - j;
+    }
+    if (!st && !slot && need > b->cap && need < UINT32_MAX - 2 && !nodes_to(b, need))
+        st = nomem(err);
     /* the node each stack ends at, for the samples' times */
     uint32_t *stack_node = NULL;
     if (!st && timed && b->timed.len &&
@@ -510,6 +532,14 @@ permute(int64_t *v, uint32_t *to, size_t n, size_t nt)
         }
 }
 
+/* Block p cut to size bytes; where the cut fails, p as it was (it is only larger). */
+static void *
+fit(const pprof_allocator *a, void *p, size_t size)
+{
+    void *v = pprof__realloc(a, p, size);
+    return v ? v : p;
+}
+
 /* Orders the tree: children by (name rank, inline), nodes in preorder; fills t's node arrays.
  * Each builder array goes as soon as its tree counterpart is made, and the walk's own arrays
  * before any of them: the largest of the tree's arrays never meet the builder's. */
@@ -528,9 +558,9 @@ order(builder *b, bool base, pprof_error *err)
     uint32_t *coff = made ? NULL : pprof__malloc(a, (n + 1) * sizeof(uint32_t));
     uint64_t *cl = made ? NULL : pprof__malloc(a, n * sizeof(uint64_t));
     uint32_t *stack = made ? NULL : pprof__malloc(a, (n + 1) * sizeof(uint32_t));
-    uint32_t *newof = pprof__malloc(a, n * sizeof(uint32_t)), *perm = NULL;
+    uint32_t *newof = made ? NULL : pprof__malloc(a, n * sizeof(uint32_t)), *perm = NULL;
     pprof_status st = PPROF_OK;
-    if (!byname || !rank || (!made && (!coff || !cl || !stack)) || !newof)
+    if (!byname || !rank || (!made && (!coff || !cl || !stack || !newof)))
         goto nomem;
     for (size_t i = 0; i < nn; i++)
         byname[i] = (uint32_t)i;
@@ -538,18 +568,29 @@ order(builder *b, bool base, pprof_error *err)
     for (size_t i = 0; i < nn; i++)
         rank[byname[i]] = (uint32_t)i;
     if (made) {
-        for (size_t i = 0; i < n; i++)
-            newof[i] = (uint32_t)i;
-    } else {
-        sorted_children(b, rank, coff, cl);
-        size_t sp = 0, next = 0;
-        stack[sp++] = 0;
-        while (sp) {
-            uint32_t old = stack[--sp];
-            newof[old] = (uint32_t)next++;
-            for (uint32_t j = coff[old + 1]; j-- > coff[old];)
-                stack[sp++] = (uint32_t)cl[j];
+        /* in preorder already: the builder's arrays become the tree's where they are, the keys
+         * turned into names in place (a ranked key's name is the rank's) */
+        if (!(t->inl = pprof__malloc(a, n)))
+            goto nomem;
+        for (size_t i = 0; i < n; i++) {
+            t->inl[i] = b->key[i] & 1;
+            b->key[i] = byname[b->key[i] >> 1];
         }
+        t->name = fit(a, b->key, n * sizeof(uint32_t));
+        t->parent = fit(a, b->parent, n * sizeof(uint32_t));
+        t->self[0] = fit(a, b->self[0], (nv ? nv : 1) * sizeof(int64_t));
+        b->key = b->parent = NULL;
+        b->self[0] = NULL;
+        goto sums;
+    }
+    sorted_children(b, rank, coff, cl);
+    size_t sp = 0, next = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        uint32_t old = stack[--sp];
+        newof[old] = (uint32_t)next++;
+        for (uint32_t j = coff[old + 1]; j-- > coff[old];)
+            stack[sp++] = (uint32_t)cl[j];
     }
     pprof__free(a, cl);
     pprof__free(a, coff);
@@ -564,8 +605,8 @@ order(builder *b, bool base, pprof_error *err)
     b->parent = NULL;
     if (!(t->name = pprof__malloc(a, n * sizeof(uint32_t))) || !(t->inl = pprof__malloc(a, n)))
         goto nomem;
-    for (size_t old = 0; old < n; old++) { /* a ranked key's name is the rank's */
-        t->name[newof[old]] = made ? byname[b->key[old] >> 1] : b->key[old] >> 1;
+    for (size_t old = 0; old < n; old++) {
+        t->name[newof[old]] = b->key[old] >> 1;
         t->inl[newof[old]] = b->key[old] & 1;
     }
     pprof__free(a, b->key);
@@ -589,6 +630,7 @@ order(builder *b, bool base, pprof_error *err)
     }
     pprof__free(a, newof);
     newof = NULL;
+sums:
     t->end = pprof__malloc(a, n * sizeof(uint32_t));
     t->depth = pprof__malloc(a, n * sizeof(uint32_t));
     t->n_children = pprof__malloc(a, n * sizeof(uint32_t));
@@ -886,7 +928,9 @@ static void
 draw_view(void *arg)
 {
     take_ctx *c = arg;
-    c->view_st = pprof_flame_graph_view_memory(&c->vo, c->view, &c->view_err);
+    /* two threads: the view's graph sums its tags beside its edges, on the core the stacks
+     * leave free once summed */
+    c->view_st = pprof__flame_graph_view(&c->vo, 2, c->view, &c->view_err);
 }
 
 static void

@@ -8,6 +8,7 @@
 #include "flame-template.h"
 #include "hash-private.h"
 #include "pprof/report.h"
+#include "report-private.h"
 
 static const char *const palettes[] = {"hot",  "mem",    "io",     "red",    "green", "blue",
                                        "aqua", "yellow", "purple", "orange", "lang",  NULL};
@@ -117,7 +118,7 @@ base64(pprof_buffer *out, const uint8_t *d, size_t n)
  * as it stands: the SVG base64 in its data-svg attribute (so no name in it can become markup
  * before the viewer parses it as SVG), or a sentence saying why there is no graph. */
 static pprof_status
-write_graph(const pprof_flame_write_options *o, pprof_buffer *out)
+write_graph(const pprof_flame_write_options *o, unsigned threads, pprof_buffer *out)
 {
     static const char head[] = "<div id=\"pprof-flame-graph\" class=\"hidden\" data-state=\"";
     if (o->graph_view)
@@ -128,6 +129,7 @@ write_graph(const pprof_flame_write_options *o, pprof_buffer *out)
         return PPROF_OK;
     pprof_status st = pprof__buffer_append(out, head, sizeof(head) - 1);
 #ifndef PPROF_HAVE_GRAPHVIZ
+    (void)threads;
     static const char absent[] = "absent\">No Graph view: this libpprof was built without "
                                  "Graphviz (libgvc), which draws the call graph.</div>";
     if (!st)
@@ -141,7 +143,8 @@ write_graph(const pprof_flame_write_options *o, pprof_buffer *out)
     ro.allocator = o->allocator;
     pprof_buffer svg = {0};
     pprof_error e;
-    pprof_status rs = pprof_report_write_memory(o->graph, &ro, PPROF_PRINT_TEXT, &svg, &e);
+    pprof_status rs =
+        pprof__report_write_memory_threads(o->graph, &ro, threads, PPROF_PRINT_TEXT, &svg, &e);
     if (rs == PPROF_E_NOMEM) {
         st = rs;
     } else if (rs) {
@@ -181,7 +184,7 @@ pprof__flame_write_html(const pprof_flame_tree *t, const pprof_flame_write_optio
     if (!st)
         st = pprof__buffer_append(out, pprof__flame_seg1, PPROF__FLAME_SEG1_LEN);
     if (!st)
-        st = write_graph(o, out);
+        st = write_graph(o, 1, out);
     if (!st)
         st = pprof__buffer_append(out, pprof__flame_seg2, PPROF__FLAME_SEG2_LEN);
     if (!st)
@@ -229,13 +232,20 @@ pprof_status
 pprof_flame_graph_view_memory(const pprof_flame_write_options *opts, pprof_buffer *out,
                               pprof_error *err)
 {
+    return pprof__flame_graph_view(opts, 1, out, err);
+}
+
+pprof_status
+pprof__flame_graph_view(const pprof_flame_write_options *opts, unsigned threads, pprof_buffer *out,
+                        pprof_error *err)
+{
     pprof_flame_write_options o = PPROF_FLAME_WRITE_OPTIONS_INIT;
     if (opts)
         memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
     if (!out)
         return pprof__error(err, PPROF_E_ARG, PPROF_NO_OFFSET, "", "no output");
     o.graph_view = NULL;
-    pprof_status st = write_graph(&o, out);
+    pprof_status st = write_graph(&o, threads, out);
     if (st)
         return pprof__error(err, st, PPROF_NO_OFFSET, "", "out of memory drawing the Graph view");
     return PPROF_OK;

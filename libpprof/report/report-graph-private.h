@@ -44,6 +44,9 @@ typedef struct pprof__rctx {
     /* pprof_report_write_file: where long reports (traces) move their text as it grows, so
      * that the whole text is never held; NULL: everything stays in the output buffer */
     pprof__out_file *sink;
+    /* threads the graph may use (dot and svg: its tags are summed beside its edges); 0 or 1:
+     * the calling thread alone. The result never depends on it. */
+    unsigned threads;
 } pprof__rctx;
 
 /* With a sink: moves out's text to it once out holds a megabyte or more (out is emptied).

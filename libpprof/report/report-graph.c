@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pool-private.h"
 #include "report-graph-private.h"
 #include "text-private.h"
 
@@ -655,9 +656,26 @@ add_tag_value(pprof__gtag *t, int64_t v, int64_t d, bool flat)
     }
 }
 
+/* The sample's numeric "bytes" labels (the tags' numeric ones), at most n_lab, into out; their
+ * count. Found once per sample, not once per node of its stack. */
+static uint32_t
+bytes_labels(const pprof_profile *p, const pprof__sample *s, uint32_t *out)
+{
+    const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->n_lab; j++) {
+        if (l[j].str || (!l[j].num && !l[j].num_unit))
+            continue;
+        pprof_string key = pstr(p, l[j].key);
+        if (key.len == 5 && !memcmp(key.data, "bytes", 5))
+            out[n++] = j;
+    }
+    return n;
+}
+
 static bool
 add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32_t node,
-         uint32_t labels, int64_t v, int64_t d, bool flat, uint32_t stamp)
+         uint32_t labels, int64_t v, int64_t d, bool flat, const uint32_t *bl, uint32_t nb)
 {
     if (labels) {
         tag_key k = {node, labels, labels, false};
@@ -667,12 +685,8 @@ add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32
         add_tag_value(t, v, d, flat);
     }
     const pprof_label *l = (s->n_lab ? (const pprof_label *)p->labels.data + s->lab_off : NULL);
-    for (uint32_t j = 0; j < s->n_lab; j++) {
-        if (l[j].str || (!l[j].num && !l[j].num_unit))
-            continue;
-        pprof_string key = pstr(p, l[j].key);
-        if (key.len != 5 || memcmp(key.data, "bytes", 5))
-            continue;
+    for (uint32_t b = 0; b < nb; b++) {
+        uint32_t j = bl[b];
         char name[64];
         pprof__scaled_label(name, sizeof(name), l[j].num, g->tag_unit, "minimum");
         uint32_t nid = intern(g, name, strlen(name));
@@ -684,7 +698,6 @@ add_tags(pprof__graph *g, const pprof_profile *p, const pprof__sample *s, uint32
             return false;
         add_tag_value(t, v, d, flat);
     }
-    (void)stamp;
     return true;
 }
 
@@ -702,10 +715,11 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     if (!one)
         return nomem(c);
     *one = 1;
-    size_t max_depth = 0;
+    size_t max_depth = 0, max_lab = 0;
     for (size_t i = 0; i < p->samples.len; i++) {
-        uint32_t d = PPROF__AT(p->samples, pprof__sample, i).n_loc;
-        max_depth = d > max_depth ? d : max_depth;
+        const pprof__sample *s = &PPROF__AT(p->samples, pprof__sample, i);
+        max_depth = s->n_loc > max_depth ? s->n_loc : max_depth;
+        max_lab = s->n_lab > max_lab ? s->n_lab : max_lab;
     }
     /* the rows of label-set tags cover the nodes in the set (the only ones given tags) */
     g->tag_rank = pprof__malloc(&g->a, (g->nodes.n ? g->nodes.n : 1) * sizeof(uint32_t));
@@ -720,8 +734,9 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     pprof_buffer tmp = {0};
     char **parts = NULL;
     size_t cap = 0;
+    uint32_t *bl = pprof__malloc(&g->a, (max_lab ? max_lab : 1) * sizeof(uint32_t));
     pprof_status st = PPROF_OK;
-    if (!idx || !stamp)
+    if (!idx || !stamp || !bl)
         st = nomem(c);
     else
         memset(stamp, 0, g->nodes.n * sizeof(uint32_t));
@@ -736,7 +751,7 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
             st = nomem(c);
             break;
         }
-        uint32_t sid = (uint32_t)(i + 1), leaf = PPROF_NONE;
+        uint32_t sid = (uint32_t)(i + 1), leaf = PPROF_NONE, nb = bytes_labels(p, s, bl);
         for (uint32_t j = s->n_loc; j-- > 0 && !st;) {
             size_t cnt;
             const uint32_t *ln = pprof__nodes_of(&g->nodes, idx[j], &cnt);
@@ -746,14 +761,14 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
                 if (!g->in_set[n] || stamp[n] == sid)
                     continue;
                 stamp[n] = sid;
-                if (!add_tags(g, p, s, n, labels, v, d, false, sid)) {
+                if (!add_tags(g, p, s, n, labels, v, d, false, bl, nb)) {
                     st = nomem(c);
                     break;
                 }
             }
         }
         if (!st && leaf != PPROF_NONE && g->in_set[leaf] &&
-            !add_tags(g, p, s, leaf, labels, v, d, true, sid))
+            !add_tags(g, p, s, leaf, labels, v, d, true, bl, nb))
             st = nomem(c);
     }
     pprof_buffer_free(&tmp);
@@ -761,7 +776,52 @@ build_tags(const pprof__rctx *c, pprof__graph *g)
     pprof__free(&g->a, idx);
     pprof__free(&g->a, stamp);
     pprof__free(&g->a, cache);
+    pprof__free(&g->a, bl);
     return st;
+}
+
+/* build_tags on a worker while the caller builds the edges: the two fill disjoint parts of the
+ * graph and only read the profile, the nodes and in_set, so the graph is the one a single
+ * thread makes. The job's error is its own until the caller takes it. */
+static pprof_status rebuild(const pprof__rctx *c, pprof__graph *g);
+
+typedef struct tags_job {
+    const pprof__rctx *c;
+    pprof__graph *g;
+    pprof_status st;
+    pprof_error err;
+} tags_job;
+
+static void
+run_tags(void *arg)
+{
+    tags_job *j = arg;
+    pprof__rctx c = *j->c;
+    c.err = &j->err;
+    j->st = build_tags(&c, j->g);
+}
+
+/* rebuild, then (visual) build_tags; at once when the context allows two threads. */
+static pprof_status
+edges_and_tags(const pprof__rctx *c, pprof__graph *g, bool tags)
+{
+    if (tags)
+        g->with_tags = true;
+    pprof__pool *pool = tags && c->threads > 1 ? pprof__pool_new(1) : NULL;
+    tags_job tj = {.c = c, .g = g, .st = PPROF_OK};
+    pprof__job job = {.fn = run_tags, .arg = &tj, .name = "pprof-graph-tags"};
+    bool started = pool && pprof__pool_start(pool, &job);
+    pprof_status st = rebuild(c, g);
+    if (started)
+        pprof__pool_wait(&job);
+    pprof__pool_free(pool);
+    if (st || !tags)
+        return st;
+    if (!started)
+        return build_tags(c, g);
+    if (tj.st && c->err)
+        *c->err = tj.err;
+    return tj.st;
 }
 
 /* trimLowFreqTags. */
@@ -1087,13 +1147,8 @@ pprof__graph_build(const pprof__rctx *c, const pprof__graph_opts *o, pprof__grap
         g->dropped_nodes = nonzero - kept;
     else
         memset(g->in_set, 1, nn);
-    if ((st = rebuild(c, g)))
+    if ((st = edges_and_tags(c, g, o->visual)))
         return st;
-    if (o->visual) {
-        g->with_tags = true;
-        if ((st = build_tags(c, g)))
-            return st;
-    }
     g->orig_count = g->n;
     if (sort_graph(g, o->cum_sort, o->visual))
         return nomem(c);

@@ -87,6 +87,14 @@ typedef struct pprof__nodes {
  * diff profile); with mean, divided by the first values summed alike. */
 int64_t pprof__report_total(const pprof_profile *p, size_t index, bool mean);
 
+/* pprof_report_write_memory on up to `threads` threads (the svg and dot graph's tags are summed
+ * beside its edges); the same bytes whatever the count. With 2 or more, opts->allocator must be
+ * usable from two threads at once. */
+pprof_status pprof__report_write_memory_threads(const pprof_profile *p,
+                                                const pprof_report_render_options *opts,
+                                                unsigned threads, pprof_print_format format,
+                                                pprof_buffer *out, pprof_error *err);
+
 /* Interns every location line into nodes and sums flat and cum of sample type index. */
 pprof_status pprof__nodes_build(const pprof_profile *p, size_t index, pprof_granularity g,
                                 const pprof_allocator *a, pprof__nodes *out, pprof_error *err);
@@ -144,7 +152,6 @@ pprof__nodes_of(const pprof__nodes *n, uint32_t li, size_t *count)
     return n->loc_node + n->loc_off[li];
 }
 
-
 /* Whether a sample carries the label pprof::base=true (a diff profile's BASE side). */
 bool pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s);
 
@@ -152,6 +159,5 @@ bool pprof__is_base_sample(const pprof_profile *p, const pprof__sample *s);
 
 /* measurement.Percentage(v, total) into dst (at least 32 bytes). */
 void pprof__percentage(char *dst, size_t cap, int64_t v, int64_t total);
-
 
 #endif

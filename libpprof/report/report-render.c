@@ -54,13 +54,21 @@ pprof__rctx_spill(pprof__rctx *c, pprof_buffer *out)
 
 static pprof_status render(const pprof_profile *p, const pprof_report_render_options *opts,
                            pprof_print_format format, pprof_buffer *out, pprof__out_file *sink,
-                           pprof_error *err);
+                           unsigned threads, pprof_error *err);
 
 pprof_status
 pprof_report_write_memory(const pprof_profile *p, const pprof_report_render_options *opts,
                           pprof_print_format format, pprof_buffer *out, pprof_error *err)
 {
-    return render(p, opts, format, out, NULL, err);
+    return render(p, opts, format, out, NULL, 1, err);
+}
+
+pprof_status
+pprof__report_write_memory_threads(const pprof_profile *p, const pprof_report_render_options *opts,
+                                   unsigned threads, pprof_print_format format, pprof_buffer *out,
+                                   pprof_error *err)
+{
+    return render(p, opts, format, out, NULL, threads, err);
 }
 
 pprof_status
@@ -75,7 +83,7 @@ pprof_report_write_file(const pprof_profile *p, const pprof_report_render_option
     if (st)
         return st;
     pprof_buffer b = {0};
-    st = render(p, opts, format, &b, &f, err);
+    st = render(p, opts, format, &b, &f, 1, err);
     if (st == PPROF_E_IO) {
         pprof_buffer_free(&b);
         return st; /* the sink failed: its commit said why and removed the temporary */
@@ -92,7 +100,7 @@ pprof_report_write_file(const pprof_profile *p, const pprof_report_render_option
 
 static pprof_status
 render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_print_format format,
-       pprof_buffer *out, pprof__out_file *sink, pprof_error *err)
+       pprof_buffer *out, pprof__out_file *sink, unsigned threads, pprof_error *err)
 {
     pprof_report_render_options o = PPROF_REPORT_RENDER_OPTIONS_INIT;
     if (opts)
@@ -122,6 +130,7 @@ render(const pprof_profile *p, const pprof_report_render_options *opts, pprof_pr
     c.err = err;
     c.output_unit = "minimum";
     c.sink = sink;
+    c.threads = threads;
     if ((st = pprof_sample_type_find(p, o.sample_type, &c.index, err)))
         return st;
     pprof_value_type vt = PPROF__AT(p->sample_types, pprof_value_type, c.index);

@@ -736,6 +736,72 @@ test_take(tap *t)
            "take, no profile: E_ARG");
 }
 
+/* The integers of the JSON array that starts at s ('['), nested arrays flattened, into v (at
+ * most cap); the count, or SIZE_MAX when s is no array. */
+static size_t
+ints_of(const char *s, int64_t *v, size_t cap)
+{
+    if (!s || *s != '[')
+        return SIZE_MAX;
+    size_t n = 0;
+    int depth = 0;
+    do {
+        if (*s == '[')
+            depth++;
+        else if (*s == ']')
+            depth--;
+        else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+            char *end;
+            long long x = strtoll(s, &end, 10);
+            if (n < cap)
+                v[n] = x;
+            n++;
+            s = end - 1;
+        }
+        s++;
+    } while (depth > 0 && *s);
+    return n;
+}
+
+/* A tree large enough for the data block to be written in parts on two threads: every array
+ * says what the tree holds, in its place. */
+static void
+test_data_parts(tap *t)
+{
+    pprof_profile *p = make_wide();
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    pprof_buffer b = {0};
+    pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+    wo.format = PPROF_FLAME_DATA;
+    bool ok = p && !pprof_flame_tree_new(p, NULL, NULL, &tr, &err) &&
+              !pprof_flame_write_memory(tr, &wo, &b, &err) && !pprof__buffer_append(&b, "", 1);
+    size_t n = ok ? pprof_flame_count(tr) : 0, nn = ok ? pprof_flame_names(tr) : 0;
+    tap_ok(t, ok && n >= 65536, "a data block of %zu nodes", n);
+    int64_t *v = malloc((2 * n + nn + 1) * sizeof(int64_t));
+    const char *d = ok ? (const char *)b.data : "";
+    const char *keys[] = {"\"parent\":", "\"value\":", "\"self\":", "\"flat\":"};
+    for (int k = 0; k < 4 && v; k++) {
+        const char *at = strstr(d, keys[k]);
+        size_t want = k == 0 ? n : k == 3 ? 2 * nn : 2 * n;
+        size_t got = ints_of(at ? at + strlen(keys[k]) : NULL, v, want);
+        bool same = got == want;
+        for (size_t i = 0; i < want && same; i++) {
+            size_t ty = i / (k == 3 ? nn : n), x = i % (k == 3 ? nn : n);
+            int64_t e = k == 0   ? (x ? (int64_t)pprof_flame_node_at(tr, x).parent : -1)
+                        : k == 1 ? pprof_flame_value(tr, x, ty, false)
+                        : k == 2 ? pprof_flame_self(tr, x, ty, false)
+                                 : pprof_flame_flat(tr, x, ty, false);
+            same = v[i] == e;
+        }
+        tap_ok(t, same, "data block: %s%zu numbers, each the tree's", keys[k], got);
+    }
+    free(v);
+    pprof_buffer_free(&b);
+    pprof_flame_tree_free(tr);
+    pprof_profile_free(p);
+}
+
 static void
 test_time(tap *t)
 {
@@ -1020,6 +1086,7 @@ main(void)
     test_peak(&t);
     test_graph_view(&t);
     test_take(&t);
+    test_data_parts(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");

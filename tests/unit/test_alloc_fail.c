@@ -16,6 +16,7 @@
 #include "pprof/merge.h"
 #include "pprof/pprof.h"
 #include "pprof/report.h"
+#include "report-private.h"
 #include "tap.h"
 
 /* Atomic because the merger, the editor and the gzip writer call the allocator from their own
@@ -470,6 +471,29 @@ sc_render_dot(const fixture *fx, const pprof_allocator *a, pprof_error *err)
     return render_with(fx, PPROF_REPORT_DOT, a, err);
 }
 
+/* The dot graph with its tags summed on a worker beside its edges: a failure on either thread
+ * is the call's, and a render that absorbed one says what one thread says without any. */
+static pprof_status
+sc_render_dot_threads(const fixture *fx, const pprof_allocator *a, pprof_error *err)
+{
+    pprof_report_render_options o;
+    pprof_report_render_options_init(&o);
+    o.format = PPROF_REPORT_DOT;
+    o.allocator = *a;
+    pprof_buffer out = {0}, want = {0};
+    pprof_status st = pprof__report_write_memory_threads(fx->p, &o, 2, PPROF_PRINT_TEXT, &out, err);
+    o.allocator = (pprof_allocator){NULL, NULL, NULL, NULL};
+    if (st == PPROF_OK && (pprof_report_write_memory(fx->p, &o, PPROF_PRINT_TEXT, &want, err) ||
+                           want.len != out.len || memcmp(want.data, out.data, out.len) != 0)) {
+        snprintf(err->message, sizeof(err->message),
+                 "the output differs from the one of a render on one thread");
+        st = PPROF_E_INVALID;
+    }
+    pprof_buffer_free(&out);
+    pprof_buffer_free(&want);
+    return st;
+}
+
 static pprof_status
 sc_render_callgrind(const fixture *fx, const pprof_allocator *a, pprof_error *err)
 {
@@ -608,6 +632,7 @@ main(void)
     fail_each(&t, &fx, "convert", sc_convert, PPROF_OK);
     fail_each(&t, &fx, "convert refusing an invalid profile", sc_convert_invalid, PPROF_E_INVALID);
     fail_each(&t, &fx, "render dot", sc_render_dot, PPROF_OK);
+    fail_each(&t, &fx, "render dot, tags on a second thread", sc_render_dot_threads, PPROF_OK);
     fail_each(&t, &fx, "render callgrind", sc_render_callgrind, PPROF_OK);
     fail_each(&t, &fx, "peek of Latin-1 names", sc_peek_latin1, PPROF_OK);
     fail_each(&t, &fx, "peek of Latin-1 names, JSON", sc_peek_json_latin1, PPROF_OK);

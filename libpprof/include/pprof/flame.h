@@ -210,7 +210,8 @@ PPROF_API pprof_status pprof_flame_profile_read_buffer(pprof_buffer *in,
  * of a large profile's page). When view is not NULL and there is no base, the Graph view of *in
  * (pprof_flame_graph_view_memory with view_opts; their graph and graph_view are ignored) is
  * appended to view, on a second thread while the stacks are summed (the same bytes as drawn
- * alone). Being the call's, the profiles are checked first and then slimmed (smaller tables,
+ * alone; its graph's tags are summed on a third, so view_opts->allocator must be usable from
+ * two threads at once). Being the call's, the profiles are checked first and then slimmed (smaller tables,
  * the decoded input gone) before anything reads them. The profiles are freed whatever the
  * outcome; the errors are pprof_flame_tree_new's, then the Graph view's. */
 PPROF_API pprof_status pprof_flame_tree_new_take(pprof_profile **in, pprof_profile **base,
