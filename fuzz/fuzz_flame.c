@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "flame.h"
 #include "folded.h"
 #include "fuzz.h"
@@ -310,6 +311,36 @@ read_input(const uint8_t *data, size_t size)
     return p;
 }
 
+/* The reader pprof-flame uses (slim when valid, as read when not): pprof_validate says of it
+ * what it says of p; a folded input is read as folded. */
+static pprof_profile *
+read_to_draw(const uint8_t *data, size_t size, const pprof_profile *p)
+{
+    pprof_buffer b = {malloc(size ? size : 1), size, size ? size : 1};
+    FUZZ_CHECK(b.data, "out of memory");
+    if (size)
+        memcpy(b.data, data, size);
+    pprof_read_options o = fuzz_read_options();
+    pprof_profile *q = NULL;
+    pprof_error err, e1, e2;
+    if (pprof_flame_profile_read_buffer(&b, &o, &q, &err) != PPROF_OK) {
+        FUZZ_CHECK(!q && !b.data && err.message[0], "a failed read without a message");
+        return read_input(data, size);
+    }
+    FUZZ_CHECK(!b.data, "the input buffer was not taken");
+    pprof_status s1 = pprof_validate(p, NULL, NULL, 0, NULL, &e1);
+    pprof_status s2 = pprof_validate(q, NULL, NULL, 0, NULL, &e2);
+    FUZZ_CHECK(s1 == s2 && (s1 == PPROF_OK || !strcmp(e1.message, e2.message)),
+               "validate: '%s' on the profile read to draw, '%s' on the profile", e2.message,
+               e1.message);
+    FUZZ_CHECK(pprof_profile_count(q, PPROF_TABLE_SAMPLE) ==
+                       pprof_profile_count(p, PPROF_TABLE_SAMPLE) &&
+                   pprof_profile_count(q, PPROF_TABLE_LOCATION) ==
+                       pprof_profile_count(p, PPROF_TABLE_LOCATION),
+               "the profile read to draw has other tables");
+    return q;
+}
+
 /* pprof-flame's path: the tree taking fresh copies of the profile (checked, slimmed, freed as
  * summed) and drawing the Graph view alongside gives the tree, the page and the view that the
  * tree built from the const profile and the view drawn alone give, or the same error. */
@@ -324,7 +355,8 @@ take(const uint8_t *data, size_t size, const pprof_profile *p, uint64_t h)
     pprof_flame_tree *want = NULL, *got = NULL;
     pprof_error err, err2;
     pprof_status want_st = pprof_flame_tree_new(p, with_base ? p : NULL, &fo, &want, &err);
-    pprof_profile *in = read_input(data, size), *base = with_base ? read_input(data, size) : NULL;
+    pprof_profile *in = (h >> 44) & 1 ? read_to_draw(data, size, p) : read_input(data, size);
+    pprof_profile *base = with_base ? read_input(data, size) : NULL;
     FUZZ_CHECK(in && (!with_base || base), "the input read once but not twice");
     pprof_flame_write_options vo = PPROF_FLAME_WRITE_OPTIONS_INIT;
     vo.graph_sample_type = (h >> 40) & 1 ? "no-such-type" : NULL;
