@@ -144,8 +144,9 @@ pprof__profile_slim(pprof_profile *p, pprof_error *err)
     return PPROF_OK;
 }
 
-bool
-pprof__stack_widen(pprof_profile *p)
+/* The stack's 4-byte entries given room for 8 bytes each (v->cap counts 8-byte entries). */
+static bool
+stack_room_for_u64(pprof_profile *p)
 {
     pprof__vec *v = &p->stack;
     if (v->cap) {
@@ -154,6 +155,15 @@ pprof__stack_widen(pprof_profile *p)
             return false;
         v->data = d;
     }
+    return true;
+}
+
+bool
+pprof__stack_widen(pprof_profile *p)
+{
+    pprof__vec *v = &p->stack;
+    if (!stack_room_for_u64(p))
+        return false;
     /* back to front: entry j's new bytes (8j..) start at or past its old ones (4j..) */
     const uint32_t *narrow = v->data;
     uint64_t *wide = v->data;
@@ -169,12 +179,8 @@ pprof__stack_unindex(pprof_profile *p)
     if (!p->stack_is_index)
         return true;
     pprof__vec *v = &p->stack;
-    if (v->cap) {
-        void *d = pprof__realloc(&p->alloc, v->data, v->cap * sizeof(uint64_t));
-        if (!d)
-            return false;
-        v->data = d;
-    }
+    if (!stack_room_for_u64(p))
+        return false;
     const pprof__location *loc = p->locations.data;
     const uint32_t *idx = v->data;
     uint64_t *ids = v->data;
