@@ -102,12 +102,13 @@ pprof__flame_put_i64(pprof_buffer *b, int64_t v)
 
 pprof_status pprof__flame_write_json(const pprof_flame_tree *t, const pprof_flame_write_options *o,
                                      pprof_buffer *out, pprof_error *err);
+/* With a sink (may be NULL), the block goes to it as it is written, the rest left in out. */
 pprof_status pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_options *o,
-                                     pprof_buffer *out, pprof_error *err);
+                                     pprof_buffer *out, pprof__out_file *sink, pprof_error *err);
 pprof_status pprof__flame_write_svg(const pprof_flame_tree *t, const pprof_flame_write_options *o,
                                     pprof_buffer *out, pprof_error *err);
 pprof_status pprof__flame_write_html(const pprof_flame_tree *t, const pprof_flame_write_options *o,
-                                     pprof_buffer *out, pprof_error *err);
+                                     pprof_buffer *out, pprof__out_file *sink, pprof_error *err);
 
 /* pprof_flame_graph_view_memory on up to `threads` threads (report-private.h's
  * pprof__report_write_memory_threads): the same bytes whatever the count. */

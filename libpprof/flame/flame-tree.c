@@ -350,11 +350,12 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         st = location_frames(b, p, &rn, &lf, err);
     if (!st && slot == 0 && b->slots == 1)
         st = rank_keys(b, &lf, rn.loc_off[p->locations.len], err);
+    /* the nodes are in lf now: they go before the stacks come */
+    pprof__nodes_free(&rn);
     if (!st)
         st = pprof__flame_stacks_build(p, &lf, b->nt, reverse, b->a, &s, err);
     pprof__free(b->a, lf.off);
     pprof__free(b->a, lf.fr);
-    pprof__nodes_free(&rn);
     /* the samples' times, with their stack for a node (IN only: no times with a base) */
     bool timed = slot == 0 && b->slots == 1;
     if (!st && timed)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame-private.h"
 #include "pprof/builder.h"
@@ -802,6 +803,87 @@ test_data_parts(tap *t)
     pprof_profile_free(p);
 }
 
+/* Kilobytes of a /proc/self/status line (VmHWM, VmRSS); 0 when it cannot be read. */
+static long
+status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, key, n) && line[n] == ':')
+            kb = strtol(line + n + 1, NULL, 10);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* The whole of the file at path in b. */
+static bool
+slurp(const char *path, pprof_buffer *b)
+{
+    FILE *f = fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    bool ok = f != NULL;
+    while (ok && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        ok = !pprof__buffer_append(b, chunk, n);
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+/* pprof_flame_write_file writes the page and the data block as they are made: the same bytes
+ * as write_memory, with a resident peak during the write well under the page's size (the whole
+ * page was held before it was written). The peak is measured through /proc/self/clear_refs. */
+static void
+test_write_file(tap *t)
+{
+    pprof_profile *p = make_wide();
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    bool ok = p && !pprof_flame_tree_new(p, NULL, NULL, &tr, &err);
+    pprof_profile_free(p);
+    char path[] = "/tmp/test_flame_write_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        close(fd);
+    const pprof_flame_format fmts[] = {PPROF_FLAME_HTML, PPROF_FLAME_DATA};
+    for (int k = 0; k < 2; k++) {
+        pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+        wo.format = fmts[k];
+        pprof_buffer mem = {0}, file = {0};
+        bool made = ok && fd >= 0 && !pprof_flame_write_memory(tr, &wo, &mem, &err);
+        long peak = -1;
+        FILE *cr = made ? fopen("/proc/self/clear_refs", "w") : NULL;
+        if (cr) {
+            fputs("5", cr);
+            fclose(cr);
+            long start = status_kb("VmRSS");
+            made = !pprof_flame_write_file(tr, &wo, NULL, path, &err);
+            long hwm = status_kb("VmHWM");
+            peak = start && hwm ? hwm - start : -1;
+        } else if (made) {
+            made = !pprof_flame_write_file(tr, &wo, NULL, path, &err);
+        }
+        made = made && slurp(path, &file);
+        tap_ok(t, made && file.len == mem.len && !memcmp(file.data, mem.data, mem.len),
+               "write_file, %s: the %zu bytes of write_memory", k ? "data" : "html", mem.len);
+        if (peak < 0)
+            tap_ok(t, true, "# SKIP no /proc/self/clear_refs to measure the write's peak");
+        else
+            tap_ok(t, (size_t)peak * 1024 < mem.len / 2,
+                   "write_file, %s: %ld KB of peak resident memory for a %zu KB page",
+                   k ? "data" : "html", peak, mem.len / 1024);
+        pprof_buffer_free(&mem);
+        pprof_buffer_free(&file);
+    }
+    if (fd >= 0)
+        remove(path);
+    pprof_flame_tree_free(tr);
+}
+
 static void
 test_time(tap *t)
 {
@@ -1087,6 +1169,7 @@ main(void)
     test_graph_view(&t);
     test_take(&t);
     test_data_parts(&t);
+    test_write_file(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");
