@@ -51,16 +51,18 @@ typedef struct pprof__flame_loc_frames {
 typedef struct pprof__flame_stacks {
     size_t n;
     uint32_t *off, *len, *frames, *order;
-    uint32_t *of_sample; /* each sample's stack */
+    uint32_t *of_sample; /* each sample's stack (NULL unless asked for) */
     int64_t *sum;
     bool overflow;
 } pprof__flame_stacks;
 
 /* PPROF_E_INVALID for a sample with fewer than nt values or a location id without location;
- * PPROF_E_NOMEM. p's id index must be built. */
+ * PPROF_E_NOMEM. p's id index must be built. of_sample is made only when per_sample (else
+ * NULL). */
 pprof_status pprof__flame_stacks_build(const pprof_profile *p, const pprof__flame_loc_frames *lf,
-                                       size_t nt, bool reverse, const pprof_allocator *a,
-                                       pprof__flame_stacks *s, pprof_error *err);
+                                       size_t nt, bool reverse, bool per_sample,
+                                       const pprof_allocator *a, pprof__flame_stacks *s,
+                                       pprof_error *err);
 void pprof__flame_stacks_free(const pprof_allocator *a, pprof__flame_stacks *s);
 
 /* The writers' common scratch: which nodes are written (keep[i]; NULL = all). */
