@@ -14,7 +14,23 @@ typedef struct dctx {
     const uint8_t *keep; /* NULL = every node */
     uint32_t *newidx;    /* kept node -> index in the data */
     size_t kept;
+    pprof__out_file *sink; /* where out goes as it fills; NULL: out holds the whole block */
 } dctx;
+
+/* With a sink, what out holds goes to it once it is large enough to be worth a write, and out
+ * is filled again from its start: the page's pages are touched once, not each held to the end.
+ * A write that fails stops the writes; the sink's commit reports it. */
+static pprof_status
+spill(dctx *d, size_t at_least)
+{
+    if (!d->sink || d->out->len < at_least)
+        return PPROF_OK;
+    bool ok = pprof__out_write(d->sink, d->out->data, d->out->len);
+    d->out->len = 0;
+    return ok ? PPROF_OK : PPROF_E_IO;
+}
+
+#define SPILL_BYTES ((size_t)1 << 17)
 
 static pprof_status
 lit(pprof_buffer *b, const char *s)
@@ -48,7 +64,7 @@ i64_array(dctx *d, const int64_t *arr, size_t type, bool per_name)
         pprof__flame_put_i64(b, arr[i * t->nt + type]);
     }
     b->data[b->len++] = ']';
-    return PPROF_OK;
+    return spill(d, SPILL_BYTES);
 }
 
 /* [[type 0...], [type 1...]] */
@@ -84,7 +100,7 @@ node_array(dctx *d, int64_t (*f)(const dctx *, size_t))
         pprof__flame_put_i64(b, f(d, i));
     }
     b->data[b->len++] = ']';
-    return PPROF_OK;
+    return spill(d, SPILL_BYTES);
 }
 
 static int64_t
@@ -210,6 +226,7 @@ part_start(part *p, pprof__pool *pool, const dctx *d, pprof_status (*fn)(dctx *d
 {
     p->d = *d;
     p->d.out = &p->buf;
+    p->d.sink = NULL;
     p->size = size;
     p->fn = fn;
     p->st = PPROF_OK;
@@ -217,15 +234,23 @@ part_start(part *p, pprof__pool *pool, const dctx *d, pprof_status (*fn)(dctx *d
     p->started = pool && pprof__pool_start(pool, &p->job);
 }
 
-/* Waits for the part (or writes it here when no worker took it) and appends it to out. */
+/* Waits for the part (or writes it here when no worker took it) and appends it to d's out, or
+ * with a sink writes it there after what out holds (never copied into out). */
 static pprof_status
-part_finish(part *p, pprof_buffer *out)
+part_finish(part *p, dctx *d)
 {
     if (p->started)
         pprof__pool_wait(&p->job);
     else
         run_part(p);
-    pprof_status st = p->st ? p->st : pprof__buffer_append(out, p->buf.data, p->buf.len);
+    pprof_status st = p->st;
+    if (!st && d->sink) {
+        st = spill(d, 0);
+        if (!st && !pprof__out_write(d->sink, p->buf.data, p->buf.len))
+            st = PPROF_E_IO;
+    } else if (!st) {
+        st = pprof__buffer_append(d->out, p->buf.data, p->buf.len);
+    }
     pprof_buffer_free(&p->buf);
     return st;
 }
@@ -256,7 +281,7 @@ body(dctx *d, pprof__pool *pool)
         st = lit(b, ",\"kind\":");
     if (!st)
         st = node_array(d, f_kind);
-    pprof_status vs = part_finish(&vals, b);
+    pprof_status vs = part_finish(&vals, d);
     if (!st)
         st = vs;
     if (!st)
@@ -485,6 +510,8 @@ time_block(dctx *d)
     if (!st)
         st = lit(b, "]},\"samples\":");
     if (!st)
+        st = spill(d, SPILL_BYTES);
+    if (!st)
         st = put_u64s(b, seq.data, 2 * n_out, 1);
     if (!st)
         st = lit(b, "}");
@@ -501,14 +528,14 @@ out:
 
 /* The header (the names) is written while the nodes kept are chosen, the nodes' per-type arrays
  * while their other arrays are: each part in a buffer of its own on a worker, appended in place
- * (the same bytes on one thread or two). */
+ * (the same bytes on one thread or two). With a sink, out goes to it as it fills. */
 pprof_status
 pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_options *o,
-                        pprof_buffer *out, pprof_error *err)
+                        pprof_buffer *out, pprof__out_file *sink, pprof_error *err)
 {
     pprof__pool *pool = t->n >= PARALLEL_NODES ? pprof__pool_new(1) : NULL;
     part head = {0};
-    dctx hd = {t, o, NULL, NULL, NULL, 0};
+    dctx hd = {t, o, NULL, NULL, NULL, 0, NULL};
     size_t names = 1024;
     for (size_t i = 0; i < t->n_names; i++)
         names += t->names[i].name_len + t->names[i].file_len + 6;
@@ -518,17 +545,19 @@ pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_optio
     pprof_status st =
         pprof__flame_keep_select(t, 0, cap == SIZE_MAX ? 0 : cap, &o->allocator, &k, err);
     /* the whole block in out at once: the names, the nodes' arrays (as i64_array and node_array
-     * reserve them) and the per-name ones */
+     * reserve them) and the per-name ones; with a sink, the largest of them */
+    size_t most = names + k.kept * (4 * 12 + 2 * 22 * t->nt) + t->n_names * t->nt * 2 * 22;
+    if (sink)
+        most = 22 * (k.kept > t->n_names ? k.kept : t->n_names) + SPILL_BYTES;
     if (!st && t->nt < 64)
-        reserve(out,
-                names + k.kept * (4 * 12 + 2 * 22 * t->nt) + t->n_names * t->nt * 2 * 22 + 4096);
-    pprof_status hs = part_finish(&head, out);
+        reserve(out, most + 4096);
+    dctx d = {t, o, out, k.keep, NULL, k.kept, sink};
+    pprof_status hs = part_finish(&head, &d);
     if (st) {
         pprof__pool_free(pool);
         return st;
     }
     st = hs;
-    dctx d = {t, o, out, k.keep, NULL, k.kept};
     d.newidx = pprof__malloc(&o->allocator, (t->n ? t->n : 1) * sizeof(uint32_t));
     if (!d.newidx && !st)
         st = PPROF_E_NOMEM;

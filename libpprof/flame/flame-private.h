@@ -51,16 +51,18 @@ typedef struct pprof__flame_loc_frames {
 typedef struct pprof__flame_stacks {
     size_t n;
     uint32_t *off, *len, *frames, *order;
-    uint32_t *of_sample; /* each sample's stack */
+    uint32_t *of_sample; /* each sample's stack (NULL unless asked for) */
     int64_t *sum;
     bool overflow;
 } pprof__flame_stacks;
 
 /* PPROF_E_INVALID for a sample with fewer than nt values or a location id without location;
- * PPROF_E_NOMEM. p's id index must be built. */
+ * PPROF_E_NOMEM. p's id index must be built. of_sample is made only when per_sample (else
+ * NULL). */
 pprof_status pprof__flame_stacks_build(const pprof_profile *p, const pprof__flame_loc_frames *lf,
-                                       size_t nt, bool reverse, const pprof_allocator *a,
-                                       pprof__flame_stacks *s, pprof_error *err);
+                                       size_t nt, bool reverse, bool per_sample,
+                                       const pprof_allocator *a, pprof__flame_stacks *s,
+                                       pprof_error *err);
 void pprof__flame_stacks_free(const pprof_allocator *a, pprof__flame_stacks *s);
 
 /* The writers' common scratch: which nodes are written (keep[i]; NULL = all). */
@@ -102,12 +104,13 @@ pprof__flame_put_i64(pprof_buffer *b, int64_t v)
 
 pprof_status pprof__flame_write_json(const pprof_flame_tree *t, const pprof_flame_write_options *o,
                                      pprof_buffer *out, pprof_error *err);
+/* With a sink (may be NULL), the block goes to it as it is written, the rest left in out. */
 pprof_status pprof__flame_write_data(const pprof_flame_tree *t, const pprof_flame_write_options *o,
-                                     pprof_buffer *out, pprof_error *err);
+                                     pprof_buffer *out, pprof__out_file *sink, pprof_error *err);
 pprof_status pprof__flame_write_svg(const pprof_flame_tree *t, const pprof_flame_write_options *o,
                                     pprof_buffer *out, pprof_error *err);
 pprof_status pprof__flame_write_html(const pprof_flame_tree *t, const pprof_flame_write_options *o,
-                                     pprof_buffer *out, pprof_error *err);
+                                     pprof_buffer *out, pprof__out_file *sink, pprof_error *err);
 
 /* pprof_flame_graph_view_memory on up to `threads` threads (report-private.h's
  * pprof__report_write_memory_threads): the same bytes whatever the count. */

@@ -107,16 +107,17 @@ grow(const pprof_allocator *a, pprof__flame_stacks *s, size_t nt, size_t *cap)
 
 pprof_status
 pprof__flame_stacks_build(const pprof_profile *p, const pprof__flame_loc_frames *lf, size_t nt,
-                          bool reverse, const pprof_allocator *a, pprof__flame_stacks *s,
-                          pprof_error *err)
+                          bool reverse, bool per_sample, const pprof_allocator *a,
+                          pprof__flame_stacks *s, pprof_error *err)
 {
     memset(s, 0, sizeof(*s));
     pprof__htab h = {0};
     pprof__vec scratch = {0}, store = {0};
     size_t cap = 0;
     sctx c = {s, NULL, 0};
-    s->of_sample = pprof__malloc(a, (p->samples.len ? p->samples.len : 1) * sizeof(uint32_t));
-    if (!s->of_sample)
+    if (per_sample)
+        s->of_sample = pprof__malloc(a, (p->samples.len ? p->samples.len : 1) * sizeof(uint32_t));
+    if (per_sample && !s->of_sample)
         return fail(a, s, &h, &scratch, PPROF_E_NOMEM, err);
     for (size_t i = 0; i < p->samples.len; i++) {
         const pprof__sample *sm = &PPROF__AT(p->samples, pprof__sample, i);
@@ -152,7 +153,8 @@ pprof__flame_stacks_build(const pprof_profile *p, const pprof__flame_loc_frames 
             s->frames = store.data;
             return fail(a, s, &h, &scratch, PPROF_E_NOMEM, err);
         }
-        s->of_sample[i] = id;
+        if (s->of_sample)
+            s->of_sample[i] = id;
         const int64_t *v = (const int64_t *)p->values.data + sm->val_off;
         int64_t *d = s->sum + (size_t)id * nt;
         if (added) {

@@ -282,6 +282,7 @@ location_frames(builder *b, const pprof_profile *p, const pprof__nodes *rn,
 
 static pprof_status collect_timed(builder *b, const pprof_profile *p, const pprof__flame_stacks *s,
                                   pprof_error *err);
+static bool any_time(const pprof_profile *p);
 
 static int name_cmp(const void *x, const void *y, void *ctx);
 
@@ -350,13 +351,15 @@ add_profile(builder *b, const pprof_profile *p, int slot, bool lines, bool rever
         st = location_frames(b, p, &rn, &lf, err);
     if (!st && slot == 0 && b->slots == 1)
         st = rank_keys(b, &lf, rn.loc_off[p->locations.len], err);
+    /* the nodes are in lf now: they go before the stacks come */
+    pprof__nodes_free(&rn);
+    /* the samples' times, with their stack for a node (IN only: no times with a base); each
+     * sample's stack is kept only when some sample has one */
+    bool timed = slot == 0 && b->slots == 1 && any_time(p);
     if (!st)
-        st = pprof__flame_stacks_build(p, &lf, b->nt, reverse, b->a, &s, err);
+        st = pprof__flame_stacks_build(p, &lf, b->nt, reverse, timed, b->a, &s, err);
     pprof__free(b->a, lf.off);
     pprof__free(b->a, lf.fr);
-    pprof__nodes_free(&rn);
-    /* the samples' times, with their stack for a node (IN only: no times with a base) */
-    bool timed = slot == 0 && b->slots == 1;
     if (!st && timed)
         st = collect_timed(b, p, &s, err);
     pprof__free(b->a, s.of_sample);
@@ -443,6 +446,17 @@ sample_time(const pprof_profile *p, const pprof__sample *sm, int64_t *t)
             return true;
         }
     }
+    return false;
+}
+
+/* Whether some sample has a time. */
+static bool
+any_time(const pprof_profile *p)
+{
+    int64_t t;
+    for (size_t i = 0; i < p->samples.len; i++)
+        if (sample_time(p, &PPROF__AT(p->samples, pprof__sample, i), &t))
+            return true;
     return false;
 }
 

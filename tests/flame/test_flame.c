@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "flame-private.h"
 #include "pprof/builder.h"
@@ -802,6 +804,115 @@ test_data_parts(tap *t)
     pprof_profile_free(p);
 }
 
+/* Kilobytes of a /proc/self/status line (VmHWM, VmRSS); 0 when it cannot be read. */
+static long
+status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, key, n) && line[n] == ':')
+            kb = strtol(line + n + 1, NULL, 10);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* The whole of the file at path in b. */
+static bool
+slurp(const char *path, pprof_buffer *b)
+{
+    FILE *f = fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    bool ok = f != NULL;
+    while (ok && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        ok = !pprof__buffer_append(b, chunk, n);
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+/* The resident peak (KB, VmHWM past VmRSS after a reset through /proc/self/clear_refs) of
+ * writing tr in a child: to path with pprof_flame_write_file, else with write_memory; -1 when
+ * it cannot be measured. */
+static long
+write_peak(const pprof_flame_tree *tr, const pprof_flame_write_options *wo, const char *path)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        long res = -1;
+        FILE *cr = fopen("/proc/self/clear_refs", "w");
+        if (cr && fputs("5", cr) >= 0 && !fclose(cr)) {
+            long start = status_kb("VmRSS");
+            pprof_buffer b = {0};
+            bool ok = path ? !pprof_flame_write_file(tr, wo, NULL, path, NULL)
+                           : !pprof_flame_write_memory(tr, wo, &b, NULL);
+            long hwm = status_kb("VmHWM");
+            pprof_buffer_free(&b);
+            res = ok && start && hwm ? hwm - start : -1;
+        }
+        if (write(fd[1], &res, sizeof(res)) != sizeof(res))
+            _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    long res = -1;
+    if (pid < 0 || read(fd[0], &res, sizeof(res)) != sizeof(res))
+        res = -1;
+    close(fd[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return res;
+}
+
+/* pprof_flame_write_file writes the page and the data block as they are made: the same bytes
+ * as write_memory, with a resident peak during the write at least half the page's size under
+ * write_memory's (the whole page was held before it was written). */
+static void
+test_write_file(tap *t)
+{
+    pprof_profile *p = make_wide();
+    pprof_flame_tree *tr = NULL;
+    pprof_error err;
+    bool ok = p && !pprof_flame_tree_new(p, NULL, NULL, &tr, &err);
+    pprof_profile_free(p);
+    char path[] = "/tmp/test_flame_write_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        close(fd);
+    const pprof_flame_format fmts[] = {PPROF_FLAME_HTML, PPROF_FLAME_DATA};
+    for (int k = 0; k < 2; k++) {
+        pprof_flame_write_options wo = PPROF_FLAME_WRITE_OPTIONS_INIT;
+        wo.format = fmts[k];
+        pprof_buffer mem = {0}, file = {0};
+        bool made = ok && fd >= 0 && !pprof_flame_write_memory(tr, &wo, &mem, &err) &&
+                    !pprof_flame_write_file(tr, &wo, NULL, path, &err) && slurp(path, &file);
+        tap_ok(t, made && file.len == mem.len && !memcmp(file.data, mem.data, mem.len),
+               "write_file, %s: the %zu bytes of write_memory", k ? "data" : "html", mem.len);
+        long pm = made ? write_peak(tr, &wo, NULL) : -1;
+        long pf = pm >= 0 ? write_peak(tr, &wo, path) : -1;
+        if (pm < 0 || pf < 0)
+            tap_ok(t, true, "# SKIP no /proc/self/clear_refs to measure the write's peak");
+        else
+            tap_ok(t, (size_t)pf * 1024 + mem.len / 2 <= (size_t)pm * 1024,
+                   "write_file, %s: %ld KB of peak resident memory, write_memory's %ld KB (a %zu "
+                   "KB page)",
+                   k ? "data" : "html", pf, pm, mem.len / 1024);
+        pprof_buffer_free(&mem);
+        pprof_buffer_free(&file);
+    }
+    if (fd >= 0)
+        remove(path);
+    pprof_flame_tree_free(tr);
+}
+
 static void
 test_time(tap *t)
 {
@@ -1087,6 +1198,7 @@ main(void)
     test_graph_view(&t);
     test_take(&t);
     test_data_parts(&t);
+    test_write_file(&t);
     const char *src = getenv("PPROF_SOURCE_ROOT");
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s/corpus/examples", src ? src : ".");

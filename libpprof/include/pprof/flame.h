@@ -220,7 +220,9 @@ PPROF_API pprof_status pprof_flame_tree_new_take(pprof_profile **in, pprof_profi
                                                  pprof_buffer *view, pprof_flame_tree **out,
                                                  pprof_error *err);
 /* The same into a file written atomically ("-" = standard output); wopts as
- * pprof_bytes_write_file (may be NULL). */
+ * pprof_bytes_write_file (may be NULL). HTML and the data block go to the file as they are
+ * made (never held whole): on standard output, a FIFO or a device, an error part-way leaves the
+ * part written. */
 PPROF_API pprof_status pprof_flame_write_file(const pprof_flame_tree *t,
                                               const pprof_flame_write_options *opts,
                                               const pprof_write_options *wopts, const char *path,
