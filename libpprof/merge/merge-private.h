@@ -114,9 +114,6 @@ typedef struct merge_batch {
      * the input's samples added so far, and has the room faulted in meanwhile. */
     bool input_start;
     size_t want_rest;
-    /* With input_start: the room stage 2 makes in its tables for the whole input before the
-     * batch, on its own thread (the fresh pages are then not the merging thread's time). */
-    size_t room_samples, room_stack, room_labels, room_values;
     pprof__vec q;   /* psample */
     pprof__vec stk; /* uint32_t */
     pprof__vec lab; /* mlabel */

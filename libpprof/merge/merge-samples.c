@@ -334,21 +334,6 @@ s2_make_room(pprof_merger *m, const merge_batch *b)
     pprof__prefault_start(pf, m->pool);
 }
 
-/* Room for everything the input starting with batch b could add to stage 2's tables, made up
- * front (as reserve_for in merge.c does for stage 1's). */
-static bool
-reserve_s2(pprof_merger *m, const merge_batch *b)
-{
-    const pprof_allocator *a = &m->a;
-    size_t ns = b->room_samples;
-    return pprof__htab_reserve(&m->stack_ht, a, ns) && pprof__htab_reserve(&m->sample_ht, a, ns) &&
-           pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) &&
-           pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + b->room_stack) &&
-           pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) &&
-           pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + b->room_labels) &&
-           pprof__vec_grow(a, &m->values, sizeof(int64_t), m->values.len + b->room_values);
-}
-
 /* Stage 2 over a batch; stops at the first failure and records it in the batch. */
 static void
 s2_batch(pprof_merger *m, merge_batch *b)
@@ -361,10 +346,6 @@ s2_batch(pprof_merger *m, merge_batch *b)
         for (int i = 0; i < 4; i++)
             m->s2_mark[i] = v[i]->len;
         m->s2_seen = 0;
-        if (!reserve_s2(m, b)) {
-            b->st = PPROF_E_NOMEM;
-            return;
-        }
     }
     if (b->want_rest)
         s2_make_room(m, b);
@@ -602,6 +583,22 @@ pprof__merge_s2_settle(pprof_merger *m, pprof_error *err)
     return PPROF_OK;
 }
 
+/* Room for everything p could add to stage 2's tables, made up front (as reserve_for in
+ * merge.c does for stage 1's). */
+static bool
+reserve_s2(pprof_merger *m, const pprof_profile *p)
+{
+    const pprof_allocator *a = &m->a;
+    size_t ns = p->samples.len + p->lazy.len / 2;
+    return pprof__htab_reserve(&m->stack_ht, a, ns) && pprof__htab_reserve(&m->sample_ht, a, ns) &&
+           pprof__vec_grow(a, &m->stacks, sizeof(mstack), m->stacks.len + ns) &&
+           pprof__vec_grow(a, &m->stack, sizeof(uint32_t), m->stack.len + p->stack.len) &&
+           pprof__vec_grow(a, &m->samples, sizeof(msample), m->samples.len + ns) &&
+           pprof__vec_grow(a, &m->labels, sizeof(mlabel), m->labels.len + p->labels.len) &&
+           pprof__vec_grow(a, &m->values, sizeof(int64_t),
+                           m->values.len + ns * p->sample_types.len);
+}
+
 /* A merge input's samples are decoded a part at a time, so the input never holds more than one
  * part decoded (a decoded sample table is several times its encoding). */
 pprof_status
@@ -613,15 +610,11 @@ pprof__merge_absorb_all_samples(in_ctx *c)
     pprof_status st = pprof__merge_s2_settle(m, c->err);
     if (st)
         return st;
-    if (!rebuild_s2_tables(m))
+    if (!reserve_s2(m, p) || !rebuild_s2_tables(m))
         return nomem(m, c->err);
     s2_start(m);
     merge_batch *b = &m->batch[m->s2_sent % 2];
     b->input_start = true;
-    b->room_samples = p->samples.len + lazy;
-    b->room_stack = p->stack.len;
-    b->room_labels = p->labels.len;
-    b->room_values = b->room_samples * p->sample_types.len;
     b->input = c->input;
     b->want_rest = 0;
     b->q.len = b->stk.len = b->lab.len = b->val.len = 0;
