@@ -14,6 +14,7 @@
 #include "pprof/check.h"
 #include "pprof/flame.h"
 #include "pprof/report.h"
+#include "proc-status.h"
 #include "tap.h"
 #include "unit/pb.h"
 
@@ -802,22 +803,6 @@ test_data_parts(tap *t)
     pprof_buffer_free(&b);
     pprof_flame_tree_free(tr);
     pprof_profile_free(p);
-}
-
-/* Kilobytes of a /proc/self/status line (VmHWM, VmRSS); 0 when it cannot be read. */
-static long
-status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = 0;
-    size_t n = strlen(key);
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, key, n) && line[n] == ':')
-            kb = strtol(line + n + 1, NULL, 10);
-    if (f)
-        fclose(f);
-    return kb;
 }
 
 /* The whole of the file at path in b. */

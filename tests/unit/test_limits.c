@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include "pb.h"
+#include "proc-status.h"
 #include "testutil.h"
 
 /* An allocator that tracks live bytes and their peak, and can fail the n-th call. */
@@ -290,22 +291,6 @@ compress_one(const uint8_t *d, size_t n, pprof_format fmt)
     if (!c.len || ZSTD_isError(c.len))
         abort();
     return c;
-}
-
-/* Kilobytes of a /proc/self/status line (VmHWM, VmRSS); 0 when it cannot be read. */
-static long
-status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = 0;
-    size_t n = strlen(key);
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, key, n) && line[n] == ':')
-            kb = strtol(line + n + 1, NULL, 10);
-    if (f)
-        fclose(f);
-    return kb;
 }
 
 /* Strings that all differ (a counter in a long name: deflate gets about 34x out of them, past
